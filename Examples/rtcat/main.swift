@@ -1,0 +1,4 @@
+import Foundation
+
+FileHandle.standardError.write("usage: rtcat parse-sse [--chunk N] [--quiet]\n".data(using: .utf8)!)
+exit(2)

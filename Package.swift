@@ -1,0 +1,134 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+// Linux-only system libraries and the epoll/netlink code are conditioned so that
+// RealtimeCore keeps compiling on any platform (see ../shared/DESIGN.md, Portability).
+let linux = TargetDependencyCondition.when(platforms: [Platform.linux])
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+]
+
+let package = Package(
+    name: "swift-realtime",
+    products: [
+        .library(name: "Realtime", targets: ["Realtime"]),
+        .library(name: "RealtimeTestServer", targets: ["RealtimeTestServer"]),
+        .executable(name: "rtcat", targets: ["rtcat"]),
+        .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
+    ],
+    targets: [
+        // MARK: System libraries (Debian packages named in `providers`).
+        .systemLibrary(
+            name: "CCurl",
+            pkgConfig: "libcurl",
+            providers: [.apt(["libcurl4-openssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "COpenSSL",
+            pkgConfig: "openssl",
+            providers: [.apt(["libssl-dev"])]
+        ),
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(name: "CLinux"),
+
+        // MARK: Library modules, bottom-up.
+        .target(
+            name: "RealtimeCore",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeIO",
+            dependencies: [
+                "RealtimeCore",
+                .target(name: "CCurl", condition: linux),
+                .target(name: "COpenSSL", condition: linux),
+                .target(name: "CLinux", condition: linux),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeSSE",
+            dependencies: [
+                "RealtimeCore", "RealtimeIO",
+                .target(name: "CCurl", condition: linux),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeWebSocket",
+            dependencies: [
+                "RealtimeCore", "RealtimeIO",
+                .target(name: "COpenSSL", condition: linux),
+                .target(name: "CZlib", condition: linux),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "Realtime",
+            dependencies: ["RealtimeCore", "RealtimeIO", "RealtimeSSE", "RealtimeWebSocket"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeTestServer",
+            dependencies: [
+                "RealtimeCore",
+                .target(name: "COpenSSL", condition: linux),
+                .target(name: "CLinux", condition: linux),
+            ],
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Programs.
+        .executableTarget(
+            name: "rtcat",
+            dependencies: ["Realtime", "RealtimeTestServer"],
+            path: "Examples/rtcat",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "RealtimeBenchmarks",
+            dependencies: ["Realtime", "RealtimeTestServer"],
+            path: "Benchmarks/RealtimeBenchmarks",
+            swiftSettings: swiftSettings
+        ),
+
+        // MARK: Tests.
+        .target(
+            name: "RealtimeTestSupport",
+            dependencies: ["RealtimeCore"],
+            path: "Tests/Support",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeCoreTests",
+            dependencies: ["RealtimeCore", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeIOTests",
+            dependencies: ["RealtimeIO", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeSSETests",
+            dependencies: ["RealtimeSSE", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeWebSocketTests",
+            dependencies: ["RealtimeWebSocket", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeTests",
+            dependencies: ["Realtime", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,20 @@
+#ifndef CLINUX_SHIM_H
+#define CLINUX_SHIM_H
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <netdb.h>
+#include <fcntl.h>
+#include <errno.h>
+
+// Macros Swift cannot import as functions.
+static inline int rt_errno(void) { return errno; }
+static inline int rt_fcntl_setfl(int fd, int flags) { return fcntl(fd, F_SETFL, flags); }
+static inline int rt_fcntl_getfl(int fd) { return fcntl(fd, F_GETFL); }
+
+#endif

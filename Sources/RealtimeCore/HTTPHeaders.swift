@@ -1,0 +1,81 @@
+/// An ordered list of HTTP header fields with case-insensitive lookup.
+///
+/// Names keep the case they were given; comparisons ignore ASCII case (RFC 9110 §5.1).
+/// `description` never prints the value of a credential-bearing field (see ``isSensitive(_:)``),
+/// so a header list can be logged or put in an error without leaking secrets.
+public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, ExpressibleByDictionaryLiteral {
+    public struct Field: Sendable, Hashable {
+        public var name: String
+        public var value: String
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public private(set) var fields: [Field]
+
+    public init() { self.fields = [] }
+
+    public init(_ pairs: [(String, String)]) {
+        self.fields = pairs.map { Field(name: $0.0, value: $0.1) }
+    }
+
+    public init(dictionaryLiteral elements: (String, String)...) {
+        self.init(elements)
+    }
+
+    /// Appends a field, keeping any existing field of the same name.
+    public mutating func add(name: String, value: String) {
+        fields.append(Field(name: name, value: value))
+    }
+
+    /// Replaces every field named `name` with one field, or removes them when `value` is nil.
+    public mutating func replaceOrAdd(name: String, value: String?) {
+        fields.removeAll { Self.equalsIgnoringCase($0.name, name) }
+        if let value { fields.append(Field(name: name, value: value)) }
+    }
+
+    public mutating func remove(name: String) {
+        fields.removeAll { Self.equalsIgnoringCase($0.name, name) }
+    }
+
+    /// The first value of the field named `name`, if any.
+    public subscript(name: String) -> String? {
+        fields.first { Self.equalsIgnoringCase($0.name, name) }?.value
+    }
+
+    /// Every value of the fields named `name`, in order.
+    public func values(for name: String) -> [String] {
+        fields.filter { Self.equalsIgnoringCase($0.name, name) }.map(\.value)
+    }
+
+    public func contains(_ name: String) -> Bool { self[name] != nil }
+
+    public var isEmpty: Bool { fields.isEmpty }
+
+    /// Whether a field's value may carry a credential and must never be printed.
+    public static func isSensitive(_ name: String) -> Bool {
+        let lower = name.lowercased()
+        return lower == "authorization" || lower == "proxy-authorization" || lower == "cookie"
+            || lower == "set-cookie" || lower.contains("token") || lower.contains("api-key")
+            || lower.contains("apikey") || lower.contains("secret") || lower.contains("password")
+    }
+
+    /// `Name: value` lines with sensitive values replaced by `<redacted>`.
+    public var description: String {
+        fields.map { "\($0.name): \(Self.isSensitive($0.name) ? "<redacted>" : $0.value)" }
+            .joined(separator: ", ")
+    }
+
+    static func equalsIgnoringCase(_ a: String, _ b: String) -> Bool {
+        let a = a.utf8, b = b.utf8
+        guard a.count == b.count else { return false }
+        for (x, y) in zip(a, b) where x != y {
+            let lx = (x >= 0x41 && x <= 0x5A) ? x | 0x20 : x
+            let ly = (y >= 0x41 && y <= 0x5A) ? y | 0x20 : y
+            if lx != ly { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,202 @@
+/// Every failure the SDK reports.
+///
+/// A struct over a private code enum (the shape of async-http-client's `HTTPClientError`):
+/// new codes never break callers. Compare with the static members
+/// (`error.code == .httpStatus`), or switch over ``failureClass`` to decide what to do.
+/// ``description`` is short, stable and free of secrets: it never contains header values,
+/// request bodies or URL credentials.
+public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable short identifier, e.g. `http_status`. Safe to log and to match on.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable {
+            case network = "network"
+            case connectTimeout = "connect_timeout"
+            case idleTimeout = "idle_timeout"
+            case dnsFailure = "dns_failure"
+            case unreachable = "unreachable"
+            case tls = "tls"
+            case httpStatus = "http_status"
+            case invalidContentType = "invalid_content_type"
+            case redirect = "redirect"
+            case handshake = "handshake"
+            case protocolViolation = "protocol_violation"
+            case invalidUTF8 = "invalid_utf8"
+            case lineTooLong = "line_too_long"
+            case eventTooLarge = "event_too_large"
+            case frameTooLarge = "frame_too_large"
+            case messageTooLarge = "message_too_large"
+            case heartbeatTimeout = "heartbeat_timeout"
+            case remoteClosed = "remote_closed"
+            case streamEnded = "stream_ended"
+            case requestNotRepeatable = "request_not_repeatable"
+            case notConnected = "not_connected"
+            case sendNotSupported = "send_not_supported"
+            case cancelled = "cancelled"
+            case unsupportedScheme = "unsupported_scheme"
+            case invalidConfiguration = "invalid_configuration"
+            case retriesExhausted = "retries_exhausted"
+            case circuitOpen = "circuit_open"
+            case unauthorized = "unauthorized"
+            case `internal` = "internal"
+        }
+        fileprivate let base: Base
+        fileprivate init(_ base: Base) { self.base = base }
+        public var description: String { base.rawValue }
+
+        /// The connection could not be made, or was reset or cut.
+        public static let network = Code(.network)
+        /// TCP/TLS/HTTP setup did not finish within the connect timeout.
+        public static let connectTimeout = Code(.connectTimeout)
+        /// No byte arrived for longer than the idle timeout.
+        public static let idleTimeout = Code(.idleTimeout)
+        /// The host name did not resolve.
+        public static let dnsFailure = Code(.dnsFailure)
+        /// No network path is available.
+        public static let unreachable = Code(.unreachable)
+        /// TLS handshake or certificate verification failed.
+        public static let tls = Code(.tls)
+        /// The server answered with a status that does not open a stream.
+        public static let httpStatus = Code(.httpStatus)
+        /// An SSE response whose `Content-Type` is not `text/event-stream`.
+        public static let invalidContentType = Code(.invalidContentType)
+        /// Too many redirects, or a redirect without a usable `Location`.
+        public static let redirect = Code(.redirect)
+        /// The WebSocket opening handshake was refused or invalid.
+        public static let handshake = Code(.handshake)
+        /// The server broke the protocol (RFC 6455 framing rules, and the like).
+        public static let protocolViolation = Code(.protocolViolation)
+        /// A text payload or close reason was not valid UTF-8.
+        public static let invalidUTF8 = Code(.invalidUTF8)
+        /// An SSE line exceeded the configured limit.
+        public static let lineTooLong = Code(.lineTooLong)
+        /// An SSE event exceeded the configured limit.
+        public static let eventTooLarge = Code(.eventTooLarge)
+        /// A WebSocket frame exceeded the configured limit.
+        public static let frameTooLarge = Code(.frameTooLarge)
+        /// A WebSocket message (or its decompressed form) exceeded the configured limit.
+        public static let messageTooLarge = Code(.messageTooLarge)
+        /// Heartbeats went unanswered beyond the configured limit.
+        public static let heartbeatTimeout = Code(.heartbeatTimeout)
+        /// The server closed the connection (a WebSocket close frame or an unexpected EOF).
+        public static let remoteClosed = Code(.remoteClosed)
+        /// An SSE response ended; not a failure by itself.
+        public static let streamEnded = Code(.streamEnded)
+        /// A non-idempotent request was cut and is not repeated unless configured so.
+        public static let requestNotRepeatable = Code(.requestNotRepeatable)
+        /// `send` on a connection that is not open.
+        public static let notConnected = Code(.notConnected)
+        /// `send` on a transport that cannot send (SSE).
+        public static let sendNotSupported = Code(.sendNotSupported)
+        /// The user closed the client or cancelled the consuming task.
+        public static let cancelled = Code(.cancelled)
+        /// The URL's scheme selects no transport.
+        public static let unsupportedScheme = Code(.unsupportedScheme)
+        /// The configuration cannot work (bad URL, bad TLS file, bad option).
+        public static let invalidConfiguration = Code(.invalidConfiguration)
+        /// The reconnect policy's attempt limit was reached.
+        public static let retriesExhausted = Code(.retriesExhausted)
+        /// Too many consecutive failures: the client waits out a cool-down.
+        public static let circuitOpen = Code(.circuitOpen)
+        /// Authentication failed even after refreshing credentials.
+        public static let unauthorized = Code(.unauthorized)
+        /// A bug or resource failure inside the SDK.
+        public static let `internal` = Code(.internal)
+    }
+
+    /// What kind of failure this is; the reconnect policy decides by class (DESIGN.md table).
+    public struct FailureClass: Sendable, Hashable, CustomStringConvertible {
+        fileprivate enum Base: String, Sendable {
+            case network, unreachable, dns, timeout, tls, http, content, `protocol`, limit,
+                heartbeat, endOfStream, cancelled, configuration, auth, policy, `internal`
+        }
+        fileprivate let base: Base
+        fileprivate init(_ base: Base) { self.base = base }
+        public var description: String { base.rawValue }
+
+        public static let network = FailureClass(.network)
+        public static let unreachable = FailureClass(.unreachable)
+        public static let dns = FailureClass(.dns)
+        public static let timeout = FailureClass(.timeout)
+        public static let tls = FailureClass(.tls)
+        public static let http = FailureClass(.http)
+        public static let content = FailureClass(.content)
+        public static let `protocol` = FailureClass(.protocol)
+        public static let limit = FailureClass(.limit)
+        public static let heartbeat = FailureClass(.heartbeat)
+        public static let endOfStream = FailureClass(.endOfStream)
+        public static let cancelled = FailureClass(.cancelled)
+        public static let configuration = FailureClass(.configuration)
+        public static let auth = FailureClass(.auth)
+        public static let policy = FailureClass(.policy)
+        public static let `internal` = FailureClass(.internal)
+    }
+
+    public let code: Code
+    /// HTTP status, for `httpStatus` (and `handshake` when the server did not answer 101).
+    public var status: Int?
+    /// At most ``maxBodyExcerpt`` bytes of the response body, decoded leniently.
+    public var bodyExcerpt: String?
+    /// The server's `Retry-After` (or SSE `retry:`) when it sent one.
+    public var retryAfter: Duration?
+    /// WebSocket close code sent or received for this failure (RFC 6455 §7.4.1).
+    public var closeCode: UInt16?
+    /// A short human-readable detail written by the SDK (never a header value or body).
+    public var detail: String?
+
+    /// The longest body excerpt an error keeps, in bytes.
+    public static let maxBodyExcerpt = 512
+
+    public init(
+        _ code: Code, detail: String? = nil, status: Int? = nil, bodyExcerpt: String? = nil,
+        retryAfter: Duration? = nil, closeCode: UInt16? = nil
+    ) {
+        self.code = code
+        self.detail = detail
+        self.status = status
+        self.bodyExcerpt = bodyExcerpt.map { String($0.prefix(Self.maxBodyExcerpt)) }
+        self.retryAfter = retryAfter
+        self.closeCode = closeCode
+    }
+
+    public var failureClass: FailureClass {
+        switch code.base {
+        case .network, .remoteClosed: return .network
+        case .connectTimeout, .idleTimeout: return .timeout
+        case .dnsFailure: return .dns
+        case .unreachable: return .unreachable
+        case .tls: return .tls
+        case .httpStatus, .redirect, .handshake: return .http
+        case .invalidContentType: return .content
+        case .protocolViolation, .invalidUTF8: return .protocol
+        case .lineTooLong, .eventTooLarge, .frameTooLarge, .messageTooLarge: return .limit
+        case .heartbeatTimeout: return .heartbeat
+        case .streamEnded: return .endOfStream
+        case .cancelled: return .cancelled
+        case .unsupportedScheme, .invalidConfiguration, .sendNotSupported, .notConnected: return .configuration
+        case .unauthorized: return .auth
+        case .requestNotRepeatable, .retriesExhausted, .circuitOpen: return .policy
+        case .internal: return .internal
+        }
+    }
+
+    /// `code` plus the status or close code and the SDK's own detail. Never a secret.
+    public var description: String {
+        var s = code.description
+        if let status { s += " (\(status))" }
+        if let closeCode { s += " [close \(closeCode)]" }
+        if let detail { s += ": \(detail)" }
+        return s
+    }
+
+    // MARK: Convenience constructors for common failures.
+
+    public static func httpStatus(_ status: Int, bodyExcerpt: String? = nil, retryAfter: Duration? = nil) -> RealtimeError {
+        RealtimeError(.httpStatus, status: status, bodyExcerpt: bodyExcerpt, retryAfter: retryAfter)
+    }
+
+    public static func protocolViolation(_ detail: String, closeCode: UInt16 = 1002) -> RealtimeError {
+        RealtimeError(.protocolViolation, detail: detail, closeCode: closeCode)
+    }
+
+    public static let cancelled = RealtimeError(.cancelled)
+}

@@ -1,0 +1,45 @@
+/// One connection attempt over one wire protocol.
+///
+/// The contract every conformer keeps (the shared conformance suite checks it):
+/// 1. **One attempt.** ``start()`` is called at most once; it begins connecting and returns
+///    at once. A transport never reconnects by itself: retry, backoff and resume belong to
+///    `RealtimeClient`.
+/// 2. **Events, in order, ending once.** ``events`` yields at most one
+///    ``TransportEvent/opened(_:)``, then messages, then exactly one
+///    ``TransportEvent/ended(_:)``, then finishes. Nothing is yielded after `ended`.
+/// 3. **Nothing is lost, nothing is unbounded.** Messages are never dropped. When the
+///    channel reports it is full, the transport stops reading from the network until the
+///    channel signals demand (TCP back-pressure), instead of buffering without bound.
+/// 4. **Partial data is never delivered.** An SSE event cut mid-way, or a WebSocket message
+///    cut mid-frame, is discarded, never surfaced as a message.
+/// 5. **Sending** where the protocol allows it: ``send(_:)`` completes once the frame is
+///    written to the socket, in call order across tasks, and throws a ``RealtimeError`` with
+///    code `notConnected` when the connection is gone or `sendNotSupported` for SSE.
+/// 6. **Closing and cancellation.** ``close(code:reason:)`` is idempotent and may be called
+///    from any thread at any time, even before the connection opens. It ends the attempt
+///    promptly (a WebSocket close handshake bounded in time), releases every socket, handle
+///    and timer, and yields `ended` with error `cancelled` unless already ended. If the
+///    consumer stops iterating ``events`` (its task is cancelled), the transport closes.
+/// 7. **Never harm the host.** No SIGPIPE, no global signal handlers, no secret in any
+///    error or log.
+public protocol Transport: AnyObject, Sendable {
+    /// Which protocol this transport speaks.
+    var kind: TransportKind { get }
+
+    /// The attempt's events. A single consumer iterates it.
+    var events: BoundedChannel<TransportEvent> { get }
+
+    /// Begins the attempt. Returns immediately; progress arrives on ``events``.
+    func start()
+
+    /// Sends one message; see the contract above.
+    func send(_ message: OutboundMessage) async throws
+
+    /// Ends the attempt. `code`/`reason` go into a WebSocket close frame (default 1000).
+    func close(code: UInt16, reason: String)
+}
+
+extension Transport {
+    /// Closes with code 1000 and no reason.
+    public func close() { close(code: 1000, reason: "") }
+}

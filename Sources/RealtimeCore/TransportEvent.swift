@@ -1,0 +1,44 @@
+/// What one connection attempt reports to its owner (the client's reconnect loop).
+///
+/// A transport emits at most one `opened`, then any number of `message`/`retryHint`,
+/// and always exactly one terminal `ended`, after which its stream finishes.
+public enum TransportEvent: Sendable {
+    /// The connection is live (SSE: 200 + `text/event-stream`; WebSocket: 101 accepted).
+    case opened(ConnectionInfo)
+    /// A complete message.
+    case message(Message)
+    /// The server asked for a reconnection delay (SSE `retry:` field, WHATWG §9.2.6).
+    case retryHint(Duration)
+    /// The attempt is over. `error` is nil for an orderly end: an SSE body that ended, or a
+    /// WebSocket close handshake with a normal code.
+    case ended(TransportEnd)
+}
+
+/// How one connection attempt ended.
+public struct TransportEnd: Sendable, Hashable {
+    /// True for an orderly end (SSE EOF on a complete response, a WebSocket close handshake).
+    public var clean: Bool
+    /// WebSocket close code received from (or sent to) the server.
+    public var code: UInt16?
+    /// WebSocket close reason.
+    public var reason: String?
+    /// Why it ended, when it was not an orderly end the server asked for.
+    public var error: RealtimeError?
+    /// True when the server explicitly asked not to reconnect (SSE HTTP 204).
+    public var doNotReconnect: Bool
+    /// True when the request had been delivered (a response was seen) before the end,
+    /// which matters for repeating non-idempotent requests.
+    public var requestWasDelivered: Bool
+
+    public init(
+        clean: Bool, code: UInt16? = nil, reason: String? = nil, error: RealtimeError? = nil,
+        doNotReconnect: Bool = false, requestWasDelivered: Bool = true
+    ) {
+        self.clean = clean
+        self.code = code
+        self.reason = reason
+        self.error = error
+        self.doNotReconnect = doNotReconnect
+        self.requestWasDelivered = requestWasDelivered
+    }
+}

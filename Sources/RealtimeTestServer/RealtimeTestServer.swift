@@ -1,0 +1,2 @@
+// Module namespace; the types of this module live in their own files.
+enum RealtimeTestServerModule {}

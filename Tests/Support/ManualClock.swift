@@ -1,0 +1,64 @@
+import Synchronization
+
+/// A `Clock` that only moves when a test calls ``advance(by:)``; sleepers wake in deadline order.
+public final class ManualClock: Clock, Sendable {
+    public struct Instant: InstantProtocol, Sendable {
+        public var offset: Duration
+        public init(offset: Duration) { self.offset = offset }
+        public func advanced(by d: Duration) -> Instant { Instant(offset: offset + d) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (a: Instant, b: Instant) -> Bool { a.offset < b.offset }
+    }
+
+    private struct Sleeper {
+        let id: UInt64
+        let deadline: Instant
+        let continuation: CheckedContinuation<Void, any Error>
+    }
+    private struct State {
+        var now = Instant(offset: .zero)
+        var sleepers: [Sleeper] = []
+        var nextID: UInt64 = 0
+    }
+    private let state = Mutex(State())
+
+    public init() {}
+
+    public var now: Instant { state.withLock { $0.now } }
+    public var minimumResolution: Duration { .nanoseconds(1) }
+
+    /// Number of tasks currently sleeping on this clock.
+    public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
+
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
+        let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
+                let fireNow: Bool = state.withLock { s in
+                    if deadline <= s.now { return true }
+                    s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: c))
+                    return false
+                }
+                if fireNow { c.resume() }
+            }
+        } onCancel: {
+            let c: CheckedContinuation<Void, any Error>? = state.withLock { s in
+                guard let i = s.sleepers.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.sleepers.remove(at: i).continuation
+            }
+            c?.resume(throwing: CancellationError())
+        }
+    }
+
+    /// Moves time forward and wakes every sleeper whose deadline has passed.
+    public func advance(by d: Duration) {
+        let due: [CheckedContinuation<Void, any Error>] = state.withLock { s in
+            s.now = s.now.advanced(by: d)
+            let now = s.now
+            let fired = s.sleepers.filter { $0.deadline <= now }.sorted { $0.deadline < $1.deadline }
+            s.sleepers.removeAll { $0.deadline <= now }
+            return fired.map(\.continuation)
+        }
+        for c in due { c.resume() }
+    }
+}

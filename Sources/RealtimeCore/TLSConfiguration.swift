@@ -1,0 +1,35 @@
+/// TLS settings shared by both transports (`https` SSE through libcurl, `wss` through OpenSSL).
+///
+/// The default trusts the system's CA store and verifies the host name. Turning
+/// verification off is possible only through the explicitly named
+/// ``CertificateVerification/insecureNoVerification``.
+public struct TLSConfiguration: Sendable, Hashable {
+    public enum CertificateVerification: Sendable, Hashable {
+        /// Verify the chain and the host name (default).
+        case full
+        /// Accept any certificate and host name. For tests against self-signed servers only.
+        case insecureNoVerification
+    }
+
+    /// Where trusted roots come from.
+    public enum TrustRoots: Sendable, Hashable {
+        /// The operating system's CA store (default).
+        case system
+        /// A PEM bundle file with the only roots to trust.
+        case file(String)
+    }
+
+    public var verification: CertificateVerification = .full
+    public var trustRoots: TrustRoots = .system
+    /// PEM file with the client certificate (chain) for mutual TLS.
+    public var clientCertificateFile: String?
+    /// PEM file with the client certificate's private key.
+    public var clientKeyFile: String?
+    /// Pinned public keys, each `sha256//<base64 of the SHA-256 of the DER SubjectPublicKeyInfo>`
+    /// (the format of curl's `--pinnedpubkey`). When non-empty, the server's key must match one.
+    public var pinnedPublicKeys: [String] = []
+
+    public init() {}
+
+    public static let `default` = TLSConfiguration()
+}

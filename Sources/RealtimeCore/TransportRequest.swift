@@ -1,0 +1,38 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// What a transport needs to make one connection attempt; built by `RealtimeClient` for
+/// every attempt (fresh headers, current resume cursor).
+public struct TransportRequest: Sendable {
+    /// `http`/`https` for SSE, `ws`/`wss` for WebSocket.
+    public var url: URL
+    /// HTTP method (SSE only; WebSocket always uses GET). Default `GET`.
+    public var method: String = "GET"
+    /// User headers, sent as given (after the transport's own required headers).
+    public var headers: HTTPHeaders = HTTPHeaders()
+    /// Request body (SSE POST/PUT/PATCH/REPORT), nil for none.
+    public var body: [UInt8]?
+    /// SSE resume cursor: sent as `Last-Event-ID` when non-nil and non-empty.
+    public var lastEventID: String?
+    /// WebSocket subprotocols offered in `Sec-WebSocket-Protocol`, in preference order.
+    public var subprotocols: [String] = []
+    public var tls: TLSConfiguration = .default
+    /// Time allowed for DNS + TCP + TLS + the response head. Default 10 s.
+    public var connectTimeout: Duration = .seconds(10)
+    /// A connection that delivers no byte for this long is dead (SSE comments and WebSocket
+    /// control frames count). nil disables it. Default 60 s.
+    public var idleTimeout: Duration? = .seconds(60)
+    /// Redirects followed (SSE responses, WebSocket handshakes) before failing. Default 10.
+    public var maxRedirects: Int = 10
+    /// Events buffered for the consumer before the transport stops reading. Default 256.
+    public var eventBufferCapacity: Int = 256
+    /// 1 for the client's first attempt.
+    public var attempt: Int = 1
+
+    public init(url: URL) {
+        self.url = url
+    }
+}

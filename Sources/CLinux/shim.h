@@ -17,4 +17,8 @@ static inline int rt_errno(void) { return errno; }
 static inline int rt_fcntl_setfl(int fd, int flags) { return fcntl(fd, F_SETFL, flags); }
 static inline int rt_fcntl_getfl(int fd) { return fcntl(fd, F_GETFL); }
 
+// Thread naming without _GNU_SOURCE (pthread_setname_np needs it): prctl names the caller.
+#include <sys/prctl.h>
+static inline int rt_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
+
 #endif

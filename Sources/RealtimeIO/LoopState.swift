@@ -1,0 +1,30 @@
+#if os(Linux)
+/// The part of an ``EventLoop`` that only its thread touches: registrations, timers and the
+/// stop flag. Not thread-safe by design; the loop's preconditions enforce the thread rule.
+final class LoopState {
+    struct Registration {
+        var fd: Int32
+        var interest: IOInterest
+        var handler: (IOInterest) -> Void
+        /// epoll refused the descriptor; the handler gets one `.error` call.
+        var failed = false
+    }
+
+    var registrations: [UInt64: Registration] = [:]
+    var timers = TimerHeap()
+    var timerBodies: [UInt64: () -> Void] = [:]
+    var stopping = false
+    /// Shared counter for registration and timer identifiers; 0 is the wake-up token.
+    private var nextID: UInt64 = 1
+
+    func makeID() -> UInt64 {
+        defer { nextID += 1 }
+        return nextID
+    }
+
+    func peekNextID() -> UInt64 { nextID }
+}
+
+@available(*, unavailable)
+extension LoopState: Sendable {}
+#endif

@@ -1,0 +1,77 @@
+/// The running state of a ``BackoffPolicy``: which retry this is, the previous delay
+/// (decorrelated jitter), and the server's reconnection time.
+///
+/// Sans-I/O: it never reads a clock or sleeps. The caller reports how long a connection
+/// stayed open (``connectionEnded(after:)``) and draws delays with its own
+/// `RandomNumberGenerator` (a seeded one in tests).
+public struct Backoff: Sendable, Hashable {
+    public let policy: BackoffPolicy
+    /// Retries computed since the last reset (0 before the first failure).
+    public private(set) var retry: Int = 0
+    /// The last delay returned, the basis of decorrelated jitter.
+    public private(set) var previousDelay: Duration?
+    /// The SSE reconnection time set by the server (`retry:`), if any.
+    public private(set) var serverReconnectionTime: Duration?
+
+    public init(policy: BackoffPolicy) {
+        self.policy = policy
+    }
+
+    /// The base delay: the server's reconnection time when it set one, else `initial`.
+    public var reconnectionTime: Duration {
+        serverReconnectionTime ?? policy.initial
+    }
+
+    /// Records the server's SSE `retry:` (WHATWG §9.2.6): it replaces ``BackoffPolicy/initial``
+    /// as the reconnection time for the rest of the client's life (a new value replaces it).
+    /// Ignored when the policy does not honour server hints.
+    public mutating func setServerReconnectionTime(_ time: Duration) {
+        guard policy.honorsServerHints else { return }
+        serverReconnectionTime = Swift.max(.zero, Swift.min(time, policy.maximumServerDelay))
+    }
+
+    /// Forgets the failure streak (but not the server's reconnection time).
+    public mutating func reset() {
+        retry = 0
+        previousDelay = nil
+    }
+
+    /// Reports that a connection ended after being open for `uptime`; a stable connection
+    /// (at least ``BackoffPolicy/resetAfter``) resets the streak.
+    public mutating func connectionEnded(after uptime: Duration) {
+        if uptime >= policy.resetAfter { reset() }
+    }
+
+    /// The delay before the next attempt; advances the streak.
+    /// - Parameters:
+    ///   - retryAfter: an HTTP `Retry-After` for this failure, used as a floor for this delay.
+    ///   - rng: the randomness for jitter.
+    public mutating func nextDelay<G: RandomNumberGenerator>(
+        retryAfter: Duration? = nil, using rng: inout G
+    ) -> Duration {
+        retry += 1
+        let base = reconnectionTime
+        var delay: Duration
+        switch policy.jitter {
+        case .none:
+            delay = policy.envelope(retry: retry, reconnectionTime: base)
+        case .full:
+            let env = policy.envelope(retry: retry, reconnectionTime: base).secondsDouble
+            delay = .clampedSeconds(env > 0 ? Double.random(in: 0...env, using: &rng) : 0)
+        case .equal:
+            let env = policy.envelope(retry: retry, reconnectionTime: base).secondsDouble
+            let half = env / 2
+            delay = .clampedSeconds(half + (half > 0 ? Double.random(in: 0...half, using: &rng) : 0))
+        case .decorrelated:
+            let low = base.secondsDouble
+            let cap = Swift.max(policy.maximum, base).secondsDouble
+            let high = Swift.min(cap, Swift.max(low, (previousDelay ?? base).secondsDouble * 3))
+            delay = .clampedSeconds(high > low ? Double.random(in: low...high, using: &rng) : low)
+        }
+        previousDelay = delay
+        if policy.honorsServerHints, let retryAfter {
+            delay = Swift.max(delay, Swift.min(Swift.max(.zero, retryAfter), policy.maximumServerDelay))
+        }
+        return delay
+    }
+}

@@ -1,0 +1,104 @@
+/// How long to wait before each reconnection attempt: an exponential envelope with a cap,
+/// randomised by a ``Jitter``, reset after a stable connection, and overridable by the server.
+///
+/// ## Formula
+/// For the n-th consecutive retry (n = 1 after the first failure):
+///
+///     base(n) = min(maximum, reconnectionTime × multiplier^(n-1))
+///
+/// where `reconnectionTime` is ``initial`` until the server sends an SSE `retry:` field
+/// (WHATWG HTML §9.2.6 "reconnection time"), which then replaces it (capped by
+/// ``maximumServerDelay``). ``jitter`` turns `base(n)` into the delay (see ``Jitter``). An
+/// HTTP `Retry-After` (RFC 9110 §10.2.3) on a failed response is a floor for that one delay:
+/// `delay = max(delay, min(retryAfter, maximumServerDelay))`.
+///
+/// After a connection stays open for ``resetAfter``, the next failure starts again at n = 1.
+///
+/// ## Delays with the default policy (initial 1 s, multiplier 2, maximum 30 s)
+/// | retry n | `.none` | `.full` | `.equal` | `.decorrelated` (default) |
+/// |---|---|---|---|---|
+/// | 1 | 1 s | 0–1 s | 0.5–1 s | 1–3 s |
+/// | 2 | 2 s | 0–2 s | 1–2 s | 1 s – 3×previous |
+/// | 3 | 4 s | 0–4 s | 2–4 s | … |
+/// | 4 | 8 s | 0–8 s | 4–8 s | … |
+/// | 5 | 16 s | 0–16 s | 8–16 s | … |
+/// | 6+ | 30 s | 0–30 s | 15–30 s | at most 30 s |
+///
+/// The policy is a value; the running state lives in ``Backoff``.
+public struct BackoffPolicy: Sendable, Hashable {
+    /// First delay, and the floor of decorrelated jitter. Default 1 s.
+    public var initial: Duration
+    /// Growth factor per consecutive failure (≥ 1). Default 2.
+    public var multiplier: Double
+    /// Cap on any computed delay. Default 30 s.
+    public var maximum: Duration
+    /// Randomisation. Default ``Jitter/decorrelated``.
+    public var jitter: Jitter
+    /// A connection open at least this long counts as healthy: the next failure starts the
+    /// sequence again. Default 10 s.
+    public var resetAfter: Duration
+    /// Whether SSE `retry:` and HTTP `Retry-After` are honoured. Default true.
+    public var honorsServerHints: Bool
+    /// Cap on a server-provided delay, so a hostile or mistaken `Retry-After` cannot park the
+    /// client for days. Default 1 hour.
+    public var maximumServerDelay: Duration
+
+    public init(
+        initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(30),
+        jitter: Jitter = .decorrelated, resetAfter: Duration = .seconds(10),
+        honorsServerHints: Bool = true, maximumServerDelay: Duration = .seconds(3600)
+    ) {
+        precondition(initial >= .zero, "BackoffPolicy.initial must not be negative")
+        precondition(maximum >= initial, "BackoffPolicy.maximum must be >= initial")
+        precondition(multiplier >= 1 && multiplier.isFinite, "BackoffPolicy.multiplier must be >= 1")
+        self.initial = initial
+        self.multiplier = multiplier
+        self.maximum = maximum
+        self.jitter = jitter
+        self.resetAfter = resetAfter
+        self.honorsServerHints = honorsServerHints
+        self.maximumServerDelay = maximumServerDelay
+    }
+
+    /// Exponential growth with a cap: see the type's formula and table.
+    public static func exponential(
+        initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(30),
+        jitter: Jitter = .decorrelated
+    ) -> BackoffPolicy {
+        BackoffPolicy(initial: initial, multiplier: multiplier, maximum: maximum, jitter: jitter)
+    }
+
+    /// The same delay every time, without jitter (server hints still apply).
+    public static func constant(_ delay: Duration) -> BackoffPolicy {
+        BackoffPolicy(initial: delay, multiplier: 1, maximum: delay, jitter: .none)
+    }
+
+    /// Retry at once (server hints still apply). For tests and for servers that pace themselves.
+    public static let immediate = BackoffPolicy.constant(.zero)
+
+    /// `.exponential()` with decorrelated jitter: 1 s, ×2, capped at 30 s, reset after 10 s.
+    public static let `default` = BackoffPolicy()
+
+    /// The deterministic envelope `base(n)` for retry `n` (1-based) from `reconnectionTime`.
+    func envelope(retry n: Int, reconnectionTime: Duration) -> Duration {
+        let first = reconnectionTime.secondsDouble
+        let cap = Swift.max(maximum, reconnectionTime).secondsDouble
+        // pow overflows to +inf for large n; min() then yields the cap.
+        let grown = first * Self.power(multiplier, Swift.max(0, n - 1))
+        return .clampedSeconds(Swift.min(cap, grown))
+    }
+
+    /// `base^exponent` without Foundation, for the small integer exponents backoff needs.
+    static func power(_ base: Double, _ exponent: Int) -> Double {
+        var result = 1.0
+        var e = exponent
+        var b = base
+        while e > 0 {
+            if e & 1 == 1 { result *= b }
+            if result.isInfinite { return result }
+            b *= b
+            e >>= 1
+        }
+        return result
+    }
+}

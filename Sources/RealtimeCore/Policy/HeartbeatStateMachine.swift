@@ -1,0 +1,115 @@
+/// The sans-I/O heartbeat of one connection (``HeartbeatPolicy``), driven by its transport.
+///
+/// The transport calls ``start(now:)`` when the connection opens, arms a timer for
+/// ``nextDeadline``, calls ``tick(now:)`` when it fires and performs the returned action, and
+/// reports inbound traffic with ``pongReceived(now:)`` / ``messageReceived(now:)`` (or
+/// ``inspect(_:now:)`` for messages, which also recognises application heartbeats).
+/// `Instant` is the transport's clock instant (`ContinuousClock.Instant`, or a manual clock's
+/// in tests).
+public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    public enum Action: Sendable, Hashable {
+        /// Nothing to do yet; re-arm the timer for ``HeartbeatStateMachine/nextDeadline``.
+        case none
+        /// Send this ping (a ping frame or the application payload), then re-arm the timer.
+        case sendPing(OutboundMessage)
+        /// Too many pings went unanswered: close the connection and end the attempt with this
+        /// error (code `heartbeatTimeout`, close code 1001 is customary for a WebSocket).
+        case declareDead(RealtimeError)
+    }
+
+    /// What to do with an inbound message (application heartbeats).
+    public enum InboundAction: Sendable, Hashable {
+        /// An ordinary message: deliver it to the application.
+        case deliver
+        /// A heartbeat reply: do not deliver it.
+        case consume
+        /// A server heartbeat: send this answer and do not deliver the message.
+        case reply(OutboundMessage)
+    }
+
+    private enum State: Sendable {
+        case idle
+        case running(nextPingAt: Instant, unanswered: Int)
+        case dead
+    }
+
+    public let policy: HeartbeatPolicy
+    private var state: State = .idle
+
+    public init(policy: HeartbeatPolicy) {
+        self.policy = policy
+    }
+
+    /// Pings sent since the peer was last heard from.
+    public var unansweredPings: Int {
+        if case .running(_, let n) = state { return n }
+        return 0
+    }
+
+    /// When ``tick(now:)`` should next be called; nil when the heartbeat is disabled, not
+    /// started, or the connection was declared dead.
+    public var nextDeadline: Instant? {
+        if case .running(let at, _) = state { return at }
+        return nil
+    }
+
+    /// The connection opened at `now`: the first ping is due after one interval of silence.
+    public mutating func start(now: Instant) {
+        guard let interval = policy.interval else { return }
+        switch state {
+        case .idle: state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
+        case .running, .dead: preconditionFailure("HeartbeatStateMachine.start called twice")
+        }
+    }
+
+    /// The timer fired (or any moment the transport wants to check).
+    public mutating func tick(now: Instant) -> Action {
+        guard let interval = policy.interval, case .running(let at, let unanswered) = state else { return .none }
+        guard now >= at else { return .none }
+        if unanswered >= policy.missedLimit {
+            state = .dead
+            return .declareDead(RealtimeError(
+                .heartbeatTimeout, detail: "\(unanswered) heartbeat(s) unanswered", closeCode: 1001))
+        }
+        state = .running(nextPingAt: now.advanced(by: interval), unanswered: unanswered + 1)
+        return .sendPing(pingMessage)
+    }
+
+    /// A pong (or an application heartbeat reply) arrived: the peer is alive.
+    public mutating func pongReceived(now: Instant) {
+        heard(now: now)
+    }
+
+    /// Any inbound traffic (message, ping, even a partial frame) counts as liveness.
+    public mutating func messageReceived(now: Instant) {
+        heard(now: now)
+    }
+
+    /// Counts `message` as liveness and says whether it is heartbeat traffic to hide from
+    /// the application (application heartbeats only; with ping frames every message is
+    /// delivered).
+    public mutating func inspect(_ message: Message, now: Instant) -> InboundAction {
+        heard(now: now)
+        guard case .application(let hb) = policy.kind else { return .deliver }
+        if hb.isReply(message) { return .consume }
+        if let responder = hb.responder, let answer = responder(message) { return .reply(answer) }
+        return .deliver
+    }
+
+    /// The connection ended: no further actions.
+    public mutating func stop() {
+        state = .dead
+    }
+
+    private var pingMessage: OutboundMessage {
+        switch policy.kind {
+        case .ping(let payload): return .ping(payload)
+        case .application(let hb): return hb.payload
+        }
+    }
+
+    private mutating func heard(now: Instant) {
+        guard let interval = policy.interval, case .running = state else { return }
+        state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
+    }
+}

@@ -1,0 +1,21 @@
+/// What the reconnect loop does after a connection attempt ended (see ``ReconnectPolicy``).
+public enum ReconnectDecision: Sendable, Hashable {
+    /// Connect again after `delay` (zero for "at once").
+    case retry(after: Duration)
+    /// The network is unreachable: wait until it returns, then connect at once. Waiting does
+    /// not spend an attempt (issue 5). A client without a network monitor backs off instead.
+    case waitForNetwork
+    /// The server answered 401 and a credential provider exists: refresh once, then retry at
+    /// once without counting against the backoff.
+    case refreshCredentials
+    /// Do not connect again. `reason` is nil for an orderly stop (SSE 204, the clean end of a
+    /// finite stream); otherwise it says why (the fatal error, `retriesExhausted`,
+    /// `requestNotRepeatable`, `cancelled`).
+    case stop(reason: RealtimeError?)
+
+    /// Whether another attempt will follow (possibly after waiting for the network).
+    public var willRetry: Bool {
+        if case .stop = self { return false }
+        return true
+    }
+}

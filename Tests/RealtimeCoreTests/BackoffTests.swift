@@ -1,0 +1,122 @@
+import RealtimeTestSupport
+import Testing
+
+@testable import RealtimeCore
+
+@Suite struct BackoffTests {
+    private func seconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
+    }
+
+    @Test func noJitterFollowsTheDocumentedTable() {
+        var b = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        let delays = (0..<8).map { _ in b.nextDelay(using: &rng) }
+        #expect(delays == [1, 2, 4, 8, 16, 30, 30, 30].map { Duration.seconds($0) })
+    }
+
+    @Test func fullJitterStaysInsideTheEnvelope() {
+        var b = Backoff(policy: .exponential(jitter: .full))
+        var rng = SeededGenerator(seed: 7)
+        let envelope: [Double] = [1, 2, 4, 8, 16, 30, 30, 30, 30, 30]
+        var distinct = Set<Double>()
+        for e in envelope {
+            let d = seconds(b.nextDelay(using: &rng))
+            #expect(d >= 0 && d <= e)
+            distinct.insert(d)
+        }
+        #expect(distinct.count == envelope.count, "jitter must actually randomise")
+    }
+
+    @Test func equalJitterNeverGoesBelowHalf() {
+        var b = Backoff(policy: .exponential(jitter: .equal))
+        var rng = SeededGenerator(seed: 3)
+        for e in [1.0, 2, 4, 8, 16, 30, 30] {
+            let d = seconds(b.nextDelay(using: &rng))
+            #expect(d >= e / 2 && d <= e)
+        }
+    }
+
+    @Test func decorrelatedJitterIsBoundedByThreeTimesThePrevious() {
+        var b = Backoff(policy: .default)
+        var rng = SeededGenerator(seed: 11)
+        var previous = 1.0
+        for _ in 0..<50 {
+            let d = seconds(b.nextDelay(using: &rng))
+            #expect(d >= 1 && d <= min(30, previous * 3) + 1e-9)
+            previous = d
+        }
+    }
+
+    @Test func sameSeedSameDelays() {
+        func run() -> [Duration] {
+            var b = Backoff(policy: .default)
+            var rng = SeededGenerator(seed: 42)
+            return (0..<10).map { _ in b.nextDelay(using: &rng) }
+        }
+        #expect(run() == run())
+    }
+
+    @Test func stableConnectionResetsTheStreak() {
+        var b = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        _ = b.nextDelay(using: &rng)
+        _ = b.nextDelay(using: &rng)
+        #expect(b.nextDelay(using: &rng) == .seconds(4))
+        b.connectionEnded(after: .seconds(9))  // shorter than resetAfter (10 s)
+        #expect(b.nextDelay(using: &rng) == .seconds(8))
+        b.connectionEnded(after: .seconds(10))
+        #expect(b.retry == 0)
+        #expect(b.nextDelay(using: &rng) == .seconds(1))
+    }
+
+    @Test func sseRetryReplacesTheReconnectionTime() {
+        var b = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        b.setServerReconnectionTime(.milliseconds(250))
+        #expect(b.nextDelay(using: &rng) == .milliseconds(250))
+        #expect(b.nextDelay(using: &rng) == .milliseconds(500))
+        b.reset()
+        #expect(b.nextDelay(using: &rng) == .milliseconds(250), "a reset keeps the server's time")
+        // A huge retry: is capped by maximumServerDelay, and may exceed `maximum`.
+        b.setServerReconnectionTime(.seconds(100_000))
+        b.reset()
+        #expect(b.nextDelay(using: &rng) == .seconds(3600))
+    }
+
+    @Test func retryAfterIsAFloorForOneDelay() {
+        var b = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        #expect(b.nextDelay(retryAfter: .seconds(120), using: &rng) == .seconds(120))
+        #expect(b.nextDelay(using: &rng) == .seconds(2), "the floor applies to one delay only")
+        #expect(b.nextDelay(retryAfter: .seconds(1), using: &rng) == .seconds(4), "a smaller hint does not shorten")
+        #expect(b.nextDelay(retryAfter: .seconds(999_999), using: &rng) == .seconds(3600))
+    }
+
+    @Test func serverHintsCanBeIgnored() {
+        var p = BackoffPolicy.exponential(jitter: .none)
+        p.honorsServerHints = false
+        var b = Backoff(policy: p)
+        var rng = SeededGenerator(seed: 1)
+        b.setServerReconnectionTime(.seconds(9))
+        #expect(b.nextDelay(retryAfter: .seconds(60), using: &rng) == .seconds(1))
+    }
+
+    @Test func constantAndImmediate() {
+        var c = Backoff(policy: .constant(.milliseconds(300)))
+        var i = Backoff(policy: .immediate)
+        var rng = SeededGenerator(seed: 1)
+        for _ in 0..<5 {
+            #expect(c.nextDelay(using: &rng) == .milliseconds(300))
+            #expect(i.nextDelay(using: &rng) == .zero)
+        }
+    }
+
+    @Test func hugeStreaksDoNotOverflow() {
+        var b = Backoff(policy: .exponential(multiplier: 10, jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        var last = Duration.zero
+        for _ in 0..<2000 { last = b.nextDelay(using: &rng) }
+        #expect(last == .seconds(30))
+    }
+}

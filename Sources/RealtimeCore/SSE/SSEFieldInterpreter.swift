@@ -1,0 +1,208 @@
+/// The upper layer of the SSE parser: gives meaning to complete lines (WHATWG HTML §9.2.6,
+/// "Interpreting an event stream") and builds events.
+///
+/// Holds the data buffer, the event type buffer and the last event ID buffer. A `data` value
+/// that lies inside the current chunk is *borrowed* (kept as an offset into the chunk, not
+/// copied); it is copied into ``owned`` only when a second `data` line arrives or the chunk
+/// ends before dispatch (``endOfChunk(_:)``). So an event inside one chunk is decoded straight
+/// from the caller's bytes with a single copy, into its `String`.
+struct SSEFieldInterpreter: Sendable {
+    var maxEventSize: Int
+    /// The event type buffer; empty means "message".
+    private var eventType = ""
+    /// The last event ID buffer (set by `id`).
+    private var idBuffer: String
+    /// The last event ID string (set from the buffer at each dispatch).
+    private(set) var lastEventID: String
+    /// At least one `data` field since the last dispatch (an empty `data:` still counts).
+    private var hasData = false
+    /// Bytes in the data buffer, without the trailing LF the spec appends (we never store it).
+    private var dataCount = 0
+    /// Borrowed first data value: offset and length in the current chunk; -1 when none.
+    private var borrowedStart = -1
+    private var borrowedCount = 0
+    /// The data buffer when not borrowed: values joined with LF.
+    private var owned: [UInt8] = []
+    /// The last decoded event type, so a stream that repeats `event: content_block_delta`
+    /// does not decode (and allocate) the same string for every event.
+    private var typeCacheBytes: [UInt8] = []
+    private var typeCacheString = ""
+
+    init(maxEventSize: Int, lastEventID: String) {
+        self.maxEventSize = maxEventSize
+        self.idBuffer = lastEventID
+        self.lastEventID = lastEventID
+    }
+
+    /// Interprets one line (without terminator). `stable` says the line lies inside the chunk
+    /// starting at `chunk` and stays valid until ``endOfChunk(_:)``.
+    @inline(__always)
+    mutating func process(_ line: UnsafeRawBufferPointer, chunk: UnsafeRawPointer, stable: Bool) throws -> SSEParser.Output? {
+        let n = line.count
+        guard n > 0, let b = line.baseAddress else { return dispatch(chunk: chunk) }
+        let c0 = b.load(as: UInt8.self)
+        if c0 == UInt8(ascii: ":") { return nil }  // comment
+        // Fast path: "data:" is by far the most common line.
+        if n >= 5, b.loadUnaligned(as: UInt32.self) == Self.dataWord, b.load(fromByteOffset: 4, as: UInt8.self) == UInt8(ascii: ":") {
+            let v = n > 5 && b.load(fromByteOffset: 5, as: UInt8.self) == UInt8(ascii: " ") ? 6 : 5
+            try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
+            return nil
+        }
+        // Field name up to the first colon; the value after it, less one leading space.
+        // A line without a colon is a field name with an empty value.
+        let colon = ByteScan.first(UInt8(ascii: ":"), in: b, from: 0, to: n)
+        var v = colon < n ? colon &+ 1 : n
+        if v < n && b.load(fromByteOffset: v, as: UInt8.self) == UInt8(ascii: " ") { v &+= 1 }
+        let value = UnsafeRawBufferPointer(start: b + v, count: n &- v)
+        switch colon {
+        case 4 where b.loadUnaligned(as: UInt32.self) == Self.dataWord:
+            try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
+        case 5 where Self.equals(b, "event"):
+            setEventType(value)
+        case 2 where b.load(as: UInt8.self) == UInt8(ascii: "i") && b.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "d"):
+            // An id containing NUL is ignored (it could not be sent back in a header).
+            if value.isEmpty {
+                idBuffer = ""
+            } else if ByteScan.first(0, in: b, from: v, to: n) == n {
+                idBuffer = SSEUTF8.string(value)
+            }
+        case 5 where Self.equals(b, "retry"):
+            return Self.parseRetry(value).map { .retry(milliseconds: $0) }
+        default:
+            break  // unknown (or wrong-case) field: ignored
+        }
+        return nil
+    }
+
+    /// Copies a borrowed data value out of the chunk before the chunk goes away.
+    @inline(__always)
+    mutating func endOfChunk(_ chunk: UnsafeRawPointer) {
+        if borrowedStart >= 0 {
+            owned.appendBytes(chunk + borrowedStart, count: borrowedCount)
+            borrowedStart = -1
+        }
+    }
+
+    /// End of stream: pending data and event type are discarded; the last event ID stays.
+    mutating func reset() {
+        clearEvent()
+        idBuffer = lastEventID
+    }
+
+    // MARK: Fields
+
+    @inline(__always)
+    private mutating func appendData(_ p: UnsafeRawPointer, count: Int, chunk: UnsafeRawPointer, stable: Bool) throws {
+        let newCount = hasData ? dataCount &+ 1 &+ count : count
+        if _slowPath(newCount > maxEventSize) {
+            throw RealtimeError(.eventTooLarge, detail: "SSE event larger than \(maxEventSize) bytes")
+        }
+        if !hasData {
+            hasData = true
+            if stable {
+                borrowedStart = chunk.distance(to: p)
+                borrowedCount = count
+            } else {
+                owned.appendBytes(p, count: count)
+            }
+        } else {
+            if borrowedStart >= 0 {
+                owned.reserveCapacity(newCount)
+                owned.appendBytes(chunk + borrowedStart, count: borrowedCount)
+                borrowedStart = -1
+            }
+            owned.append(SSELineSplitter.lf)
+            owned.appendBytes(p, count: count)
+        }
+        dataCount = newCount
+    }
+
+    @inline(__always)
+    private mutating func setEventType(_ value: UnsafeRawBufferPointer) {
+        let same = value.count == typeCacheBytes.count && typeCacheBytes.withUnsafeBytes { cached in
+            value.isEmpty || cached.elementsEqual(value)
+        }
+        if !same {
+            typeCacheBytes = Array(value)
+            typeCacheString = SSEUTF8.string(value)
+        }
+        eventType = typeCacheString
+    }
+
+    /// WHATWG: "If the field value consists of only ASCII digits, then interpret the field
+    /// value as an integer in base ten". An empty value has no integer and is ignored.
+    static func parseRetry(_ value: UnsafeRawBufferPointer) -> Int? {
+        guard !value.isEmpty else { return nil }
+        var ms = 0
+        var overflow = false
+        for byte in value {
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return nil }
+            if !overflow {
+                let (m, o1) = ms.multipliedReportingOverflow(by: 10)
+                let (s, o2) = m.addingReportingOverflow(Int(byte &- UInt8(ascii: "0")))
+                if o1 || o2 { overflow = true } else { ms = s }
+            }
+        }
+        return overflow ? Int.max : ms
+    }
+
+    // MARK: Dispatch
+
+    /// WHATWG "dispatch the event": the last event ID string is updated even when no event
+    /// follows; empty data dispatches nothing but resets the event type.
+    @inline(__always)
+    private mutating func dispatch(chunk: UnsafeRawPointer) -> SSEParser.Output? {
+        lastEventID = idBuffer
+        guard hasData else {
+            eventType = ""
+            return nil
+        }
+        let data: String
+        if borrowedStart >= 0 {
+            data = SSEUTF8.string(UnsafeRawBufferPointer(start: chunk + borrowedStart, count: borrowedCount))
+        } else {
+            data = owned.withUnsafeBytes { SSEUTF8.string($0) }
+        }
+        let event = ServerSentEvent(type: eventType.isEmpty ? "message" : eventType, data: data, lastEventID: lastEventID)
+        clearEvent()
+        return .event(event)
+    }
+
+    @inline(__always)
+    private mutating func clearEvent() {
+        hasData = false
+        dataCount = 0
+        borrowedStart = -1
+        eventType = ""
+        if !owned.isEmpty {
+            // Keep a modest buffer for the next event; give back a huge one.
+            if owned.capacity > 1 << 16 { owned = [] } else { owned.removeAll(keepingCapacity: true) }
+        }
+    }
+
+    // MARK: Byte helpers
+
+    /// "data" as a little-endian UInt32, for a one-load comparison.
+    private static let dataWord: UInt32 = UInt32(ascii4: (0x64, 0x61, 0x74, 0x61))
+
+    @inline(__always)
+    private static func equals(_ b: UnsafeRawPointer, _ name: StaticString) -> Bool {
+        let n = name.utf8CodeUnitCount
+        let s = name.utf8Start
+        var i = 0
+        while i < n {
+            if b.load(fromByteOffset: i, as: UInt8.self) != s[i] { return false }
+            i &+= 1
+        }
+        return true
+    }
+}
+
+extension UInt32 {
+    /// Four bytes in memory order, read as a native (little-endian on all supported targets)
+    /// integer the way `loadUnaligned(as: UInt32.self)` reads them.
+    fileprivate init(ascii4 b: (UInt8, UInt8, UInt8, UInt8)) {
+        let le = UInt32(b.0) | UInt32(b.1) << 8 | UInt32(b.2) << 16 | UInt32(b.3) << 24
+        self = UInt32(littleEndian: le)
+    }
+}

@@ -1,0 +1,134 @@
+/// The bottom layer of the SSE parser: cuts a byte stream into lines (WHATWG HTML §9.2.5).
+///
+/// - Strips one leading UTF-8 BOM (EF BB BF) at the start of the stream, and only one;
+///   a BOM split across chunks is recognised, a partial match is given back as line bytes.
+/// - Ends lines at CRLF, LF or CR. A line ending in CR is reported at once; if the next byte
+///   (possibly in the next chunk) is LF, it is skipped.
+/// - Lines that lie inside the current chunk are reported as offsets into it (no copy);
+///   only a line that crosses a chunk boundary is assembled in ``partial``.
+/// - Scans with `memchr` for LF and for CR, and remembers each hit for the rest of the chunk,
+///   so every byte is scanned at most once per terminator kind: linear time whatever the
+///   chunk sizes and line-ending style (a chunk with no CR costs one CR scan in total).
+///
+/// Usage per chunk: `var cursor = try begin(chunk)`, then `while let line = try
+/// next(chunk, &cursor)`; after a `.buffered` line, read ``partial`` then call
+/// ``consumedBuffered()``.
+struct SSELineSplitter: Sendable {
+    enum Line: Equatable {
+        /// The line is `chunk[start..<end]`.
+        case chunk(start: Int, end: Int)
+        /// The line is ``SSELineSplitter/partial`` (it crossed a chunk boundary).
+        case buffered
+    }
+
+    static let lf: UInt8 = 0x0A
+    static let cr: UInt8 = 0x0D
+    private static let bom: (UInt8, UInt8, UInt8) = (0xEF, 0xBB, 0xBF)
+
+    /// Bytes of a line that began in an earlier chunk (bounded by `maxLineLength`).
+    private(set) var partial: [UInt8] = []
+    var maxLineLength: Int
+    /// The previous chunk ended in CR: an LF at the start of the next one belongs to it.
+    private var skipLF = false
+    /// BOM bytes matched so far (0...2), or 3 once the stream start has been decided.
+    private var bomState: UInt8 = 0
+    // Per-chunk scan cache: offset of the next LF / CR at or after the cursor (or the chunk
+    // end when there is none). Stale when below the cursor.
+    private var nextLF = -1
+    private var nextCR = -1
+
+    init(maxLineLength: Int) {
+        self.maxLineLength = maxLineLength
+    }
+
+    /// Starts a chunk: handles a leading BOM and an LF owed to a CR at the end of the last
+    /// chunk. Returns the offset where line scanning starts.
+    @inline(__always)
+    mutating func begin(_ chunk: UnsafeRawBufferPointer) throws -> Int {
+        nextLF = -1
+        nextCR = -1
+        var i = 0
+        let n = chunk.count
+        if _slowPath(bomState < 3) {
+            while bomState < 3 && i < n {
+                let expected = bomState == 0 ? Self.bom.0 : (bomState == 1 ? Self.bom.1 : Self.bom.2)
+                if chunk[i] == expected {
+                    bomState &+= 1
+                    i &+= 1
+                } else {
+                    // Not a BOM: the bytes matched so far are ordinary line content.
+                    if bomState >= 1 { partial.append(Self.bom.0) }
+                    if bomState >= 2 { partial.append(Self.bom.1) }
+                    bomState = 3
+                }
+            }
+        }
+        if skipLF && i < n {
+            if chunk[i] == Self.lf { i &+= 1 }
+            skipLF = false
+        }
+        return i
+    }
+
+    /// The next complete line at or after `cursor`, advancing it past the line terminator;
+    /// nil when the chunk is used up (an unterminated tail is kept in ``partial``).
+    /// Throws `lineTooLong` as soon as a line is known to exceed the limit.
+    @inline(__always)
+    mutating func next(_ chunk: UnsafeRawBufferPointer, _ cursor: inout Int) throws -> Line? {
+        let n = chunk.count
+        let p = cursor
+        guard p < n, let base = chunk.baseAddress else { return nil }
+        if nextLF < p { nextLF = ByteScan.first(Self.lf, in: base, from: p, to: n) }
+        if nextCR < p { nextCR = ByteScan.first(Self.cr, in: base, from: p, to: n) }
+        let eol = min(nextLF, nextCR)
+        if eol == n {
+            try checkLength(partial.count &+ (n &- p))
+            partial.appendBytes(base + p, count: n &- p)
+            cursor = n
+            return nil
+        }
+        if eol == nextCR {
+            if eol &+ 1 < n {
+                cursor = base.load(fromByteOffset: eol &+ 1, as: UInt8.self) == Self.lf ? eol &+ 2 : eol &+ 1
+            } else {
+                skipLF = true
+                cursor = n
+            }
+        } else {
+            cursor = eol &+ 1
+        }
+        if partial.isEmpty {
+            try checkLength(eol &- p)
+            return .chunk(start: p, end: eol)
+        }
+        try checkLength(partial.count &+ (eol &- p))
+        partial.appendBytes(base + p, count: eol &- p)
+        return .buffered
+    }
+
+    /// Call after reading a `.buffered` line.
+    @inline(__always)
+    mutating func consumedBuffered() {
+        // Keep a modest buffer for the next straddling line; give back a huge one.
+        if partial.capacity > 1 << 16 {
+            partial = []
+        } else {
+            partial.removeAll(keepingCapacity: true)
+        }
+    }
+
+    /// End of stream: an unterminated line is discarded, and the next stream may start
+    /// with a BOM again.
+    mutating func reset() {
+        partial = []
+        skipLF = false
+        bomState = 0
+    }
+
+    @inline(__always)
+    private func checkLength(_ length: Int) throws {
+        if _slowPath(length > maxLineLength) {
+            throw RealtimeError(.lineTooLong, detail: "SSE line longer than \(maxLineLength) bytes")
+        }
+    }
+}

@@ -1,4 +1,10 @@
 import Foundation
 
-FileHandle.standardError.write("usage: rtcat parse-sse [--chunk N] [--quiet]\n".data(using: .utf8)!)
-exit(2)
+// rtcat: one command-line tool with several subcommands. Each subcommand lives in its own
+// file as a `Subcommand` value; add it to this list. `fallback` runs when the first argument
+// names no subcommand (reserved for `rtcat [options] URL`).
+let commands: [Subcommand] = [
+    ParseSSECommand.subcommand,
+]
+
+exit(await Subcommand.dispatch(Array(CommandLine.arguments.dropFirst()), commands: commands, fallback: nil))

@@ -1,0 +1,101 @@
+import Foundation
+
+/// Writes JSON objects, one per line, to a file descriptor with `write(2)` through a buffer
+/// (one system call per 64 KiB, not per line).
+///
+/// Format: `{"key": value, "key2": value2}` — a space after each colon and comma, keys in the
+/// given order. Strings are escaped per RFC 8259: `"` and `\`, and every control character
+/// below U+0020 (`\n`, `\r`, `\t`, `\b`, `\f`, others as `\u00XX`). Everything else, U+FFFD
+/// included, is written as UTF-8. Swift strings are always valid Unicode, so the output is
+/// always valid JSON whatever bytes the input had.
+///
+/// Call ``flush()`` before exiting. Not thread-safe; use one writer per thread.
+struct JSONLineWriter {
+    private let fd: Int32
+    private var buffer: [UInt8] = []
+    private static let flushThreshold = 1 << 16
+    /// False once a write failed (e.g. the reader closed the pipe); later output is dropped.
+    private(set) var ok = true
+
+    init(fileDescriptor: Int32 = STDOUT_FILENO) {
+        self.fd = fileDescriptor
+        buffer.reserveCapacity(Self.flushThreshold + 4096)
+    }
+
+    /// Writes one object as a line.
+    mutating func write(_ fields: KeyValuePairs<String, JSONValue>) {
+        buffer.append(UInt8(ascii: "{"))
+        var first = true
+        for (key, value) in fields {
+            if !first { buffer.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+            first = false
+            appendString(key)
+            buffer.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
+            switch value {
+            case .string(let s): appendString(s)
+            case .int(let i): buffer.append(contentsOf: String(i).utf8)
+            case .double(let d): buffer.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
+            case .bool(let b): buffer.append(contentsOf: (b ? "true" : "false").utf8)
+            case .null: buffer.append(contentsOf: "null".utf8)
+            }
+        }
+        buffer.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
+        if buffer.count >= Self.flushThreshold { flush() }
+    }
+
+    /// Writes everything buffered.
+    mutating func flush() {
+        guard !buffer.isEmpty else { return }
+        if ok {
+            ok = buffer.withUnsafeBytes { raw in
+                var offset = 0
+                while offset < raw.count {
+                    let n = Glibc.write(fd, raw.baseAddress! + offset, raw.count - offset)
+                    if n < 0 {
+                        if errno == EINTR { continue }
+                        return false
+                    }
+                    offset += n
+                }
+                return true
+            }
+        }
+        buffer.removeAll(keepingCapacity: true)
+    }
+
+    /// The JSON text of `s` (quoted and escaped), for tests and other writers.
+    static func quoted(_ s: String) -> String {
+        var w = JSONLineWriter(fileDescriptor: -1)
+        w.appendString(s)
+        return String(decoding: w.buffer, as: UTF8.self)
+    }
+
+    private static let hex: [UInt8] = Array("0123456789abcdef".utf8)
+
+    private mutating func appendString(_ s: String) {
+        buffer.append(UInt8(ascii: "\""))
+        var s = s
+        s.withUTF8 { utf8 in
+            // Copy runs that need no escape in one go.
+            var runStart = 0
+            for (i, byte) in utf8.enumerated() where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") {
+                buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<i]))
+                runStart = i + 1
+                buffer.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): buffer.append(byte)
+                case 0x0A: buffer.append(UInt8(ascii: "n"))
+                case 0x0D: buffer.append(UInt8(ascii: "r"))
+                case 0x09: buffer.append(UInt8(ascii: "t"))
+                case 0x08: buffer.append(UInt8(ascii: "b"))
+                case 0x0C: buffer.append(UInt8(ascii: "f"))
+                default:
+                    buffer.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"),
+                                               Self.hex[Int(byte >> 4)], Self.hex[Int(byte & 0xF)]])
+                }
+            }
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+        }
+        buffer.append(UInt8(ascii: "\""))
+    }
+}

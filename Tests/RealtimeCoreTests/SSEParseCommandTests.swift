@@ -1,0 +1,129 @@
+import Foundation
+import Testing
+import RealtimeTestSupport
+@testable import RealtimeCore
+
+/// Runs the built `rtcat parse-sse` binary on sample input, garbage included, and checks its
+/// JSON lines and exit codes. (`swift test` builds every product, rtcat included.)
+@Suite struct SSEParseCommandTests {
+    /// The rtcat binary in the build directory this test runs from.
+    static func rtcatURL() -> URL? {
+        var dirs: [URL] = []
+        if let exe = Bundle.main.executableURL { dirs.append(exe.deletingLastPathComponent()) }
+        dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        dirs.append(root.appendingPathComponent(".build/debug"))
+        // Inside an .xctest bundle the binary sits next to the bundle, not inside it.
+        dirs += dirs.map { $0.deletingLastPathComponent() }
+        return dirs.map { $0.appendingPathComponent("rtcat") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
+    }
+
+    func run(_ arguments: [String], input: [UInt8]) throws -> Run {
+        guard let url = Self.rtcatURL() else {
+            Issue.record("rtcat binary not found; run `swift build` first")
+            return Run(status: -1, stdout: "", stderr: "")
+        }
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        let inPipe = Pipe(), outPipe = Pipe(), errPipe = Pipe()
+        process.standardInput = inPipe
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        // Write stdin from a temporary file so large inputs cannot deadlock on pipe buffers.
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("rtcat-in-\(UUID().uuidString)")
+        try Data(input).write(to: tmp)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        process.standardInput = try FileHandle(forReadingFrom: tmp)
+        try process.run()
+        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+        let err = errPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    static let sample = Array("""
+        : comment\r
+        event: greet\r
+        id: 1\r
+        data: hello\r
+        data: "world"\t\\\r
+        \r
+        retry: 2500
+        data: é日🎉
+
+        """.utf8) + Array("\ndata: \u{1}\u{1F}".utf8) + [0xFF, 0xC3, 0x0A, 0x0A]
+
+    static let expected = [
+        #"{"type": "greet", "data": "hello\n\"world\"\t\\", "id": "1"}"#,
+        #"{"retry": 2500}"#,
+        #"{"type": "message", "data": "é日🎉", "id": "1"}"#,
+        #"{"type": "message", "data": "\u0001\u001f\#u{FFFD}\#u{FFFD}", "id": "1"}"#,
+    ]
+
+    @Test func printsEventsAndRetryAsJSONLines() throws {
+        for args in [["parse-sse"], ["parse-sse", "--chunk", "1"], ["parse-sse", "--chunk", "7"]] {
+            let r = try run(args, input: Self.sample)
+            #expect(r.status == 0, "\(args)")
+            #expect(r.lines == Self.expected, "\(args)")
+            // Every line is valid JSON.
+            for line in r.lines {
+                #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) != nil, "\(line)")
+            }
+        }
+    }
+
+    @Test func quietPrintsOnlyTotals() throws {
+        let r = try run(["parse-sse", "--quiet"], input: Self.sample)
+        #expect(r.status == 0)
+        // hello\n"world"\t\ = 15 bytes, é日🎉 = 9, \u{1}\u{1F}\u{FFFD}\u{FFFD} = 8.
+        #expect(r.lines == [#"{"events": 3, "dataBytes": 32}"#])
+    }
+
+    @Test func binaryGarbageGivesValidJSONAndExitZero() throws {
+        var rng = SeededGenerator(seed: 99)
+        var input: [UInt8] = []
+        for _ in 0..<3000 {
+            if Int.random(in: 0..<4, using: &rng) == 0 { input += Array("data: ".utf8) }
+            input += (0..<Int.random(in: 0..<40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
+            if Bool.random(using: &rng) { input += [0x0A, 0x0A] }
+        }
+        let r = try run(["parse-sse", "--chunk", "13"], input: input)
+        #expect(r.status == 0)
+        #expect(r.lines.count > 100)
+        for line in r.lines {
+            let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(object != nil, "\(line)")
+        }
+        // The same bytes through the library give the same number of events.
+        var parser = SSEParser()
+        let outputs = try parser.feed(input)
+        #expect(outputs.count == r.lines.count)
+    }
+
+    @Test func limitErrorExitsOne() throws {
+        let input = Array("data: ok\n\ndata: ".utf8) + [UInt8](repeating: 0x61, count: (8 << 20) + 10)
+        let r = try run(["parse-sse"], input: input)
+        #expect(r.status == 1)
+        #expect(r.lines == [#"{"type": "message", "data": "ok", "id": ""}"#])
+        #expect(r.stderr.contains("line_too_long"))
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        for args in [["parse-sse", "--chunk"], ["parse-sse", "--chunk", "0"], ["parse-sse", "--chunk", "x"],
+                     ["parse-sse", "--bogus"], ["no-such-command"], []] {
+            let r = try run(args, input: [])
+            #expect(r.status == 2, "\(args)")
+            #expect(r.stderr.contains("usage"), "\(args)")
+            #expect(r.stdout.isEmpty)
+        }
+        #expect(try run(["parse-sse"], input: []).status == 0)
+    }
+}

@@ -1,0 +1,142 @@
+import RealtimeCore
+
+/// The endpoints every ``TestServer`` serves (see ``TestServer/endpointReference``).
+enum BuiltinEndpoints {
+    static func respond(_ writer: ResponseWriter, core: TestServerCore) throws {
+        let request = writer.request
+        switch request.path {
+        case "/sse":
+            try serveSSE(writer, options: SSEStreamOptions(query: request.query))
+        case "/bulk":
+            try serveBulk(writer, core: core)
+        case "/ws":
+            try WebSocketEndpoint.serve(writer)
+        case "/", "/help":
+            try serveText(writer, status: 200, TestServer.endpointReference)
+        default:
+            try serveText(writer, status: 404, "no endpoint at \(request.path); see /help\n")
+        }
+    }
+
+    static func serveText(_ writer: ResponseWriter, status: Int, headers: HTTPHeaders = [:], _ text: String) throws {
+        let body = Array(text.utf8)
+        var headers = headers
+        if !headers.contains("Content-Type") { headers.add(name: "Content-Type", value: "text/plain; charset=utf-8") }
+        try writer.writeHead(status: status, headers: headers, framing: status == 204 ? .none : .contentLength(body.count))
+        if status != 204 { try writer.writeRaw(body) }
+    }
+
+    // MARK: /sse
+
+    static func serveSSE(_ writer: ResponseWriter, options: SSEStreamOptions) throws {
+        let request = writer.request
+        let failing = options.failAttempts.map { request.attempt < $0 } ?? true
+        if options.status != 200 && failing {
+            var headers = HTTPHeaders()
+            if let location = options.location { headers.add(name: "Location", value: location) }
+            if let retryAfter = options.retryAfter { headers.add(name: "Retry-After", value: retryAfter) }
+            try serveText(
+                writer, status: options.status, headers: headers,
+                options.errorBody ?? "status \(options.status)\n")
+            return
+        }
+        if options.end == .noContent, let lastEventID = request.lastEventID, lastEventID >= options.lastID {
+            try writer.writeHead(status: 204, framing: .none)
+            return
+        }
+
+        let headers: HTTPHeaders = ["Content-Type": options.contentType, "Cache-Control": "no-cache"]
+        if options.endless {
+            try writer.writeHead(status: 200, headers: headers, framing: .chunked)
+            try writeEndlessLine(writer, limit: options.endlessBytes)
+            return
+        }
+
+        // Rendered up front only when a length or a cut point needs it: a long paced
+        // stream (count=1000000&interval_ms=…) starts at once.
+        let needsBody = options.framing == .length || options.cuts != nil || options.stallAfter != nil
+        let body = needsBody ? options.body(resumingAfter: request.lastEventID) : []
+        let framing: ResponseWriter.Framing =
+            switch options.framing {
+            case .chunked: .chunked
+            case .close: .closeDelimited
+            case .length: .contentLength(body.count)
+            }
+        writer.cutAfterBodyBytes = options.cut ?? options.scheduledCut(attempt: request.attempt, remainingBytes: body.count)
+        writer.cutWithReset = options.reset
+        writer.dripDelayMilliseconds = options.dripMilliseconds
+        try writer.writeHead(status: 200, headers: headers, framing: framing)
+
+        if options.stall { try writer.hold() }
+        if let stallAfter = options.stallAfter {
+            try writer.write(Array(body.prefix(stallAfter)))
+            try writer.hold()
+        }
+
+        try writer.write(options.preamble)
+        if let ids = options.ids(resumingAfter: request.lastEventID) {
+            if options.intervalMilliseconds > 0 {
+                for id in ids {
+                    if id != ids.lowerBound { try writer.sleep(milliseconds: options.intervalMilliseconds) }
+                    try writer.write(options.event(id: id))
+                }
+            } else {
+                // No pacing: write in large batches rather than one tiny chunk per event.
+                var batch: [UInt8] = []
+                for id in ids {
+                    batch += options.event(id: id)
+                    if batch.count >= 64 * 1024 {
+                        try writer.write(batch)
+                        batch.removeAll(keepingCapacity: true)
+                    }
+                }
+                try writer.write(batch)
+            }
+        }
+        if options.end == .hold {
+            guard let ping = options.pingMilliseconds else { try writer.hold() }
+            while true {
+                try writer.sleep(milliseconds: ping)
+                try writer.write(Array(":ping".utf8) + options.lineEnding.bytes)
+            }
+        }
+    }
+
+    /// `data: xxxx…` with no line end, until the client gives up or `limit` bytes, then a stall.
+    private static func writeEndlessLine(_ writer: ResponseWriter, limit: Int?) throws {
+        try writer.write("data: ")
+        let block = [UInt8](repeating: UInt8(ascii: "x"), count: 16 * 1024)
+        var sent = 0
+        while limit.map({ sent < $0 }) ?? true {
+            let n = min(block.count, (limit ?? Int.max) - sent)
+            try writer.write(n == block.count ? block : Array(block.prefix(n)))
+            sent += n
+        }
+        try writer.hold()
+    }
+
+    // MARK: /bulk
+
+    static func serveBulk(_ writer: ResponseWriter, core: TestServerCore) throws {
+        let query = writer.request.query
+        let eventSize = max(BulkBuffers.minimumEventSize, query["event_size"].flatMap { Int($0) } ?? 128)
+        let requested = max(0, query["bytes"].flatMap { Int($0) } ?? 1 << 20)
+        let total = requested / eventSize * eventSize
+        let buffer = core.bulkCache.buffer(eventSize: eventSize)
+        let framing: ResponseWriter.Framing =
+            switch query["framing"] ?? "close" {
+            case "chunked": .chunked
+            case "length": .contentLength(total)
+            default: .closeDelimited
+            }
+        try writer.writeHead(
+            status: 200, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"], framing: framing)
+        var remaining = total
+        while remaining > 0 {
+            let n = min(remaining, buffer.count)
+            let slice = n == buffer.count ? buffer : Array(buffer.prefix(n))
+            if case .chunked = framing { try writer.write(slice) } else { try writer.writeRaw(slice) }
+            remaining -= n
+        }
+    }
+}

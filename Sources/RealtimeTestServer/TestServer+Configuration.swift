@@ -1,0 +1,65 @@
+import RealtimeCore
+
+extension TestServer {
+    /// A custom endpoint: runs on the connection's thread, may block, and answers through the writer.
+    public typealias Handler = @Sendable (ResponseWriter) throws -> Void
+
+    /// How a ``TestServer`` listens and what it serves.
+    public struct Configuration: Sendable {
+        /// TLS settings (PEM files, as produced by ``TestCertificates``).
+        public struct TLS: Sendable, Hashable {
+            public var certificateFile: String
+            public var privateKeyFile: String
+            /// CA bundle used to verify client certificates (mutual TLS).
+            public var clientCAFile: String?
+            /// Refuse the handshake when the client presents no valid certificate.
+            public var requireClientCertificate: Bool
+
+            public init(
+                certificateFile: String, privateKeyFile: String, clientCAFile: String? = nil,
+                requireClientCertificate: Bool = false
+            ) {
+                self.certificateFile = certificateFile
+                self.privateKeyFile = privateKeyFile
+                self.clientCAFile = clientCAFile
+                self.requireClientCertificate = requireClientCertificate
+            }
+
+            /// The server certificate of `certificates`; with `requireClientCertificate`,
+            /// clients must present a certificate signed by its CA.
+            public init(certificates: TestCertificates, requireClientCertificate: Bool = false) {
+                self.init(
+                    certificateFile: certificates.serverCertificateFile, privateKeyFile: certificates.serverKeyFile,
+                    clientCAFile: certificates.caCertificateFile, requireClientCertificate: requireClientCertificate)
+            }
+        }
+
+        /// Port to bind; 0 (default) picks a free one at the first `start()` and keeps it for restarts.
+        public var port: UInt16
+        /// Also listen on `::1` (same port). Default false.
+        public var ipv6: Bool
+        /// Serve HTTPS/WSS instead of HTTP/WS. Default nil (plain).
+        public var tls: TLS?
+        /// Custom endpoints by exact path; they take precedence over the built-in ones.
+        public var routes: [String: Handler]
+
+        public init(port: UInt16 = 0, ipv6: Bool = false, tls: TLS? = nil, routes: [String: Handler] = [:]) {
+            self.port = port
+            self.ipv6 = ipv6
+            self.tls = tls
+            self.routes = routes
+        }
+    }
+
+    /// Counters for assertions in soak and leak tests.
+    public struct Statistics: Sendable, Hashable {
+        /// Connections accepted since `init`.
+        public var connectionsAccepted = 0
+        /// Connections open right now.
+        public var activeConnections = 0
+        /// Connections cut on purpose (`cut`, `cuts`, a handler's ``ResponseWriter/cutAfterBodyBytes``).
+        public var cuts = 0
+        /// TLS handshakes that failed (wrong CA on the client, missing client certificate, …).
+        public var failedHandshakes = 0
+    }
+}

@@ -1,0 +1,73 @@
+extension TestServer {
+    /// The built-in endpoints and their query parameters (also served as text at `/help`).
+    ///
+    /// | endpoint | parameter | meaning (default) |
+    /// |---|---|---|
+    /// | `/sse` | `count=N` | number of events (10) |
+    /// | | `start=K` | id of the first event (1); ids are K, K+1, … |
+    /// | | `Last-Event-ID` header | resume: send only ids after it |
+    /// | | `interval_ms=N` | pause between events (0: one burst) |
+    /// | | `retry=N` | send `retry: N` first |
+    /// | | `event=NAME` | add `event: NAME` to every event |
+    /// | | `size=N` | pad each event's data to N bytes with `x` |
+    /// | | `utf8=1` | append 2/3/4-byte code points to the data (`SSEStreamOptions.utf8Suffix`) |
+    /// | | `invalid_utf8=1` | append invalid UTF-8 bytes to the data (`SSEStreamOptions.invalidUTF8Suffix`) |
+    /// | | `newline=lf\|crlf\|cr` | line ending (lf) |
+    /// | | `bom=1` | start the body with a UTF-8 BOM |
+    /// | | `end=close\|hold\|204` | after the last event: end the body; keep the connection open; or end and answer 204 to a resume from the last id (close) |
+    /// | | `ping_ms=N` | with `end=hold`: send a `:ping` comment every N ms |
+    /// | | `framing=chunked\|close\|length` | body framing: chunked, close-delimited, Content-Length (chunked) |
+    /// | | `cut=N` | drop the connection after N body bytes (a FIN; mid-chunk for chunked framing) |
+    /// | | `reset=1` | drop with a TCP RST instead of a FIN |
+    /// | | `cuts=N&seed=S` | cut schedule: the first N connections to this exact URL are each cut at a seeded random byte (spread over the stream), later ones run to the end (seed 1) |
+    /// | | `stall=1` | send the headers, then nothing until the client leaves |
+    /// | | `stall_after=N` | send N body bytes, then nothing |
+    /// | | `drip=1` / `drip_ms=N` | write the body one byte per write (chunk), N ms apart (0) |
+    /// | | `status=CODE` | answer CODE with a text body instead of the stream (e.g. 204, 301, 307, 401, 429, 500, 503) |
+    /// | | `fail_attempts=N` | with `status`: only the first N connections to this URL get CODE, then the stream |
+    /// | | `location=URL` | with `status`: a `Location` header (absent unless given; `location=` sends it empty) |
+    /// | | `retry_after=V` | with `status`: a `Retry-After` header |
+    /// | | `body=TEXT` | with `status`: the body (`status CODE`) |
+    /// | | `content_type=T` | the stream's `Content-Type` (`text/event-stream`) |
+    /// | | `endless=1` | `data: xxxx…` forever without a line end |
+    /// | | `endless_bytes=N` | with `endless`: stop after N bytes and stall |
+    /// | `/bulk` | `bytes=N` | stream N bytes (rounded down to whole events) of a pre-generated buffer, as fast as the client reads (1 MiB) |
+    /// | | `event_size=B` | bytes per event, `data: …\n\n` (128, minimum 9) |
+    /// | | `framing=close\|chunked\|length` | body framing (close) |
+    /// | `/ws` | `mode=echo` | echo text/binary messages, answer pings, echo the close (default) |
+    /// | | `mode=send&count=N` | send N text messages `message 1`… (`interval_ms`), then close |
+    /// | | `binary=1` | with `mode=send`: binary messages |
+    /// | | `ping_ms=N` | the server pings every N ms (payload `ping N`) |
+    /// | | `ignore_pings=1` | never answer the client's pings |
+    /// | | `close=CODE&reason=TEXT` | after the messages (or at once in `mode=close`), close with CODE and reason |
+    /// | | `protocol=NAME` | select subprotocol NAME (even if the client did not offer it) |
+    /// | | `refuse=STATUS` | answer the upgrade with STATUS and a text body |
+    /// | | `bad_accept=1` | send a wrong `Sec-WebSocket-Accept` |
+    /// | | `stall=1` | complete the upgrade, then send and read nothing |
+    /// | | `drop_mid_frame=1` | after the upgrade, send half a frame and drop the connection |
+    /// | | `drip_ms=N` | write every server frame one byte at a time, N ms apart |
+    /// | | `violation=masked\|rsv\|utf8\|opcode\|control_size\|fragmented_control` | send one frame that breaks RFC 6455 |
+    /// | `/help` | | this table as text |
+    ///
+    /// Every request is recorded in ``requests`` whatever the endpoint; routes given in
+    /// ``Configuration/routes`` or ``setHandler(path:_:)`` take precedence.
+    public static let endpointReference = """
+        swift-realtime test server endpoints
+
+        /sse   an SSE stream of events `id: K` / `data: event K`
+          count=N (10)  start=K (1)  interval_ms=N (0)  retry=N  event=NAME  size=N
+          utf8=1  invalid_utf8=1  newline=lf|crlf|cr  bom=1  end=close|hold|204  ping_ms=N
+          framing=chunked|close|length (chunked)
+          Last-Event-ID header: resume after that id
+          faults: cut=N  reset=1  cuts=N&seed=S  stall=1  stall_after=N  drip=1  drip_ms=N
+                  status=CODE [fail_attempts=N location=URL retry_after=V body=TEXT]
+                  content_type=T  endless=1 [endless_bytes=N]
+        /bulk  bytes=N (1 MiB)  event_size=B (128)  framing=close|chunked|length (close)
+        /ws    mode=echo|send|close  count=N  interval_ms=N  binary=1  ping_ms=N  ignore_pings=1
+               close=CODE reason=TEXT  protocol=NAME
+               faults: refuse=STATUS  bad_accept=1  stall=1  drop_mid_frame=1  drip_ms=N
+                       violation=masked|rsv|utf8|opcode|control_size|fragmented_control
+        /help  this text
+
+        """
+}

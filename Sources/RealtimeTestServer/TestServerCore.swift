@@ -1,0 +1,213 @@
+import Dispatch
+import Foundation
+import RealtimeCore
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+#if canImport(CLinux)
+import CLinux
+#endif
+
+/// The state and threads behind a ``TestServer``.
+///
+/// Threads hold the core, never the `TestServer`, so dropping the last reference to
+/// a running server runs its `deinit`, which stops it (no thread keeps it alive).
+final class TestServerCore: Sendable {
+    let configuration: TestServer.Configuration
+
+    struct State: Sendable {
+        var running = false
+        var port: UInt16
+        var listeners: [Int32] = []
+        var wakeFD: Int32 = -1
+        var active: Set<Int32> = []
+        var requests: [RecordedRequest] = []
+        var attempts: [String: Int] = [:]
+        var statistics = TestServer.Statistics()
+        var routes: [String: TestServer.Handler]
+        var tls: TLSServerContext?
+    }
+
+    let state: Mutex<State>
+    /// Every thread the server starts enters it; `stop()` waits for all of them.
+    private let threads = DispatchGroup()
+    let bulkCache = BulkBuffers()
+
+    init(configuration: TestServer.Configuration) {
+        self.configuration = configuration
+        self.state = Mutex(State(port: configuration.port, routes: configuration.routes))
+    }
+
+    // MARK: Lifecycle
+
+    func start() throws {
+        let tlsContext = try configuration.tls.map { try TLSServerContext($0) }
+        let (port, running) = state.withLock { ($0.port, $0.running) }
+        guard !running else { return }
+        var listeners: [Int32] = []
+        var boundPort = port
+        do {
+            // With port 0 the IPv6 side may find the IPv4 port taken: retry a few times.
+            var tries = 0
+            while true {
+                tries += 1
+                let v4 = try Socket.listen(ipv6: false, port: port)
+                listeners = [v4.fd]
+                boundPort = v4.port
+                guard configuration.ipv6 else { break }
+                do {
+                    listeners.append(try Socket.listen(ipv6: true, port: boundPort).fd)
+                    break
+                } catch let failure as Socket.Failure where failure.errno == EADDRINUSE && port == 0 && tries < 20 {
+                    close(v4.fd)
+                    listeners = []
+                }
+            }
+        } catch {
+            listeners.forEach { _ = close($0) }
+            throw error
+        }
+        let wakeFD = eventfd(0, Int32(EFD_CLOEXEC))
+        state.withLock {
+            $0.running = true
+            $0.port = boundPort
+            $0.listeners = listeners
+            $0.wakeFD = wakeFD
+            $0.tls = tlsContext
+        }
+        for listener in listeners {
+            spawn { [self] in acceptLoop(listener: listener, wakeFD: wakeFD) }
+        }
+    }
+
+    func stop() {
+        let taken: (listeners: [Int32], active: Set<Int32>, wakeFD: Int32)? = state.withLock {
+            guard $0.running else { return nil }
+            $0.running = false
+            let result = ($0.listeners, $0.active, $0.wakeFD)
+            $0.listeners = []
+            $0.tls = nil
+            return result
+        }
+        guard let taken else { return }
+        var one: UInt64 = 1
+        _ = write(taken.wakeFD, &one, 8)
+        // Shut down (not close) the connection sockets: their threads still own the
+        // descriptors and close them; shutdown wakes any blocked recv/send at once.
+        state.withLock { state in
+            for fd in state.active { shutdown(fd, Int32(SHUT_RDWR)) }
+        }
+        for fd in taken.listeners { shutdown(fd, Int32(SHUT_RDWR)) }
+        let finished = threads.wait(timeout: .now() + 10) == .success
+        for fd in taken.listeners { close(fd) }
+        // A thread still blocked after 10 s may yet poll the eventfd: leak it rather than
+        // risk another descriptor reusing its number under that thread.
+        if finished { close(taken.wakeFD) }
+        state.withLock { $0.wakeFD = -1 }
+    }
+
+    // MARK: Threads
+
+    private func spawn(_ body: @escaping @Sendable () -> Void) {
+        threads.enter()
+        let thread = Thread { [threads] in
+            body()
+            threads.leave()
+        }
+        thread.stackSize = 1 << 20
+        thread.start()
+    }
+
+    private func acceptLoop(listener: Int32, wakeFD: Int32) {
+        while true {
+            let ready = Socket.waitReadable(listener, orWake: wakeFD, timeoutMilliseconds: -1)
+            if ready.woken { return }
+            guard ready.ready else { continue }
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
+                return
+            }
+            // Keep test sockets out of processes the tests spawn (openssl, curl).
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            let accepted: (number: Int, tls: TLSServerContext?)? = state.withLock {
+                guard $0.running else { return nil }
+                $0.active.insert(fd)
+                $0.statistics.connectionsAccepted += 1
+                $0.statistics.activeConnections = $0.active.count
+                return ($0.statistics.connectionsAccepted, $0.tls)
+            }
+            guard let accepted else {
+                close(fd)
+                return
+            }
+            spawn { [self] in
+                serve(fd: fd, wakeFD: wakeFD, number: accepted.number, tls: accepted.tls)
+            }
+        }
+    }
+
+    private func serve(fd: Int32, wakeFD: Int32, number: Int, tls: TLSServerContext?) {
+        let connection = ServerConnection(fd: fd, wakeFD: wakeFD)
+        defer {
+            connection.drainBeforeClose()
+            state.withLock {
+                $0.active.remove(fd)
+                $0.statistics.activeConnections = $0.active.count
+            }
+            close(fd)
+        }
+        Socket.setNoDelay(fd)
+        if let tls {
+            do {
+                try connection.startTLS(context: tls.context)
+            } catch {
+                state.withLock { $0.statistics.failedHandshakes += 1 }
+                return
+            }
+        }
+        var reader = HTTPRequestReader(connection: connection)
+        guard let (head, body) = try? reader.readRequest() else {
+            try? connection.write("HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\nConnection: close\r\n\r\n")
+            connection.close()
+            return
+        }
+        let (path, rawQuery, query) = HTTPRequestReader.splitTarget(head.target)
+        let request: RecordedRequest
+        let handler: TestServer.Handler?
+        (request, handler) = state.withLock {
+            let attempt = $0.attempts[head.target, default: 0]
+            $0.attempts[head.target] = attempt + 1
+            let request = RecordedRequest(
+                method: head.method, target: head.target, path: path, rawQuery: rawQuery, query: query,
+                version: head.version, headers: head.headers, body: body, isTLS: connection.isTLS,
+                clientCertificateSubject: connection.peerCertificateSubject, connectionNumber: number,
+                attempt: attempt)
+            $0.requests.append(request)
+            return (request, $0.routes[path])
+        }
+        let writer = ResponseWriter(request: request, connection: connection) { [self] in
+            state.withLock { $0.statistics.cuts += 1 }
+        }
+        do {
+            if let handler {
+                try handler(writer)
+            } else {
+                try BuiltinEndpoints.respond(writer, core: self)
+            }
+            if !writer.headWritten {
+                try writer.writeHead(status: 500, headers: ["Content-Type": "text/plain"], framing: .contentLength(0))
+            }
+            try writer.finish()
+        } catch {
+            if !writer.headWritten, !connection.isClosed {
+                let message = Array("handler failed: \(error)\n".utf8)
+                try? writer.writeHead(
+                    status: 500, headers: ["Content-Type": "text/plain"], framing: .contentLength(message.count))
+                try? writer.writeRaw(message)
+            }
+            connection.close()
+        }
+    }
+}

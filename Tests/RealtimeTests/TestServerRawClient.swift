@@ -1,0 +1,176 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A minimal blocking HTTP client over a raw socket, for testing the test server's
+/// wire behaviour (exact bytes, framing, cuts, resets) without any library in between.
+/// Every read has a 5 s timeout so a broken server fails a test instead of hanging it.
+final class TestServerRawClient {
+    enum End: Equatable {
+        case eof, reset, timeout
+    }
+
+    struct Response {
+        var bytes: [UInt8]
+        var end: End
+        var head: String {
+            guard let range = find([13, 10, 13, 10]) else { return "" }
+            return String(decoding: bytes[..<range], as: UTF8.self)
+        }
+        var statusCode: Int? {
+            head.split(separator: " ").dropFirst().first.flatMap { Int($0) }
+        }
+        func header(_ name: String) -> String? {
+            for line in head.split(separator: "\r\n").dropFirst() {
+                let parts = line.split(separator: ":", maxSplits: 1)
+                if parts.count == 2, parts[0].lowercased() == name.lowercased() {
+                    return parts[1].trimmingCharacters(in: .whitespaces)
+                }
+            }
+            return nil
+        }
+        /// The raw body bytes after the head (still chunk-framed if chunked).
+        var rawBody: [UInt8] {
+            guard let range = find([13, 10, 13, 10]) else { return [] }
+            return Array(bytes[(range + 4)...])
+        }
+        /// The body with chunk framing removed (a truncated last chunk keeps its received bytes).
+        var body: [UInt8] {
+            guard header("Transfer-Encoding")?.lowercased() == "chunked" else { return rawBody }
+            return Self.dechunk(rawBody).body
+        }
+        /// The sizes of the chunks, in order (for chunked responses).
+        var chunkSizes: [Int] { Self.dechunk(rawBody).sizes }
+        /// Whether the chunked body ended with its terminating zero-size chunk.
+        var chunkedComplete: Bool { Self.dechunk(rawBody).complete }
+
+        func find(_ needle: [UInt8]) -> Int? {
+            guard bytes.count >= needle.count else { return nil }
+            for i in 0...(bytes.count - needle.count) where Array(bytes[i..<i + needle.count]) == needle {
+                return i
+            }
+            return nil
+        }
+
+        static func dechunk(_ raw: [UInt8]) -> (body: [UInt8], sizes: [Int], complete: Bool) {
+            var body: [UInt8] = []
+            var sizes: [Int] = []
+            var i = 0
+            while i < raw.count {
+                guard let lineEnd = (i..<raw.count - 1).first(where: { raw[$0] == 13 && raw[$0 + 1] == 10 }),
+                      let size = Int(String(decoding: raw[i..<lineEnd], as: UTF8.self), radix: 16)
+                else { break }
+                if size == 0 { return (body, sizes, true) }
+                sizes.append(size)
+                let start = lineEnd + 2
+                let end = min(raw.count, start + size)
+                body += raw[start..<end]
+                i = end + 2
+            }
+            return (body, sizes, false)
+        }
+    }
+
+    let fd: Int32
+
+    init(port: UInt16, ipv6: Bool = false) throws {
+        fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var result: Int32
+        if ipv6 {
+            var address = sockaddr_in6()
+            address.sin6_family = sa_family_t(AF_INET6)
+            address.sin6_port = port.bigEndian
+            address.sin6_addr = in6addr_loopback
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
+                }
+            }
+        } else {
+            var address = sockaddr_in()
+            address.sin_family = sa_family_t(AF_INET)
+            address.sin_port = port.bigEndian
+            address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+            result = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+        }
+        guard result == 0 else {
+            let code = errno
+            close(fd)
+            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+        }
+    }
+
+    deinit { close(fd) }
+
+    func send(_ text: String) {
+        send(Array(text.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if n <= 0 { return }
+            offset += n
+        }
+    }
+
+    /// Sends `GET target` (or another method) with extra header lines and an optional body.
+    func request(_ target: String, method: String = "GET", headers: [String] = [], body: String? = nil) {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for header in headers { text += header + "\r\n" }
+        if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
+        text += "\r\n" + (body ?? "")
+        send(text)
+    }
+
+    /// Reads whatever arrives within `milliseconds` (or until EOF): for checking a stall.
+    func read(for milliseconds: Int32) -> (bytes: [UInt8], end: End?) {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
+        while true {
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now < deadline else { return (bytes, nil) }
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            guard poll(&pfd, 1, Int32((deadline - now) / 1_000_000) + 1) > 0 else { continue }
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return (bytes, .eof) }
+            if n < 0 { return (bytes, errno == ECONNRESET ? .reset : .timeout) }
+            bytes += buffer[0..<n]
+        }
+    }
+
+    /// Reads until EOF, a reset, the 5 s timeout, or `limit` bytes.
+    func readToEnd(limit: Int = 64 << 20) -> Response {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while bytes.count < limit {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n == 0 { return Response(bytes: bytes, end: .eof) }
+            if n < 0 {
+                if errno == EINTR { continue }
+                return Response(bytes: bytes, end: errno == ECONNRESET ? .reset : .timeout)
+            }
+            bytes += buffer[0..<n]
+        }
+        return Response(bytes: bytes, end: .timeout)
+    }
+
+    /// One request, whole response.
+    static func fetch(
+        port: UInt16, _ target: String, method: String = "GET", headers: [String] = [], body: String? = nil,
+        ipv6: Bool = false
+    ) throws -> Response {
+        let client = try TestServerRawClient(port: port, ipv6: ipv6)
+        client.request(target, method: method, headers: headers, body: body)
+        return client.readToEnd()
+    }
+}

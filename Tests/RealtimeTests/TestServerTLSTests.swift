@@ -1,0 +1,93 @@
+import Foundation
+import RealtimeCore
+import RealtimeTestServer
+import Testing
+
+/// TLS and mutual TLS on the test server, checked with the `openssl s_client` command.
+@Suite(.serialized)
+struct TestServerTLSTests {
+    static let certificates: Result<TestCertificates, any Error> = Result {
+        try TestCertificates.generate(in: temporaryDirectory("certs"))
+    }
+
+    static func temporaryDirectory(_ name: String) -> String {
+        NSTemporaryDirectory() + "realtime-testserver-\(getpid())/\(name)"
+    }
+
+    /// Runs `openssl s_client`, sends one request, returns (exit status, stdout).
+    private func sClient(port: UInt16, target: String, caFile: String, extra: [String] = []) throws -> (Int32, String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost",
+            "-CAfile", caFile, "-verify_return_error", "-verify_ip", "127.0.0.1", "-quiet", "-ign_eof",
+        ] + extra
+        let input = Pipe(), output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        input.fileHandleForWriting.write(Data("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        try input.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func generatesACAServerAndClientCertificates() throws {
+        let certificates = try Self.certificates.get()
+        for file in [
+            certificates.caCertificateFile, certificates.serverCertificateFile, certificates.serverKeyFile,
+            certificates.clientCertificateFile, certificates.clientKeyFile,
+        ] {
+            #expect(FileManager.default.fileExists(atPath: file))
+        }
+        #expect(certificates.serverPublicKeyPin.hasPrefix("sha256//"))
+        #expect(Data(base64Encoded: String(certificates.serverPublicKeyPin.dropFirst(8)))?.count == 32)
+    }
+
+    @Test func servesHTTPSVerifiedByTheTestCA() throws {
+        let certificates = try Self.certificates.get()
+        let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
+        try server.start()
+        defer { server.stop() }
+        #expect(server.baseURL.scheme == "https")
+        #expect(server.wsBaseURL.scheme == "wss")
+        let (status, output) = try sClient(port: server.port, target: "/sse?count=2&framing=close", caFile: certificates.caCertificateFile)
+        #expect(status == 0)
+        #expect(output.hasPrefix("HTTP/1.1 200 OK\r\n"))
+        #expect(output.hasSuffix("id: 2\ndata: event 2\n\n"))
+        #expect(server.requests.last?.isTLS == true)
+        #expect(server.requests.last?.clientCertificateSubject == nil)
+    }
+
+    @Test func aClientTrustingAnotherCAFailsTheHandshake() throws {
+        let certificates = try Self.certificates.get()
+        let stranger = try TestCertificates.generate(in: Self.temporaryDirectory("stranger"))
+        let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
+        try server.start()
+        defer { server.stop() }
+        let (status, output) = try sClient(port: server.port, target: "/sse", caFile: stranger.caCertificateFile)
+        #expect(status != 0)
+        #expect(!output.contains("HTTP/1.1"))
+        #expect(server.requests.isEmpty)
+        server.stop()
+        #expect(server.statistics.failedHandshakes == 1)
+    }
+
+    @Test func mutualTLSRequiresTheClientCertificate() throws {
+        let certificates = try Self.certificates.get()
+        let server = TestServer(configuration: .init(tls: .init(certificates: certificates, requireClientCertificate: true)))
+        try server.start()
+        defer { server.stop() }
+        let (refused, refusedOutput) = try sClient(port: server.port, target: "/sse?count=1", caFile: certificates.caCertificateFile)
+        #expect(!refusedOutput.contains("HTTP/1.1 200"))
+        _ = refused  // TLS 1.3 reports the missing certificate after the handshake, so the exit status varies.
+        let (status, output) = try sClient(
+            port: server.port, target: "/sse?count=1&framing=close", caFile: certificates.caCertificateFile,
+            extra: ["-cert", certificates.clientCertificateFile, "-key", certificates.clientKeyFile])
+        #expect(status == 0)
+        #expect(output.hasPrefix("HTTP/1.1 200 OK"))
+        #expect(server.requests.last?.clientCertificateSubject?.contains("realtime-test-client") == true)
+    }
+}

@@ -22,4 +22,14 @@ static inline CURLMcode rt_multi_setopt_ptr(CURLM *m, CURLMoption o, void *v) { 
 static inline CURLMcode rt_multi_setopt_socketfn(CURLM *m, curl_socket_callback f) { return curl_multi_setopt(m, CURLMOPT_SOCKETFUNCTION, f); }
 static inline CURLMcode rt_multi_setopt_timerfn(CURLM *m, curl_multi_timer_callback f) { return curl_multi_setopt(m, CURLMOPT_TIMERFUNCTION, f); }
 
+// Macros built from other macros (Swift imports only simple literals).
+static inline long rt_curl_global_default(void) { return CURL_GLOBAL_DEFAULT; }
+static inline curl_version_info_data *rt_curl_version_info(void) { return curl_version_info(CURLVERSION_NOW); }
+static inline curl_socket_t rt_curl_socket_timeout(void) { return CURL_SOCKET_TIMEOUT; }
+static inline int rt_curlpause_cont(void) { return CURLPAUSE_CONT; }
+static inline int rt_curlpause_recv(void) { return CURLPAUSE_RECV; }
+static inline size_t rt_curl_writefunc_pause(void) { return CURL_WRITEFUNC_PAUSE; }
+// CURLMsg.data is a union; read its result member.
+static inline CURLcode rt_curl_msg_result(const CURLMsg *m) { return m->data.result; }
+
 #endif

@@ -37,7 +37,7 @@ public final class EventLoop: Sendable {
     /// The thread to join on shutdown; taken by the first `shutdown()`.
     private let joinable = Mutex<pthread_t?>(nil)
     /// Loop-thread-only state; see the thread rule above.
-    nonisolated(unsafe) private let state = LoopState()
+    nonisolated(unsafe) let state = LoopState()
 
     /// epoll `data.u64` reserved for the wake-up eventfd; registrations and timers count
     /// from 1.
@@ -255,7 +255,9 @@ extension EventLoop {
             q.stopped = true
             q.tasks.removeAll()
         }
-        // Drop handlers and timer bodies here, on the loop thread that owns them.
+        // Drop handlers and timer bodies here, on the loop thread that owns them. The curl
+        // multi handle goes first: its cleanup still reports sockets to deregister.
+        state.curlDriver = nil
         state.registrations.removeAll()
         state.timerBodies.removeAll()
         state.timers = TimerHeap()

@@ -14,6 +14,8 @@ final class LoopState {
     var timers = TimerHeap()
     var timerBodies: [UInt64: () -> Void] = [:]
     var stopping = false
+    /// The loop's ``CurlMultiDriver``, created on first use.
+    var curlDriver: CurlMultiDriver?
     /// Shared counter for registration and timer identifiers; 0 is the wake-up token.
     private var nextID: UInt64 = 1
 

@@ -1,0 +1,147 @@
+#if os(Linux)
+import CCurl
+
+/// Drives one curl multi handle from an ``EventLoop`` with `curl_multi_socket_action`.
+///
+/// curl tells the driver which sockets to watch (`CURLMOPT_SOCKETFUNCTION`) and when to
+/// call back (`CURLMOPT_TIMERFUNCTION`); the driver maps both onto loop registrations and
+/// a loop timer, so any number of transfers share the loop's single thread.
+///
+/// **Thread rule:** loop-thread only, like the loop's own registration API. There is one
+/// driver per loop (``on(_:)``). ``remove(_:)`` must not be called from inside a curl
+/// callback (write/header/…); defer it with ``EventLoop/execute(_:)`` or do it from the
+/// completion handler, which runs after curl has returned.
+public final class CurlMultiDriver {
+    /// The raw multi handle (for options such as `CURLMOPT_MAX_HOST_CONNECTIONS`).
+    public let multi: UnsafeMutableRawPointer
+    private let loop: EventLoop
+    private var sockets: [Int32: IORegistration] = [:]
+    private var timer: TimerHandle?
+    private var completions: [UnsafeMutableRawPointer: (CURLcode) -> Void] = [:]
+
+    /// The driver of `loop`, created on first use. Loop thread only.
+    public static func on(_ loop: EventLoop) -> CurlMultiDriver {
+        precondition(loop.inEventLoop, "CurlMultiDriver.on must be called on the loop thread")
+        if let d = loop.state.curlDriver { return d }
+        let d = CurlMultiDriver(loop: loop)
+        loop.state.curlDriver = d
+        return d
+    }
+
+    private init(loop: EventLoop) {
+        precondition(CurlGlobal.ensureInitialized(), "curl_global_init failed")
+        guard let m = curl_multi_init() else { preconditionFailure("curl_multi_init failed") }
+        self.multi = m
+        self.loop = loop
+        // Unretained: the loop owns the driver and outlives every callback (cleanup below
+        // runs on the loop thread before the driver is freed).
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        _ = rt_multi_setopt_socketfn(m) { _, fd, what, userp, _ in
+            Unmanaged<CurlMultiDriver>.fromOpaque(userp!).takeUnretainedValue().socketChanged(fd, what)
+            return 0
+        }
+        _ = rt_multi_setopt_ptr(m, CURLMOPT_SOCKETDATA, me)
+        _ = rt_multi_setopt_timerfn(m) { _, timeoutMs, userp in
+            Unmanaged<CurlMultiDriver>.fromOpaque(userp!).takeUnretainedValue().timerChanged(timeoutMs)
+            return 0
+        }
+        _ = rt_multi_setopt_ptr(m, CURLMOPT_TIMERDATA, me)
+    }
+
+    deinit {
+        for (easy, _) in completions { curl_multi_remove_handle(multi, easy) }
+        curl_multi_cleanup(multi)
+        if let timer { loop.cancel(timer) }
+        for (_, r) in sockets { loop.deregister(r) }
+    }
+
+    /// Number of transfers attached (for tests and diagnostics).
+    public var activeTransfers: Int { completions.count }
+
+    /// Attaches an easy handle; `completion` runs on the loop thread once the transfer
+    /// ends by itself (with curl's result). It does not run after ``remove(_:)``.
+    /// Returns false (and does not attach) if curl refuses the handle.
+    @discardableResult
+    public func add(_ easy: UnsafeMutableRawPointer, completion: @escaping (CURLcode) -> Void) -> Bool {
+        precondition(loop.inEventLoop, "CurlMultiDriver.add must be called on the loop thread")
+        guard curl_multi_add_handle(multi, easy) == CURLM_OK else { return false }
+        completions[easy] = completion
+        return true
+    }
+
+    /// Detaches an easy handle (the transfer stops; its connection is closed or cached).
+    /// The caller then owns the handle again and frees it with `curl_easy_cleanup`.
+    public func remove(_ easy: UnsafeMutableRawPointer) {
+        precondition(loop.inEventLoop, "CurlMultiDriver.remove must be called on the loop thread")
+        guard completions.removeValue(forKey: easy) != nil else { return }
+        curl_multi_remove_handle(multi, easy)
+    }
+
+    /// Lets curl make progress on overdue work now (used after `curl_easy_pause` unpauses
+    /// a transfer, whose buffered data curl delivers on its next timeout action).
+    public func kick() {
+        precondition(loop.inEventLoop, "CurlMultiDriver.kick must be called on the loop thread")
+        action(socket: rt_curl_socket_timeout(), mask: 0)
+    }
+
+    // MARK: curl callbacks (run inside curl_multi_socket_action, on the loop thread)
+
+    private func socketChanged(_ fd: Int32, _ what: Int32) {
+        if what == CURL_POLL_REMOVE {
+            if let r = sockets.removeValue(forKey: fd) { loop.deregister(r) }
+            return
+        }
+        var interest: IOInterest = []
+        if what & CURL_POLL_IN != 0 { interest.insert(.readable) }
+        if what & CURL_POLL_OUT != 0 { interest.insert(.writable) }
+        if let r = sockets[fd] {
+            loop.modify(r, interest: interest)
+        } else {
+            sockets[fd] = loop.register(fd: fd, interest: interest) { [unowned self] ready in
+                var mask: Int32 = 0
+                if ready.contains(.readable) { mask |= CURL_CSELECT_IN }
+                if ready.contains(.writable) { mask |= CURL_CSELECT_OUT }
+                if !ready.isDisjoint(with: [.error, .hangup]) { mask |= CURL_CSELECT_ERR }
+                self.action(socket: fd, mask: mask)
+            }
+        }
+    }
+
+    private func timerChanged(_ timeoutMs: Int) {
+        if let t = timer {
+            loop.cancel(t)
+            timer = nil
+        }
+        guard timeoutMs >= 0 else { return }
+        // Never call socket_action from inside curl's callback: a loop timer (even at zero)
+        // runs after curl has returned.
+        timer = loop.schedule(after: .milliseconds(timeoutMs)) { [unowned self] in
+            self.timer = nil
+            self.action(socket: rt_curl_socket_timeout(), mask: 0)
+        }
+    }
+
+    // MARK: Progress
+
+    private func action(socket: Int32, mask: Int32) {
+        var running: Int32 = 0
+        _ = curl_multi_socket_action(multi, socket, mask, &running)
+        drainCompletions()
+    }
+
+    private func drainCompletions() {
+        var pending: Int32 = 0
+        while let msg = curl_multi_info_read(multi, &pending) {
+            guard msg.pointee.msg == CURLMSG_DONE, let easy = msg.pointee.easy_handle else { continue }
+            let result = rt_curl_msg_result(msg)
+            // The handle stays attached until its owner removes it (usually right here, from
+            // the completion): curl keeps it out of further socket actions once done.
+            guard let completion = completions[easy] else { continue }
+            completion(result)
+        }
+    }
+}
+
+@available(*, unavailable)
+extension CurlMultiDriver: Sendable {}
+#endif

@@ -1,0 +1,416 @@
+#if os(Linux)
+import CCurl
+import RealtimeCore
+import RealtimeIO
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// One SSE attempt's loop-thread state: the curl easy handle, the response head, the
+/// parser, the timers and the back-pressure flags.
+///
+/// **Thread rule:** created and used on the ``EventLoop`` thread only (``SSETransport``
+/// reaches it through a ``LoopBoundBox``). Curl calls ``received(_:_:)`` and
+/// ``headerLine(_:_:)`` from inside `curl_multi_socket_action`, so those never remove the
+/// easy handle themselves: they return 0 to make curl abort, and the completion tears down.
+final class SSEConnection {
+    private let request: TransportRequest
+    private let options: SSETransport.Options
+    private let loop: EventLoop
+    private let events: BoundedChannel<TransportEvent>
+
+    private var easy: UnsafeMutableRawPointer?
+    private var headerList: UnsafeMutablePointer<curl_slist>?
+    private var parser: SSEParser
+    private var head = SSEResponseHead()
+    private var phase = Phase.connecting
+    /// Set by a callback that aborts the transfer, to report instead of curl's
+    /// `CURLE_WRITE_ERROR`.
+    private var abortReason: RealtimeError?
+    private var connectTimer: TimerHandle?
+    private var idleTimer: TimerHandle?
+    private var lastByte = ContinuousClock.now
+    /// The channel is full: pause at the next chunk curl offers.
+    private var pauseRequested = false
+    /// The transfer is paused (`CURL_WRITEFUNC_PAUSE` returned) until ``resume()``.
+    private var paused = false
+
+    private enum Phase {
+        /// Before the final response head: DNS, connect, TLS, request, 1xx, redirects.
+        case connecting
+        /// 200 + `text/event-stream`: the body goes to the parser.
+        case open
+        /// 204: the server asked not to reconnect.
+        case noContent
+        /// Any other final status: keep a bounded excerpt of the body for the error.
+        case errorBody(status: Int, retryAfter: Duration?, excerpt: [UInt8])
+        case finished
+    }
+
+    init(request: TransportRequest, options: SSETransport.Options, loop: EventLoop, events: BoundedChannel<TransportEvent>) {
+        self.request = request
+        self.options = options
+        self.loop = loop
+        self.events = events
+        self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "")
+    }
+
+    private var isFinished: Bool {
+        if case .finished = phase { return true }
+        return false
+    }
+
+    // MARK: Lifecycle
+
+    func start() {
+        if let problem = SSERequestValidation.problem(in: request) {
+            finish(TransportEnd(clean: false, error: problem, requestWasDelivered: false))
+            return
+        }
+        guard CurlGlobal.ensureInitialized(), let easy = curl_easy_init() else {
+            finish(TransportEnd(clean: false, error: RealtimeError(.internal, detail: "curl_easy_init failed"), requestWasDelivered: false))
+            return
+        }
+        self.easy = easy
+        if let problem = configure(easy) {
+            finish(TransportEnd(clean: false, error: problem, requestWasDelivered: false))
+            return
+        }
+        let added = CurlMultiDriver.on(loop).add(easy) { [self] code in completed(code) }
+        guard added else {
+            finish(TransportEnd(clean: false, error: RealtimeError(.internal, detail: "curl_multi_add_handle failed"), requestWasDelivered: false))
+            return
+        }
+        connectTimer = loop.schedule(after: request.connectTimeout) { [self] in
+            connectTimer = nil
+            finish(TransportEnd(clean: false, error: RealtimeError(.connectTimeout, detail: "no response head within \(request.connectTimeout)"), requestWasDelivered: head.sawResponse))
+        }
+    }
+
+    /// User close or consumer cancellation.
+    func cancel() {
+        guard !isFinished else { return }
+        finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: head.sawResponse))
+    }
+
+    /// The consumer drained the channel: read again.
+    func resume() {
+        guard !isFinished else { return }
+        pauseRequested = false
+        guard paused, let easy else { return }
+        paused = false
+        lastByte = .now
+        // May deliver the held chunk synchronously through received(_:_:).
+        _ = curl_easy_pause(easy, rt_curlpause_cont())
+        if !isFinished { CurlMultiDriver.on(loop).kick() }
+    }
+
+    /// Transfer over (curl finished it by itself, or a callback aborted it).
+    private func completed(_ code: CURLcode) {
+        guard !isFinished else { return }
+        let delivered = head.sawResponse
+        if let abortReason {
+            finish(TransportEnd(clean: false, error: abortReason, requestWasDelivered: delivered))
+            return
+        }
+        switch phase {
+        case .open:
+            if code == CURLE_OK {
+                // WHATWG §9.2.6: an event not terminated by a blank line is discarded.
+                parser.finish()
+                finish(TransportEnd(clean: true))
+            } else {
+                finish(TransportEnd(clean: false, error: CurlErrorMapping.error(for: code, opened: true)))
+            }
+        case .noContent:
+            finish(TransportEnd(clean: true, doNotReconnect: true))
+        case .errorBody(let status, let retryAfter, let excerpt):
+            // Reported even if the body was cut: the status is what matters.
+            let text = excerpt.isEmpty ? nil : String(decoding: excerpt, as: UTF8.self)
+            finish(TransportEnd(clean: false, error: .httpStatus(status, bodyExcerpt: text, retryAfter: retryAfter)))
+        case .connecting:
+            let error = code == CURLE_OK
+                ? RealtimeError(.protocolViolation, detail: "response ended before its head")
+                : CurlErrorMapping.error(for: code, opened: false)
+            finish(TransportEnd(clean: false, error: error, requestWasDelivered: delivered))
+        case .finished:
+            break
+        }
+    }
+
+    /// The single exit: frees everything, then yields `ended` and finishes the channel.
+    private func finish(_ end: TransportEnd) {
+        guard !isFinished else { return }
+        phase = .finished
+        if let easy {
+            CurlMultiDriver.on(loop).remove(easy)
+            curl_easy_cleanup(easy)
+            self.easy = nil
+        }
+        if let headerList {
+            curl_slist_free_all(headerList)
+            self.headerList = nil
+        }
+        if let t = connectTimer { loop.cancel(t) }
+        if let t = idleTimer { loop.cancel(t) }
+        connectTimer = nil
+        idleTimer = nil
+        events.send(.ended(end))
+        events.finish()
+    }
+
+    // MARK: Curl callbacks
+
+    /// `CURLOPT_WRITEFUNCTION`: body bytes. Returns the count consumed, 0 to abort, or
+    /// `CURL_WRITEFUNC_PAUSE` to have curl hold this chunk until ``resume()``.
+    fileprivate func received(_ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        lastByte = .now
+        switch phase {
+        case .open:
+            if pauseRequested {
+                pauseRequested = false
+                paused = true
+                return rt_curl_writefunc_pause()
+            }
+            guard let bytes, count > 0 else { return count }
+            do {
+                try parser.feed(UnsafeRawBufferPointer(start: bytes, count: count)) { output in
+                    let more: Bool
+                    switch output {
+                    case .event(let e):
+                        more = events.send(.message(.sse(type: e.type, data: e.data, id: e.lastEventID)))
+                    case .retry(let ms):
+                        more = events.send(.retryHint(.milliseconds(ms)))
+                    }
+                    if !more { pauseRequested = true }
+                }
+            } catch {
+                abortReason = (error as? RealtimeError) ?? RealtimeError(.internal, detail: "SSE parser failed")
+                return 0
+            }
+            return count
+        case .errorBody(let status, let retryAfter, var excerpt):
+            guard let bytes else { return count }
+            let room = RealtimeError.maxBodyExcerpt - excerpt.count
+            excerpt.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: min(room, count)))
+            phase = .errorBody(status: status, retryAfter: retryAfter, excerpt: excerpt)
+            // Enough for the error: stop downloading (the body may be endless).
+            return excerpt.count >= RealtimeError.maxBodyExcerpt ? 0 : count
+        case .connecting, .noContent, .finished:
+            // Bodies of responses we do not use (1xx, followed redirects, 204).
+            return count
+        }
+    }
+
+    /// `CURLOPT_HEADERFUNCTION`: one header line. Returns 0 to abort.
+    fileprivate func headerLine(_ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int {
+        lastByte = .now
+        guard case .connecting = phase, let bytes else { return count }
+        guard case .end = head.consume(UnsafeRawBufferPointer(start: bytes, count: count)) else { return count }
+        return headEnded() ? count : 0
+    }
+
+    /// A complete response head arrived. Returns false to abort the transfer.
+    private func headEnded() -> Bool {
+        var status = 0
+        if let easy { _ = rt_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
+        if (100..<200).contains(status) { return true }
+        if [301, 302, 303, 307, 308].contains(status) {
+            // curl follows it (and fails with TOO_MANY_REDIRECTS past maxRedirects).
+            if head.hasLocation { return true }
+            abortReason = RealtimeError(.redirect, detail: "\(status) without a Location", status: status)
+            return false
+        }
+        if let t = connectTimer {
+            loop.cancel(t)
+            connectTimer = nil
+        }
+        switch status {
+        case 200:
+            guard head.isEventStream else {
+                abortReason = RealtimeError(.invalidContentType, detail: "Content-Type \(head.mediaType)", status: status)
+                return false
+            }
+            phase = .open
+            var info = ConnectionInfo(transport: .sse, url: effectiveURL(), status: status, headers: head.headers, attempt: request.attempt)
+            info.headers = head.headers
+            if !events.send(.opened(info)) { pauseRequested = true }
+        case 204:
+            phase = .noContent
+        default:
+            let retryAfter = head.headers["Retry-After"].flatMap { RetryAfter.parse($0, now: Date()) }
+            phase = .errorBody(status: status, retryAfter: retryAfter, excerpt: [])
+        }
+        armIdleTimer(after: request.idleTimeout)
+        return true
+    }
+
+    private func effectiveURL() -> URL {
+        var p: UnsafeMutablePointer<CChar>?
+        if let easy, rt_easy_getinfo_str(easy, CURLINFO_EFFECTIVE_URL, &p) == CURLE_OK, let p,
+            let url = URL(string: String(cString: p))
+        {
+            return url
+        }
+        return request.url
+    }
+
+    // MARK: Idle timeout
+
+    /// One timer per idle period rather than per chunk: when it fires it checks the time of
+    /// the last byte and re-arms for the remainder, so streaming costs no timer churn.
+    private func armIdleTimer(after delay: Duration?) {
+        guard let delay, request.idleTimeout != nil else { return }
+        idleTimer = loop.schedule(after: delay) { [self] in
+            idleTimer = nil
+            checkIdle()
+        }
+    }
+
+    private func checkIdle() {
+        guard !isFinished, let limit = request.idleTimeout else { return }
+        if paused {
+            // A slow consumer is not a dead connection.
+            armIdleTimer(after: limit)
+            return
+        }
+        let silent = ContinuousClock.now - lastByte
+        if silent >= limit {
+            finish(TransportEnd(clean: false, error: RealtimeError(.idleTimeout, detail: "no byte for \(limit)")))
+        } else {
+            armIdleTimer(after: limit - silent)
+        }
+    }
+
+    // MARK: Configuration
+
+    /// Sets every option on `easy`; returns an error for a setting curl refuses.
+    private func configure(_ easy: UnsafeMutableRawPointer) -> RealtimeError? {
+        var failure: RealtimeError?
+        func check(_ code: CURLcode, _ what: String) {
+            if code != CURLE_OK, failure == nil {
+                failure = RealtimeError(.invalidConfiguration, detail: "\(what): curl \(code.rawValue)")
+            }
+        }
+        let me = Unmanaged.passUnretained(self).toOpaque()
+        check(rt_easy_setopt_str(easy, CURLOPT_URL, request.url.absoluteString), "url")
+        check(rt_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "protocols")
+        check(rt_easy_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
+        // Never let curl raise or catch signals in the host process.
+        check(rt_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "nosignal")
+        check(rt_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 1), "noprogress")
+        check(rt_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), "followlocation")
+        check(rt_easy_setopt_long(easy, CURLOPT_MAXREDIRS, max(0, request.maxRedirects)), "maxredirs")
+        check(rt_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
+        check(rt_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, min(max(options.receiveBufferSize, 1024), 512 * 1024)), "buffer size")
+        check(rt_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1), "proxy headers")
+
+        check(rt_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION) { p, size, n, me in
+            Unmanaged<SSEConnection>.fromOpaque(me!).takeUnretainedValue().received(p, size * n)
+        }, "write function")
+        check(rt_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, me), "write data")
+        check(rt_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION) { p, size, n, me in
+            Unmanaged<SSEConnection>.fromOpaque(me!).takeUnretainedValue().headerLine(p, size * n)
+        }, "header function")
+        check(rt_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "header data")
+
+        // Method and body.
+        let method = request.method.uppercased()
+        if method == "POST" {
+            check(rt_easy_setopt_long(easy, CURLOPT_POST, 1), "post")
+        } else if method != "GET" || request.body != nil {
+            check(rt_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, method), "method")
+        }
+        if request.body != nil || method == "POST" {
+            let body = request.body ?? []
+            // Size first, so a body with NUL bytes is copied whole.
+            check(rt_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "body size")
+            check(body.withUnsafeBytes { rt_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)) }, "body")
+        }
+
+        // Headers: ours first, then the user's (which may replace Accept or User-Agent).
+        var list: UnsafeMutablePointer<curl_slist>?
+        func add(_ line: String) { list = curl_slist_append(list, line) }
+        if !request.headers.contains("Accept") { add("Accept: text/event-stream") }
+        if !request.headers.contains("Cache-Control") { add("Cache-Control: no-cache") }
+        if let id = request.lastEventID, !id.isEmpty, !request.headers.contains("Last-Event-ID") {
+            add("Last-Event-ID: \(id)")
+        }
+        // No `Expect: 100-continue` round trip before a POST body.
+        add("Expect:")
+        for field in request.headers.fields {
+            // "Name;" is curl's syntax for a header with an empty value.
+            add(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
+        }
+        headerList = list
+        check(rt_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
+        if let ua = options.userAgent, !request.headers.contains("User-Agent") {
+            check(rt_easy_setopt_str(easy, CURLOPT_USERAGENT, ua), "user agent")
+        }
+
+        // HTTP version.
+        let https = request.url.scheme?.lowercased() == "https"
+        let version = options.preferHTTP2 && https && CurlGlobal.supportsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1)
+        check(rt_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version), "http version")
+
+        // Proxy.
+        switch options.proxy {
+        case .environment: break
+        case .none: check(rt_easy_setopt_str(easy, CURLOPT_PROXY, ""), "proxy")
+        case .url(let p): check(rt_easy_setopt_str(easy, CURLOPT_PROXY, p), "proxy")
+        }
+
+        // TCP.
+        if let ka = options.tcpKeepAlive {
+            check(rt_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1), "keepalive")
+            check(rt_easy_setopt_long(easy, CURLOPT_TCP_KEEPIDLE, max(1, Self.milliseconds(ka.idle) / 1000)), "keepidle")
+            check(rt_easy_setopt_long(easy, CURLOPT_TCP_KEEPINTVL, max(1, Self.milliseconds(ka.interval) / 1000)), "keepintvl")
+        }
+        if let ut = options.tcpUserTimeout {
+            // The value rides in the callback's pointer argument: no lifetime to manage.
+            let ms = UInt32(clamping: max(1, Self.milliseconds(ut)))
+            check(rt_easy_setopt_ptr(easy, CURLOPT_SOCKOPTDATA, UnsafeRawPointer(bitPattern: UInt(ms))), "sockopt data")
+            check(rt_easy_setopt_sockopt(easy) { clientp, fd, purpose in
+                if purpose == CURLSOCKTYPE_IPCXN {
+                    SocketOptions.setTCPUserTimeout(fd, milliseconds: UInt32(UInt(bitPattern: clientp)))
+                }
+                return CURL_SOCKOPT_OK
+            }, "sockopt function")
+        }
+
+        // TLS (https only; harmless for http).
+        let tls = request.tls
+        switch tls.verification {
+        case .full:
+            check(rt_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 1), "verifypeer")
+            check(rt_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 2), "verifyhost")
+        case .insecureNoVerification:
+            check(rt_easy_setopt_long(easy, CURLOPT_SSL_VERIFYPEER, 0), "verifypeer")
+            check(rt_easy_setopt_long(easy, CURLOPT_SSL_VERIFYHOST, 0), "verifyhost")
+        }
+        if case .file(let path) = tls.trustRoots {
+            check(rt_easy_setopt_str(easy, CURLOPT_CAINFO, path), "ca file")
+            // The bundle must be the *only* roots: drop the built-in CA directory too.
+            check(rt_easy_setopt_str(easy, CURLOPT_CAPATH, nil), "ca path")
+        }
+        if let cert = tls.clientCertificateFile { check(rt_easy_setopt_str(easy, CURLOPT_SSLCERT, cert), "client certificate") }
+        if let key = tls.clientKeyFile { check(rt_easy_setopt_str(easy, CURLOPT_SSLKEY, key), "client key") }
+        if !tls.pinnedPublicKeys.isEmpty {
+            check(rt_easy_setopt_str(easy, CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";")), "pinned public key")
+        }
+        return failure
+    }
+
+    static func milliseconds(_ d: Duration) -> Int {
+        let (s, a) = d.components
+        if s < 0 { return 0 }
+        if s > Int64(Int.max / 1000) - 1 { return Int.max / 2 }
+        return Int(s) * 1000 + Int(a / 1_000_000_000_000_000)
+    }
+}
+
+@available(*, unavailable)
+extension SSEConnection: Sendable {}
+#endif

@@ -1,0 +1,54 @@
+import RealtimeCore
+
+extension SSETransport {
+    /// Settings of the SSE transport beyond the per-attempt ``TransportRequest``.
+    ///
+    /// Timeouts, redirects, TLS and headers come from the request; these are the knobs that
+    /// belong to the transport itself. Every field has a documented default.
+    public struct Options: Sendable {
+        /// How the transport reaches the server.
+        public enum Proxy: Sendable, Hashable {
+            /// libcurl's environment rules: `http_proxy`, `https_proxy`, `all_proxy`,
+            /// `no_proxy` (default).
+            case environment
+            /// Connect directly, ignoring the environment.
+            case none
+            /// This proxy, e.g. `http://proxy.local:3128` or `socks5h://127.0.0.1:1080`.
+            case url(String)
+        }
+
+        /// TCP keep-alive probes (`SO_KEEPALIVE`, `TCP_KEEPIDLE`, `TCP_KEEPINTVL`).
+        public struct TCPKeepAlive: Sendable, Hashable {
+            /// Idle time before the first probe. Default 30 s.
+            public var idle: Duration
+            /// Time between probes. Default 10 s.
+            public var interval: Duration
+            public init(idle: Duration = .seconds(30), interval: Duration = .seconds(10)) {
+                self.idle = idle
+                self.interval = interval
+            }
+        }
+
+        /// Line and event size bounds for the parser (default 8 MiB lines, 16 MiB events).
+        public var limits: SSEParser.Limits = .default
+        /// Default ``Proxy/environment``.
+        public var proxy: Proxy = .environment
+        /// Ask for HTTP/2 on `https` when libcurl offers it (ALPN); HTTP/1.1 otherwise and on
+        /// plain `http`. Default true.
+        public var preferHTTP2 = true
+        /// Keep-alive probes; nil turns them off. Default 30 s idle, 10 s interval.
+        public var tcpKeepAlive: TCPKeepAlive? = TCPKeepAlive()
+        /// `TCP_USER_TIMEOUT`: unacknowledged data older than this kills the connection
+        /// (detects dead peers while sending, which keep-alive does not). nil leaves the
+        /// kernel default. Default 30 s.
+        public var tcpUserTimeout: Duration? = .seconds(30)
+        /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`), in bytes: the largest chunk
+        /// handed to the parser at once. Clamped to 1 KiB…512 KiB. Default 64 KiB.
+        public var receiveBufferSize = 64 * 1024
+        /// `User-Agent` sent unless the request's headers set one. nil sends none.
+        /// Default `swift-realtime`.
+        public var userAgent: String? = "swift-realtime"
+
+        public init() {}
+    }
+}

@@ -1,0 +1,108 @@
+#if os(Linux)
+import RealtimeCore
+import RealtimeIO
+import Synchronization
+
+/// Server-Sent Events over libcurl: one connection attempt, per the ``Transport`` contract.
+///
+/// The request carries `Accept: text/event-stream`, `Cache-Control: no-cache`, the user's
+/// headers and, when resuming, `Last-Event-ID`; GET by default, or any method with a body
+/// (POST for LLM-style APIs). A `200` with `Content-Type: text/event-stream` (parameters
+/// ignored) opens the stream; `204` ends it with `doNotReconnect`; `301/302/303/307/308` are
+/// followed up to ``TransportRequest/maxRedirects``; anything else ends with a typed
+/// error carrying the status, a bounded body excerpt and `Retry-After`.
+///
+/// All I/O runs on an ``EventLoop`` through its curl multi handle: bytes go from curl's
+/// write callback straight into ``SSEParser``, events into ``events``. When the consumer
+/// falls behind (the channel is full) the transfer is paused (`CURL_WRITEFUNC_PAUSE`), so
+/// TCP flow control stops the server instead of memory growing.
+///
+/// Thread-safe: ``start()`` and ``close(code:reason:)`` may be called from any thread.
+public final class SSETransport: Transport {
+    public var kind: TransportKind { .sse }
+    public let events: BoundedChannel<TransportEvent>
+    public let request: TransportRequest
+    public let options: Options
+    private let loop: EventLoop
+    private let lifecycle = Mutex(Lifecycle.idle)
+    /// The live attempt; created and used on the loop thread only.
+    private let connection: LoopBoundBox<SSEConnection?>
+
+    private enum Lifecycle {
+        case idle, started, closed
+    }
+
+    /// - Parameters:
+    ///   - request: the attempt's URL (`http`/`https`), method, headers, body, resume ID,
+    ///     TLS, timeouts, redirect limit and event buffer size.
+    ///   - options: transport settings (parser limits, proxy, HTTP/2, TCP keep-alive…).
+    ///   - eventLoop: the loop that runs the transfer; ``EventLoop/shared`` by default.
+    public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
+        self.request = request
+        self.options = options
+        self.loop = eventLoop
+        self.events = BoundedChannel(capacity: max(1, request.eventBufferCapacity))
+        self.connection = LoopBoundBox(nil, loop: eventLoop)
+    }
+
+    deinit {
+        // A transport dropped without close() must not leave a transfer running.
+        let box = connection
+        loop.execute { box.value?.cancel() }
+    }
+
+    public func start() {
+        let begin: Bool = lifecycle.withLock { state in
+            guard case .idle = state else { return false }
+            state = .started
+            return true
+        }
+        guard begin else { return }
+        let box = connection
+        let loop = self.loop
+        // Weak captures: the channel must not keep the transport alive.
+        events.setDemandHandler {
+            loop.execute { box.value?.resume() }
+        }
+        events.setTerminationHandler { [weak self] in
+            self?.close()
+        }
+        let request = self.request, options = self.options, events = self.events
+        loop.execute {
+            let c = SSEConnection(request: request, options: options, loop: loop, events: events)
+            box.value = c
+            c.start()
+        }
+    }
+
+    /// SSE cannot send: always throws `sendNotSupported`.
+    public func send(_ message: OutboundMessage) async throws {
+        throw RealtimeError(.sendNotSupported, detail: "SSE is receive-only")
+    }
+
+    /// Ends the attempt: removes the transfer, frees its handle and timers, and yields
+    /// `ended` with error `cancelled` unless the attempt already ended. `code` and `reason`
+    /// are ignored (no close frame in SSE). Idempotent; any thread, any time.
+    public func close(code: UInt16, reason: String) {
+        let wasIdle: Bool = lifecycle.withLock { state in
+            switch state {
+            case .idle:
+                state = .closed
+                return true
+            case .started:
+                state = .closed
+                return false
+            case .closed:
+                return false
+            }
+        }
+        if wasIdle {
+            events.send(.ended(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false)))
+            events.finish()
+            return
+        }
+        let box = connection
+        loop.execute { box.value?.cancel() }
+    }
+}
+#endif

@@ -41,25 +41,26 @@ struct EventLoopTests {
         #expect(order == ["outer-start", "outer-end", "inner"])
     }
 
-    @Test("timers fire in deadline order; ties in creation order; cancel works")
+    @Test("timers fire in deadline order; cancel works")
     func timerOrder() async {
         let loop = EventLoop(name: "t-timers")
         defer { loop.shutdown() }
+        // Deadlines 100 ms apart, so the microseconds between schedule() calls (even with
+        // a preempted thread) cannot reorder them; exact tie-breaking is in TimerHeapTests.
         let fired = await withCheckedContinuation { (c: CheckedContinuation<[String], Never>) in
             loop.execute {
                 let box = Box([String]())
-                loop.schedule(after: .milliseconds(30)) { box.value.append("c30") }
-                loop.schedule(after: .milliseconds(10)) { box.value.append("a10") }
-                let dropped = loop.schedule(after: .milliseconds(5)) { box.value.append("cancelled") }
-                loop.schedule(after: .milliseconds(20)) { box.value.append("b20") }
-                loop.schedule(after: .milliseconds(10)) { box.value.append("a10-second") }
+                loop.schedule(after: .milliseconds(300)) { box.value.append("c300") }
+                loop.schedule(after: .milliseconds(100)) { box.value.append("a100") }
+                let dropped = loop.schedule(after: .milliseconds(50)) { box.value.append("cancelled") }
+                loop.schedule(after: .milliseconds(200)) { box.value.append("b200") }
                 loop.schedule(after: .zero) { box.value.append("now") }
                 loop.cancel(dropped)
                 loop.cancel(dropped)  // Idempotent.
-                loop.schedule(after: .milliseconds(40)) { c.resume(returning: box.value) }
+                loop.schedule(after: .milliseconds(400)) { c.resume(returning: box.value) }
             }
         }
-        #expect(fired == ["now", "a10", "a10-second", "b20", "c30"])
+        #expect(fired == ["now", "a100", "b200", "c300"])
         #expect(await loop.submit { loop.pendingTimerCount } == 0)
     }
 
@@ -74,24 +75,26 @@ struct EventLoopTests {
         #expect(ContinuousClock.now - start >= .milliseconds(25))
     }
 
-    @Test("10,000 timers with seeded delays: each fires once, in deadline order, cancelled ones never")
+    @Test("10,000 timers with seeded delays: each fires once and never early; cancelled ones never")
     func thousandsOfTimers() async {
         let loop = EventLoop(name: "t-many")
         defer { loop.shutdown() }
-        struct Outcome: Sendable { var fired: [Int]; var expected: Set<Int>; var deadlinesSorted: Bool; var pending: Int }
+        struct Outcome: Sendable { var fired: [Int]; var expected: Set<Int>; var early: Int; var pending: Int }
         let outcome = await withCheckedContinuation { (c: CheckedContinuation<Outcome, Never>) in
             loop.execute {
                 var rng = SeededGenerator(seed: 42)
                 let fired = Box([Int]())
-                let deadlines = Box([ContinuousClock.Instant]())
+                let early = Box(0)
                 var expected = Set<Int>()
                 var handles: [TimerHandle] = []
                 for i in 0..<10_000 {
                     let delay = Duration.microseconds(Int.random(in: 0...20_000, using: &rng))
+                    // Read before schedule(): the loop's own deadline can only be later.
+                    // (Firing order is the heap's job; TimerHeapTests checks it exactly.)
                     let deadline = ContinuousClock.now + delay
                     handles.append(loop.schedule(after: delay) {
                         fired.value.append(i)
-                        deadlines.value.append(deadline)
+                        if ContinuousClock.now < deadline { early.value += 1 }
                     })
                     expected.insert(i)
                 }
@@ -100,17 +103,13 @@ struct EventLoopTests {
                     expected.remove(i)
                 }
                 loop.schedule(after: .milliseconds(60)) {
-                    // Each deadline is computed just before its schedule() call: allow the
-                    // microseconds between the two clock readings.
-                    let d = deadlines.value
-                    let sorted = zip(d, d.dropFirst()).allSatisfy { $0 <= $1 + .milliseconds(1) }
-                    c.resume(returning: Outcome(fired: fired.value, expected: expected, deadlinesSorted: sorted, pending: loop.pendingTimerCount))
+                    c.resume(returning: Outcome(fired: fired.value, expected: expected, early: early.value, pending: loop.pendingTimerCount))
                 }
             }
         }
         #expect(outcome.fired.count == outcome.expected.count)
         #expect(Set(outcome.fired) == outcome.expected, "fired set differs")
-        #expect(outcome.deadlinesSorted)
+        #expect(outcome.early == 0)
         #expect(outcome.pending == 0)
     }
 

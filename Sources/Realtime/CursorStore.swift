@@ -1,0 +1,16 @@
+/// Where the resume cursor (the SSE `Last-Event-ID` of the last *processed* event) lives
+/// between runs of an app, so a restarted app resumes where it stopped.
+///
+/// ``load`` is called once, before the first connection, when
+/// `Configuration.lastEventID` is nil. ``save`` is called, in order, each time the cursor
+/// advances (when the consumer has processed an event); the consumer's next event waits
+/// for it, so keep it quick (write to a file or `UserDefaults`, not to a remote service).
+public struct CursorStore: Sendable {
+    public var load: @Sendable () async -> String?
+    public var save: @Sendable (String) async -> Void
+
+    public init(load: @escaping @Sendable () async -> String?, save: @escaping @Sendable (String) async -> Void) {
+        self.load = load
+        self.save = save
+    }
+}

@@ -1,0 +1,92 @@
+extension RealtimeClient {
+    /// Everything a ``RealtimeClient`` can be told, with documented defaults. A value type:
+    /// build it, then hand it to the client (later changes do not reach a running client).
+    public struct Configuration: Sendable {
+        // MARK: Request
+
+        /// HTTP method for SSE (`POST` for LLM-style APIs). WebSocket always uses GET.
+        /// Default `GET`.
+        public var method: String = "GET"
+        /// Headers sent with every attempt (after the transport's own required headers).
+        /// Default none.
+        public var headers: HTTPHeaders = HTTPHeaders()
+        /// Request body for SSE (e.g. a JSON prompt). Default nil.
+        public var body: [UInt8]?
+        /// Called before every attempt; its headers replace same-named ``headers``. Use it for
+        /// short-lived tokens. After a 401 it is called with `credentialsRejected == true`
+        /// and the attempt is repeated at once (once per streak); nil disables refresh, so a
+        /// 401 stops. Throwing a ``RealtimeError`` ends the attempt with that error (a
+        /// `.network` error is retried); any other error stops the client with
+        /// `unauthorized`. Default nil.
+        public var headersProvider: (@Sendable (HeadersContext) async throws -> HTTPHeaders)?
+        /// Whether the request may be sent again after it reached the server. nil (default)
+        /// derives it from ``method``: GET, HEAD, OPTIONS, PUT, DELETE and REPORT are
+        /// repeatable (RFC 9110 §9.2.2), POST and PATCH are not, so a cut LLM reply is not
+        /// re-posted. Set true when your POST is safe to repeat (e.g. it carries a resume id).
+        public var requestIsRepeatable: Bool?
+        /// WebSocket subprotocols to offer, in preference order. Default none.
+        public var subprotocols: [String] = []
+
+        // MARK: Resume
+
+        /// The SSE resume cursor to start from (sent as `Last-Event-ID` on the first attempt).
+        /// Default nil: ask ``cursorStore`` if set.
+        public var lastEventID: String?
+        /// Loads the cursor at start and saves it as the consumer processes events.
+        /// Default nil (the cursor lives only in memory).
+        public var cursorStore: CursorStore?
+
+        // MARK: Policies
+
+        /// Delays between attempts. Default ``BackoffPolicy/default`` (decorrelated jitter,
+        /// 1 s initial, 30 s cap, reset after 10 s of stable connection).
+        public var backoff: BackoffPolicy = .default
+        /// When to reconnect, by failure class. Default ``ReconnectPolicy/default``
+        /// (forever, also after a clean end; use ``ReconnectPolicy/finite`` for LLM replies).
+        public var reconnect: ReconnectPolicy = .default
+        /// WebSocket dead-peer detection. Default ``HeartbeatPolicy/default`` (ping after
+        /// 30 s of silence, dead after 2 unanswered). SSE relies on ``idleTimeout``.
+        public var heartbeat: HeartbeatPolicy = .default
+
+        // MARK: Connection
+
+        public var tls: TLSConfiguration = .default
+        /// DNS + TCP + TLS + response head, per attempt. Default 10 s.
+        public var connectTimeout: Duration = .seconds(10)
+        /// No byte for this long means a dead connection (comments and control frames count).
+        /// nil disables. Default 60 s.
+        public var idleTimeout: Duration? = .seconds(60)
+        /// Redirects followed per attempt. Default 10.
+        public var maxRedirects: Int = 10
+
+        // MARK: Buffering
+
+        /// Events received and not yet taken by the consumer, per buffer (the transport's and
+        /// the client's). When the client's buffer is full the client stops reading from the
+        /// transport, whose own buffer then fills and pauses the socket. Default 256.
+        public var eventBufferCapacity: Int = 256
+
+        public init() {}
+
+        /// A typical LLM request: POST with a JSON body, not repeated after a cut, no
+        /// reconnect after the reply ends.
+        public static func llm(body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> Configuration {
+            var c = Configuration()
+            c.method = "POST"
+            c.body = body
+            c.headers = headers
+            c.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
+            c.reconnect = .finite
+            return c
+        }
+
+        /// ``requestIsRepeatable``, resolved.
+        var resolvedRequestIsRepeatable: Bool {
+            if let requestIsRepeatable { return requestIsRepeatable }
+            switch method.uppercased() {
+            case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "REPORT", "TRACE": return true
+            default: return false
+            }
+        }
+    }
+}

@@ -1,0 +1,36 @@
+extension RealtimeClient {
+    /// The client's events, in order; see ``RealtimeClient/events``.
+    ///
+    /// Single consumer: the first iterator starts the client; further iterators end at
+    /// once. Leaving the `for await` loop (or cancelling its task) closes the client.
+    public struct Events: AsyncSequence, Sendable {
+        public typealias Element = ClientEvent
+        let client: RealtimeClient
+
+        public func makeAsyncIterator() -> AsyncIterator {
+            let first = client.startIfFirstIteration()
+            return AsyncIterator(client: client, lifetime: first ? IteratorLifetime(client: client) : nil)
+        }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            let client: RealtimeClient
+            /// Closes the client when the last copy of the first iterator goes away.
+            let lifetime: IteratorLifetime?
+
+            /// The next event. Asking for it marks the previous one as processed, which is
+            /// what advances the resume cursor (see ``RealtimeClient/acknowledge()``).
+            public mutating func next() async -> ClientEvent? {
+                guard lifetime != nil else { return nil }
+                return await client.consumerNext()
+            }
+        }
+    }
+
+    /// Closes the client when the consumer's iterator is dropped (the `for await` loop was
+    /// left with `break`, `return` or a thrown error).
+    final class IteratorLifetime: Sendable {
+        let client: RealtimeClient
+        init(client: RealtimeClient) { self.client = client }
+        deinit { client.close() }
+    }
+}

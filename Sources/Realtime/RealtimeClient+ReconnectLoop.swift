@@ -1,0 +1,227 @@
+extension RealtimeClient {
+    /// How one attempt ended, as the loop saw it.
+    struct AttemptOutcome {
+        var end: TransportEnd
+        var opened: Bool
+        var uptime: Duration
+    }
+
+    /// Mutable state of the loop that outlives one attempt.
+    struct LoopState {
+        var backoff: Backoff
+        /// Paces retries while the network is unreachable without spending attempts.
+        var networkBackoff: Backoff
+        var attempt = 0
+        /// The previous attempt got a 401 and the headers provider must refresh.
+        var credentialsRejected = false
+        /// A refresh was already tried in this streak of 401s.
+        var refreshedInStreak = false
+    }
+
+    /// The reconnect loop: one attempt at a time, until the policy stops or the task is
+    /// cancelled by ``close()``.
+    func run(random rng: inout any RandomNumberGenerator & Sendable) async {
+        var loop = LoopState(
+            backoff: Backoff(policy: configuration.backoff), networkBackoff: Backoff(policy: configuration.backoff))
+        if configuration.lastEventID == nil, let store = configuration.cursorStore {
+            let loaded = await store.load()
+            state.withLock { s in
+                if s.cursor == nil { s.cursor = loaded }
+            }
+        }
+        let repeatable = configuration.resolvedRequestIsRepeatable
+
+        while !Task.isCancelled {
+            loop.attempt += 1
+            guard let outcome = await runAttempt(&loop) else { return }  // cancelled
+
+            let context = ReconnectContext(
+                attempt: loop.attempt, opened: outcome.opened, uptime: outcome.uptime,
+                requestIsRepeatable: repeatable,
+                canRefreshCredentials: configuration.headersProvider != nil && !loop.refreshedInStreak)
+            let decision = configuration.reconnect.decide(
+                outcome.end, context: context, backoff: &loop.backoff, using: &rng)
+
+            var delay: Duration?
+            switch decision {
+            case .retry(let d):
+                delay = d
+                loop.credentialsRejected = false
+            case .waitForNetwork:
+                // No network monitor yet: probe at a backoff pace that spends no attempt.
+                delay = loop.networkBackoff.nextDelay(using: &rng)
+                loop.credentialsRejected = false
+            case .refreshCredentials:
+                delay = .zero
+                loop.credentialsRejected = true
+                loop.refreshedInStreak = true
+            case .stop:
+                break
+            }
+            var reason: RealtimeError?
+            if case .stop(let r) = decision { reason = r }
+            guard await report(outcome, willRetry: decision.willRetry, retryIn: delay, reason: reason, attempt: loop.attempt)
+            else { return }
+
+            guard let delay else {
+                finish()
+                return
+            }
+            if delay > .zero {
+                do { try await clock.sleep(delay) } catch { return }
+            }
+            // Exact resume: reconnect only once the consumer has processed what it already
+            // received, so the cursor covers every delivered event.
+            if transportKind == .sse {
+                await waitUntilCaughtUp()
+            }
+        }
+    }
+
+    /// Makes and runs one attempt; nil when the client was closed meanwhile.
+    private func runAttempt(_ loop: inout LoopState) async -> AttemptOutcome? {
+        var request = TransportRequest(url: url)
+        request.method = configuration.method
+        request.headers = configuration.headers
+        request.body = configuration.body
+        request.subprotocols = configuration.subprotocols
+        request.tls = configuration.tls
+        request.connectTimeout = configuration.connectTimeout
+        request.idleTimeout = configuration.idleTimeout
+        request.maxRedirects = configuration.maxRedirects
+        request.eventBufferCapacity = configuration.eventBufferCapacity
+        request.attempt = loop.attempt
+
+        if let provider = configuration.headersProvider {
+            let context = HeadersContext(attempt: loop.attempt, credentialsRejected: loop.credentialsRejected)
+            do {
+                let fresh = try await provider(context)
+                for field in fresh.fields {
+                    request.headers.remove(name: field.name)
+                }
+                for field in fresh.fields {
+                    request.headers.add(name: field.name, value: field.value)
+                }
+            } catch {
+                if Task.isCancelled { return nil }
+                let e = (error as? RealtimeError) ?? RealtimeError(.unauthorized, detail: "headers provider failed")
+                return AttemptOutcome(
+                    end: TransportEnd(clean: false, error: e, requestWasDelivered: false), opened: false, uptime: .zero)
+            }
+        }
+        request.lastEventID = state.withLock { $0.cursor }
+
+        let transport: any Transport
+        do {
+            transport = try makeTransport(request)
+        } catch {
+            let e = (error as? RealtimeError) ?? RealtimeError(.internal, detail: "transport factory failed")
+            return AttemptOutcome(
+                end: TransportEnd(clean: false, error: e, requestWasDelivered: false), opened: false, uptime: .zero)
+        }
+        let registered: Bool = state.withLock { s in
+            guard s.phase == .running else { return false }
+            s.transport = transport
+            return true
+        }
+        guard registered else {
+            transport.close()
+            return nil
+        }
+        transport.start()
+
+        var opened = false
+        var openedAt = Duration.zero
+        var end: TransportEnd?
+        reading: while end == nil, let event = await transport.events.next() {
+            switch event {
+            case .opened(var info):
+                info.attempt = loop.attempt
+                opened = true
+                openedAt = clock.now()
+                loop.refreshedInStreak = false
+                loop.networkBackoff.reset()
+                guard await forward(.open(info)) else { break reading }
+            case .message(let message):
+                guard await forward(.event(message)) else { break reading }
+            case .retryHint(let time):
+                loop.backoff.setServerReconnectionTime(time)
+            case .ended(let e):
+                end = e
+            }
+        }
+        state.withLock { s in
+            if s.transport === transport { s.transport = nil }
+        }
+        if Task.isCancelled {
+            transport.close()
+            return nil
+        }
+        let uptime = opened ? clock.now() - openedAt : .zero
+        let finalEnd = end ?? TransportEnd(
+            clean: false, error: RealtimeError(.internal, detail: "transport finished without an end event"))
+        return AttemptOutcome(end: finalEnd, opened: opened, uptime: uptime)
+    }
+
+    /// Emits the `.error` and/or `.closed` events for an ended attempt. False when closed.
+    private func report(
+        _ outcome: AttemptOutcome, willRetry: Bool, retryIn: Duration?, reason: RealtimeError?, attempt: Int
+    ) async -> Bool {
+        let end = outcome.end
+        let error = reason ?? end.error.flatMap { $0.code == .streamEnded ? nil : $0 }
+        if let error {
+            let event = ErrorEvent(error: error, willRetry: willRetry, retryIn: willRetry ? retryIn : nil, attempt: attempt)
+            guard await forward(.error(event)) else { return false }
+        }
+        if outcome.opened || end.error == nil || end.error?.code == .streamEnded {
+            let close = CloseEvent(clean: end.clean, code: end.code, reason: end.reason, willReconnect: willRetry)
+            guard await forward(.closed(close)) else { return false }
+        }
+        return true
+    }
+
+    /// Hands an event to the consumer's buffer, waiting while it is full. False when closed.
+    private func forward(_ event: ClientEvent) async -> Bool {
+        let seq: UInt64? = state.withLock { s in
+            guard s.phase == .running else { return nil }
+            s.forwardedSeq += 1
+            return s.forwardedSeq
+        }
+        guard let seq else { return false }
+        if !channel.send(Envelope(event: event, seq: seq)) {
+            // Not reading from the transport now is what lets its buffer fill and pause the
+            // socket (end-to-end back-pressure).
+            await demand.wait()
+        }
+        return !Task.isCancelled
+    }
+
+    /// Waits until every event forwarded so far has been processed by the consumer.
+    private func waitUntilCaughtUp() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now: Bool = state.withLock { s in
+                    if s.phase != .running || s.processedSeq == s.forwardedSeq || Task.isCancelled { return true }
+                    s.caughtUpWaiter = c
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            let w: CheckedContinuation<Void, Never>? = state.withLock { s in
+                defer { s.caughtUpWaiter = nil }
+                return s.caughtUpWaiter
+            }
+            w?.resume()
+        }
+    }
+
+    /// The policy stopped: the consumer gets what is buffered, then the end of ``events``.
+    private func finish() {
+        state.withLock { s in
+            if s.phase == .running { s.phase = .finished }
+            s.loopTask = nil
+        }
+        channel.finish()
+    }
+}

@@ -1,0 +1,61 @@
+import Realtime
+import Synchronization
+import Testing
+
+/// Consumes a client's events in a task (a prompt consumer) and records them.
+final class EventRecorder: Sendable {
+    private let state = Mutex<(events: [ClientEvent], finished: Bool)>(([], false))
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ client: RealtimeClient) {
+        let t = Task { [self] in
+            for await e in client.events {
+                self.state.withLock { $0.events.append(e) }
+            }
+            self.state.withLock { $0.finished = true }
+        }
+        task.withLock { $0 = t }
+    }
+
+    var events: [ClientEvent] { state.withLock { $0.events } }
+    var finished: Bool { state.withLock { $0.finished } }
+
+    func cancel() { task.withLock { $0?.cancel() } }
+
+    /// Waits until at least `n` events were recorded; returns them.
+    @discardableResult
+    func waitFor(_ n: Int, sourceLocation: SourceLocation = #_sourceLocation) async -> [ClientEvent] {
+        await eventually("\(n) events (have \(events.count): \(summary))", sourceLocation: sourceLocation) {
+            self.state.withLock { $0.events.count >= n }
+        }
+        return events
+    }
+
+    func waitUntilFinished(sourceLocation: SourceLocation = #_sourceLocation) async {
+        await eventually("the event stream to finish", sourceLocation: sourceLocation) { self.finished }
+    }
+
+    /// A compact description for failure messages: `open(1) event(a) error(network,retry) closed(reconnect)`.
+    var summary: String { events.map(\.short).joined(separator: " ") }
+}
+
+extension ClientEvent {
+    var short: String {
+        switch self {
+        case .open(let i): return "open(\(i.attempt))"
+        case .event(let m): return "event(\(m.text ?? "?"))"
+        case .error(let e): return "error(\(e.error.code),\(e.willRetry ? "retry" : "stop"))"
+        case .closed(let c): return "closed(\(c.willReconnect ? "reconnect" : "final"))"
+        }
+    }
+
+    var errorEvent: ErrorEvent? {
+        if case .error(let e) = self { return e }
+        return nil
+    }
+
+    var closeEvent: CloseEvent? {
+        if case .closed(let c) = self { return c }
+        return nil
+    }
+}

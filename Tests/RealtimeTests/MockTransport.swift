@@ -1,0 +1,84 @@
+import Realtime
+import Synchronization
+
+/// A scripted ``Transport``: the test decides what the "server" does by calling ``emit(_:)``.
+/// Keeps the contract (one `ended`, nothing after it, `close` ends with `cancelled`).
+final class MockTransport: Transport, Sendable {
+    let kind: TransportKind
+    let events: BoundedChannel<TransportEvent>
+    let request: TransportRequest
+
+    private struct State {
+        var started = false
+        var closed = false
+        var ended = false
+        var sent: [OutboundMessage] = []
+        var pausedSends = 0
+    }
+    private let state = Mutex(State())
+
+    init(request: TransportRequest) {
+        self.request = request
+        self.kind = RealtimeClient.transportKind(for: request.url) ?? .sse
+        self.events = BoundedChannel(capacity: request.eventBufferCapacity)
+        events.setTerminationHandler { [weak self] in self?.close() }
+    }
+
+    var started: Bool { state.withLock { $0.started } }
+    var closed: Bool { state.withLock { $0.closed } }
+    var ended: Bool { state.withLock { $0.ended } }
+    var sent: [OutboundMessage] { state.withLock { $0.sent } }
+    /// How many `emit` calls were told to pause (the channel was full).
+    var pausedSends: Int { state.withLock { $0.pausedSends } }
+
+    func start() {
+        state.withLock { s in
+            precondition(!s.started, "start() called twice")
+            s.started = true
+        }
+    }
+
+    /// Delivers an event as the I/O loop would; returns the channel's "keep going".
+    @discardableResult
+    func emit(_ event: TransportEvent) -> Bool {
+        let go: Bool = state.withLock { s in
+            guard !s.ended else { return false }
+            if case .ended = event { s.ended = true }
+            return true
+        }
+        guard go else { return false }
+        let more = events.send(event)
+        if case .ended = event { events.finish() }
+        if !more { state.withLock { $0.pausedSends += 1 } }
+        return more
+    }
+
+    func open(status: Int = 200) {
+        emit(.opened(ConnectionInfo(transport: kind, url: request.url, status: status)))
+    }
+
+    func message(_ data: String, id: String? = nil) {
+        emit(.message(kind == .sse ? .sse(type: "message", data: data, id: id ?? "") : Message(content: .text(data))))
+    }
+
+    func fail(_ error: RealtimeError, delivered: Bool = true) {
+        emit(.ended(TransportEnd(clean: false, error: error, requestWasDelivered: delivered)))
+    }
+
+    func endCleanly(code: UInt16? = nil) {
+        emit(.ended(TransportEnd(clean: true, code: code)))
+    }
+
+    func send(_ message: OutboundMessage) async throws {
+        if kind == .sse { throw RealtimeError(.sendNotSupported) }
+        try state.withLock { s in
+            guard !s.ended, !s.closed else { throw RealtimeError(.notConnected) }
+            s.sent.append(message)
+        }
+    }
+
+    func close(code: UInt16, reason: String) {
+        state.withLock { $0.closed = true }
+        emit(.ended(TransportEnd(clean: false, error: .cancelled)))
+    }
+}

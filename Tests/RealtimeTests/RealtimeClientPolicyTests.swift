@@ -1,0 +1,188 @@
+import Realtime
+import Synchronization
+import Testing
+
+/// Backoff, server hints, attempt limits, POST safety, credentials and back-pressure,
+/// through the client.
+@Suite struct RealtimeClientPolicyTests {
+    @Test func postIsNotRepeatedAfterADrop() async throws {
+        let t = try TestClient { $0 = .llm(body: Array("{\"prompt\":\"hi\"}".utf8)) ; $0.backoff = .exponential(jitter: .none) }
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        #expect(first.request.method == "POST")
+        #expect(first.request.body == Array("{\"prompt\":\"hi\"}".utf8))
+        first.open()
+        first.message("tok")
+        first.fail(RealtimeError(.network))
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "open(1) event(tok) error(request_not_repeatable,stop) closed(final)")
+        #expect(t.factory.count == 1)
+    }
+
+    @Test func postIsSentAgainWhenItNeverLeft() async throws {
+        let t = try TestClient { $0.method = "POST"; $0.body = [1] }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.fail(RealtimeError(.network, detail: "connection refused"), delivered: false)
+        await rec.waitFor(1)
+        await t.advance(by: .seconds(1))
+        let second = try #require(await t.factory.transport(1))
+        #expect(second.request.body == [1])
+    }
+
+    @Test func repeatablePostIsSentAgain() async throws {
+        let t = try TestClient { $0.method = "POST"; $0.body = [1]; $0.requestIsRepeatable = true }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.fail(RealtimeError(.network))
+        await rec.waitFor(3)
+        await t.advance(by: .seconds(1))
+        #expect(await t.factory.transport(1) != nil)
+    }
+
+    @Test func maxAttemptsGivesUp() async throws {
+        let t = try TestClient { $0.reconnect = .limited(maxAttempts: 3) }
+        let rec = EventRecorder(t.client)
+        for i in 0..<3 {
+            let transport = try #require(await t.factory.transport(i))
+            transport.fail(.httpStatus(503))
+            if i < 2 { await t.advance(by: .seconds(1 << i)) }
+        }
+        await rec.waitUntilFinished()
+        let errors = rec.events.compactMap(\.errorEvent)
+        #expect(errors.map(\.retryIn) == [.seconds(1), .seconds(2), nil])
+        #expect(errors.map(\.attempt) == [1, 2, 3])
+        let last = try #require(errors.last)
+        #expect(last.error.code == .retriesExhausted && !last.willRetry && last.error.status == 503)
+        #expect(t.factory.count == 3)
+        #expect(t.clock.sleeperCount == 0)
+    }
+
+    @Test func sseRetryFieldSetsTheDelay() async throws {
+        let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.emit(.retryHint(.milliseconds(5000)))
+        first.fail(RealtimeError(.network))
+        let events = await rec.waitFor(3)
+        #expect(events[1].errorEvent?.retryIn == .seconds(5))
+        await eventually("a backoff timer") { t.clock.sleeperCount == 1 }
+        t.clock.advance(by: .milliseconds(4999))
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.factory.count == 1, "not before the server's delay")
+        t.clock.advance(by: .milliseconds(1))
+        #expect(await t.factory.transport(1) != nil)
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.fail(.httpStatus(429, retryAfter: .seconds(120)))
+        let events = await rec.waitFor(1)
+        #expect(events[0].errorEvent?.retryIn == .seconds(120))
+        await t.advance(by: .seconds(119))
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.factory.count == 1)
+        t.clock.advance(by: .seconds(1))
+        #expect(await t.factory.transport(1) != nil)
+    }
+
+    @Test func stableConnectionResetsTheBackoff() async throws {
+        let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        var t0 = try #require(await t.factory.transport(0))
+        t0.fail(RealtimeError(.network))
+        await t.advance(by: .seconds(1))
+        t0 = try #require(await t.factory.transport(1))
+        t0.fail(RealtimeError(.network))
+        await t.advance(by: .seconds(2))
+        t0 = try #require(await t.factory.transport(2))
+        t0.open()
+        await rec.waitFor(3)
+        t.clock.advance(by: .seconds(10))  // stable (resetAfter 10 s)
+        t0.fail(RealtimeError(.network))
+        let events = await rec.waitFor(5)
+        #expect(events.compactMap(\.errorEvent).map(\.retryIn) == [.seconds(1), .seconds(2), .seconds(1)])
+        #expect(events.last?.closeEvent?.willReconnect == true)
+    }
+
+    @Test func unauthorizedRefreshesCredentialsOnce() async throws {
+        let calls = Mutex<[RealtimeClient.HeadersContext]>([])
+        let t = try TestClient {
+            $0.headers = ["Authorization": "Bearer static", "X-App": "1"]
+            $0.headersProvider = { ctx in
+                calls.withLock { $0.append(ctx) }
+                return ["Authorization": ctx.credentialsRejected ? "Bearer fresh" : "Bearer stale"]
+            }
+        }
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        #expect(first.request.headers["Authorization"] == "Bearer stale")
+        #expect(first.request.headers["X-App"] == "1")
+        #expect(first.request.headers.values(for: "Authorization").count == 1)
+        first.fail(.httpStatus(401))
+        // Retried at once: no backoff timer.
+        let second = try #require(await t.factory.transport(1))
+        #expect(t.clock.sleeperCount == 0)
+        #expect(second.request.headers["Authorization"] == "Bearer fresh")
+        second.fail(.httpStatus(401))
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "error(http_status,retry) error(unauthorized,stop)")
+        #expect(calls.withLock { $0.map(\.credentialsRejected) } == [false, true])
+        #expect(rec.events[0].errorEvent?.retryIn == .zero)
+    }
+
+    @Test func failingHeadersProviderStops() async throws {
+        struct Boom: Error {}
+        let t = try TestClient { $0.headersProvider = { _ in throw Boom() } }
+        let rec = EventRecorder(t.client)
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "error(unauthorized,stop)")
+        #expect(t.factory.count == 0)
+    }
+
+    @Test func headersProviderNetworkErrorIsRetried() async throws {
+        let failures = Mutex(1)
+        let t = try TestClient {
+            $0.headersProvider = { _ in
+                if failures.withLock({ f in defer { f -= 1 }; return f > 0 }) {
+                    throw RealtimeError(.network, detail: "token endpoint unreachable")
+                }
+                return ["Authorization": "Bearer ok"]
+            }
+        }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        await rec.waitFor(1)
+        #expect(rec.summary == "error(network,retry)")
+        await t.advance(by: .seconds(1))
+        let first = try #require(await t.factory.transport(0))
+        #expect(first.request.attempt == 2)
+    }
+
+    @Test func slowConsumerBackPressureReachesTheTransport() async throws {
+        let t = try TestClient { $0.eventBufferCapacity = 4 }
+        var it = t.client.events.makeAsyncIterator()
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        // The consumer reads nothing: the client's buffer (4) fills, the loop stops pulling
+        // from the transport, whose own buffer (4) fills and tells the producer to pause.
+        for i in 0..<64 { first.message("\(i)", id: "\(i)") }
+        await eventually("the transport to be told to pause") { first.pausedSends > 0 }
+        #expect(first.events.bufferedCount > 40, "the client must not drain the transport without bound")
+        // Draining resumes the flow, in order.
+        #expect(await it.next()?.short == "open(1)")
+        for i in 0..<64 {
+            #expect(await it.next()?.short == "event(\(i))")
+        }
+    }
+}

@@ -59,6 +59,13 @@ extension RealtimeClient {
         /// Redirects followed per attempt. Default 10.
         public var maxRedirects: Int = 10
 
+        #if os(Linux)
+        /// SSE transport settings beyond the request: parser limits (8 MiB lines, 16 MiB
+        /// events), proxy (from the environment), HTTP/2, TCP keep-alive and user timeout.
+        /// Default `SSETransport.Options()`.
+        public var sse = SSETransport.Options()
+        #endif
+
         // MARK: Buffering
 
         /// Events received and not yet taken by the consumer, per buffer (the transport's and

@@ -90,7 +90,8 @@ public final class RealtimeClient: Sendable {
     public convenience init(url: URL, configuration: Configuration = Configuration()) throws {
         try self.init(
             url: url, configuration: configuration, clock: ContinuousClock(),
-            random: SystemRandomNumberGenerator(), transportFactory: RealtimeClient.defaultTransportFactory)
+            random: SystemRandomNumberGenerator(),
+            transportFactory: RealtimeClient.defaultTransportFactory(configuration: configuration))
     }
 
     /// A client with an injected clock (backoff timers, stable-period measurement), random

@@ -1,0 +1,104 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestServer
+import Testing
+
+/// RealtimeClient + the real SSE transport against the in-package server on loopback.
+/// Bounded: small streams, millisecond backoff, every wait capped.
+@Suite(.serialized)
+struct RealtimeClientSSEIntegrationTests {
+    let server: TestServer
+
+    init() throws {
+        server = TestServer()
+        try server.start()
+    }
+
+    private func client(_ path: String, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }) throws
+        -> RealtimeClient
+    {
+        var c = RealtimeClient.Configuration()
+        c.backoff = .constant(.milliseconds(5))
+        c.connectTimeout = .seconds(5)
+        c.idleTimeout = .seconds(5)
+        configure(&c)
+        return try RealtimeClient(url: server.url(path), configuration: c)
+    }
+
+    /// Collects events until the stream ends or `limit` events arrived (then closes).
+    private func collect(_ client: RealtimeClient, limit: Int = 10_000) async -> [ClientEvent] {
+        var out: [ClientEvent] = []
+        for await e in client.events {
+            out.append(e)
+            if out.count >= limit { break }
+        }
+        return out
+    }
+
+    private func ids(_ events: [ClientEvent]) -> [Int] {
+        events.compactMap { e in
+            if case .event(let m) = e { return m.id.flatMap { Int($0) } }
+            return nil
+        }
+    }
+
+    @Test func resumesExactlyAcrossRandomCuts() async throws {
+        defer { server.stop() }
+        let c = try client("/sse?count=200&cuts=8&seed=7&end=204&utf8=1")
+        let events = await collect(c)
+        #expect(ids(events) == Array(1...200), "every id once, in order")
+        #expect(events.last.map(\.short) == "closed(final)")
+        let resumed = server.requests(path: "/sse").compactMap(\.lastEventID)
+        #expect(resumed.count >= 8, "each cut resumed with Last-Event-ID")
+        // Every event's data arrived whole, multi-byte code points included.
+        for e in events {
+            if case .event(let m) = e { #expect(m.text?.hasSuffix(SSEStreamOptions.utf8Suffix) == true) }
+        }
+    }
+
+    @Test func noContentStopsWithoutError() async throws {
+        defer { server.stop() }
+        let events = await collect(try client("/sse?status=204"))
+        #expect(events.map(\.short) == ["closed(final)"])
+        #expect(server.requests(path: "/sse").count == 1)
+    }
+
+    @Test func serverErrorsAreRetriedThenTheStreamOpens() async throws {
+        defer { server.stop() }
+        let c = try client("/sse?status=503&fail_attempts=2&retry_after=0&count=3&end=204")
+        let events = await collect(c)
+        #expect(events.prefix(2).map(\.short) == ["error(http_status,retry)", "error(http_status,retry)"])
+        #expect(events.dropFirst(2).first?.short == "open(3)")
+        #expect(ids(events) == [1, 2, 3])
+    }
+
+    @Test(arguments: ["/sse?status=404", "/sse?content_type=text/plain", "/sse?status=401"])
+    func fatalAnswersStop(_ path: String) async throws {
+        defer { server.stop() }
+        let events = await collect(try client(path))
+        #expect(events.count == 1)
+        #expect(events.first?.errorEvent?.willRetry == false)
+        #expect(server.requests(path: "/sse").count == 1)
+    }
+
+    @Test func postIsNotRepeatedAfterACut() async throws {
+        defer { server.stop() }
+        let c = try client("/sse?count=20&cut=60") { $0.method = "POST"; $0.body = Array("{}".utf8) }
+        let events = await collect(c)
+        #expect(events.contains { $0.errorEvent?.error.code == .requestNotRepeatable })
+        #expect(server.requests(path: "/sse").count == 1)
+        #expect(server.requests(path: "/sse").first?.bodyText == "{}")
+    }
+
+    @Test func closeStopsALiveStream() async throws {
+        defer { server.stop() }
+        let c = try client("/sse?count=1&end=hold")
+        var it = c.events.makeAsyncIterator()
+        #expect(await it.next()?.short == "open(1)")
+        #expect(await it.next()?.short == "event(event 1)")
+        c.close()
+        #expect(await it.next() == nil)
+    }
+}
+#endif

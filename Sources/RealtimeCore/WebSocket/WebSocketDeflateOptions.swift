@@ -1,0 +1,103 @@
+/// What the client offers for permessage-deflate (RFC 7692 §7.1), when the caller asks for it.
+///
+/// Compression itself is not implemented by this codec; offer it only where a component that
+/// inflates RSV1 messages is in place. The defaults build the plainest useful offer:
+/// `permessage-deflate; client_max_window_bits`.
+public struct WebSocketDeflateOptions: Sendable, Hashable {
+    /// Ask the server not to keep its compression context between messages (§7.1.1.1).
+    public var serverNoContextTakeover: Bool = false
+    /// Tell the server we will not keep ours (§7.1.1.2).
+    public var clientNoContextTakeover: Bool = false
+    /// Largest LZ77 window (8–15, as a base-2 log) the server may use; nil leaves it at 15 (§7.1.2.1).
+    public var serverMaxWindowBits: Int?
+    /// Whether we accept a `client_max_window_bits` in the response, and optionally the limit we
+    /// ask for (8–15) (§7.1.2.2). `.supported` sends the parameter without a value.
+    public var clientMaxWindowBits: ClientWindowBits = .supported
+
+    public enum ClientWindowBits: Sendable, Hashable {
+        /// Do not send the parameter: the server may not limit our window.
+        case notOffered
+        /// Send it without a value: the server may choose a limit.
+        case supported
+        /// Send it with this value (8–15).
+        case bits(Int)
+    }
+
+    public init() {}
+
+    /// The offer's `Sec-WebSocket-Extensions` element.
+    public var offer: WebSocketExtension {
+        var e = WebSocketExtension(name: "permessage-deflate")
+        if serverNoContextTakeover { e.parameters.append(.init(name: "server_no_context_takeover")) }
+        if clientNoContextTakeover { e.parameters.append(.init(name: "client_no_context_takeover")) }
+        if let bits = serverMaxWindowBits { e.parameters.append(.init(name: "server_max_window_bits", value: String(bits))) }
+        switch clientMaxWindowBits {
+        case .notOffered: break
+        case .supported: e.parameters.append(.init(name: "client_max_window_bits"))
+        case .bits(let bits): e.parameters.append(.init(name: "client_max_window_bits", value: String(bits)))
+        }
+        return e
+    }
+
+    /// Checks window sizes are 8–15.
+    public func validate() throws(RealtimeError) {
+        if let b = serverMaxWindowBits, !(8...15).contains(b) {
+            throw RealtimeError(.invalidConfiguration, detail: "server_max_window_bits must be 8-15 (RFC 7692 §7.1.2.1)")
+        }
+        if case .bits(let b) = clientMaxWindowBits, !(8...15).contains(b) {
+            throw RealtimeError(.invalidConfiguration, detail: "client_max_window_bits must be 8-15 (RFC 7692 §7.1.2.2)")
+        }
+    }
+
+    /// Validates the server's accepted permessage-deflate element against this offer
+    /// (RFC 7692 §5, §7.1) and returns the agreed parameters. Throws a `handshake` error — the
+    /// client must fail the connection — on an unknown or repeated parameter, a parameter with
+    /// an invalid value, a `client_max_window_bits` we did not offer, a window larger than we
+    /// asked for, or a missing `server_no_context_takeover` / `server_max_window_bits` that our
+    /// offer required.
+    public func negotiate(_ response: WebSocketExtension) throws(RealtimeError) -> WebSocketDeflateParameters {
+        func fail(_ why: String) -> RealtimeError {
+            RealtimeError(.handshake, detail: "permessage-deflate response: \(why) (RFC 7692 §7.1)")
+        }
+        func bits(_ p: WebSocketExtension.Parameter) throws(RealtimeError) -> Int {
+            // 1*DIGIT without leading zeros, 8–15 (§7.1.2.1).
+            guard let v = p.value, !v.hasPrefix("0"), v.utf8.allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }),
+                  let n = Int(v), (8...15).contains(n) else { throw fail("invalid \(p.name)") }
+            return n
+        }
+        var agreed = WebSocketDeflateParameters()
+        var seen = Set<String>()
+        for p in response.parameters {
+            guard seen.insert(p.name).inserted else { throw fail("repeated \(p.name)") }
+            switch p.name {
+            case "server_no_context_takeover":
+                guard p.value == nil else { throw fail("value on server_no_context_takeover") }
+                agreed.serverNoContextTakeover = true
+            case "client_no_context_takeover":
+                guard p.value == nil else { throw fail("value on client_no_context_takeover") }
+                agreed.clientNoContextTakeover = true
+            case "server_max_window_bits":
+                let n = try bits(p)
+                if let limit = serverMaxWindowBits, n > limit { throw fail("server_max_window_bits above our offer") }
+                agreed.serverMaxWindowBits = n
+            case "client_max_window_bits":
+                let n = try bits(p)
+                switch clientMaxWindowBits {
+                case .notOffered: throw fail("client_max_window_bits we did not offer")
+                case .supported: break
+                case .bits(let limit): if n > limit { throw fail("client_max_window_bits above our offer") }
+                }
+                agreed.clientMaxWindowBits = n
+            default:
+                throw fail("unknown parameter \(p.name)")
+            }
+        }
+        if serverNoContextTakeover && !agreed.serverNoContextTakeover { throw fail("server_no_context_takeover missing") }
+        if serverMaxWindowBits != nil && !seen.contains("server_max_window_bits") { throw fail("server_max_window_bits missing") }
+        if case .bits(let limit) = clientMaxWindowBits, !seen.contains("client_max_window_bits") {
+            // We asked the server to accept a limit on our window; no answer means it did not.
+            agreed.clientMaxWindowBits = limit
+        }
+        return agreed
+    }
+}

@@ -1,0 +1,114 @@
+/// One entry of a `Sec-WebSocket-Extensions` header: a name and its parameters
+/// (RFC 6455 §9.1: `name *( ";" param [ "=" value ] )`, entries separated by commas).
+public struct WebSocketExtension: Sendable, Hashable, CustomStringConvertible {
+    public struct Parameter: Sendable, Hashable {
+        public var name: String
+        /// nil for a parameter without a value; quoted values are unquoted.
+        public var value: String?
+        public init(name: String, value: String? = nil) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public var name: String
+    public var parameters: [Parameter]
+
+    public init(name: String, parameters: [Parameter] = []) {
+        self.name = name
+        self.parameters = parameters
+    }
+
+    /// The header form, e.g. `permessage-deflate; client_max_window_bits`.
+    public var description: String {
+        ([name] + parameters.map { p in p.value.map { "\(p.name)=\($0)" } ?? p.name }).joined(separator: "; ")
+    }
+
+    /// Parses a header value (or several header lines joined with commas). Names and parameter
+    /// names must be tokens; a value is a token or a quoted string whose content is a token
+    /// (RFC 6455 §9.1). Throws a `handshake` error on malformed input.
+    public static func parse(_ value: String) throws(RealtimeError) -> [WebSocketExtension] {
+        var result: [WebSocketExtension] = []
+        for entry in try splitOutsideQuotes(value, separator: ",") {
+            let parts = try splitOutsideQuotes(entry, separator: ";").map { trim($0) }
+            guard let first = parts.first, isToken(first) else {
+                if trim(entry).isEmpty { continue }  // empty list elements are allowed (RFC 9110 §5.6.1)
+                throw malformed
+            }
+            var ext = WebSocketExtension(name: first)
+            for raw in parts.dropFirst() {
+                guard let eq = raw.firstIndex(of: "=") else {
+                    guard isToken(raw) else { throw malformed }
+                    ext.parameters.append(Parameter(name: raw))
+                    continue
+                }
+                let name = trim(String(raw[..<eq]))
+                var value = trim(String(raw[raw.index(after: eq)...]))
+                if value.hasPrefix("\"") {
+                    guard value.count >= 2, value.hasSuffix("\"") else { throw malformed }
+                    value = String(value.dropFirst().dropLast()).replacingBackslashEscapes()
+                }
+                guard isToken(name), isToken(value) else { throw malformed }
+                ext.parameters.append(Parameter(name: name, value: value))
+            }
+            result.append(ext)
+        }
+        return result
+    }
+
+    private static let malformed = RealtimeError(.handshake, detail: "malformed Sec-WebSocket-Extensions header (RFC 6455 §9.1)")
+
+    static func trim(_ s: some StringProtocol) -> String {
+        var u = Substring(s)
+        while let c = u.first, c == " " || c == "\t" { u.removeFirst() }
+        while let c = u.last, c == " " || c == "\t" { u.removeLast() }
+        return String(u)
+    }
+
+    /// RFC 9110 §5.6.2 token characters.
+    static func isToken(_ s: String) -> Bool {
+        !s.isEmpty && s.utf8.allSatisfy { c in
+            switch c {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+                return true
+            default:
+                return "!#$%&'*+-.^_`|~".utf8.contains(c)
+            }
+        }
+    }
+
+    private static func splitOutsideQuotes(_ s: String, separator: Character) throws(RealtimeError) -> [String] {
+        var out: [String] = []
+        var current = ""
+        var quoted = false
+        var escaped = false
+        for c in s {
+            if escaped { current.append(c); escaped = false; continue }
+            if quoted && c == "\\" { current.append(c); escaped = true; continue }
+            if c == "\"" { quoted.toggle() }
+            if c == separator && !quoted {
+                out.append(current)
+                current = ""
+            } else {
+                current.append(c)
+            }
+        }
+        guard !quoted else { throw malformed }
+        out.append(current)
+        return out
+    }
+}
+
+extension String {
+    /// Removes the backslashes of a quoted-string's quoted-pairs (RFC 9110 §5.6.4).
+    fileprivate func replacingBackslashEscapes() -> String {
+        var out = ""
+        var escaped = false
+        for c in self {
+            if !escaped && c == "\\" { escaped = true; continue }
+            out.append(c)
+            escaped = false
+        }
+        return out
+    }
+}

@@ -1,0 +1,184 @@
+/// Turns decoded frames into messages and control events, enforcing the message-level rules
+/// of RFC 6455 (the ``WebSocketFrameDecoder`` enforces the framing rules).
+///
+/// - Fragmentation (§5.4): a continuation frame without a started message, or a new text or
+///   binary frame while one is unfinished → `protocolViolation`, close code 1002. Control frames
+///   may arrive between the fragments of a message and are delivered at once.
+/// - Size: a message longer than ``maxMessageSize`` → `messageTooLarge`, 1009, thrown as soon
+///   as a frame header announces that it would cross the limit (see ``inspectPartialFrame(_:payload:)``).
+/// - Text (§8.1): validated **incrementally** with ``UTF8Validator`` as fragments (or even parts
+///   of a frame) arrive; invalid UTF-8 → `invalidUTF8`, 1007, as soon as it is certain.
+/// - Close (§5.5.1, §7.4): a 1-byte payload or a code that is not valid on the wire → 1002;
+///   a reason that is not UTF-8 → 1007. After a close frame, any further frame → 1002.
+///
+/// Every error carries `closeCode`: the transport sends a close frame with that code, then
+/// drops the connection. The assembler stays failed afterwards.
+public struct WebSocketMessageAssembler: Sendable {
+    /// The default ``maxMessageSize``: 64 MiB. Four times the largest frame the decoder accepts
+    /// by default, room for the 16 MiB messages of the Autobahn suite (cases 9.x) whether sent
+    /// whole or fragmented, and a hard bound on what one message can make a client buffer.
+    public static let defaultMaxMessageSize = 64 * 1024 * 1024
+
+    /// What the caller receives.
+    public enum Output: Sendable, Hashable {
+        /// A complete text message; its bytes are valid UTF-8.
+        case text([UInt8])
+        /// A complete binary message.
+        case binary([UInt8])
+        /// A ping: the caller must answer with a pong carrying the same payload (RFC 6455 §5.5.2),
+        /// as soon as practical (only the most recent ping needs an answer).
+        case ping([UInt8])
+        /// A pong (an answer to our ping, or an unsolicited heartbeat).
+        case pong([UInt8])
+        /// The server started (or answered) the closing handshake. `code` is nil when the frame
+        /// had no payload (report 1005, "no status received"). A client answers with a close frame
+        /// echoing the code (RFC 6455 §5.5.1) unless it sent one already.
+        case close(code: UInt16?, reason: String)
+
+        /// The message as the SDK's ``Message`` (nil for control events).
+        public var message: Message? {
+            switch self {
+            case .text(let bytes): return Message(content: .text(String(decoding: bytes, as: UTF8.self)))
+            case .binary(let bytes): return Message(content: .binary(bytes))
+            default: return nil
+            }
+        }
+    }
+
+    /// Largest message accepted, in bytes (the sum of its fragments). Default ``defaultMaxMessageSize``.
+    public var maxMessageSize: Int
+
+    /// Opcode of the message being reassembled (text or binary), nil between messages.
+    private var messageOpcode: WebSocketOpcode?
+    private var fragments: [UInt8] = []
+    private var utf8 = UTF8Validator()
+    /// Bytes of the frame in progress already validated by ``inspectPartialFrame(_:payload:)``.
+    private var inspected = 0
+    private var closed = false
+    private var failure: RealtimeError?
+
+    public init(maxMessageSize: Int = WebSocketMessageAssembler.defaultMaxMessageSize) {
+        self.maxMessageSize = maxMessageSize
+    }
+
+    /// True while a fragmented message is incomplete.
+    public var isInsideMessage: Bool { messageOpcode != nil }
+
+    /// Early checks on a frame that has not fully arrived: the fragmentation rules and size limit
+    /// from its header, and UTF-8 validity of the text received so far. Optional — ``receive(_:)``
+    /// enforces everything on the complete frame — but it makes the connection fail as soon as a
+    /// violation is certain instead of after a possibly huge frame (Autobahn 6.4.x).
+    /// Call it with the decoder's ``WebSocketFrameDecoder/withPartialPayload(_:)``.
+    public mutating func inspectPartialFrame(_ header: WebSocketFrameHeader, payload: UnsafeRawBufferPointer) throws(RealtimeError) {
+        if let failure { throw failure }
+        do throws(RealtimeError) {
+            try checkStart(header)
+            guard !header.opcode.isControl else { return }
+            guard isText(header), payload.count > inspected else { return }
+            if inspected == 0 && header.opcode == .text { utf8.reset() }
+            let fresh = UnsafeRawBufferPointer(rebasing: payload[inspected...])
+            inspected = payload.count
+            guard utf8.validate(fresh) else { throw Self.invalidText }
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    /// Takes one complete frame; returns a message or control event, or nil when the frame was a
+    /// fragment of an unfinished message.
+    public mutating func receive(_ frame: WebSocketFrame) throws(RealtimeError) -> Output? {
+        if let failure { throw failure }
+        do throws(RealtimeError) {
+            return try process(frame)
+        } catch {
+            failure = error
+            throw error
+        }
+    }
+
+    // MARK: - Implementation
+
+    private static let invalidText = RealtimeError(.invalidUTF8, detail: "text message is not valid UTF-8 (RFC 6455 §8.1)", closeCode: 1007)
+
+    private func isText(_ header: WebSocketFrameHeader) -> Bool {
+        header.opcode == .text || (header.opcode == .continuation && messageOpcode == .text)
+    }
+
+    /// Rules decided by a frame's header alone.
+    private func checkStart(_ header: WebSocketFrameHeader) throws(RealtimeError) {
+        if closed { throw .protocolViolation("frame after a close frame (RFC 6455 §5.5.1)") }
+        switch header.opcode {
+        case .continuation:
+            guard messageOpcode != nil else { throw .protocolViolation("continuation frame without a message to continue (RFC 6455 §5.4)") }
+        case .text, .binary:
+            guard messageOpcode == nil else { throw .protocolViolation("new data frame inside a fragmented message (RFC 6455 §5.4)") }
+        case .close, .ping, .pong:
+            return
+        }
+        let sofar = header.opcode == .continuation ? fragments.count : 0
+        if header.payloadLength > maxMessageSize - sofar {
+            throw RealtimeError(.messageTooLarge, detail: "message exceeds maxMessageSize \(maxMessageSize)", closeCode: 1009)
+        }
+    }
+
+    private mutating func process(_ frame: WebSocketFrame) throws(RealtimeError) -> Output? {
+        let header = frame.header
+        try checkStart(header)
+        switch frame.opcode {
+        case .ping: return .ping(frame.payload)
+        case .pong: return .pong(frame.payload)
+        case .close:
+            closed = true
+            return try Self.parseClose(frame.payload)
+        case .text, .binary, .continuation:
+            break
+        }
+        // UTF-8: continue after what inspectPartialFrame already checked of this frame.
+        if isText(header) {
+            if inspected == 0 && header.opcode == .text { utf8.reset() }
+            let ok = withPayloadBytes(frame.payload) { raw in
+                utf8.validate(UnsafeRawBufferPointer(rebasing: raw[inspected...]))
+            }
+            inspected = 0
+            guard ok else { throw Self.invalidText }
+            if frame.fin && !utf8.finish() { throw Self.invalidText }
+        }
+        inspected = 0
+        if frame.fin {
+            let opcode = messageOpcode ?? frame.opcode
+            var body: [UInt8]
+            if messageOpcode == nil {
+                body = frame.payload  // unfragmented: no copy
+            } else {
+                fragments.append(contentsOf: frame.payload)
+                body = fragments
+                fragments = []
+                messageOpcode = nil
+            }
+            return opcode == .text ? .text(body) : .binary(body)
+        }
+        if messageOpcode == nil {
+            messageOpcode = frame.opcode
+            fragments = frame.payload
+        } else {
+            fragments.append(contentsOf: frame.payload)
+        }
+        return nil
+    }
+
+    /// Parses and validates a close payload (RFC 6455 §5.5.1, §7.4).
+    static func parseClose(_ payload: [UInt8]) throws(RealtimeError) -> Output {
+        if payload.isEmpty { return .close(code: nil, reason: "") }
+        guard payload.count >= 2 else { throw .protocolViolation("close payload of 1 byte (RFC 6455 §5.5.1)") }
+        let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
+        guard WebSocketCloseCode.isValidOnWire(code) else {
+            throw .protocolViolation("close code \(code) is not valid on the wire (RFC 6455 §7.4)")
+        }
+        let reason = payload[2...]
+        guard UTF8Validator.isValid(reason) else {
+            throw RealtimeError(.invalidUTF8, detail: "close reason is not valid UTF-8 (RFC 6455 §5.5.1)", closeCode: 1007)
+        }
+        return .close(code: code, reason: String(decoding: reason, as: UTF8.self))
+    }
+}

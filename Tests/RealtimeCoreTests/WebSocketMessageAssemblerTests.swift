@@ -1,0 +1,119 @@
+import Testing
+import RealtimeCore
+import RealtimeTestSupport
+
+private typealias H = WebSocketTestHelpers
+
+@Suite struct WebSocketMessageAssemblerTests {
+    @Test(arguments: Chunking.all)
+    func messagesAndInterleavedControlFrames(chunking: Chunking) throws {
+        let euro: [UInt8] = [0xE2, 0x82, 0xAC]
+        let wire = H.frame(.text, Array("ab".utf8) + euro.prefix(1), fin: false)
+            + H.frame(.ping, [1, 2])
+            + H.frame(.continuation, Array(euro.dropFirst()), fin: false)
+            + H.frame(.pong, [])
+            + H.frame(.continuation, Array("!".utf8))
+            + H.frame(.binary, [0, 255])
+            + H.frame(.binary, [1], fin: false) + H.frame(.continuation, [], fin: false) + H.frame(.continuation, [2])
+            + H.frame(.text, [])
+            + H.frame(.close, H.closePayload(1000, Array("bye".utf8)))
+        let out = try H.receive(wire, chunking: chunking)
+        #expect(out == [
+            .ping([1, 2]), .pong([]), .text(Array("ab€!".utf8)), .binary([0, 255]), .binary([1, 2]), .text([]),
+            .close(code: 1000, reason: "bye"),
+        ])
+        #expect(out[2].message == Message(content: .text("ab€!")))
+        #expect(out[3].message == Message(content: .binary([0, 255])))
+        #expect(out[0].message == nil)
+    }
+
+    @Test(arguments: Chunking.all)
+    func emptyCloseHasNoCode(chunking: Chunking) throws {
+        #expect(try H.receive(H.frame(.close, []), chunking: chunking) == [.close(code: nil, reason: "")])
+    }
+
+    static let violations: [(String, [UInt8], RealtimeError.Code, UInt16)] = [
+        ("continuation without start", H.frame(.continuation, [1]), .protocolViolation, 1002),
+        ("text inside fragmented text", H.frame(.text, [0x61], fin: false) + H.frame(.text, [0x62]), .protocolViolation, 1002),
+        ("binary inside fragmented text", H.frame(.text, [0x61], fin: false) + H.frame(.binary, [0x62]), .protocolViolation, 1002),
+        ("invalid UTF-8 text", H.frame(.text, [0x61, 0xFF]), .invalidUTF8, 1007),
+        ("truncated UTF-8 at message end", H.frame(.text, [0x61, 0xE2, 0x82]), .invalidUTF8, 1007),
+        ("invalid UTF-8 in a fragment", H.frame(.text, [0x61], fin: false) + H.frame(.continuation, [0xED, 0xA0, 0x80]), .invalidUTF8, 1007),
+        ("close payload of 1 byte", H.frame(.close, [0x03]), .protocolViolation, 1002),
+        ("close reason not UTF-8", H.frame(.close, H.closePayload(1000, [0xC0, 0xAF])), .invalidUTF8, 1007),
+        ("frame after close", H.frame(.close, []) + H.frame(.text, [0x61]), .protocolViolation, 1002),
+    ] + [0, 999, 1004, 1005, 1006, 1012, 1013, 1014, 1015, 1016, 1100, 2000, 2999, 5000, 65535].map { code in
+        ("close code \(code)", H.frame(.close, H.closePayload(UInt16(code))), .protocolViolation, 1002)
+    }
+
+    @Test(arguments: 0..<violations.count)
+    func protocolViolations(index: Int) {
+        let (name, bytes, code, closeCode) = Self.violations[index]
+        for (chunking, error) in zip(Chunking.all, H.receiveError(bytes)) {
+            #expect(error?.code == code, "\(name) \(chunking)")
+            #expect(error?.closeCode == closeCode, "\(name) \(chunking)")
+        }
+    }
+
+    @Test func validCloseCodes() throws {
+        for code in [1000, 1001, 1002, 1003, 1007, 1008, 1009, 1010, 1011, 3000, 3999, 4000, 4999] {
+            let out = try H.receive(H.frame(.close, H.closePayload(UInt16(code), Array("é".utf8))), chunking: .whole)
+            #expect(out == [.close(code: UInt16(code), reason: "é")])
+        }
+    }
+
+    @Test(arguments: Chunking.all)
+    func messageSizeLimit(chunking: Chunking) {
+        let exact = H.frame(.binary, [UInt8](repeating: 7, count: 60), fin: false) + H.frame(.continuation, [UInt8](repeating: 7, count: 40))
+        #expect((try? H.receive(exact, chunking: chunking, maxMessageSize: 100)) == [.binary([UInt8](repeating: 7, count: 100))])
+        let over = H.frame(.binary, [UInt8](repeating: 7, count: 60), fin: false) + H.frame(.continuation, [UInt8](repeating: 7, count: 41))
+        do {
+            _ = try H.receive(over, chunking: chunking, maxMessageSize: 100)
+            Issue.record("expected messageTooLarge")
+        } catch {
+            #expect(error.code == .messageTooLarge)
+            #expect(error.closeCode == 1009)
+        }
+    }
+
+    @Test func messageSizeLimitTripsOnTheHeaderBeforeThePayload() {
+        var receiver = WebSocketReceiver(role: .client, maxMessageSize: 100)
+        let frame = H.frame(.binary, [UInt8](repeating: 7, count: 1000))
+        #expect(throws: RealtimeError.self) { _ = try receiver.receive(frame.prefix(4)) }
+    }
+
+    @Test func invalidUTF8FailsBeforeTheFrameIsComplete() throws {
+        // Autobahn 6.4.x: the invalid sequence arrives, the rest of the frame does not yet.
+        var receiver = WebSocketReceiver(role: .client)
+        let frame = H.frame(.text, Array("κόσμε".utf8) + [0xF4, 0x90, 0x80, 0x80] + Array("edited".utf8))
+        #expect(try receiver.receive(frame.prefix(2 + 10)).isEmpty)
+        do {
+            _ = try receiver.receive(frame[12..<14])
+            Issue.record("expected invalidUTF8 before the frame completes")
+        } catch {
+            #expect(error.code == .invalidUTF8)
+            #expect(error.closeCode == 1007)
+        }
+    }
+
+    @Test func fragmentationViolationFailsOnTheHeader() {
+        var receiver = WebSocketReceiver(role: .client)
+        let bytes = H.frame(.continuation, [UInt8](repeating: 1, count: 500))
+        #expect(throws: RealtimeError.self) { _ = try receiver.receive(bytes.prefix(4)) }
+    }
+
+    @Test(arguments: Chunking.all)
+    func largeTextInManyFragments(chunking: Chunking) throws {
+        let text = Array(String(repeating: "日本語😀abc", count: 300).utf8)
+        var wire: [UInt8] = []
+        var offset = 0
+        var size = 1
+        while offset < text.count {
+            let end = min(text.count, offset + size)
+            wire += H.frame(offset == 0 ? .text : .continuation, Array(text[offset..<end]), fin: end == text.count)
+            offset = end
+            size = size % 17 + 1
+        }
+        #expect(try H.receive(wire, chunking: chunking) == [.text(text)])
+    }
+}

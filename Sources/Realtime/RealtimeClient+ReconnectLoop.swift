@@ -32,8 +32,31 @@ extension RealtimeClient {
         let repeatable = configuration.resolvedRequestIsRepeatable
 
         while !Task.isCancelled {
+            await waitWhileSuspended()
+            if Task.isCancelled { return }
+            if state.withLock({ s in defer { s.resetBackoff = false }; return s.resetBackoff }) {
+                loop.backoff.reset()
+                loop.networkBackoff.reset()
+            }
+            // Exact resume: connect again only once the consumer has processed what it
+            // already received, so the cursor covers every delivered event.
+            if transportKind == .sse && loop.attempt > 0 {
+                await waitUntilCaughtUp()
+                if Task.isCancelled { return }
+            }
+
             loop.attempt += 1
-            guard let outcome = await runAttempt(&loop) else { return }  // cancelled
+            guard let outcome = await runAttempt(&loop) else { return }  // closed
+            let generation = wakeup.generation
+
+            if state.withLock({ $0.suspended }) {
+                // suspend() ended this attempt: not a failure, no policy, no backoff.
+                if outcome.opened {
+                    let close = CloseEvent(clean: true, code: outcome.end.code, reason: outcome.end.reason, willReconnect: true)
+                    guard await forward(.closed(close)) else { return }
+                }
+                continue
+            }
 
             let context = ReconnectContext(
                 attempt: loop.attempt, opened: outcome.opened, uptime: outcome.uptime,
@@ -68,13 +91,28 @@ extension RealtimeClient {
                 return
             }
             if delay > .zero {
-                do { try await clock.sleep(delay) } catch { return }
+                await sleep(delay, unlessWokenSince: generation)
             }
-            // Exact resume: reconnect only once the consumer has processed what it already
-            // received, so the cursor covers every delivered event.
-            if transportKind == .sse {
-                await waitUntilCaughtUp()
-            }
+        }
+    }
+
+    /// Sleeps on the client's clock; returns early when the task is cancelled or when
+    /// ``suspend()``/``resume()`` wake the loop.
+    private func sleep(_ delay: Duration, unlessWokenSince generation: UInt64) async {
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { try? await self.clock.sleep(delay) }
+            group.addTask { await self.wakeup.wait(since: generation) }
+            await group.next()
+            group.cancelAll()
+        }
+    }
+
+    /// Returns at once unless suspended; then waits for ``resume()`` (or cancellation).
+    private func waitWhileSuspended() async {
+        while !Task.isCancelled {
+            let generation = wakeup.generation
+            guard state.withLock({ $0.suspended }) else { return }
+            await wakeup.wait(since: generation)
         }
     }
 
@@ -119,14 +157,23 @@ extension RealtimeClient {
             return AttemptOutcome(
                 end: TransportEnd(clean: false, error: e, requestWasDelivered: false), opened: false, uptime: .zero)
         }
-        let registered: Bool = state.withLock { s in
-            guard s.phase == .running else { return false }
+        enum Registration { case registered, closed, suspended }
+        let registration: Registration = state.withLock { s in
+            guard s.phase == .running else { return .closed }
+            guard !s.suspended else { return .suspended }
             s.transport = transport
-            return true
+            return .registered
         }
-        guard registered else {
+        switch registration {
+        case .registered:
+            break
+        case .closed:
             transport.close()
             return nil
+        case .suspended:
+            transport.close()
+            return AttemptOutcome(
+                end: TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false), opened: false, uptime: .zero)
         }
         transport.start()
 

@@ -73,11 +73,16 @@ public final class RealtimeClient: Sendable {
         /// Sequence number of the last envelope the consumer has processed.
         var processedSeq: UInt64 = 0
         var caughtUpWaiter: CheckedContinuation<Void, Never>?
+        /// Set by ``RealtimeClient/suspend()``: no attempt until ``RealtimeClient/resume()``.
+        var suspended = false
+        /// Set by ``RealtimeClient/resume()``: the next attempt starts a fresh backoff.
+        var resetBackoff = false
     }
 
     let channel: BoundedChannel<Envelope>
     let state: Mutex<State>
     let demand = DemandGate()
+    let wakeup = Wakeup()
     let clock: ClientClock
     let makeTransport: TransportFactory
 
@@ -153,6 +158,36 @@ public final class RealtimeClient: Sendable {
         }
         try await transport.send(message)
     }
+
+    /// Pauses the client (an app going to the background): closes the live connection
+    /// cleanly and cancels any backoff timer, without ending ``events``. The consumer sees
+    /// `.closed` with `willReconnect == true` when a connection was open. Nothing connects
+    /// until ``resume()``. No-op when not running or already suspended.
+    public func suspend() {
+        let transport: (any Transport)?? = state.withLock { s in
+            guard s.phase == .running || s.phase == .idle, !s.suspended else { return nil }
+            s.suspended = true
+            return .some(s.transport)
+        }
+        guard let transport else { return }
+        transport?.close()
+        wakeup.wake()
+    }
+
+    /// Ends a ``suspend()``: connects again at once, with the resume cursor and a fresh
+    /// backoff. No-op when not suspended.
+    public func resume() {
+        let resumed: Bool = state.withLock { s in
+            guard s.suspended else { return false }
+            s.suspended = false
+            s.resetBackoff = true
+            return true
+        }
+        if resumed { wakeup.wake() }
+    }
+
+    /// Whether ``suspend()`` is in effect.
+    public var isSuspended: Bool { state.withLock { $0.suspended } }
 
     /// Stops at once: closes the live connection, cancels the backoff timer and the
     /// reconnect task, drops buffered events and ends ``events``. Idempotent; callable

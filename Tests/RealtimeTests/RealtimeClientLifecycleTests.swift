@@ -107,4 +107,74 @@ import Testing
         await rec.waitFor(1)
         await #expect(throws: RealtimeError(.sendNotSupported)) { try await t.client.send(.text("x")) }
     }
+
+    @Test func suspendClosesAndResumeReconnectsAtOnceWithTheCursor() async throws {
+        let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.message("a", id: "1")
+        await rec.waitFor(2)
+        t.client.suspend()
+        #expect(t.client.isSuspended)
+        #expect(first.closed)
+        let events = await rec.waitFor(3)
+        #expect(events[2].closeEvent == CloseEvent(clean: true, willReconnect: true))
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.factory.count == 1, "no attempt while suspended")
+        #expect(t.clock.sleeperCount == 0, "no timer while suspended")
+        #expect(rec.finished == false, "suspend does not end the events")
+        t.client.resume()
+        let second = try #require(await t.factory.transport(1))
+        #expect(second.request.lastEventID == "1")
+        #expect(t.clock.sleeperCount == 0, "resume connects at once")
+    }
+
+    @Test func suspendCancelsTheBackoffTimer() async throws {
+        let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.fail(RealtimeError(.network))
+        await rec.waitFor(1)
+        await eventually("a backoff timer") { t.clock.sleeperCount == 1 }
+        t.client.suspend()
+        await eventually("the timer to go") { t.clock.sleeperCount == 0 }
+        t.clock.advance(by: .seconds(60))
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.factory.count == 1)
+        t.client.resume()
+        #expect(await t.factory.transport(1) != nil)
+    }
+
+    @Test func resumeStartsAFreshBackoff() async throws {
+        let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        for i in 0..<3 {
+            let tr = try #require(await t.factory.transport(i))
+            tr.fail(RealtimeError(.network))
+            if i < 2 { await t.advance(by: .seconds(1 << i)) }
+        }
+        await rec.waitFor(3)
+        t.client.suspend()
+        t.client.resume()
+        let fourth = try #require(await t.factory.transport(3))
+        fourth.fail(RealtimeError(.network))
+        let events = await rec.waitFor(4)
+        #expect(events.compactMap(\.errorEvent).map(\.retryIn) == [.seconds(1), .seconds(2), .seconds(4), .seconds(1)])
+    }
+
+    @Test func suspendBeforeIteratingWaitsForResume() async throws {
+        let t = try TestClient()
+        t.client.suspend()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.factory.count == 0)
+        t.client.resume()
+        #expect(await t.factory.transport(0) != nil)
+        _ = rec
+    }
 }

@@ -70,6 +70,9 @@ extension RealtimeClient {
             case .retry(let d):
                 delay = d
                 loop.credentialsRejected = false
+            case .coolDown(let d, _):
+                delay = d
+                loop.credentialsRejected = false
             case .waitForNetwork:
                 // No network monitor yet: probe at a backoff pace that spends no attempt.
                 delay = loop.networkBackoff.nextDelay(using: &rng)
@@ -82,7 +85,11 @@ extension RealtimeClient {
                 break
             }
             var reason: RealtimeError?
-            if case .stop(let r) = decision { reason = r }
+            switch decision {
+            case .stop(let r): reason = r
+            case .coolDown(_, let e): reason = e
+            default: break
+            }
             guard await report(outcome, willRetry: decision.willRetry, retryIn: delay, reason: reason, attempt: loop.attempt)
             else { return }
 

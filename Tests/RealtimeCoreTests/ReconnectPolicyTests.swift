@@ -155,4 +155,24 @@ import Testing
         #expect(ReconnectPolicy.default.decide(failed(.httpStatus(401)), context: c, backoff: &backoff, using: &rng) == .refreshCredentials)
         #expect(backoff.retry == 0)
     }
+
+    @Test func circuitBreakerCoolsDownEveryThresholdFailures() {
+        var policy = ReconnectPolicy.default
+        policy.circuitBreaker = CircuitBreaker(failureThreshold: 3, coolDown: .seconds(300))
+        var backoff = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        let end = failed(.httpStatus(503))
+        var delays: [String] = []
+        for attempt in 1...7 {
+            switch policy.decide(end, context: .init(attempt: attempt, opened: false), backoff: &backoff, using: &rng) {
+            case .retry(let d): delays.append("\(d.components.seconds)")
+            case .coolDown(let d, let e):
+                delays.append("cool \(d.components.seconds)")
+                #expect(e.code == .circuitOpen && e.status == 503)
+            default: delays.append("?")
+            }
+        }
+        #expect(delays == ["1", "2", "cool 300", "8", "16", "cool 300", "30"])
+    }
 }
+

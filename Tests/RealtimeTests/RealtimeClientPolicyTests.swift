@@ -185,4 +185,24 @@ import Testing
             #expect(await it.next()?.short == "event(\(i))")
         }
     }
+
+    @Test func circuitBreakerSaysSoAndWaitsTheCoolDown() async throws {
+        let t = try TestClient { $0.reconnect.circuitBreaker = CircuitBreaker(failureThreshold: 2, coolDown: .seconds(60)) }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.fail(.httpStatus(500))
+        await t.advance(by: .seconds(1))
+        let second = try #require(await t.factory.transport(1))
+        second.fail(.httpStatus(500))
+        let events = await rec.waitFor(2)
+        let open = try #require(events[1].errorEvent)
+        #expect(open.error.code == .circuitOpen && open.willRetry && open.retryIn == .seconds(60))
+        await t.advance(by: .seconds(59))
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.factory.count == 2)
+        t.clock.advance(by: .seconds(1))
+        #expect(await t.factory.transport(2) != nil)
+    }
 }
+

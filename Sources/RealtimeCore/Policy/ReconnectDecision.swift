@@ -2,6 +2,9 @@
 public enum ReconnectDecision: Sendable, Hashable {
     /// Connect again after `delay` (zero for "at once").
     case retry(after: Duration)
+    /// The circuit breaker opened: wait the cool-down, then connect again. `error` (code
+    /// `circuitOpen`) says why, for the user.
+    case coolDown(after: Duration, error: RealtimeError)
     /// The network is unreachable: wait until it returns, then connect at once. Waiting does
     /// not spend an attempt (issue 5). A client without a network monitor backs off instead.
     case waitForNetwork

@@ -17,6 +17,7 @@
 /// | cancelled (`close()`) | stop at once |
 /// | request not repeatable (POST) and it was delivered | stop with `requestNotRepeatable` (clean end: orderly stop) |
 /// | ``maxAttempts`` consecutive attempts without a stable connection | stop with `retriesExhausted` |
+/// | every ``CircuitBreaker/failureThreshold`` consecutive failures (when ``circuitBreaker`` is set) | ``ReconnectDecision/coolDown(after:error:)`` |
 public struct ReconnectPolicy: Sendable, Hashable {
     /// Consecutive attempts (the first connection included) allowed without reaching a
     /// stable connection (`BackoffPolicy.resetAfter`); nil means unlimited (default).
@@ -36,11 +37,14 @@ public struct ReconnectPolicy: Sendable, Hashable {
     public var retriesAfterLimitExceeded: Bool
     /// Whether reconnecting happens at all. `false` makes every end final.
     public var isEnabled: Bool
+    /// Long pauses after many consecutive failures. Default nil (off): the backoff cap alone
+    /// paces retries.
+    public var circuitBreaker: CircuitBreaker?
 
     public init(
         maxAttempts: Int? = nil, reconnectsAfterCleanEnd: Bool = true,
         repeatsNonIdempotentRequests: Bool = false, retriesAfterProtocolViolation: Bool = true,
-        retriesAfterLimitExceeded: Bool = false, isEnabled: Bool = true
+        retriesAfterLimitExceeded: Bool = false, isEnabled: Bool = true, circuitBreaker: CircuitBreaker? = nil
     ) {
         precondition(maxAttempts.map { $0 >= 1 } ?? true, "ReconnectPolicy.maxAttempts must be >= 1")
         self.maxAttempts = maxAttempts
@@ -49,6 +53,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
         self.retriesAfterProtocolViolation = retriesAfterProtocolViolation
         self.retriesAfterLimitExceeded = retriesAfterLimitExceeded
         self.isEnabled = isEnabled
+        self.circuitBreaker = circuitBreaker
     }
 
     /// Reconnect forever with backoff, after failures and clean ends.
@@ -166,7 +171,15 @@ public struct ReconnectPolicy: Sendable, Hashable {
                 e.closeCode = end.error?.closeCode ?? end.code
                 return .stop(reason: e)
             }
-            return .retry(after: backoff.nextDelay(retryAfter: retryAfter, using: &rng))
+            let delay = backoff.nextDelay(retryAfter: retryAfter, using: &rng)
+            if let breaker = circuitBreaker, backoff.retry % breaker.failureThreshold == 0 {
+                var e = RealtimeError(
+                    .circuitOpen,
+                    detail: "\(backoff.retry) consecutive failures; last: \(end.error?.code.description ?? "end of stream")")
+                e.status = end.error?.status
+                return .coolDown(after: Swift.max(breaker.coolDown, delay), error: e)
+            }
+            return .retry(after: delay)
         }
     }
 }

@@ -1,0 +1,16 @@
+/// Storm control for a server that keeps failing: after ``failureThreshold`` consecutive
+/// failed attempts, wait one long ``coolDown`` instead of the next backoff delay, and say so
+/// (error `circuitOpen`). The count is the backoff streak (reset by a stable connection), so
+/// the circuit opens again after every further `failureThreshold` failures.
+public struct CircuitBreaker: Sendable, Hashable {
+    /// Consecutive failed attempts that open the circuit (≥ 1). Default 10.
+    public var failureThreshold: Int
+    /// How long an open circuit waits before the next attempt. Default 2 minutes.
+    public var coolDown: Duration
+
+    public init(failureThreshold: Int = 10, coolDown: Duration = .seconds(120)) {
+        precondition(failureThreshold >= 1, "CircuitBreaker.failureThreshold must be >= 1")
+        self.failureThreshold = failureThreshold
+        self.coolDown = coolDown
+    }
+}

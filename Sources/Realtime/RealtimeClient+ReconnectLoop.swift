@@ -173,7 +173,7 @@ extension RealtimeClient {
         }
         switch registration {
         case .registered:
-            break
+            state.withLock { $0.statistics.attempts += 1 }
         case .closed:
             transport.close()
             return nil
@@ -195,8 +195,10 @@ extension RealtimeClient {
                 openedAt = clock.now()
                 loop.refreshedInStreak = false
                 loop.networkBackoff.reset()
+                state.withLock { $0.statistics.connections += 1 }
                 guard await forward(.open(info)) else { break reading }
             case .message(let message):
+                state.withLock { $0.statistics.messages += 1 }
                 guard await forward(.event(message)) else { break reading }
             case .retryHint(let time):
                 loop.backoff.setServerReconnectionTime(time)
@@ -223,6 +225,10 @@ extension RealtimeClient {
     ) async -> Bool {
         let end = outcome.end
         let error = reason ?? end.error.flatMap { $0.code == .streamEnded ? nil : $0 }
+        // Count the failure itself (e.g. `http` for a 503), not a policy wrapper around it.
+        if let counted = end.error.flatMap({ $0.code == .streamEnded ? nil : $0 }) ?? reason {
+            state.withLock { $0.statistics.errorsByClass[counted.failureClass, default: 0] += 1 }
+        }
         if let error {
             let event = ErrorEvent(error: error, willRetry: willRetry, retryIn: willRetry ? retryIn : nil, attempt: attempt)
             guard await forward(.error(event)) else { return false }

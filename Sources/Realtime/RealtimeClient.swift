@@ -77,6 +77,7 @@ public final class RealtimeClient: Sendable {
         var suspended = false
         /// Set by ``RealtimeClient/resume()``: the next attempt starts a fresh backoff.
         var resetBackoff = false
+        var statistics = Statistics()
     }
 
     let channel: BoundedChannel<Envelope>
@@ -185,6 +186,9 @@ public final class RealtimeClient: Sendable {
         }
         if resumed { wakeup.wake() }
     }
+
+    /// Counters: attempts, connections, messages, errors by class.
+    public var statistics: Statistics { state.withLock { $0.statistics } }
 
     /// Whether ``suspend()`` is in effect.
     public var isSuspended: Bool { state.withLock { $0.suspended } }

@@ -204,5 +204,24 @@ import Testing
         t.clock.advance(by: .seconds(1))
         #expect(await t.factory.transport(2) != nil)
     }
+
+    @Test func statisticsCountAttemptsMessagesAndErrors() async throws {
+        let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.message("a", id: "1")
+        first.message("b", id: "2")
+        first.fail(RealtimeError(.network))
+        await rec.waitFor(5)
+        await t.advance(by: .seconds(1))
+        let second = try #require(await t.factory.transport(1))
+        second.fail(.httpStatus(503))
+        await rec.waitFor(6)
+        let s = t.client.statistics
+        #expect(s.attempts == 2 && s.reconnects == 1 && s.connections == 1 && s.messages == 2)
+        #expect(s.errorsByClass == [.network: 1, .http: 1])
+    }
 }
 

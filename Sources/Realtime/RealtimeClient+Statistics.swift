@@ -1,0 +1,18 @@
+extension RealtimeClient {
+    /// Counters of a client's life, readable at any time through
+    /// ``RealtimeClient/statistics`` (bridge them to a metrics system by polling).
+    public struct Statistics: Sendable, Hashable {
+        /// Connection attempts started (transports made).
+        public var attempts = 0
+        /// Attempts that opened a live stream.
+        public var connections = 0
+        /// Attempts after the first (reconnects, whatever their cause).
+        public var reconnects: Int { max(0, attempts - 1) }
+        /// Messages handed to the event buffer.
+        public var messages = 0
+        /// Failures reported, by failure class (`network`, `http`, `timeout`, …).
+        public var errorsByClass: [RealtimeError.FailureClass: Int] = [:]
+
+        public init() {}
+    }
+}

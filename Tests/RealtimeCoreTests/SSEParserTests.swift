@@ -343,7 +343,9 @@ private func ev(_ data: String, type: String = "message", id: String = "") -> SS
             }
         }
         #expect(seen == [ev("a")])
-        #expect(throws: RealtimeError.self) { try p.feed(Array("data: c\n\n".utf8)) }
+        #expect(throws: Stop.self) { try p.feed(Array("data: c\n\n".utf8)) }
+        p.finish()
+        #expect(try p.feed(Array("data: d\n\n".utf8)) == [ev("d")])
     }
 
     // MARK: Large input, tiny chunks

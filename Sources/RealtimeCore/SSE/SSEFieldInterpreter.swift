@@ -12,10 +12,14 @@ struct SSEFieldInterpreter: Sendable {
     private var eventType = ""
     /// The last event ID buffer (set by `id`).
     private var idBuffer: String
+    /// An `id` field was processed since the last dispatch (saves copying an unchanged ID).
+    private var idSet = false
     /// The last event ID string (set from the buffer at each dispatch).
     private(set) var lastEventID: String
     /// At least one `data` field since the last dispatch (an empty `data:` still counts).
     private var hasData = false
+    /// A data line may hold a byte ≥ 0x80: the data must be validated as UTF-8.
+    private var dataNonASCII = false
     /// Bytes in the data buffer, without the trailing LF the spec appends (we never store it).
     private var dataCount = 0
     /// Borrowed first data value: offset and length in the current chunk; -1 when none.
@@ -34,19 +38,24 @@ struct SSEFieldInterpreter: Sendable {
         self.lastEventID = lastEventID
     }
 
-    /// Interprets one line (without terminator). `stable` says the line lies inside the chunk
-    /// starting at `chunk` and stays valid until ``endOfChunk(_:)``.
+    /// Interprets one line (without terminator) and passes any output to `emit`. `stable`
+    /// says the line lies inside the chunk starting at `chunk` and stays valid until
+    /// ``endOfChunk(_:)``; `nonASCII` false promises the line is pure ASCII.
     @inline(__always)
-    mutating func process(_ line: UnsafeRawBufferPointer, chunk: UnsafeRawPointer, stable: Bool) throws -> SSEParser.Output? {
+    mutating func process(
+        _ line: UnsafeRawBufferPointer, chunk: UnsafeRawPointer, stable: Bool, nonASCII: Bool,
+        _ emit: (SSEParser.Output) throws -> Void
+    ) throws {
         let n = line.count
-        guard n > 0, let b = line.baseAddress else { return dispatch(chunk: chunk) }
+        guard n > 0, let b = line.baseAddress else { return try dispatch(chunk: chunk, emit) }
         let c0 = b.load(as: UInt8.self)
-        if c0 == UInt8(ascii: ":") { return nil }  // comment
+        if c0 == UInt8(ascii: ":") { return }  // comment
         // Fast path: "data:" is by far the most common line.
         if n >= 5, b.loadUnaligned(as: UInt32.self) == Self.dataWord, b.load(fromByteOffset: 4, as: UInt8.self) == UInt8(ascii: ":") {
             let v = n > 5 && b.load(fromByteOffset: 5, as: UInt8.self) == UInt8(ascii: " ") ? 6 : 5
             try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
-            return nil
+            if nonASCII { dataNonASCII = true }
+            return
         }
         // Field name up to the first colon; the value after it, less one leading space.
         // A line without a colon is a field name with an empty value.
@@ -57,21 +66,23 @@ struct SSEFieldInterpreter: Sendable {
         switch colon {
         case 4 where b.loadUnaligned(as: UInt32.self) == Self.dataWord:
             try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
+            if nonASCII { dataNonASCII = true }
         case 5 where Self.equals(b, "event"):
             setEventType(value)
         case 2 where b.load(as: UInt8.self) == UInt8(ascii: "i") && b.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "d"):
             // An id containing NUL is ignored (it could not be sent back in a header).
             if value.isEmpty {
                 idBuffer = ""
+                idSet = true
             } else if ByteScan.first(0, in: b, from: v, to: n) == n {
                 idBuffer = SSEUTF8.string(value)
+                idSet = true
             }
         case 5 where Self.equals(b, "retry"):
-            return Self.parseRetry(value).map { .retry(milliseconds: $0) }
+            if let ms = Self.parseRetry(value) { try emit(.retry(milliseconds: ms)) }
         default:
             break  // unknown (or wrong-case) field: ignored
         }
-        return nil
     }
 
     /// Copies a borrowed data value out of the chunk before the chunk goes away.
@@ -87,6 +98,7 @@ struct SSEFieldInterpreter: Sendable {
     mutating func reset() {
         clearEvent()
         idBuffer = lastEventID
+        idSet = false
     }
 
     // MARK: Fields
@@ -151,29 +163,33 @@ struct SSEFieldInterpreter: Sendable {
     /// WHATWG "dispatch the event": the last event ID string is updated even when no event
     /// follows; empty data dispatches nothing but resets the event type.
     @inline(__always)
-    private mutating func dispatch(chunk: UnsafeRawPointer) -> SSEParser.Output? {
-        lastEventID = idBuffer
+    private mutating func dispatch(chunk: UnsafeRawPointer, _ emit: (SSEParser.Output) throws -> Void) throws {
+        if idSet {
+            lastEventID = idBuffer
+            idSet = false
+        }
         guard hasData else {
-            eventType = ""
-            return nil
+            if !eventType.isEmpty { eventType = "" }
+            return
         }
         let data: String
         if borrowedStart >= 0 {
-            data = SSEUTF8.string(UnsafeRawBufferPointer(start: chunk + borrowedStart, count: borrowedCount))
+            data = SSEUTF8.string(UnsafeRawBufferPointer(start: chunk + borrowedStart, count: borrowedCount), knownASCII: !dataNonASCII)
         } else {
-            data = owned.withUnsafeBytes { SSEUTF8.string($0) }
+            data = owned.withUnsafeBytes { SSEUTF8.string($0, knownASCII: !dataNonASCII) }
         }
         let event = ServerSentEvent(type: eventType.isEmpty ? "message" : eventType, data: data, lastEventID: lastEventID)
         clearEvent()
-        return .event(event)
+        try emit(.event(event))
     }
 
     @inline(__always)
     private mutating func clearEvent() {
         hasData = false
+        dataNonASCII = false
         dataCount = 0
         borrowedStart = -1
-        eventType = ""
+        if !eventType.isEmpty { eventType = "" }
         if !owned.isEmpty {
             // Keep a modest buffer for the next event; give back a huge one.
             if owned.capacity > 1 << 16 { owned = [] } else { owned.removeAll(keepingCapacity: true) }

@@ -6,9 +6,11 @@
 ///   (possibly in the next chunk) is LF, it is skipped.
 /// - Lines that lie inside the current chunk are reported as offsets into it (no copy);
 ///   only a line that crosses a chunk boundary is assembled in ``partial``.
-/// - Scans with `memchr` for LF and for CR, and remembers each hit for the rest of the chunk,
-///   so every byte is scanned at most once per terminator kind: linear time whatever the
-///   chunk sizes and line-ending style (a chunk with no CR costs one CR scan in total).
+/// - Finds CR or LF in a single SIMD pass (``ByteScan/lineEnd(in:from:to:nonASCII:)``), and
+///   never rescans: a line that crosses chunks is scanned piece by piece as it arrives, so
+///   the cost is linear whatever the chunk sizes and line-ending style. The same pass tells
+///   whether the line is pure ASCII (``lineNonASCII``), which lets the parser skip UTF-8
+///   validation.
 ///
 /// Usage per chunk: `var cursor = try begin(chunk)`, then `while let line = try
 /// next(chunk, &cursor)`; after a `.buffered` line, read ``partial`` then call
@@ -32,10 +34,10 @@ struct SSELineSplitter: Sendable {
     private var skipLF = false
     /// BOM bytes matched so far (0...2), or 3 once the stream start has been decided.
     private var bomState: UInt8 = 0
-    // Per-chunk scan cache: offset of the next LF / CR at or after the cursor (or the chunk
-    // end when there is none). Stale when below the cursor.
-    private var nextLF = -1
-    private var nextCR = -1
+    /// ``partial`` may hold a byte ≥ 0x80.
+    private var partialNonASCII = false
+    /// The line last returned by ``next(_:_:)`` may hold a byte ≥ 0x80 (false: pure ASCII).
+    private(set) var lineNonASCII = false
 
     init(maxLineLength: Int) {
         self.maxLineLength = maxLineLength
@@ -45,8 +47,6 @@ struct SSELineSplitter: Sendable {
     /// chunk. Returns the offset where line scanning starts.
     @inline(__always)
     mutating func begin(_ chunk: UnsafeRawBufferPointer) throws -> Int {
-        nextLF = -1
-        nextCR = -1
         var i = 0
         let n = chunk.count
         if _slowPath(bomState < 3) {
@@ -57,7 +57,7 @@ struct SSELineSplitter: Sendable {
                     i &+= 1
                 } else {
                     // Not a BOM: the bytes matched so far are ordinary line content.
-                    if bomState >= 1 { partial.append(Self.bom.0) }
+                    if bomState >= 1 { partial.append(Self.bom.0); partialNonASCII = true }
                     if bomState >= 2 { partial.append(Self.bom.1) }
                     bomState = 3
                 }
@@ -78,16 +78,23 @@ struct SSELineSplitter: Sendable {
         let n = chunk.count
         let p = cursor
         guard p < n, let base = chunk.baseAddress else { return nil }
-        if nextLF < p { nextLF = ByteScan.first(Self.lf, in: base, from: p, to: n) }
-        if nextCR < p { nextCR = ByteScan.first(Self.cr, in: base, from: p, to: n) }
-        let eol = min(nextLF, nextCR)
+        var nonASCII = partialNonASCII
+        let eol: Int
+        let first = base.load(fromByteOffset: p, as: UInt8.self)
+        if first == Self.lf || first == Self.cr {
+            eol = p  // a blank line (or the end of a partial one): no scan needed
+        } else {
+            eol = ByteScan.lineEnd(in: base, from: p, to: n, nonASCII: &nonASCII)
+        }
         if eol == n {
             try checkLength(partial.count &+ (n &- p))
             partial.appendBytes(base + p, count: n &- p)
+            partialNonASCII = nonASCII
             cursor = n
             return nil
         }
-        if eol == nextCR {
+        lineNonASCII = nonASCII
+        if base.load(fromByteOffset: eol, as: UInt8.self) == Self.cr {
             if eol &+ 1 < n {
                 cursor = base.load(fromByteOffset: eol &+ 1, as: UInt8.self) == Self.lf ? eol &+ 2 : eol &+ 1
             } else {
@@ -115,12 +122,14 @@ struct SSELineSplitter: Sendable {
         } else {
             partial.removeAll(keepingCapacity: true)
         }
+        partialNonASCII = false
     }
 
     /// End of stream: an unterminated line is discarded, and the next stream may start
     /// with a BOM again.
     mutating func reset() {
         partial = []
+        partialNonASCII = false
         skipLF = false
         bomState = 0
     }

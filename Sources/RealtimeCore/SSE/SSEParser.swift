@@ -17,7 +17,7 @@
 /// chunks is never damaged.
 ///
 /// Layers: ``SSELineSplitter`` cuts bytes into lines; ``SSEFieldInterpreter`` gives the lines
-/// meaning. Performance: `memchr` scans, no per-line allocation, an event that lies inside one
+/// meaning. Performance: one SIMD scan finds CR or LF and notes non-ASCII bytes, no per-line allocation, an event that lies inside one
 /// chunk is decoded straight from the chunk, and a huge event in tiny chunks costs linear
 /// time (nothing is rescanned). Memory is bounded by ``Limits``.
 ///
@@ -26,9 +26,9 @@
 public struct SSEParser: Sendable {
     private var lines: SSELineSplitter
     private var fields: SSEFieldInterpreter
-    /// Set when `feed` threw: the stream is abandoned, later feeds rethrow it.
-    private var failure: RealtimeError?
-    private var emitFailed = false
+    /// Set when `feed` threw (a limit, or the consumer's own error): the stream is
+    /// abandoned, later feeds rethrow it.
+    private var failure: (any Error)?
     public let limits: Limits
 
     /// - Parameters:
@@ -50,31 +50,29 @@ public struct SSEParser: Sendable {
     ///
     /// Throws ``RealtimeError`` `line_too_long` / `event_too_large` when a limit is crossed,
     /// or whatever `emit` throws. After any throw the stream is abandoned: later calls
-    /// rethrow the same limit error (or `internal` after an `emit` error) until ``finish()``.
+    /// rethrow the same error until ``finish()``.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void) throws {
         if let failure { throw failure }
-        if emitFailed { throw RealtimeError(.internal, detail: "SSE parser used after its consumer threw") }
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         do {
             var cursor = try lines.begin(bytes)
             while let line = try lines.next(bytes, &cursor) {
-                let output: Output?
                 switch line {
                 case .chunk(let start, let end):
-                    output = try fields.process(UnsafeRawBufferPointer(start: base + start, count: end &- start), chunk: base, stable: true)
+                    try fields.process(
+                        UnsafeRawBufferPointer(start: base + start, count: end &- start), chunk: base, stable: true,
+                        nonASCII: lines.lineNonASCII, emit)
                 case .buffered:
-                    output = try lines.partial.withUnsafeBytes { try fields.process($0, chunk: base, stable: false) }
+                    let nonASCII = lines.lineNonASCII
+                    try lines.partial.withUnsafeBytes { try fields.process($0, chunk: base, stable: false, nonASCII: nonASCII, emit) }
                     lines.consumedBuffered()
-                }
-                if let output {
-                    do { try emit(output) } catch { emitFailed = true; throw error }
                 }
             }
             fields.endOfChunk(base)
         } catch {
             // Never keep an offset into a chunk we no longer see.
             fields.endOfChunk(base)
-            if let error = error as? RealtimeError, !emitFailed { failure = error }
+            failure = error
             throw error
         }
     }
@@ -99,6 +97,5 @@ public struct SSEParser: Sendable {
         lines.reset()
         fields.reset()
         failure = nil
-        emitFailed = false
     }
 }

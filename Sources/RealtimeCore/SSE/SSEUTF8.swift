@@ -19,6 +19,7 @@ enum SSEUTF8 {
         var i = 0
         var ascii = true
         while true {
+            // Skip ASCII: 32 bytes per step, then 8, then jump straight to the first high byte.
             while i &+ 32 <= n {
                 let w = base.loadUnaligned(fromByteOffset: i, as: UInt64.self)
                     | base.loadUnaligned(fromByteOffset: i &+ 8, as: UInt64.self)
@@ -28,43 +29,52 @@ enum SSEUTF8 {
                 i &+= 32
             }
             while i &+ 8 <= n {
-                if base.loadUnaligned(fromByteOffset: i, as: UInt64.self) & high != 0 { break }
+                let h = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: i, as: UInt64.self)) & high
+                if h != 0 {
+                    i &+= h.trailingZeroBitCount >> 3
+                    break
+                }
                 i &+= 8
             }
             while i < n, base.load(fromByteOffset: i, as: UInt8.self) < 0x80 { i &+= 1 }
             if i >= n { return (true, ascii) }
             ascii = false
-            // One multi-byte sequence (Unicode Table 3-7, well-formed UTF-8 byte sequences).
-            let b0 = base.load(fromByteOffset: i, as: UInt8.self)
-            @inline(__always) func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
-                guard i &+ k < n else { return false }
-                let b = base.load(fromByteOffset: i &+ k, as: UInt8.self)
-                return b >= lo && b <= hi
-            }
-            if b0 < 0xC2 {
-                return (false, false)
-            } else if b0 < 0xE0 {
-                guard cont(1) else { return (false, false) }
-                i &+= 2
-            } else if b0 < 0xF0 {
-                let ok1 = b0 == 0xE0 ? cont(1, 0xA0) : (b0 == 0xED ? cont(1, 0x80, 0x9F) : cont(1))
-                guard ok1, cont(2) else { return (false, false) }
-                i &+= 3
-            } else if b0 < 0xF5 {
-                let ok1 = b0 == 0xF0 ? cont(1, 0x90) : (b0 == 0xF4 ? cont(1, 0x80, 0x8F) : cont(1))
-                guard ok1, cont(2), cont(3) else { return (false, false) }
-                i &+= 4
-            } else {
-                return (false, false)
-            }
+            // A run of multi-byte sequences (Unicode Table 3-7, well-formed UTF-8), decoded
+            // back to back while the next byte is non-ASCII.
+            repeat {
+                let b0 = base.load(fromByteOffset: i, as: UInt8.self)
+                @inline(__always) func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool {
+                    guard i &+ k < n else { return false }
+                    let b = base.load(fromByteOffset: i &+ k, as: UInt8.self)
+                    return b >= lo && b <= hi
+                }
+                if b0 < 0xC2 {
+                    return (false, false)
+                } else if b0 < 0xE0 {
+                    guard cont(1) else { return (false, false) }
+                    i &+= 2
+                } else if b0 < 0xF0 {
+                    let ok1 = b0 == 0xE0 ? cont(1, 0xA0) : (b0 == 0xED ? cont(1, 0x80, 0x9F) : cont(1))
+                    guard ok1, cont(2) else { return (false, false) }
+                    i &+= 3
+                } else if b0 < 0xF5 {
+                    let ok1 = b0 == 0xF0 ? cont(1, 0x90) : (b0 == 0xF4 ? cont(1, 0x80, 0x8F) : cont(1))
+                    guard ok1, cont(2), cont(3) else { return (false, false) }
+                    i &+= 4
+                } else {
+                    return (false, false)
+                }
+            } while i < n && base.load(fromByteOffset: i, as: UInt8.self) >= 0x80
+            if i >= n { return (true, false) }
         }
     }
 
-    /// Decodes `bytes` as UTF-8, replacing invalid sequences with U+FFFD.
+    /// Decodes `bytes` as UTF-8, replacing invalid sequences with U+FFFD. `knownASCII` true
+    /// promises every byte is below 0x80 (the line scanner proved it) and skips validation.
     @inline(__always)
-    static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+    static func string(_ bytes: UnsafeRawBufferPointer, knownASCII: Bool = false) -> String {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return "" }
-        let (valid, ascii) = validate(base, count: bytes.count)
+        let (valid, ascii) = knownASCII ? (true, true) : validate(base, count: bytes.count)
         if valid {
             if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
                 let typed = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)

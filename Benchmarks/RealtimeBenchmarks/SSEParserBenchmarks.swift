@@ -1,0 +1,74 @@
+import Realtime
+
+/// Throughput of `SSEParser` on the corpora of issue 2 §5, each fed in 4 KiB chunks, with a
+/// `memchr` pass over the same bytes as the physical limit.
+enum SSEParserBenchmarks {
+    static let suite = BenchmarkSuite(name: "sse-parser", benchmarks: [
+        Benchmark(name: "llm") { [try corpusRun("llm", .llm(), goals: [("≥ 1500 MB/s", { $0.megabytesPerSecond >= 1500 })])] },
+        Benchmark(name: "llm-crlf") { [try llmCRLF()] },
+        Benchmark(name: "large") { [try corpusRun("large", .large(), repetitions: 3, goals: [("≥ 5000 MB/s", { $0.megabytesPerSecond >= 5000 })])] },
+        Benchmark(name: "tiny") { [try corpusRun("tiny", .tiny(), goals: [("≥ 30 M events/s", { $0.itemsPerSecond >= 30e6 })])] },
+        Benchmark(name: "worst-case") { try worstCase() },
+    ])
+
+    static let chunkSize = 4096
+
+    /// Feeds `bytes` to a fresh parser in `chunk`-byte pieces; returns (events, data bytes).
+    @inline(never)
+    static func parse(_ bytes: [UInt8], chunk: Int, limits: SSEParser.Limits = .default) throws -> (events: Int, dataBytes: Int) {
+        var parser = SSEParser(limits: limits)
+        var events = 0
+        var dataBytes = 0
+        try bytes.withUnsafeBytes { raw in
+            var i = 0
+            while i < raw.count {
+                let n = min(chunk, raw.count - i)
+                try parser.feed(UnsafeRawBufferPointer(rebasing: raw[i..<i + n])) { output in
+                    if case .event(let e) = output {
+                        events &+= 1
+                        dataBytes &+= e.data.utf8.count
+                    }
+                }
+                i += n
+            }
+        }
+        parser.finish()
+        return (events, dataBytes)
+    }
+
+    static func corpusRun(
+        _ name: String, _ corpus: SSECorpus, chunk: Int = chunkSize, repetitions: Int = 5,
+        limits: SSEParser.Limits = .default, goals: [(String, (Measurement) -> Bool)] = []
+    ) throws -> Measurement {
+        let (seconds, counts) = try Timing.best(repetitions) { try parse(corpus.bytes, chunk: chunk, limits: limits) }
+        var m = Measurement(name: "\(suite.name)/\(name)", bytes: corpus.bytes.count, items: counts.events, seconds: seconds)
+        m.memchrSeconds = Timing.memchrPass(corpus.bytes)
+        m.correct = counts.events == corpus.events && counts.dataBytes == corpus.dataBytes
+        if !m.correct {
+            m.note = "expected \(corpus.events) events / \(corpus.dataBytes) data bytes, got \(counts.events) / \(counts.dataBytes)"
+        }
+        m.goals = goals.map { ($0.0, $0.1(m)) }
+        return m
+    }
+
+    static func llmCRLF() throws -> Measurement {
+        let lf = try corpusRun("llm(lf, reference)", .llm())
+        var m = try corpusRun("llm-crlf", .llm(lineEnd: "\r\n"))
+        let ratio = m.megabytesPerSecond / lf.megabytesPerSecond
+        m.extra = [("vs llm", ratio)]
+        m.goals = [("within 20% of llm", ratio >= 0.8)]
+        return m
+    }
+
+    /// One 64 MiB event in 16-byte chunks against the same event in 4 KiB chunks: a parser
+    /// that rescans what it has seen is quadratic here.
+    static func worstCase() throws -> [Measurement] {
+        let corpus = SSECorpus.oneHugeEvent()
+        let big = try corpusRun("worst-case/4KiB-chunks", corpus, repetitions: 2, limits: .unlimited)
+        var small = try corpusRun("worst-case/16B-chunks", corpus, chunk: 16, repetitions: 2, limits: .unlimited)
+        let slowdown = small.seconds / big.seconds
+        small.extra = [("slowdown vs 4KiB", slowdown)]
+        small.goals = [("within 4× of 4 KiB chunks", slowdown <= 4)]
+        return [big, small]
+    }
+}

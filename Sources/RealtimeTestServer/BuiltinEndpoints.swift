@@ -10,7 +10,7 @@ enum BuiltinEndpoints {
         case "/bulk":
             try serveBulk(writer, core: core)
         case "/ws":
-            try WebSocketEndpoint.serve(writer)
+            try WebSocketEndpoint.serve(writer, core: core)
         case "/", "/help":
             try serveText(writer, status: 200, TestServer.endpointReference)
         default:

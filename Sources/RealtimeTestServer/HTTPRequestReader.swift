@@ -31,6 +31,11 @@ struct HTTPRequestReader {
     /// Returns nil when the client closed before sending anything.
     mutating func readRequest() throws -> (Head, [UInt8])? {
         guard let head = try readHead() else { return nil }
+        // libcurl asks before sending a larger POST body and would otherwise wait 1 s
+        // for this interim answer (RFC 9110 §10.1.1).
+        if head.headers["Expect"]?.lowercased() == "100-continue" {
+            try connection.write("HTTP/1.1 100 Continue\r\n\r\n")
+        }
         var body: [UInt8] = []
         if let encoding = head.headers["Transfer-Encoding"], encoding.lowercased().contains("chunked") {
             body = try readChunkedBody()

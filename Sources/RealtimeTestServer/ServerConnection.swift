@@ -139,6 +139,18 @@ final class ServerConnection {
 
     // MARK: Waiting
 
+    enum InputReadiness { case ready, timeout, stopped }
+
+    /// Waits until input can be read without blocking long (buffered bytes, decrypted TLS
+    /// data, or a readable socket), `milliseconds` pass (-1: forever), or the server stops.
+    func waitForInput(milliseconds: Int) -> InputReadiness {
+        if !pending.isEmpty { return .ready }
+        if let ssl, SSL_pending(ssl) > 0 { return .ready }
+        let result = Socket.waitReadable(fd, orWake: wakeFD, timeoutMilliseconds: Int32(clamping: milliseconds))
+        if result.woken { return .stopped }
+        return result.ready ? .ready : .timeout
+    }
+
     /// Sleeps up to `milliseconds`, returning early (false) when the server stops or the
     /// peer hangs up. Incoming data does not end the sleep.
     func sleep(milliseconds: Int) -> Bool {

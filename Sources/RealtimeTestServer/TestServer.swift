@@ -57,9 +57,14 @@ public final class TestServer: Sendable {
     public var requests: [RecordedRequest] { core.state.withLock { $0.requests } }
     /// Requests whose path is `path`.
     public func requests(path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
-    /// Forgets recorded requests and resets the per-target attempt counters (cut schedules restart).
+    /// What happened on each `/ws` connection (messages, pings, close codes), in order.
+    public var webSocketSessions: [RecordedWebSocketSession] { core.state.withLock { $0.webSocketSessions } }
+
+    /// Forgets recorded requests and WebSocket sessions and resets the per-target attempt
+    /// counters (cut schedules restart).
     public func clearRequests() {
         core.state.withLock {
+            $0.webSocketSessions.removeAll()
             $0.requests.removeAll()
             $0.attempts.removeAll()
         }

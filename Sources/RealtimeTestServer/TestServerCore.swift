@@ -23,6 +23,7 @@ final class TestServerCore: Sendable {
         var wakeFD: Int32 = -1
         var active: Set<Int32> = []
         var requests: [RecordedRequest] = []
+        var webSocketSessions: [RecordedWebSocketSession] = []
         var attempts: [String: Int] = [:]
         var statistics = TestServer.Statistics()
         var routes: [String: TestServer.Handler]
@@ -208,6 +209,20 @@ final class TestServerCore: Sendable {
                 try? writer.writeRaw(message)
             }
             connection.close()
+        }
+    }
+
+    // MARK: WebSocket records
+
+    func recordWebSocketSession(_ session: RecordedWebSocketSession) {
+        state.withLock { $0.webSocketSessions.append(session) }
+    }
+
+    func updateWebSocketSession(_ connectionNumber: Int, _ update: (inout RecordedWebSocketSession) -> Void) {
+        state.withLock {
+            if let index = $0.webSocketSessions.lastIndex(where: { $0.connectionNumber == connectionNumber }) {
+                update(&$0.webSocketSessions[index])
+            }
         }
     }
 }

@@ -68,6 +68,15 @@ struct TestServerSSETests {
         client.send("POST /sse?count=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nabcd\r\n3\r\nefg\r\n0\r\n\r\n")
         #expect(client.readToEnd().statusCode == 200)
         #expect(server.requests.last?.bodyText == "abcdefg")
+
+        // `Expect: 100-continue` gets its interim answer before the body is sent.
+        let asking = try TestServerRawClient(port: server.port)
+        asking.send("POST /sse?count=1 HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n")
+        let interim = asking.read(for: 200)
+        #expect(String(decoding: interim.bytes, as: UTF8.self) == "HTTP/1.1 100 Continue\r\n\r\n")
+        asking.send("hello")
+        #expect(String(decoding: asking.readToEnd().bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK"))
+        #expect(server.requests.last?.bodyText == "hello")
     }
 
     @Test(arguments: ["chunked", "close", "length"])

@@ -1,0 +1,35 @@
+/// What the test server saw on one WebSocket connection of the `/ws` endpoint, so tests
+/// can assert what a client sent (messages, pings for heartbeat tests, its close code).
+///
+/// Updated live while the connection runs; read it through ``TestServer/webSocketSessions``.
+public struct RecordedWebSocketSession: Sendable, Hashable {
+    /// The connection's ``RecordedRequest/connectionNumber`` (matches its upgrade request).
+    public var connectionNumber: Int
+    /// The request target of the upgrade.
+    public var target: String
+    /// The subprotocol the server selected, if any.
+    public var subprotocol: String?
+    /// Text messages received, in order (the first 1,000).
+    public var textMessages: [String] = []
+    /// Binary messages received, in order (the first 1,000).
+    public var binaryMessages: [[UInt8]] = []
+    /// Messages received in total (text and binary).
+    public var messageCount = 0
+    /// Pings the client sent.
+    public var pingsReceived = 0
+    /// Pongs the client sent (answers to the server's pings).
+    public var pongsReceived = 0
+    /// Pings the server sent.
+    public var pingsSent = 0
+    /// Whether a close frame arrived from the client.
+    public var receivedClose = false
+    /// The code in the client's close frame (nil: none or empty payload).
+    public var closeCode: UInt16?
+    public var closeReason: String?
+    /// The close code the server sent when the client broke the protocol (1002, 1007, 1009, …).
+    public var protocolErrorCode: UInt16?
+    /// Whether the connection has ended.
+    public var ended = false
+
+    static let recordLimit = 1000
+}

@@ -1,0 +1,60 @@
+/// The `/ws` endpoint's parameters, parsed from the query (see ``TestServer/endpointReference``).
+struct WebSocketEndpointOptions {
+    enum Mode: String { case echo, send, close }
+
+    /// Frames that break RFC 6455 on purpose, one per `violation=` value.
+    enum Violation: String {
+        /// A masked server frame (§5.1).
+        case masked
+        /// RSV2 set without an extension (§5.2).
+        case rsv
+        /// A text message that is not UTF-8 (§8.1).
+        case utf8
+        /// Reserved opcode 0x3 (§5.2).
+        case opcode
+        /// A ping with a 126-byte payload (§5.5).
+        case controlSize = "control_size"
+        /// A ping without FIN (§5.5).
+        case fragmentedControl = "fragmented_control"
+        /// A close frame with code 1005, which must never be sent (§7.4.1).
+        case closeCode = "close_code"
+    }
+
+    var mode = Mode.echo
+    var count = 10
+    var intervalMilliseconds = 0
+    var binary = false
+    var pingMilliseconds: Int?
+    var ignorePings = false
+    var closeCode: UInt16?
+    var reason = ""
+    var subprotocol: String?
+    var refuse: Int?
+    var badAccept = false
+    var stall = false
+    var dropMidFrame = false
+    var reset = false
+    var dripMilliseconds: Int?
+    var violation: Violation?
+
+    init(query: [String: String]) {
+        func int(_ name: String) -> Int? { query[name].flatMap { Int($0) } }
+        func flag(_ name: String) -> Bool { query[name].map { $0 != "0" && $0 != "false" } ?? false }
+        mode = query["mode"].flatMap(Mode.init(rawValue:)) ?? .echo
+        count = max(0, int("count") ?? count)
+        intervalMilliseconds = max(0, int("interval_ms") ?? 0)
+        binary = flag("binary")
+        pingMilliseconds = int("ping_ms").flatMap { $0 > 0 ? $0 : nil }
+        ignorePings = flag("ignore_pings")
+        closeCode = query["close"].flatMap { UInt16($0) }
+        reason = query["reason"] ?? ""
+        subprotocol = query["protocol"]
+        refuse = int("refuse")
+        badAccept = flag("bad_accept")
+        stall = flag("stall")
+        dropMidFrame = flag("drop_mid_frame")
+        reset = flag("reset")
+        dripMilliseconds = int("drip_ms") ?? (flag("drip") ? 0 : nil)
+        violation = query["violation"].flatMap(Violation.init(rawValue:))
+    }
+}

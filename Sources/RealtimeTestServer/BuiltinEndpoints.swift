@@ -6,7 +6,7 @@ enum BuiltinEndpoints {
         let request = writer.request
         switch request.path {
         case "/sse":
-            try serveSSE(writer, options: SSEStreamOptions(query: request.query))
+            try serveSSE(writer, options: SSEStreamOptions(query: request.query), core: core)
         case "/bulk":
             try serveBulk(writer, core: core)
         case "/ws":
@@ -28,7 +28,7 @@ enum BuiltinEndpoints {
 
     // MARK: /sse
 
-    static func serveSSE(_ writer: ResponseWriter, options: SSEStreamOptions) throws {
+    static func serveSSE(_ writer: ResponseWriter, options: SSEStreamOptions, core: TestServerCore) throws {
         let request = writer.request
         let failing = options.failAttempts.map { request.attempt < $0 } ?? true
         if options.status != 200 && failing {
@@ -55,14 +55,16 @@ enum BuiltinEndpoints {
         // Rendered up front only when a length or a cut point needs it: a long paced
         // stream (count=1000000&interval_ms=…) starts at once.
         let needsBody = options.framing == .length || options.cuts != nil || options.stallAfter != nil
-        let body = needsBody ? options.body(resumingAfter: request.lastEventID) : []
+        let rendering = needsBody ? core.sseRenderings.rendering(for: options) : nil
+        let body = rendering?.body(options, resumingAfter: request.lastEventID) ?? []
         let framing: ResponseWriter.Framing =
             switch options.framing {
             case .chunked: .chunked
             case .close: .closeDelimited
             case .length: .contentLength(body.count)
             }
-        writer.cutAfterBodyBytes = options.cut ?? options.scheduledCut(attempt: request.attempt, remainingBytes: body.count)
+        writer.cutAfterBodyBytes = options.cut ?? options.scheduledCut(
+            attempt: request.attempt, remainingBytes: body.count, totalBytes: rendering?.full.count ?? 0)
         writer.cutWithReset = options.reset
         writer.dripDelayMilliseconds = options.dripMilliseconds
         try writer.writeHead(status: 200, headers: headers, framing: framing)
@@ -73,8 +75,29 @@ enum BuiltinEndpoints {
             try writer.hold()
         }
 
+        if rendering != nil && options.intervalMilliseconds == 0 {
+            var offset = 0
+            while offset < body.count {
+                let end = min(body.count, offset + 64 * 1024)
+                try writer.write(Array(body[offset..<end]))
+                offset = end
+            }
+        } else {
+            try writeEvents(writer, options: options)
+        }
+        if options.end == .hold {
+            guard let ping = options.pingMilliseconds else { try writer.hold() }
+            while true {
+                try writer.sleep(milliseconds: ping)
+                try writer.write(Array(":ping".utf8) + options.lineEnding.bytes)
+            }
+        }
+    }
+
+    /// Renders and writes the events as it goes: paced one by one, or in large batches.
+    private static func writeEvents(_ writer: ResponseWriter, options: SSEStreamOptions) throws {
         try writer.write(options.preamble)
-        if let ids = options.ids(resumingAfter: request.lastEventID) {
+        if let ids = options.ids(resumingAfter: writer.request.lastEventID) {
             if options.intervalMilliseconds > 0 {
                 for id in ids {
                     if id != ids.lowerBound { try writer.sleep(milliseconds: options.intervalMilliseconds) }
@@ -91,13 +114,6 @@ enum BuiltinEndpoints {
                     }
                 }
                 try writer.write(batch)
-            }
-        }
-        if options.end == .hold {
-            guard let ping = options.pingMilliseconds else { try writer.hold() }
-            while true {
-                try writer.sleep(milliseconds: ping)
-                try writer.write(Array(":ping".utf8) + options.lineEnding.bytes)
             }
         }
     }

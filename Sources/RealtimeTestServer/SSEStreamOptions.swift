@@ -145,9 +145,12 @@ public struct SSEStreamOptions: Sendable, Hashable {
     /// stop before the end, so N successive connections are all cut and the cuts spread
     /// over the stream at arbitrary bytes: mid-line, mid-field, mid-code-point.
     public func scheduledCut(attempt: Int, remainingBytes: Int) -> Int? {
+        scheduledCut(attempt: attempt, remainingBytes: remainingBytes, totalBytes: body(resumingAfter: nil).count)
+    }
+
+    func scheduledCut(attempt: Int, remainingBytes: Int, totalBytes: Int) -> Int? {
         guard let cuts, attempt < cuts, remainingBytes > 1 else { return nil }
-        let total = body(resumingAfter: nil).count
-        let span = UInt64(max(1, 2 * total / cuts))
+        let span = UInt64(max(1, 2 * totalBytes / cuts))
         var generator = SplitMix64(seed: seed &+ UInt64(attempt) &* 0x9E37_79B9_7F4A_7C15)
         let point = Int(1 + generator.next() % span)
         return min(point, remainingBytes - 1)

@@ -34,6 +34,7 @@ final class TestServerCore: Sendable {
     /// Every thread the server starts enters it; `stop()` waits for all of them.
     private let threads = DispatchGroup()
     let bulkCache = BulkBuffers()
+    let sseRenderings = SSERenderingCache()
 
     init(configuration: TestServer.Configuration) {
         self.configuration = configuration

@@ -222,27 +222,50 @@ struct TestServerSSETests {
 
     @Test func cutScheduleDeliversEveryIDExactlyOnce() throws {
         defer { server.stop() }
-        let target = "/sse?count=300&cuts=20&seed=42&utf8=1&end=204"
+        let target = "/sse?count=10000&cuts=100&seed=42&utf8=1&end=204"
         var received: [Int] = []
+        received.reserveCapacity(10_000)
         var lastID: Int?
         var connections = 0
-        while connections < 100 {
+        var endedMidCodePoint = 0
+        while connections < 300 {
             connections += 1
             let response = try fetch(target, headers: lastID.map { ["Last-Event-ID: \($0)"] } ?? [])
             if response.statusCode == 204 { break }
-            // Keep only complete events (a cut one ends without its blank line).
-            let text = String(decoding: response.body, as: UTF8.self)
-            for block in text.components(separatedBy: "\n\n").dropLast() {
-                guard let idLine = block.split(separator: "\n").first, idLine.hasPrefix("id: "),
-                      let id = Int(idLine.dropFirst(4)) else { continue }
-                received.append(id)
-                lastID = id
+            // Keep only complete events (a cut one ends without its blank line): scan for
+            // "id: " at the start of each event and its terminating blank line.
+            let body = response.body
+            if let last = body.last, last & 0xC0 == 0x80 || last >= 0xC0 { endedMidCodePoint += 1 }
+            var start = 0
+            while let end = Self.blankLine(in: body, from: start) {
+                if body[start..<min(body.count, start + 4)].elementsEqual("id: ".utf8) {
+                    var id = 0
+                    var i = start + 4
+                    while i < body.count, body[i] >= 0x30, body[i] <= 0x39 {
+                        id = id * 10 + Int(body[i] - 0x30)
+                        i += 1
+                    }
+                    received.append(id)
+                    lastID = id
+                }
+                start = end + 2
             }
         }
-        #expect(received == Array(1...300))
-        #expect(server.statistics.cuts == 20)
-        // 20 cut connections, one that finished the stream, one that got 204.
-        #expect(connections == 22)
+        #expect(received == Array(1...10_000))
+        #expect(server.statistics.cuts == 100)
+        // 100 cut connections, one that finished the stream, one that got 204.
+        #expect(connections == 102)
+        #expect(endedMidCodePoint > 0)
+    }
+
+    /// Index of the first "\n\n" at or after `from`.
+    private static func blankLine(in bytes: [UInt8], from: Int) -> Int? {
+        var i = from
+        while i + 1 < bytes.count {
+            if bytes[i] == 10 && bytes[i + 1] == 10 { return i }
+            i += 1
+        }
+        return nil
     }
 
     @Test func bulkStreamsExactlyTheRequestedBytes() throws {

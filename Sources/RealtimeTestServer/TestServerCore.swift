@@ -22,6 +22,8 @@ final class TestServerCore: Sendable {
         var listeners: [Int32] = []
         var wakeFD: Int32 = -1
         var active: Set<Int32> = []
+        /// `pthread_self()` of every live server thread, so `stop()` can tell when a handler calls it.
+        var threadIDs: Set<UInt> = []
         var requests: [RecordedRequest] = []
         var webSocketSessions: [RecordedWebSocketSession] = []
         var attempts: [String: Int] = [:]
@@ -101,20 +103,31 @@ final class TestServerCore: Sendable {
             for fd in state.active { shutdown(fd, Int32(SHUT_RDWR)) }
         }
         for fd in taken.listeners { shutdown(fd, Int32(SHUT_RDWR)) }
-        let finished = threads.wait(timeout: .now() + 10) == .success
-        for fd in taken.listeners { close(fd) }
-        // A thread still blocked after 10 s may yet poll the eventfd: leak it rather than
-        // risk another descriptor reusing its number under that thread.
-        if finished { close(taken.wakeFD) }
+        let finish: @Sendable () -> Void = { [threads] in
+            let finished = threads.wait(timeout: .now() + 10) == .success
+            for fd in taken.listeners { close(fd) }
+            // A thread still blocked after 10 s may yet poll the eventfd: leak it rather than
+            // risk another descriptor reusing its number under that thread.
+            if finished { close(taken.wakeFD) }
+        }
         state.withLock { $0.wakeFD = -1 }
+        if state.withLock({ $0.threadIDs.contains(UInt(pthread_self())) }) {
+            // Called from a handler: waiting here would wait for ourselves. Finish on the side.
+            Thread(block: finish).start()
+        } else {
+            finish()
+        }
     }
 
     // MARK: Threads
 
     private func spawn(_ body: @escaping @Sendable () -> Void) {
         threads.enter()
-        let thread = Thread { [threads] in
+        let thread = Thread { [self] in
+            let id = UInt(pthread_self())
+            state.withLock { _ = $0.threadIDs.insert(id) }
             body()
+            state.withLock { _ = $0.threadIDs.remove(id) }
             threads.leave()
         }
         thread.stackSize = 1 << 20

@@ -103,6 +103,20 @@ struct TestServerLifecycleTests {
         #expect(server.requests.isEmpty)
     }
 
+    @Test func aHandlerCanStopTheServer() throws {
+        let server = TestServer()
+        try server.start()
+        server.setHandler(path: "/stop") { [weak server] writer in
+            let started = ContinuousClock.now
+            server?.stop()
+            let elapsed = ContinuousClock.now - started
+            try writer.writeHead(status: 200, framing: .contentLength(0))
+            #expect(elapsed < .seconds(2))
+        }
+        _ = try TestServerRawClient.fetch(port: server.port, "/stop")
+        #expect(!server.isRunning)
+    }
+
     @Test func garbageRequestGets400() throws {
         let server = TestServer()
         try server.start()

@@ -25,8 +25,9 @@ public final class SSETransport: Transport {
     public let options: Options
     private let loop: EventLoop
     private let lifecycle = Mutex(Lifecycle.idle)
-    /// The live attempt; created and used on the loop thread only.
-    private let connection: LoopBoundBox<SSEConnection?>
+    /// The live attempt; created and used on the loop thread only. (Internal for the
+    /// reference-cycle test.)
+    let connection: LoopBoundBox<SSEConnection?>
 
     private enum Lifecycle {
         case idle, started, closed
@@ -60,8 +61,10 @@ public final class SSETransport: Transport {
         guard begin else { return }
         let box = connection
         let loop = self.loop
-        // Weak captures: the channel must not keep the transport alive.
-        events.setDemandHandler {
+        // Weak captures: the channel is owned by the connection, which the box owns, so a
+        // strong capture here would be a cycle that outlives the transport.
+        events.setDemandHandler { [weak box] in
+            guard let box else { return }
             loop.execute { box.value?.resume() }
         }
         events.setTerminationHandler { [weak self] in

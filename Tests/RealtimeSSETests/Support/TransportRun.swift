@@ -1,0 +1,102 @@
+#if os(Linux)
+import Glibc
+import RealtimeCore
+import RealtimeSSE
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// Everything one attempt produced, split by kind for assertions.
+struct TransportRun: Sendable {
+    var events: [TransportEvent] = []
+
+    var opened: [ConnectionInfo] {
+        events.compactMap { if case .opened(let i) = $0 { return i } else { return nil } }
+    }
+    var messages: [Message] {
+        events.compactMap { if case .message(let m) = $0 { return m } else { return nil } }
+    }
+    var ends: [TransportEnd] {
+        events.compactMap { if case .ended(let e) = $0 { return e } else { return nil } }
+    }
+    var retryHints: [Duration] {
+        events.compactMap { if case .retryHint(let d) = $0 { return d } else { return nil } }
+    }
+    /// The single terminal event (tests expect exactly one, and last).
+    var end: TransportEnd? {
+        guard ends.count == 1, case .ended(let e)? = events.last else { return nil }
+        return e
+    }
+    var ids: [String] { messages.compactMap(\.id) }
+    var texts: [String] { messages.compactMap(\.text) }
+}
+
+/// Starts `transport` and collects its events until the channel finishes.
+func run(_ transport: SSETransport) async -> TransportRun {
+    transport.start()
+    var result = TransportRun()
+    for await e in transport.events { result.events.append(e) }
+    return result
+}
+
+func request(_ url: URL, _ configure: (inout TransportRequest) -> Void = { _ in }) -> TransportRequest {
+    var r = TransportRequest(url: url)
+    r.connectTimeout = .seconds(10)
+    r.idleTimeout = .seconds(20)
+    configure(&r)
+    return r
+}
+
+/// Resident set size in bytes (`/proc/self/statm`, second field × page size).
+func residentBytes() -> Int {
+    let fd = open("/proc/self/statm", O_RDONLY)
+    guard fd >= 0 else { return -1 }
+    defer { close(fd) }
+    var buf = [UInt8](repeating: 0, count: 128)
+    let n = read(fd, &buf, 128)
+    guard n > 0 else { return -1 }
+    let fields = String(decoding: buf[..<n], as: UTF8.self).split(separator: " ")
+    guard fields.count > 1, let pages = Int(fields[1]) else { return -1 }
+    return pages * sysconf(Int32(_SC_PAGESIZE))
+}
+
+/// Open descriptors of this process.
+func openDescriptorCount() -> Int {
+    guard let dir = opendir("/proc/self/fd") else { return -1 }
+    defer { closedir(dir) }
+    var n = 0
+    while readdir(dir) != nil { n += 1 }
+    return n - 3  // ".", ".." and the directory stream itself.
+}
+
+/// A loopback port with nothing listening (bound, then closed).
+func unusedPort() -> UInt16 {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(fd) }
+    var addr = sockaddr_in()
+    addr.sin_family = sa_family_t(AF_INET)
+    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+    addr.sin_port = 0
+    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafeMutablePointer(to: &addr) { p in
+        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
+    }
+    _ = withUnsafeMutablePointer(to: &addr) { p in
+        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
+    }
+    return UInt16(bigEndian: addr.sin_port)
+}
+
+/// Polls `condition` every few milliseconds for at most `timeout` (for effects that
+/// happen on other threads with no event to await, such as a server noticing a close).
+func eventually(timeout: Duration = .seconds(5), _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now + timeout
+    while ContinuousClock.now < deadline {
+        if condition() { return true }
+        try? await Task.sleep(for: .milliseconds(5))
+    }
+    return condition()
+}
+#endif

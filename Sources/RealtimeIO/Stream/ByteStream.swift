@@ -1,0 +1,51 @@
+import RealtimeCore
+
+/// A connected, ordered, reliable byte stream (TCP, optionally wrapped in TLS): the only way
+/// transports reach the network (DESIGN.md, "Portability").
+///
+/// The interface is small on purpose so that a Network.framework (`NWConnection`) backend
+/// can sit beside the Linux epoll one. Threading: a stream belongs to one event loop; every
+/// method except creation must be called on that loop's thread, and every delegate callback
+/// arrives there.
+///
+/// Life cycle: ``connect(to:)`` once → ``ByteStreamDelegate/byteStreamDidConnect(_:)`` →
+/// any number of ``ByteStreamDelegate/byteStream(_:didRead:)`` → exactly one
+/// ``ByteStreamDelegate/byteStream(_:didCloseWith:)`` (EOF, failure), unless the owner calls
+/// ``close()`` first, after which no callback is made at all.
+public protocol ByteStream: AnyObject, Sendable {
+    /// Receives the stream's callbacks; held weakly.
+    var delegate: (any ByteStreamDelegate)? { get set }
+
+    /// Resolves the host (off the loop thread), connects (trying each address in order),
+    /// and runs the TLS handshake when `endpoint.tls` is set.
+    func connect(to endpoint: ByteStreamEndpoint)
+
+    /// Queues `bytes` after everything written before. `completion` (optional) runs on the
+    /// loop once the bytes (or their TLS records) have been handed to the kernel, or with an
+    /// error if the stream fails or closes first. Writing before the connection is up is
+    /// allowed: the bytes go out once it is.
+    func write(_ bytes: [UInt8], completion: (@Sendable (RealtimeError?) -> Void)?)
+
+    /// Bytes accepted by ``write(_:completion:)`` that the kernel has not taken yet.
+    var pendingWriteBytes: Int { get }
+
+    /// Stops delivering reads (and stops reading the socket, so TCP flow control pushes back
+    /// on the peer) until ``resumeReading()``.
+    func pauseReading()
+    func resumeReading()
+
+    /// Closes the connection at once: pending writes fail with `notConnected`, no delegate
+    /// callback follows. Idempotent.
+    func close()
+}
+
+/// Callbacks of a ``ByteStream``, always on its event loop thread.
+public protocol ByteStreamDelegate: AnyObject {
+    /// TCP is connected and, for TLS, the handshake and certificate checks passed.
+    func byteStreamDidConnect(_ stream: any ByteStream)
+    /// Bytes arrived (plaintext for TLS). The buffer is only valid during the call.
+    func byteStream(_ stream: any ByteStream, didRead bytes: UnsafeRawBufferPointer)
+    /// The stream is over: `nil` for an orderly end of file from the peer, otherwise why it
+    /// failed (`dnsFailure`, `network`, `connectTimeout`, `tls`, ...). Called once.
+    func byteStream(_ stream: any ByteStream, didCloseWith error: RealtimeError?)
+}

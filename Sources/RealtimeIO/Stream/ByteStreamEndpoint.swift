@@ -1,0 +1,20 @@
+import RealtimeCore
+
+/// Where a ``ByteStream`` connects, and how.
+public struct ByteStreamEndpoint: Sendable, Hashable {
+    /// A DNS name or an IPv4/IPv6 literal (without brackets).
+    public var host: String
+    /// TCP port, 1–65535.
+    public var port: Int
+    /// TLS settings; nil for plain TCP.
+    public var tls: TLSConfiguration?
+    /// Socket options and timeouts.
+    public var options: ByteStreamOptions
+
+    public init(host: String, port: Int, tls: TLSConfiguration? = nil, options: ByteStreamOptions = ByteStreamOptions()) {
+        self.host = host
+        self.port = port
+        self.tls = tls
+        self.options = options
+    }
+}

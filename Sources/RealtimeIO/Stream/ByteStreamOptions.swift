@@ -1,0 +1,33 @@
+/// Socket-level settings of a ``ByteStream``.
+public struct ByteStreamOptions: Sendable, Hashable {
+    /// Time allowed for DNS + TCP connect + TLS handshake; nil for no limit (the owner keeps
+    /// its own deadline). Default 10 s.
+    public var connectTimeout: Duration? = .seconds(10)
+    /// `TCP_NODELAY`: send small frames at once instead of waiting for Nagle. Default true.
+    public var noDelay: Bool = true
+    /// TCP keepalive probes, so a half-open connection (peer vanished without FIN/RST) is
+    /// eventually detected by the kernel even when nothing is sent. nil disables.
+    /// Default: first probe after 30 s idle, then every 10 s, dead after 3 unanswered.
+    public var keepAlive: KeepAlive? = KeepAlive()
+    /// `TCP_USER_TIMEOUT`: how long written data may stay unacknowledged before the kernel
+    /// drops the connection (Linux). nil keeps the system default (~15 min). Default 30 s.
+    public var userTimeout: Duration? = .seconds(30)
+    /// Bytes read from the socket per `read(2)` call. Default 64 KiB.
+    public var readChunkSize: Int = 64 * 1024
+
+    public struct KeepAlive: Sendable, Hashable {
+        /// Idle time before the first probe (`TCP_KEEPIDLE`), whole seconds.
+        public var idle: Int = 30
+        /// Time between probes (`TCP_KEEPINTVL`), whole seconds.
+        public var interval: Int = 10
+        /// Unanswered probes before the connection is dropped (`TCP_KEEPCNT`).
+        public var count: Int = 3
+        public init(idle: Int = 30, interval: Int = 10, count: Int = 3) {
+            self.idle = idle
+            self.interval = interval
+            self.count = count
+        }
+    }
+
+    public init() {}
+}

@@ -1,2 +1,0 @@
-// Module namespace; the types of this module live in their own files.
-enum RealtimeWebSocketModule {}

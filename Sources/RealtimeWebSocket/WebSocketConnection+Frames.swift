@@ -1,0 +1,154 @@
+import RealtimeCore
+import RealtimeIO
+
+extension WebSocketConnection {
+    // MARK: - Receiving (RFC 6455 §5, §6.2)
+
+    func receiveFrames(_ bytes: UnsafeRawBufferPointer) {
+        let now = clock.now
+        lastRead = now
+        heartbeat.messageReceived(now: now)
+        if failing { return } // failing the connection: input is discarded until the server closes
+        var input = bytes
+        do {
+            while let frame = try decoder.next(from: &input) {
+                guard let output = try assembler.receive(frame) else { continue }
+                handle(output)
+                if case .closed = state { return }
+                if failing { return }
+            }
+            // Fail fast on a frame still arriving (oversize, bad UTF-8 so far, bad sequence).
+            if decoder.partialFrame != nil {
+                _ = try decoder.withPartialPayload { (header, payload) throws(RealtimeError) in
+                    try self.assembler.inspectPartialFrame(header, payload: payload)
+                }
+            }
+        } catch {
+            failConnection(error)
+        }
+    }
+
+    private func handle(_ output: WebSocketMessageAssembler.Output) {
+        switch output {
+        case .text, .binary:
+            guard let message = output.message else { return }
+            if case .closing(receivedClose: true) = state { return }
+            if case .application = options.heartbeat.kind {
+                switch heartbeat.inspect(message, now: clock.now) {
+                case .deliver: break
+                case .consume: return
+                case .reply(let answer):
+                    write(answer, completion: nil)
+                    return
+                }
+            }
+            if !events.send(.message(message)), !readsPausedForConsumer {
+                // Contract item 3: stop reading until the consumer drains the channel.
+                readsPausedForConsumer = true
+                stream?.pauseReading()
+            }
+        case .ping(let payload):
+            // No pong after our close frame (RFC 6455 §5.5.1: nothing follows a close).
+            if case .open = state {
+                writeFrame(encoder.encode(opcode: .pong, payload: payload), completion: nil)
+            }
+        case .pong:
+            heartbeat.pongReceived(now: clock.now)
+        case .close(let code, let reason):
+            receivedClose(code: code, reason: reason)
+        }
+    }
+
+    /// The server's close frame (RFC 6455 §7.1.5).
+    private func receivedClose(code: UInt16?, reason: String) {
+        switch state {
+        case .open:
+            // Echo the status code (§5.5.1), then wait for the server to close TCP (§7.1.1).
+            writeFrame(encoder.close(code: code, reason: ""), completion: nil)
+            let normal = code == nil || code == 1000
+            pendingEnd = TransportEnd(
+                clean: true, code: code, reason: reason,
+                error: normal ? nil : RealtimeError(.remoteClosed, detail: "server closed the connection", closeCode: code))
+            enterClosing(receivedClose: true)
+        case .closing:
+            // The answer to our close: the handshake is complete.
+            if var end = pendingEnd, !failing {
+                end.clean = true
+                pendingEnd = end
+            }
+            state = .closing(receivedClose: true)
+        default:
+            break
+        }
+    }
+
+    // MARK: - Sending
+
+    /// Encodes one application message (or heartbeat) as a single frame and writes it.
+    func write(_ message: OutboundMessage, completion: (@Sendable (RealtimeError?) -> Void)?) {
+        let frame: [UInt8]
+        switch message {
+        case .text(let text):
+            var text = text
+            frame = text.withUTF8 { encoder.encode(opcode: .text, payload: UnsafeRawBufferPointer($0)) }
+        case .binary(let bytes):
+            frame = encoder.encode(opcode: .binary, payload: bytes)
+        case .ping(let payload):
+            frame = encoder.encode(opcode: .ping, payload: payload.prefix(125))
+        }
+        writeFrame(frame, completion: completion)
+    }
+
+    func writeFrame(_ frame: [UInt8], completion: (@Sendable (RealtimeError?) -> Void)?) {
+        guard let stream else {
+            completion?(RealtimeError(.notConnected, detail: "connection closed"))
+            return
+        }
+        stream.write(frame, completion: completion)
+    }
+
+    /// Loop side of `send`: writes what the outbox admitted, in order.
+    func drainOutbox() {
+        guard let transport else { return }
+        let batch = transport.outbox.withLock { $0.takeReady() }
+        for (message, continuation) in batch {
+            sendAdmitted(message, continuation)
+        }
+    }
+
+    func sendAdmitted(_ message: OutboundMessage, _ continuation: CheckedContinuation<Void, any Error>) {
+        switch state {
+        case .idle, .connecting:
+            sendsBeforeOpen.append((message, continuation))
+        case .open:
+            write(message) { [weak self] error in
+                if let error {
+                    continuation.resume(throwing: error)
+                } else {
+                    continuation.resume()
+                }
+                self?.sendCompleted()
+            }
+        case .readingErrorBody, .closing, .closed:
+            continuation.resume(throwing: RealtimeError(.notConnected, detail: "connection closed"))
+            sendCompleted()
+        }
+    }
+
+    /// One admitted message is done: room for waiting senders. The drain runs on a later
+    /// loop iteration so a long queue never recurses through write completions.
+    private func sendCompleted() {
+        guard let transport else { return }
+        if transport.outbox.withLock({ $0.completed() }) {
+            eventLoop.execute { [weak self] in self?.drainOutbox() }
+        }
+    }
+
+    // MARK: - Back-pressure
+
+    func consumerDemand() {
+        guard readsPausedForConsumer else { return }
+        readsPausedForConsumer = false
+        stream?.resumeReading()
+    }
+}

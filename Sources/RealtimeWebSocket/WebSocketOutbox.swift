@@ -1,0 +1,83 @@
+import RealtimeCore
+
+/// The bounded, ordered queue between `send` callers (any task) and the loop thread.
+///
+/// Lives in a `Mutex` inside ``WebSocketTransport``. Order is the order in which callers
+/// take the lock: admitted messages go to `ready` (drained by the loop in FIFO order) and
+/// callers beyond ``capacity`` wait in `waiting`, also FIFO, so a waiting sender is never
+/// overtaken by a later one.
+struct WebSocketOutbox {
+    typealias Continuation = CheckedContinuation<Void, any Error>
+
+    enum SubmitAction {
+        case none
+        case scheduleDrain
+        case rejected(RealtimeError)
+    }
+
+    let capacity: Int
+    /// Admitted and not yet written to the socket (in `ready` or inside the connection).
+    private(set) var inFlight = 0
+    private var ready: [(OutboundMessage, Continuation)] = []
+    private var waiting: [(OutboundMessage, Continuation)] = []
+    private var waitingHead = 0
+    private var drainScheduled = false
+    private(set) var accepting = true
+
+    init(capacity: Int) {
+        self.capacity = capacity
+    }
+
+    mutating func submit(_ message: OutboundMessage, _ continuation: Continuation) -> SubmitAction {
+        guard accepting else {
+            return .rejected(RealtimeError(.notConnected, detail: "connection closed"))
+        }
+        if inFlight < capacity && waitingHead == waiting.count {
+            inFlight += 1
+            ready.append((message, continuation))
+            if drainScheduled { return .none }
+            drainScheduled = true
+            return .scheduleDrain
+        }
+        waiting.append((message, continuation))
+        return .none
+    }
+
+    /// Loop side: everything admitted so far, in order.
+    mutating func takeReady() -> [(OutboundMessage, Continuation)] {
+        drainScheduled = false
+        defer { ready.removeAll(keepingCapacity: true) }
+        return ready
+    }
+
+    /// Loop side: one admitted message was written (or failed). Admits waiters into the
+    /// freed room; returns true when a drain is now needed.
+    mutating func completed() -> Bool {
+        inFlight -= 1
+        var admitted = false
+        while inFlight < capacity && waitingHead < waiting.count {
+            ready.append(waiting[waitingHead])
+            waitingHead += 1
+            inFlight += 1
+            admitted = true
+        }
+        if waitingHead == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingHead = 0
+        }
+        guard admitted, !drainScheduled else { return false }
+        drainScheduled = true
+        return true
+    }
+
+    /// No more messages: returns every continuation not yet handed to the loop, to fail.
+    mutating func stopAccepting() -> [Continuation] {
+        accepting = false
+        let rejected = ready.map(\.1) + waiting[waitingHead...].map(\.1)
+        inFlight -= ready.count
+        ready = []
+        waiting = []
+        waitingHead = 0
+        return rejected
+    }
+}

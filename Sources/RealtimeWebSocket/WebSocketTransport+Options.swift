@@ -1,0 +1,39 @@
+import RealtimeCore
+import RealtimeIO
+
+extension WebSocketTransport {
+    /// Per-connection WebSocket settings (the per-attempt ones — URL, headers, subprotocols,
+    /// TLS, connect and idle timeouts — come in the ``TransportRequest``).
+    public struct Options: Sendable {
+        /// Largest frame payload accepted from the server, in bytes; a bigger frame closes the
+        /// connection with 1009 (RFC 6455 §7.4.1) and ends with `frameTooLarge`.
+        /// Default 16 MiB.
+        public var maxFrameSize: Int = 16 << 20
+        /// Largest message (all fragments together) accepted, in bytes; a bigger one closes
+        /// with 1009 and ends with `messageTooLarge`. Messages are delivered whole, so this
+        /// bounds the memory one connection can hold. Default 16 MiB.
+        public var maxMessageSize: Int = 16 << 20
+        /// Dead-peer detection: ping frames (or application heartbeats) after silence, and
+        /// the missed-pong limit that ends the attempt with `heartbeatTimeout`.
+        /// Default ``HeartbeatPolicy/default`` (ping after 30 s of silence, dead at 90 s).
+        public var heartbeat: HeartbeatPolicy = .default
+        /// How long the close handshake (RFC 6455 §7.1) may take: after our close frame, the
+        /// wait for the server's close frame and for it to close TCP. Default 5 s.
+        public var closeTimeout: Duration = .seconds(5)
+        /// Messages accepted by `send` and not yet written to the socket; further senders
+        /// wait (in call order) until there is room. Default 64.
+        public var outboundQueueCapacity: Int = 64
+        /// permessage-deflate (RFC 7692). Not offered yet.
+        public var compression: Compression = .disabled
+        /// TCP settings: `TCP_NODELAY`, keepalive, `TCP_USER_TIMEOUT`, read size. The connect
+        /// timeout comes from ``TransportRequest/connectTimeout`` instead.
+        public var socket: ByteStreamOptions = ByteStreamOptions()
+
+        public enum Compression: Sendable, Hashable {
+            /// No extension is offered; compressed frames from the server are a protocol error.
+            case disabled
+        }
+
+        public init() {}
+    }
+}

@@ -1,0 +1,86 @@
+import RealtimeCore
+import RealtimeIO
+import Synchronization
+
+/// An RFC 6455 WebSocket client connection attempt: the ``Transport`` for `ws`/`wss` URLs.
+///
+/// Keeps the ``Transport`` contract: one attempt, no reconnects of its own (that is
+/// `RealtimeClient`'s job). It connects (DNS off the loop, TCP, TLS for `wss`), performs the
+/// opening handshake (following redirects up to ``TransportRequest/maxRedirects``), then
+/// delivers whole messages on ``events``, answers pings, runs the heartbeat and idle timeout,
+/// and ends with the closing handshake of RFC 6455 §7.
+///
+/// Threading: every method may be called from any thread or task. The connection itself
+/// lives on `eventLoop` (one epoll thread for all connections); outbound messages cross to it
+/// through a bounded, ordered queue.
+public final class WebSocketTransport: Transport, Sendable {
+    public var kind: TransportKind { .webSocket }
+    public let events: BoundedChannel<TransportEvent>
+    public let request: TransportRequest
+    public let options: Options
+    public let eventLoop: EventLoop
+    let outbox: Mutex<WebSocketOutbox>
+    private let connection: WebSocketConnection
+    private let started = Atomic<Bool>(false)
+
+    /// Prepares an attempt; nothing happens on the network before ``start()``.
+    public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
+        self.request = request
+        self.options = options
+        self.eventLoop = eventLoop
+        self.events = BoundedChannel(capacity: max(request.eventBufferCapacity, 1))
+        self.outbox = Mutex(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1)))
+        self.connection = WebSocketConnection(request: request, options: options, eventLoop: eventLoop, events: events)
+        connection.transport = self
+        let connection = self.connection
+        events.setDemandHandler { [eventLoop] in
+            eventLoop.execute { connection.consumerDemand() }
+        }
+        events.setTerminationHandler { [weak self] in
+            // The consumer stopped iterating: the attempt is over (contract item 6).
+            self?.close(code: 1000, reason: "")
+        }
+    }
+
+    public func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let connection = self.connection
+        eventLoop.execute { connection.start() }
+    }
+
+    /// Sends a text, binary or ping message. Returns once the frame is written to the socket
+    /// (handed to the kernel). Calls are sent in the order they are made, from any number of
+    /// tasks; when ``Options/outboundQueueCapacity`` messages are already queued, the caller
+    /// waits for room. A message sent before the handshake completes waits for it.
+    ///
+    /// - Throws: ``RealtimeError`` `notConnected` when the connection has ended or is
+    ///   closing; `invalidConfiguration` for a ping payload over 125 bytes (RFC 6455 §5.5).
+    public func send(_ message: OutboundMessage) async throws {
+        if case .ping(let payload) = message, payload.count > 125 {
+            throw RealtimeError(.invalidConfiguration, detail: "a ping payload is at most 125 bytes (RFC 6455 §5.5)")
+        }
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            let action = outbox.withLock { $0.submit(message, continuation) }
+            switch action {
+            case .rejected(let error):
+                continuation.resume(throwing: error)
+            case .scheduleDrain:
+                let connection = self.connection
+                eventLoop.execute { connection.drainOutbox() }
+            case .none:
+                break
+            }
+        }
+    }
+
+    /// Starts the closing handshake with `code` and `reason` (RFC 6455 §7.1.2), or abandons
+    /// the attempt if it is not open yet. Idempotent, callable from anywhere; `events` then
+    /// ends with error `cancelled` (unless the attempt had already ended).
+    public func close(code: UInt16, reason: String) {
+        let rejected = outbox.withLock { $0.stopAccepting() }
+        let error = RealtimeError(.notConnected, detail: "connection closing")
+        for continuation in rejected { continuation.resume(throwing: error) }
+        let connection = self.connection
+        eventLoop.execute { connection.close(code: code, reason: reason) }
+    }
+}

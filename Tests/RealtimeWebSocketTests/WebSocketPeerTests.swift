@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+import RealtimeCore
+import RealtimeWebSocket
+
+/// Interop with third-party servers: Python `websockets` and `aiohttp` (Tests/Peers).
+@Suite(.serialized) struct WebSocketPeerTests {
+    static let peers = ["ws_websockets.py", "ws_aiohttp.py"]
+
+    @Test(arguments: peers) func echoTextAndBinary(peer script: String) async throws {
+        let peer = try TempPeer(script: script)
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/echo"))
+            let info = try #require(await probe.opened())
+            #expect(info.status == 101 && info.transport == .webSocket)
+            try await probe.transport.send(.text("héllo 🌍"))
+            try await probe.transport.send(.binary([0, 1, 2, 255]))
+            #expect(await probe.message()?.content == .text("héllo 🌍"))
+            #expect(await probe.message()?.content == .binary([0, 1, 2, 255]))
+            probe.transport.close(code: 1000, reason: "bye")
+            let (end, _) = await probe.ended()
+            #expect(end?.clean == true)
+            #expect(end?.code == 1000)
+            #expect(end?.error?.code == .cancelled)
+        }
+    }
+
+    @Test func answersServerPingsWebsockets() async throws {
+        let peer = try TempPeer(script: "ws_websockets.py")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/ping?count=3&payload=abc"))
+            #expect(await probe.opened() != nil)
+            #expect(await probe.message()?.text == "pongs 3")
+            let (end, _) = await probe.ended()
+            #expect(end?.clean == true && end?.code == 1000 && end?.error == nil)
+        }
+    }
+
+    /// aiohttp's own server heartbeat closes the connection unless our pongs come back.
+    @Test func answersServerPingsAiohttp() async throws {
+        let peer = try TempPeer(script: "ws_aiohttp.py")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/heartbeat?interval=0.1"))
+            #expect(await probe.opened() != nil)
+            #expect(await probe.message()?.text == "alive")
+            try await probe.transport.send(.text("still here"))
+            #expect(await probe.message()?.text == "still here")
+            probe.transport.close()
+            let (end, _) = await probe.ended()
+            #expect(end?.clean == true)
+        }
+    }
+
+    @Test(arguments: peers) func serverCloseCodes(peer script: String) async throws {
+        let peer = try TempPeer(script: script)
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/close?code=4001&reason=custom"))
+            #expect(await probe.opened() != nil)
+            let (end, _) = await probe.ended()
+            #expect(end?.clean == true)
+            #expect(end?.code == 4001)
+            #expect(end?.reason == "custom")
+            #expect(end?.error?.code == .remoteClosed)
+            #expect(end?.error?.closeCode == 4001)
+        }
+    }
+
+    @Test(arguments: peers) func tenMebibyteMessage(peer script: String) async throws {
+        let peer = try TempPeer(script: script)
+        try await withDeadline(60) {
+            let probe = TransportProbe(peer.url("/large?size=10485760&type=binary"))
+            #expect(await probe.opened() != nil)
+            let message = try #require(await probe.message())
+            guard case .binary(let bytes) = message.content else {
+                Issue.record("expected binary")
+                return
+            }
+            #expect(bytes.count == 10 << 20)
+            #expect(bytes.enumerated().allSatisfy { $0.element == UInt8($0.offset % 251) })
+            // And back: the server echoes a 10 MiB message we send.
+            try await probe.transport.send(.binary(bytes))
+            let echoed = try #require(await probe.message())
+            #expect(echoed.bytes.count == bytes.count && echoed.bytes == bytes)
+            probe.transport.close()
+            _ = await probe.ended()
+        }
+    }
+
+    @Test(arguments: [
+        ("rsv", UInt16(1002), RealtimeError.Code.protocolViolation),
+        ("opcode", 1002, .protocolViolation),
+        ("masked", 1002, .protocolViolation),
+        ("badutf8", 1007, .invalidUTF8),
+        ("control", 1002, .protocolViolation),
+        ("fragcontrol", 1002, .protocolViolation),
+        ("continuation", 1002, .protocolViolation),
+        ("badclose", 1002, .protocolViolation),
+        ("garbage", 1002, .protocolViolation),
+    ])
+    func protocolViolations(mode: String, closeCode: UInt16, code: RealtimeError.Code) async throws {
+        let peer = try TempPeer(script: "ws_websockets.py")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/violate?mode=\(mode)"))
+            #expect(await probe.opened() != nil)
+            let (end, messages) = await probe.ended()
+            #expect(messages.isEmpty)
+            #expect(end?.clean == false)
+            #expect(end?.error?.code == code, "mode \(mode): \(String(describing: end))")
+            #expect(end?.error?.closeCode == closeCode)
+            #expect(end?.code == closeCode)
+        }
+    }
+
+    @Test func subprotocolNegotiation() async throws {
+        let peer = try TempPeer(script: "ws_websockets.py")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/subprotocol")) { $0.subprotocols = ["chat.v1", "x"] }
+            let info = try #require(await probe.opened())
+            #expect(info.subprotocol == "chat.v1")
+            #expect(await probe.message()?.text == "chat.v1")
+            probe.transport.close()
+            _ = await probe.ended()
+        }
+    }
+
+    @Test func refusedUpgradeReportsStatus() async throws {
+        let peer = try TempPeer(script: "ws_websockets.py")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/nowhere"))
+            let (end, _) = await probe.ended()
+            #expect(end?.error?.code == .handshake)
+            #expect(end?.error?.status == 404)
+        }
+    }
+
+    @Test func droppedConnectionIsNotClean() async throws {
+        let peer = try TempPeer(script: "ws_websockets.py")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/drop?after=bye"))
+            #expect(await probe.opened() != nil)
+            let (end, messages) = await probe.ended()
+            #expect(messages.map(\.text) == ["bye"])
+            #expect(end?.clean == false)
+            #expect(end?.error != nil)
+        }
+    }
+}

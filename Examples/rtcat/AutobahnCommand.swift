@@ -7,7 +7,13 @@ import Realtime
 /// unchanged, message by message), then `/updateReports?agent=NAME`. One
 /// ``WebSocketTransport`` per case, no reconnect.
 enum AutobahnCommand {
-    static let usage = "usage: rtcat autobahn ws://HOST:PORT [--agent NAME] [--cases FIRST-LAST] [--verbose]\n"
+    static let subcommand = Subcommand(
+        name: "autobahn",
+        usage: "ws://HOST:PORT [--agent NAME] [--cases FIRST-LAST] [--verbose]",
+        summary: "runs the Autobahn|Testsuite client protocol (echo every case) against a fuzzing server",
+        run: { await AutobahnCommand.run($0) })
+
+    static let usage = "usage: rtcat autobahn \(subcommand.usage)\n"
 
     static func run(_ arguments: [String]) async -> Int32 {
         var base: String?
@@ -41,7 +47,7 @@ enum AutobahnCommand {
         guard let countText = await runSession(url: "\(base)/getCaseCount", echo: false, verbose: verbose).firstText,
               let count = Int(countText.trimmingCharacters(in: .whitespaces)), count >= 0
         else {
-            return fail("rtcat autobahn: no case count from \(base)/getCaseCount\n")
+            return fail("rtcat autobahn: no case count from \(base)/getCaseCount\n", code: Subcommand.failure)
         }
         let cases = range.map { max($0.lowerBound, 1)...min($0.upperBound, count) } ?? (count > 0 ? 1...count : 1...0)
         log("rtcat autobahn: \(count) cases, running \(cases.count)\n")
@@ -53,7 +59,7 @@ enum AutobahnCommand {
         }
         let report = await runSession(url: "\(base)/updateReports?agent=\(agentQuery)", echo: false, verbose: verbose)
         if report.end?.clean != true {
-            return fail("rtcat autobahn: /updateReports did not close cleanly\n")
+            return fail("rtcat autobahn: /updateReports did not close cleanly\n", code: Subcommand.failure)
         }
         log("rtcat autobahn: done\n")
         return 0
@@ -106,11 +112,11 @@ enum AutobahnCommand {
     }
 
     static func log(_ text: String) {
-        FileHandle.standardError.write(Data(text.utf8))
+        StandardError.write(text)
     }
 
-    static func fail(_ text: String) -> Int32 {
+    static func fail(_ text: String, code: Int32 = Subcommand.usage) -> Int32 {
         log(text)
-        return 2
+        return code
     }
 }

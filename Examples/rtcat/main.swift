@@ -5,6 +5,7 @@ import Foundation
 // names no subcommand (reserved for `rtcat [options] URL`).
 let commands: [Subcommand] = [
     ParseSSECommand.subcommand,
+    AutobahnCommand.subcommand,
 ]
 
 exit(await Subcommand.dispatch(Array(CommandLine.arguments.dropFirst()), commands: commands, fallback: nil))

@@ -1,0 +1,223 @@
+import Foundation
+import Testing
+import RealtimeCore
+import RealtimeIO
+import RealtimeWebSocket
+
+/// Transport behaviour that needs a scripted peer: heartbeat death, idle timeout, SIGPIPE,
+/// close before/while connecting, send ordering.
+@Suite struct WebSocketTransportTests {
+    @Test func heartbeatDeclaresSilentServerDead() async throws {
+        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 5) }
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            options.heartbeat = .ping(every: .milliseconds(100), missedLimit: 2)
+            let start = ContinuousClock.now
+            let probe = TransportProbe(server.url, options: options) { $0.idleTimeout = nil }
+            #expect(await probe.opened() != nil)
+            let (end, _) = await probe.ended()
+            let elapsed = ContinuousClock.now - start
+            #expect(end?.error?.code == .heartbeatTimeout)
+            #expect(end?.clean == false)
+            // Dead after interval × (limit + 1) = 300 ms of silence, not much later.
+            #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(3), "took \(elapsed)")
+        }
+    }
+
+    @Test func applicationHeartbeatRepliesAreNotDelivered() async throws {
+        let peer = try TempPeer(script: "ws_websockets.py")
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            // The echo server returns our heartbeat text, which is then the "reply".
+            options.heartbeat = .application(every: .milliseconds(50), missedLimit: 2, .text(ping: "hb", pong: "hb"))
+            let probe = TransportProbe(peer.url("/echo"), options: options)
+            #expect(await probe.opened() != nil)
+            // Wait long enough for several heartbeats, through an ordinary round trip.
+            try await Task.sleep(for: .milliseconds(300))
+            try await probe.transport.send(.text("real"))
+            #expect(await probe.message()?.text == "real")
+            probe.transport.close()
+            let (end, messages) = await probe.ended()
+            #expect(messages.allSatisfy { $0.text != "hb" })
+            #expect(end?.error?.code == .cancelled)
+        }
+    }
+
+    @Test func idleTimeoutEndsASilentConnection() async throws {
+        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 5) }
+        try await withDeadline {
+            let probe = TransportProbe(server.url) { $0.idleTimeout = .milliseconds(200) }
+            #expect(await probe.opened() != nil)
+            let (end, _) = await probe.ended()
+            #expect(end?.error?.code == .idleTimeout)
+        }
+    }
+
+    @Test func peerVanishingWhileWeWriteIsAnErrorNotSIGPIPE() async throws {
+        let server = try ScriptedServer { fd in
+            // Wait until the client is writing, then vanish with RST.
+            var byte: UInt8 = 0
+            _ = read(fd, &byte, 1)
+            ScriptedServer.reset(fd)
+        }
+        try await withDeadline {
+            let probe = TransportProbe(server.url)
+            #expect(await probe.opened() != nil)
+            let chunk = [UInt8](repeating: 7, count: 256 * 1024)
+            var failures = 0
+            for _ in 0..<40 {
+                do { try await probe.transport.send(.binary(chunk)) } catch { failures += 1 }
+            }
+            // The process is still alive (no SIGPIPE) and the sends report the failure.
+            #expect(failures > 0)
+            let (end, _) = await probe.ended()
+            #expect(end?.clean == false)
+            #expect(end?.error != nil)
+        }
+    }
+
+    @Test func closeBeforeStartAndWhileConnecting() async throws {
+        try await withDeadline {
+            // Before start: ends at once with cancelled.
+            let early = WebSocketTransport(request: TransportRequest(url: URL(string: "ws://127.0.0.1:9/")!))
+            early.close()
+            early.start()
+            var sawEnd: TransportEnd?
+            for await event in early.events {
+                if case .ended(let e) = event { sawEnd = e }
+            }
+            #expect(sawEnd?.error?.code == .cancelled)
+
+            // While connecting (a server that accepts TCP but never answers the handshake).
+            let server = try ScriptedServerNoHandshake()
+            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(server.port)/")!)
+            try await Task.sleep(for: .milliseconds(50))
+            probe.transport.close()
+            let (end, _) = await probe.ended()
+            #expect(end?.error?.code == .cancelled)
+            do {
+                try await probe.transport.send(.text("late"))
+                Issue.record("send after close must fail")
+            } catch let error as RealtimeError {
+                #expect(error.code == .notConnected)
+            }
+        }
+    }
+
+    @Test func connectTimeoutWhenHandshakeNeverAnswers() async throws {
+        let server = try ScriptedServerNoHandshake()
+        try await withDeadline {
+            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(server.port)/")!) { $0.connectTimeout = .milliseconds(200) }
+            let (end, _) = await probe.ended()
+            #expect(end?.error?.code == .connectTimeout)
+        }
+    }
+
+    @Test func connectionRefusedIsANetworkError() async throws {
+        // Bind then close a port so nothing listens there.
+        let port = try ScriptedServerNoHandshake().port
+        try await withDeadline {
+            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(port)/")!)
+            let (end, _) = await probe.ended()
+            #expect(end?.error?.code == .network)
+            #expect(end?.requestWasDelivered == false)
+        }
+    }
+
+    @Test func unresolvableHostIsADNSFailure() async throws {
+        try await withDeadline {
+            let probe = TransportProbe(URL(string: "ws://no-such-host.invalid/")!)
+            let (end, _) = await probe.ended()
+            #expect(end?.error?.code == .dnsFailure)
+        }
+    }
+
+    @Test func sendsFromManyTasksKeepPerTaskOrderAndAllArrive() async throws {
+        let peer = try TempPeer(script: "ws_websockets.py")
+        try await withDeadline(30) {
+            var options = TransportProbe.quietOptions
+            options.outboundQueueCapacity = 4 // force senders to wait for room
+            let probe = TransportProbe(peer.url("/echo"), options: options)
+            #expect(await probe.opened() != nil)
+            let transport = probe.transport
+            let tasks = 8, perTask = 50
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for t in 0..<tasks {
+                    group.addTask {
+                        for i in 0..<perTask { try await transport.send(.text("\(t):\(i)")) }
+                    }
+                }
+                try await group.waitForAll()
+            }
+            var next = [Int](repeating: 0, count: tasks)
+            for _ in 0..<(tasks * perTask) {
+                let text = try #require(await probe.message()?.text)
+                let parts = text.split(separator: ":").compactMap { Int($0) }
+                #expect(parts[1] == next[parts[0]], "task \(parts[0]) out of order")
+                next[parts[0]] += 1
+            }
+            #expect(next == [Int](repeating: perTask, count: tasks))
+            probe.transport.close()
+            _ = await probe.ended()
+        }
+    }
+
+    @Test func sequentialSendsAreOrdered() async throws {
+        let peer = try TempPeer(script: "ws_aiohttp.py")
+        try await withDeadline(30) {
+            let probe = TransportProbe(peer.url("/echo"))
+            let transport = probe.transport
+            // Sent before the handshake completes: they wait for it, in order.
+            let sender = Task {
+                for i in 0..<200 { try await transport.send(.text("\(i)")) }
+            }
+            #expect(await probe.opened() != nil)
+            try await sender.value
+            for i in 0..<200 {
+                #expect(await probe.message()?.text == "\(i)")
+            }
+            transport.close()
+            _ = await probe.ended()
+        }
+    }
+
+    @Test func consumerCancellationClosesTheConnection() async throws {
+        let peer = try TempPeer(script: "ws_websockets.py")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/echo"))
+            #expect(await probe.opened() != nil)
+            let transport = probe.transport
+            let consumer = Task { for await _ in transport.events {} }
+            consumer.cancel()
+            await consumer.value
+            // Once closing, sends are refused.
+            var refused = false
+            for _ in 0..<100 where !refused {
+                do { try await transport.send(.text("x")) } catch { refused = true }
+                try await Task.sleep(for: .milliseconds(10))
+            }
+            #expect(refused)
+        }
+    }
+}
+
+/// Accepts TCP connections and never answers.
+final class ScriptedServerNoHandshake: @unchecked Sendable {
+    let port: Int
+    private let listener: Int32
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        listen(fd, 4)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        port = Int(UInt16(bigEndian: addr.sin_port))
+        listener = fd
+    }
+
+    deinit { close(listener) }
+}

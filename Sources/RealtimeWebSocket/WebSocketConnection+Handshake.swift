@@ -7,42 +7,40 @@ import RealtimeCore
 import RealtimeIO
 
 extension WebSocketConnection {
-    /// Bytes of the server's answer to the opening handshake (RFC 6455 §4.1, §4.2.2).
+    /// Bytes of the server's answer to the opening handshake (RFC 6455 §4.1, §4.2.2), fed to
+    /// the codec's ``WebSocketHandshake`` validator.
     func receiveHandshakeBytes(_ bytes: UnsafeRawBufferPointer) {
-        let parsed: (head: HTTPResponseHead, rest: [UInt8])?
+        guard var handshake else { return }
+        let outcome: WebSocketHandshake.Outcome?
         do {
-            parsed = try responseParser.parse(bytes)
+            outcome = try handshake.receive(bytes, sha1: OpenSSLSHA1.digest)
         } catch {
             end(TransportEnd(clean: false, error: error))
             return
         }
-        guard let (head, rest) = parsed else { return }
-        if head.status == 101 {
-            upgrade(head, leftover: rest)
-        } else if [301, 302, 303, 307, 308].contains(head.status), let location = head.headers["Location"] {
-            redirect(to: location, status: head.status)
-        } else {
+        self.handshake = handshake
+        switch outcome {
+        case nil:
+            return // the head is not complete yet
+        case .upgraded(let upgraded):
+            upgrade(upgraded)
+        case .redirect(let next, let head):
+            redirect(to: next, status: head.status)
+        case .refused(let head, let rest):
             refuse(head, leftover: rest)
         }
     }
 
-    private func upgrade(_ head: HTTPResponseHead, leftover: [UInt8]) {
-        guard let handshake else { return }
-        let accepted: WebSocketHandshake.Accepted
-        do {
-            accepted = try handshake.validate(head)
-        } catch {
-            end(TransportEnd(clean: false, error: error))
-            return
-        }
+    private func upgrade(_ upgraded: WebSocketHandshake.Upgraded) {
         if let timer = connectTimer {
             eventLoop.cancel(timer)
             connectTimer = nil
         }
         state = .open
         let info = ConnectionInfo(
-            transport: .webSocket, url: url, status: 101, headers: head.headers,
-            subprotocol: accepted.subprotocol, extensions: accepted.extensions, attempt: request.attempt)
+            transport: .webSocket, url: url, status: 101, headers: upgraded.head.headers,
+            subprotocol: upgraded.subprotocol, extensions: upgraded.extensions.map(\.description),
+            attempt: request.attempt)
         openedInfo = info
         events.send(.opened(info))
         startTimers()
@@ -51,21 +49,19 @@ extension WebSocketConnection {
         for (message, continuation) in early {
             sendAdmitted(message, continuation)
         }
-        if !leftover.isEmpty {
+        if !upgraded.leftover.isEmpty {
             // Frames the server sent right behind its 101 (same TCP segment).
-            leftover.withUnsafeBytes { receiveFrames($0) }
+            upgraded.leftover.withUnsafeBytes { receiveFrames($0) }
         }
     }
 
     /// 3xx with `Location`: a new connection to the new URL, within `maxRedirects`.
-    private func redirect(to location: String, status: Int) {
+    private func redirect(to next: URL, status: Int) {
         redirects += 1
         guard redirects <= request.maxRedirects else {
-            end(TransportEnd(clean: false, error: RealtimeError(.redirect, detail: "more than \(request.maxRedirects) redirects", status: status), requestWasDelivered: false))
-            return
-        }
-        guard let next = URL(string: location, relativeTo: url)?.absoluteURL else {
-            end(TransportEnd(clean: false, error: RealtimeError(.redirect, detail: "unusable Location header", status: status), requestWasDelivered: false))
+            end(TransportEnd(
+                clean: false, error: RealtimeError(.redirect, detail: "more than \(request.maxRedirects) redirects", status: status),
+                requestWasDelivered: false))
             return
         }
         if let stream {
@@ -78,19 +74,21 @@ extension WebSocketConnection {
     }
 
     /// A non-101 answer: the handshake failed. Collects up to
-    /// ``RealtimeError/maxBodyExcerpt`` bytes of body (bounded by the connect deadline and the
-    /// declared length) so the error can say what the server said.
+    /// ``RealtimeError/maxBodyExcerpt`` bytes of body (bounded by the declared length and
+    /// half a second) so the error can say what the server said.
     private func refuse(_ head: HTTPResponseHead, leftover: [UInt8]) {
         var wanted = RealtimeError.maxBodyExcerpt
-        if let length = head.headers["Content-Length"].flatMap({ Int($0) }) {
-            wanted = min(wanted, max(length, 0))
+        switch head.bodyFraming {
+        case .none: wanted = 0
+        case .contentLength(let n): wanted = min(wanted, n)
+        case .chunked, .untilClose: break
         }
+        refusedHead = head
         let body = Array(leftover.prefix(wanted))
         state = .readingErrorBody(status: head.status, body: body, wanted: wanted)
         if body.count >= wanted {
             finishErrorBody()
         } else {
-            // Do not wait long for a body that may never come.
             if let timer = connectTimer { eventLoop.cancel(timer) }
             connectTimer = eventLoop.schedule(after: .milliseconds(500)) { [weak self] in
                 self?.connectTimer = nil
@@ -100,10 +98,26 @@ extension WebSocketConnection {
     }
 
     func finishErrorBody() {
-        guard case .readingErrorBody(let status, let body, _) = state else { return }
-        let excerpt = body.isEmpty ? nil : String(decoding: body, as: UTF8.self)
-        end(TransportEnd(
-            clean: false,
-            error: RealtimeError(.handshake, detail: "server answered \(status) instead of 101 Switching Protocols", status: status, bodyExcerpt: excerpt)))
+        guard case .readingErrorBody(_, let body, _) = state, let head = refusedHead else { return }
+        var excerpt = body
+        if head.bodyFraming == .chunked {
+            excerpt = Self.dechunkedPrefix(body)
+        }
+        end(TransportEnd(clean: false, error: WebSocketHandshake.refusalError(head, body: excerpt)))
+    }
+
+    /// The data of the first chunks of a chunked body (RFC 9112 §7.1), for an error excerpt.
+    static func dechunkedPrefix(_ body: [UInt8]) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = 0
+        while i < body.count {
+            guard let lineEnd = body[i...].firstIndex(of: 10) else { break }
+            let sizeText = String(decoding: body[i..<lineEnd].prefix { $0 != 0x3B && $0 != 13 && $0 != 0x20 }, as: UTF8.self)
+            guard let size = Int(sizeText, radix: 16), size > 0 else { break }
+            let start = lineEnd + 1
+            out.append(contentsOf: body[start..<min(start + size, body.count)])
+            i = start + size + 2
+        }
+        return out
     }
 }

@@ -36,7 +36,6 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     var url: URL
     var redirects = 0
     var handshake: WebSocketHandshake?
-    var responseParser = HTTPResponseHeadParser()
 
     var decoder: WebSocketFrameDecoder
     var assembler: WebSocketMessageAssembler
@@ -58,6 +57,8 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     /// True once we are failing the connection (RFC 6455 §7.1.7): input is ignored.
     var failing = false
     var openedInfo: ConnectionInfo?
+    /// The non-101 response being reported.
+    var refusedHead: HTTPResponseHead?
 
     init(request: TransportRequest, options: WebSocketTransport.Options, eventLoop: EventLoop, events: BoundedChannel<TransportEvent>) {
         self.request = request
@@ -94,8 +95,12 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     /// Opens the socket for `url` (the first attempt, or after a redirect).
     func connect() {
         let target: WebSocketTarget
+        let handshake: WebSocketHandshake
         do {
             target = try WebSocketTarget(url: url)
+            var generator = SystemRandomNumberGenerator()
+            handshake = try WebSocketHandshake(
+                url: url, subprotocols: request.subprotocols, headers: request.headers, generator: &generator)
         } catch {
             end(TransportEnd(clean: false, error: error, requestWasDelivered: false))
             return
@@ -105,12 +110,10 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
         let stream = SocketByteStream(eventLoop: eventLoop, readChunkSize: socketOptions.readChunkSize)
         stream.delegate = self
         self.stream = stream
-        responseParser = HTTPResponseHeadParser()
         stream.connect(to: ByteStreamEndpoint(
             host: target.host, port: target.port, tls: target.secure ? request.tls : nil, options: socketOptions))
-        let handshake = WebSocketHandshake(target: target, request: request)
         self.handshake = handshake
-        stream.write(handshake.requestBytes, completion: nil)
+        stream.write(handshake.request, completion: nil)
     }
 
     // MARK: - ByteStreamDelegate

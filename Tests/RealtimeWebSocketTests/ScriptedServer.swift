@@ -2,6 +2,7 @@ import Foundation
 #if canImport(Glibc)
 import Glibc
 #endif
+import RealtimeCore
 @testable import RealtimeWebSocket
 
 /// A one-connection loopback server whose behaviour after the handshake is a script, for the
@@ -40,7 +41,7 @@ final class ScriptedServer: @unchecked Sendable {
             let text = String(decoding: head, as: UTF8.self)
             let key = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
                 .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) } ?? ""
-            let response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(WebSocketHandshake.accept(for: key))\r\n\r\n"
+            let response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: key, sha1: OpenSSLSHA1.digest))\r\n\r\n"
             _ = response.withCString { write(client, $0, strlen($0)) }
             script(client)
         }

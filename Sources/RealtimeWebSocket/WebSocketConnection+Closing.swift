@@ -60,6 +60,11 @@ extension WebSocketConnection {
         // Reading must go on (the server's close frame, then EOF) even if the consumer is slow.
         if readsPausedForConsumer {
             readsPausedForConsumer = false
+            if !stashedInput.isEmpty {
+                let pending = stashedInput
+                stashedInput = []
+                pending.withUnsafeBytes { receiveFrames($0) }
+            }
             stream?.resumeReading()
         }
         guard closeTimer == nil else { return }

@@ -9,6 +9,18 @@ extension WebSocketConnection {
         lastRead = now
         heartbeat.messageReceived(now: now)
         if failing { return } // failing the connection: input is discarded until the server closes
+        if !stashedInput.isEmpty {
+            // Only possible when bytes were already in flight as reads paused; keep order.
+            stashedInput.append(contentsOf: bytes)
+            return
+        }
+        decodeFrames(bytes)
+    }
+
+    /// Decodes and handles frames until the input is used up, the connection ends, or the
+    /// consumer's buffer is full, in which case the rest of the input waits in
+    /// ``stashedInput`` (so at most one message beyond the channel's capacity is in hand).
+    private func decodeFrames(_ bytes: UnsafeRawBufferPointer) {
         var input = bytes
         do {
             while let frame = try decoder.next(from: &input) {
@@ -16,6 +28,10 @@ extension WebSocketConnection {
                 handle(output)
                 if case .closed = state { return }
                 if failing { return }
+                if readsPausedForConsumer {
+                    if !input.isEmpty { stashedInput = Array(input) }
+                    return
+                }
             }
             // Fail fast on a frame still arriving (oversize, bad UTF-8 so far, bad sequence).
             if decoder.partialFrame != nil {
@@ -42,7 +58,7 @@ extension WebSocketConnection {
                     return
                 }
             }
-            if !events.send(.message(message)), !readsPausedForConsumer {
+            if !events.send(.message(message)), !readsPausedForConsumer, case .open = state {
                 // Contract item 3: stop reading until the consumer drains the channel.
                 readsPausedForConsumer = true
                 stream?.pauseReading()
@@ -148,7 +164,19 @@ extension WebSocketConnection {
 
     func consumerDemand() {
         guard readsPausedForConsumer else { return }
+        resumeDelivery()
+    }
+
+    /// Delivers what was held back while the consumer was full, then reads the socket again.
+    func resumeDelivery() {
         readsPausedForConsumer = false
-        stream?.resumeReading()
+        if !stashedInput.isEmpty {
+            let pending = stashedInput
+            stashedInput = []
+            pending.withUnsafeBytes { decodeFrames($0) }
+        }
+        if !readsPausedForConsumer {
+            stream?.resumeReading()
+        }
     }
 }

@@ -44,6 +44,8 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     let clock = ContinuousClock()
     var lastRead: ContinuousClock.Instant
     var readsPausedForConsumer = false
+    /// Received bytes not yet decoded because the consumer's buffer filled up.
+    var stashedInput: [UInt8] = []
 
     var connectTimer: TimerHandle?
     var heartbeatTimer: TimerHandle?

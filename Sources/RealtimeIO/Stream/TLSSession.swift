@@ -15,6 +15,8 @@ final class TLSSession {
     private let outBIO: OpaquePointer
     private let configuration: TLSConfiguration
     private(set) var handshakeDone = false
+    /// Staging for ciphertext leaving OpenSSL.
+    private let scratch: UnsafeMutableBufferPointer<UInt8>
 
     init(configuration: TLSConfiguration, host: String) throws(RealtimeError) {
         self.configuration = configuration
@@ -56,6 +58,9 @@ final class TLSSession {
         self.ssl = ssl
         self.inBIO = inBIO
         self.outBIO = outBIO
+        self.scratch = .allocate(capacity: 64 * 1024)
+        // From here on every stored property is set, so a throw runs deinit (which frees
+        // `ssl`): no manual cleanup below.
 
         let isIPLiteral = host.contains(":") || host.allSatisfy { $0.isNumber || $0 == "." }
         if !isIPLiteral {
@@ -70,7 +75,6 @@ final class TLSSession {
                 ok = SSL_set1_host(ssl, host)
             }
             if ok != 1 {
-                SSL_free(ssl)
                 throw RealtimeError(.invalidConfiguration, detail: "invalid TLS host name")
             }
         }
@@ -79,6 +83,7 @@ final class TLSSession {
 
     deinit {
         SSL_free(ssl)
+        scratch.deallocate()
     }
 
     /// Hands ciphertext read from the socket to OpenSSL.
@@ -150,21 +155,14 @@ final class TLSSession {
     @discardableResult
     func drainCiphertext(into buffer: inout [UInt8]) -> Int {
         var total = 0
-        while true {
-            let pending = Int(rt_BIO_ctrl_pending(outBIO))
-            if pending == 0 { return total }
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: pending))
-            let n = buffer.withUnsafeMutableBytes { raw in
-                BIO_read(outBIO, raw.baseAddress! + start, Int32(pending))
-            }
-            if n <= 0 {
-                buffer.removeLast(pending)
-                return total
-            }
-            if Int(n) < pending { buffer.removeLast(pending - Int(n)) }
+        while rt_BIO_ctrl_pending(outBIO) > 0 {
+            let n = BIO_read(outBIO, scratch.baseAddress, Int32(scratch.count))
+            if n <= 0 { break }
+            // Appending from a raw buffer is a memcpy in every build mode.
+            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<Int(n)]))
             total += Int(n)
         }
+        return total
     }
 
     // MARK: - Checks and errors

@@ -113,13 +113,14 @@ public struct WebSocketFrameEncoder: Sendable {
         }
         guard n > 0 else { return }
         let payloadStart = output.count
-        output.append(contentsOf: repeatElement(0, count: n))
-        output.withUnsafeMutableBytes { out in
-            let dst = out.baseAddress! + payloadStart
-            if let key = header.maskingKey {
-                key.apply(from: payload.baseAddress!, to: dst, count: n)
-            } else {
-                dst.copyMemory(from: payload.baseAddress!, byteCount: n)
+        // Appending from a raw buffer is a memcpy in every build mode, then the mask is applied
+        // in place. (Growing with `repeatElement(0, count: n)` first is a per-byte generic loop
+        // in debug builds: 12 s for a 10 MiB frame in `swift test`.)
+        output.append(contentsOf: payload.assumingMemoryBound(to: UInt8.self))
+        if let key = header.maskingKey {
+            output.withUnsafeMutableBytes { out in
+                let dst = out.baseAddress! + payloadStart
+                key.apply(from: UnsafeRawPointer(dst), to: dst, count: n)
             }
         }
     }

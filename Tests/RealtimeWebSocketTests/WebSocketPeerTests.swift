@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealtimeCore
+import RealtimeTestSupport
 import RealtimeWebSocket
 
 /// Interop with third-party servers: Python `websockets` and `aiohttp` (Tests/Peers).
@@ -8,7 +9,7 @@ import RealtimeWebSocket
     static let peers = ["ws_websockets.py", "ws_aiohttp.py"]
 
     @Test(arguments: peers) func echoTextAndBinary(peer script: String) async throws {
-        let peer = try TempPeer(script: script)
+        let peer = try await PythonPeer.start(script: script)
         try await withDeadline {
             let probe = TransportProbe(peer.url("/echo"))
             let info = try #require(await probe.opened())
@@ -26,7 +27,7 @@ import RealtimeWebSocket
     }
 
     @Test func answersServerPingsWebsockets() async throws {
-        let peer = try TempPeer(script: "ws_websockets.py")
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/ping?count=3&payload=abc"))
             #expect(await probe.opened() != nil)
@@ -38,9 +39,9 @@ import RealtimeWebSocket
 
     /// aiohttp's own server heartbeat closes the connection unless our pongs come back.
     @Test func answersServerPingsAiohttp() async throws {
-        let peer = try TempPeer(script: "ws_aiohttp.py")
+        let peer = try await PythonPeer.start(script: "ws_aiohttp.py")
         try await withDeadline {
-            let probe = TransportProbe(peer.url("/heartbeat?interval=0.1"))
+            let probe = TransportProbe(peer.url("/heartbeat?interval=0.5"))
             #expect(await probe.opened() != nil)
             #expect(await probe.message()?.text == "alive")
             try await probe.transport.send(.text("still here"))
@@ -52,7 +53,7 @@ import RealtimeWebSocket
     }
 
     @Test(arguments: peers) func serverCloseCodes(peer script: String) async throws {
-        let peer = try TempPeer(script: script)
+        let peer = try await PythonPeer.start(script: script)
         try await withDeadline {
             let probe = TransportProbe(peer.url("/close?code=4001&reason=custom"))
             #expect(await probe.opened() != nil)
@@ -66,7 +67,7 @@ import RealtimeWebSocket
     }
 
     @Test(arguments: peers) func tenMebibyteMessage(peer script: String) async throws {
-        let peer = try TempPeer(script: script)
+        let peer = try await PythonPeer.start(script: script)
         try await withDeadline(60) {
             let probe = TransportProbe(peer.url("/large?size=10485760&type=binary"))
             #expect(await probe.opened() != nil)
@@ -105,7 +106,7 @@ import RealtimeWebSocket
         ("garbage", 1002, .protocolViolation),
     ])
     func protocolViolations(mode: String, closeCode: UInt16, code: RealtimeError.Code) async throws {
-        let peer = try TempPeer(script: "ws_websockets.py")
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/violate?mode=\(mode)"))
             #expect(await probe.opened() != nil)
@@ -119,7 +120,7 @@ import RealtimeWebSocket
     }
 
     @Test func subprotocolNegotiation() async throws {
-        let peer = try TempPeer(script: "ws_websockets.py")
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/subprotocol")) { $0.subprotocols = ["chat.v1", "x"] }
             let info = try #require(await probe.opened())
@@ -131,7 +132,7 @@ import RealtimeWebSocket
     }
 
     @Test func refusedUpgradeReportsStatus() async throws {
-        let peer = try TempPeer(script: "ws_websockets.py")
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/nowhere"))
             let (end, _) = await probe.ended()
@@ -141,7 +142,7 @@ import RealtimeWebSocket
     }
 
     @Test func droppedConnectionIsNotClean() async throws {
-        let peer = try TempPeer(script: "ws_websockets.py")
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/drop?after=bye"))
             #expect(await probe.opened() != nil)

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealtimeCore
+import RealtimeTestSupport
 import RealtimeTestServer
 import RealtimeWebSocket
 
@@ -18,12 +19,12 @@ import RealtimeWebSocket
         return tls
     }
 
-    static func peer(_ script: String) throws -> TempPeer {
-        try TempPeer(script: script, arguments: ["--tls-cert", certificates.serverCertificateFile, "--tls-key", certificates.serverKeyFile])
+    static func peer(_ script: String) async throws -> PythonPeer {
+        try await PythonPeer.start(script: script, arguments: ["--tls-cert", certificates.serverCertificateFile, "--tls-key", certificates.serverKeyFile])
     }
 
     @Test(arguments: ["ws_websockets.py", "ws_aiohttp.py"]) func echoOverTLS(peer script: String) async throws {
-        let peer = try Self.peer(script)
+        let peer = try await Self.peer(script)
         try await withDeadline {
             let probe = TransportProbe(peer.url("/echo", scheme: "wss")) { $0.tls = Self.tls() }
             #expect(await probe.opened() != nil)
@@ -43,7 +44,7 @@ import RealtimeWebSocket
     }
 
     @Test func hostNameIsVerifiedForNamesAndAddresses() async throws {
-        let peer = try Self.peer("ws_websockets.py")
+        let peer = try await Self.peer("ws_websockets.py")
         try await withDeadline {
             // "localhost" and 127.0.0.1 are in the certificate's subjectAltName.
             for host in ["localhost", "127.0.0.1"] {
@@ -56,7 +57,7 @@ import RealtimeWebSocket
     }
 
     @Test func wrongCAFailsWithTLSError() async throws {
-        let peer = try Self.peer("ws_websockets.py")
+        let peer = try await Self.peer("ws_websockets.py")
         try await withDeadline {
             // System roots do not include the test CA.
             let probe = TransportProbe(peer.url("/echo", scheme: "wss"))
@@ -67,7 +68,7 @@ import RealtimeWebSocket
     }
 
     @Test func insecureModeAcceptsAnyCertificate() async throws {
-        let peer = try Self.peer("ws_websockets.py")
+        let peer = try await Self.peer("ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/echo", scheme: "wss")) { $0.tls.verification = .insecureNoVerification }
             #expect(await probe.opened() != nil)
@@ -77,7 +78,7 @@ import RealtimeWebSocket
     }
 
     @Test func pinnedKeyMatches() async throws {
-        let peer = try Self.peer("ws_websockets.py")
+        let peer = try await Self.peer("ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/echo", scheme: "wss")) {
                 $0.tls = Self.tls { $0.pinnedPublicKeys = ["sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=", Self.certificates.serverPublicKeyPin] }
@@ -89,7 +90,7 @@ import RealtimeWebSocket
     }
 
     @Test func pinnedKeyMismatchFails() async throws {
-        let peer = try Self.peer("ws_websockets.py")
+        let peer = try await Self.peer("ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/echo", scheme: "wss")) {
                 $0.tls = Self.tls { $0.pinnedPublicKeys = ["sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="] }
@@ -101,7 +102,7 @@ import RealtimeWebSocket
     }
 
     @Test func missingCAFileIsAConfigurationError() async throws {
-        let peer = try Self.peer("ws_websockets.py")
+        let peer = try await Self.peer("ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/echo", scheme: "wss")) { $0.tls.trustRoots = .file("/nonexistent/ca.pem") }
             let (end, _) = await probe.ended()

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import RealtimeCore
+import RealtimeTestSupport
 import RealtimeIO
 import RealtimeWebSocket
 
@@ -25,7 +26,7 @@ import RealtimeWebSocket
     }
 
     @Test func applicationHeartbeatRepliesAreNotDelivered() async throws {
-        let peer = try TempPeer(script: "ws_websockets.py")
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {
             var options = TransportProbe.quietOptions
             // The echo server returns our heartbeat text, which is then the "reply".
@@ -133,7 +134,7 @@ import RealtimeWebSocket
     }
 
     @Test func sendsFromManyTasksKeepPerTaskOrderAndAllArrive() async throws {
-        let peer = try TempPeer(script: "ws_websockets.py")
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline(30) {
             var options = TransportProbe.quietOptions
             options.outboundQueueCapacity = 4 // force senders to wait for room
@@ -163,7 +164,7 @@ import RealtimeWebSocket
     }
 
     @Test func sequentialSendsAreOrdered() async throws {
-        let peer = try TempPeer(script: "ws_aiohttp.py")
+        let peer = try await PythonPeer.start(script: "ws_aiohttp.py")
         try await withDeadline(30) {
             let probe = TransportProbe(peer.url("/echo"))
             let transport = probe.transport
@@ -182,7 +183,7 @@ import RealtimeWebSocket
     }
 
     @Test func consumerCancellationClosesTheConnection() async throws {
-        let peer = try TempPeer(script: "ws_websockets.py")
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {
             let probe = TransportProbe(peer.url("/echo"))
             #expect(await probe.opened() != nil)

@@ -18,8 +18,11 @@ struct SSEFieldInterpreter: Sendable {
     private(set) var lastEventID: String
     /// At least one `data` field since the last dispatch (an empty `data:` still counts).
     private var hasData = false
-    /// A data line may hold a byte ≥ 0x80: the data must be validated as UTF-8.
+    /// A data line held a byte ≥ 0x80 (each such line is validated as it arrives, while it
+    /// is hot in cache; pure-ASCII lines, known from the line scan, need no validation).
     private var dataNonASCII = false
+    /// A data line was not valid UTF-8: decode with U+FFFD replacement at dispatch.
+    private var dataInvalid = false
     /// Bytes in the data buffer, without the trailing LF the spec appends (we never store it).
     private var dataCount = 0
     /// Borrowed first data value: offset and length in the current chunk; -1 when none.
@@ -54,7 +57,7 @@ struct SSEFieldInterpreter: Sendable {
         if n >= 5, b.loadUnaligned(as: UInt32.self) == Self.dataWord, b.load(fromByteOffset: 4, as: UInt8.self) == UInt8(ascii: ":") {
             let v = n > 5 && b.load(fromByteOffset: 5, as: UInt8.self) == UInt8(ascii: " ") ? 6 : 5
             try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
-            if nonASCII { dataNonASCII = true }
+            if nonASCII { noteNonASCII(b + v, count: n &- v) }
             return
         }
         // Field name up to the first colon; the value after it, less one leading space.
@@ -66,7 +69,7 @@ struct SSEFieldInterpreter: Sendable {
         switch colon {
         case 4 where b.loadUnaligned(as: UInt32.self) == Self.dataWord:
             try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
-            if nonASCII { dataNonASCII = true }
+            if nonASCII { noteNonASCII(b + v, count: n &- v) }
         case 5 where Self.equals(b, "event"):
             setEventType(value)
         case 2 where b.load(as: UInt8.self) == UInt8(ascii: "i") && b.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "d"):
@@ -129,6 +132,15 @@ struct SSEFieldInterpreter: Sendable {
         dataCount = newCount
     }
 
+    /// Validates a data value that may hold non-ASCII bytes. UTF-8 validity of the joined
+    /// data is the validity of each line, because the LF that joins them is ASCII.
+    @inline(__always)
+    private mutating func noteNonASCII(_ p: UnsafeRawPointer, count: Int) {
+        let (valid, ascii) = SSEUTF8.validate(p, count: count)
+        if !ascii { dataNonASCII = true }
+        if !valid { dataInvalid = true }
+    }
+
     @inline(__always)
     private mutating func setEventType(_ value: UnsafeRawBufferPointer) {
         let same = value.count == typeCacheBytes.count && typeCacheBytes.withUnsafeBytes { cached in
@@ -174,9 +186,11 @@ struct SSEFieldInterpreter: Sendable {
         }
         let data: String
         if borrowedStart >= 0 {
-            data = SSEUTF8.string(UnsafeRawBufferPointer(start: chunk + borrowedStart, count: borrowedCount), knownASCII: !dataNonASCII)
+            data = SSEUTF8.string(
+                validated: UnsafeRawBufferPointer(start: chunk + borrowedStart, count: borrowedCount),
+                valid: !dataInvalid, ascii: !dataNonASCII)
         } else {
-            data = owned.withUnsafeBytes { SSEUTF8.string($0, knownASCII: !dataNonASCII) }
+            data = owned.withUnsafeBytes { SSEUTF8.string(validated: $0, valid: !dataInvalid, ascii: !dataNonASCII) }
         }
         let event = ServerSentEvent(type: eventType.isEmpty ? "message" : eventType, data: data, lastEventID: lastEventID)
         clearEvent()
@@ -187,12 +201,14 @@ struct SSEFieldInterpreter: Sendable {
     private mutating func clearEvent() {
         hasData = false
         dataNonASCII = false
+        dataInvalid = false
         dataCount = 0
         borrowedStart = -1
         if !eventType.isEmpty { eventType = "" }
         if !owned.isEmpty {
-            // Keep a modest buffer for the next event; give back a huge one.
-            if owned.capacity > 1 << 16 { owned = [] } else { owned.removeAll(keepingCapacity: true) }
+            // Keep up to 1 MiB for the next event (re-growing it for every large event would
+            // cost a chain of reallocations and copies); give back a bigger one.
+            if owned.capacity > 1 << 20 { owned = [] } else { owned.removeAll(keepingCapacity: true) }
         }
     }
 

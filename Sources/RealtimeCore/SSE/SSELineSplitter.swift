@@ -116,8 +116,8 @@ struct SSELineSplitter: Sendable {
     /// Call after reading a `.buffered` line.
     @inline(__always)
     mutating func consumedBuffered() {
-        // Keep a modest buffer for the next straddling line; give back a huge one.
-        if partial.capacity > 1 << 16 {
+        // Keep up to 1 MiB for the next straddling line; give back a bigger one.
+        if partial.capacity > 1 << 20 {
             partial = []
         } else {
             partial.removeAll(keepingCapacity: true)

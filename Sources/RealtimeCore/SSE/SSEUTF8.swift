@@ -69,12 +69,19 @@ enum SSEUTF8 {
         }
     }
 
-    /// Decodes `bytes` as UTF-8, replacing invalid sequences with U+FFFD. `knownASCII` true
-    /// promises every byte is below 0x80 (the line scanner proved it) and skips validation.
+    /// Decodes `bytes` as UTF-8, replacing invalid sequences with U+FFFD.
     @inline(__always)
-    static func string(_ bytes: UnsafeRawBufferPointer, knownASCII: Bool = false) -> String {
+    static func string(_ bytes: UnsafeRawBufferPointer) -> String {
         guard let base = bytes.baseAddress, bytes.count > 0 else { return "" }
-        let (valid, ascii) = knownASCII ? (true, true) : validate(base, count: bytes.count)
+        let (valid, ascii) = validate(base, count: bytes.count)
+        return string(validated: bytes, valid: valid, ascii: ascii)
+    }
+
+    /// Builds the string for bytes whose validity (and ASCII-ness) the caller has already
+    /// established; invalid bytes are decoded with U+FFFD replacement.
+    @inline(__always)
+    static func string(validated bytes: UnsafeRawBufferPointer, valid: Bool, ascii: Bool) -> String {
+        guard let base = bytes.baseAddress, bytes.count > 0 else { return "" }
         if valid {
             if #available(macOS 26.0, iOS 26.0, tvOS 26.0, watchOS 26.0, visionOS 26.0, *) {
                 let typed = UnsafeBufferPointer(start: base.assumingMemoryBound(to: UInt8.self), count: bytes.count)

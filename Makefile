@@ -2,7 +2,7 @@
 #
 #   make deps       Debian packages, .venv (Python peers), .venv-autobahn (fuzzing server)
 #   make build      swift build
-#   make test       deps + swift build + swift test + the Autobahn conformance run
+#   make test       deps + swift build --build-tests + swift test + the Autobahn conformance run
 #   make autobahn   only the Autobahn run (sections 1-10) against rtcat; report in reports/autobahn/
 #   make demo       swift run rtcat demo
 #   make bench      swift run -c release RealtimeBenchmarks
@@ -26,9 +26,11 @@ build: deps
 demo: deps
 	$(SWIFT) run rtcat demo
 
+# One build for everything: `swift build` and then `swift test` would compile the package
+# twice (the test build differs), which costs minutes on 2 cores.
 test: deps
-	$(SWIFT) build
-	$(SWIFT) test
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory test-autobahn
 
 test-autobahn:

@@ -7,6 +7,7 @@ import Foundation
 // Add a suite: write `<Area>Benchmarks.swift` with a `static let suite` and list it here.
 let suites: [BenchmarkSuite] = [
     SSEParserBenchmarks.suite,
+    WebSocketCodecBenchmarks.suite,
 ]
 
 var json = false

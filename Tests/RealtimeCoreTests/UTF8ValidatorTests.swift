@@ -26,7 +26,7 @@ import RealtimeTestSupport
         // Each tricky sequence embedded at every offset of a 48-byte ASCII run (vector path).
         let seeds = out
         for s in seeds where !s.isEmpty {
-            for offset in [0, 1, 2, 3, 13, 14, 15, 16, 17, 29, 30, 31, 32, 33, 40] {
+            for offset in [0, 1, 2, 3, 13, 14, 15, 16, 17, 29, 30, 31, 32, 33, 40, 63, 64, 95, 96, 97, 99, 127, 128, 131, 200] {
                 out.append([UInt8](repeating: 0x61, count: offset) + s + [UInt8](repeating: 0x62, count: 48))
                 out.append(Array("日本語テキスト".utf8).prefix(offset) + s + Array("😀漢字テスト🎉".utf8))
             }

@@ -79,18 +79,29 @@ public struct UTF8Validator: Sendable, Hashable {
         if n &- i >= 16 {
             // At a code point boundary the bytes before `i` act like ASCII for the block check.
             var boundary = true
+            let k = BlockConstants()
+            var errors = k.zero
             while i &+ 16 <= n {
                 if boundary && i &+ 32 <= n && Self.isASCII32(p + i) {
                     i &+= 32
+                    // Stay in a tight loop while the text is ASCII.
+                    while i &+ 64 <= n && Self.isASCII64(p + i, k) { i &+= 64 }
                     continue
                 }
-                guard Self.blockIsValid(p, i) else { return false }
-                let tail = p.load(fromByteOffset: i &+ 13, as: UInt8.self)
-                    | p.load(fromByteOffset: i &+ 14, as: UInt8.self)
-                    | p.load(fromByteOffset: i &+ 15, as: UInt8.self)
-                boundary = tail < 0x80
-                i &+= 16
+                // Two independent blocks per step keep more instructions in flight.
+                var step = 16
+                if i &+ 32 <= n {
+                    errors |= Self.blockErrors(p, i, k) | Self.blockErrors(p, i &+ 16, k)
+                    step = 32
+                } else {
+                    errors |= Self.blockErrors(p, i, k)
+                }
+                i &+= step
+                // A block ends on a boundary when its last three bytes are ASCII.
+                let tail = UInt32(littleEndian: p.loadUnaligned(fromByteOffset: i &- 4, as: UInt32.self))
+                boundary = tail & 0x8080_8000 == 0
             }
+            guard errors == k.zero else { return false }
             if !boundary {
                 // Step back to the last lead (or ASCII) byte among the final three, so the scalar
                 // tail re-checks the possibly open sequence. All earlier positions passed the block
@@ -143,25 +154,57 @@ public struct UTF8Validator: Sendable, Hashable {
         return (a | b | c | d) & 0x8080_8080_8080_8080 == 0
     }
 
-    /// Checks the 16 bytes at `p + i` against their predecessors (`i >= 3`).
     @inlinable @inline(__always)
-    internal static func blockIsValid(_ p: UnsafeRawPointer, _ i: Int) -> Bool {
+    internal static func isASCII64(_ p: UnsafeRawPointer, _ k: BlockConstants) -> Bool {
+        let a = p.loadUnaligned(fromByteOffset: 0, as: SIMD2<UInt64>.self)
+        let b = p.loadUnaligned(fromByteOffset: 16, as: SIMD2<UInt64>.self)
+        let c = p.loadUnaligned(fromByteOffset: 32, as: SIMD2<UInt64>.self)
+        let d = p.loadUnaligned(fromByteOffset: 48, as: SIMD2<UInt64>.self)
+        let v = a | b | c | d
+        return (v[0] | v[1]) & 0x8080_8080_8080_8080 == 0
+    }
+
+    /// Vector constants, built once per call (scalar operands on `SIMD16<UInt8>` operators take a
+    /// slow generic path on this toolchain, vector operands compile to single instructions).
+    @usableFromInline
+    internal struct BlockConstants {
+        @usableFromInline let c0, e0, f0, f5, x80, xC0, xFE, xA0, x90, x60, x70, xED, xF4, zero: SIMD16<UInt8>
+        @inlinable init() {
+            c0 = .init(repeating: 0xC0); e0 = .init(repeating: 0xE0); f0 = .init(repeating: 0xF0)
+            f5 = .init(repeating: 0xF5); x80 = .init(repeating: 0x80); xC0 = .init(repeating: 0xC0)
+            xFE = .init(repeating: 0xFE); xA0 = .init(repeating: 0xA0); x90 = .init(repeating: 0x90)
+            x60 = .init(repeating: 0x60); x70 = .init(repeating: 0x70); xED = .init(repeating: 0xED)
+            xF4 = .init(repeating: 0xF4); zero = .init(repeating: 0)
+        }
+    }
+
+    /// A comparison mask as a byte vector (0xFF where true), so it can be combined with plain
+    /// vector `&`, `|`, `^` (the mask operators are slower here).
+    @inlinable @inline(__always)
+    internal static func bits(_ m: SIMDMask<SIMD16<Int8>>) -> SIMD16<UInt8> {
+        unsafeBitCast(m, to: SIMD16<UInt8>.self)
+    }
+
+    /// Checks the 16 bytes at `p + i` against their three predecessors (`i >= 3`); nonzero lanes
+    /// in the result mark errors.
+    @inlinable @inline(__always)
+    internal static func blockErrors(_ p: UnsafeRawPointer, _ i: Int, _ k: BlockConstants) -> SIMD16<UInt8> {
         let cur = p.loadUnaligned(fromByteOffset: i, as: SIMD16<UInt8>.self)
         let p1 = p.loadUnaligned(fromByteOffset: i &- 1, as: SIMD16<UInt8>.self)
         let p2 = p.loadUnaligned(fromByteOffset: i &- 2, as: SIMD16<UInt8>.self)
         let p3 = p.loadUnaligned(fromByteOffset: i &- 3, as: SIMD16<UInt8>.self)
         // A byte is a continuation exactly when an earlier lead byte still needs one.
-        let isContinuation = (cur & 0xC0) .== 0x80
-        let needed = (p1 .>= 0xC0) .| (p2 .>= 0xE0) .| (p3 .>= 0xF0)
-        var bad = isContinuation .^ needed
+        let isContinuation = bits((cur & k.xC0) .== k.x80)
+        let needed = bits(p1 .>= k.c0) | bits(p2 .>= k.e0) | bits(p3 .>= k.f0)
+        var bad = isContinuation ^ needed
         // Bytes that never occur: C0, C1 (overlong two-byte forms) and F5–FF (beyond U+10FFFF).
-        bad .|= (cur .>= 0xF5) .| ((cur & 0xFE) .== 0xC0)
-        // Second-byte ranges: E0 A0–BF (no overlong), ED 80–9F (no surrogates),
-        // F0 90–BF (no overlong), F4 80–8F (≤ U+10FFFF).
-        bad .|= (p1 .== 0xE0) .& (cur .< 0xA0)
-        bad .|= (p1 .== 0xED) .& (cur .> 0x9F)
-        bad .|= (p1 .== 0xF0) .& (cur .< 0x90)
-        bad .|= (p1 .== 0xF4) .& (cur .> 0x8F)
-        return !any(bad)
+        bad |= bits(cur .>= k.f5) | bits((cur & k.xFE) .== k.c0)
+        // Second-byte ranges: E0 A0–BF (no overlong), F0 90–BF (no overlong), ED 80–9F (no
+        // surrogates), F4 80–8F (≤ U+10FFFF). One lower and one upper bound per lane: after any other
+        // byte the bounds are 00 and FF and never fail.
+        let low = (bits(p1 .== k.e0) & k.xA0) | (bits(p1 .== k.f0) & k.x90)
+        let notHigh = (bits(p1 .== k.xED) & k.x60) | (bits(p1 .== k.xF4) & k.x70)
+        bad |= bits(cur .< low) | bits(cur .> ~notHigh)
+        return bad
     }
 }

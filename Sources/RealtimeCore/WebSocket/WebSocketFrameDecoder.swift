@@ -120,24 +120,30 @@ public struct WebSocketFrameDecoder: Sendable {
             }
             if input.isEmpty { return nil }
 
+            // Fastest path: a small unmasked frame from a server, without RSV bits, complete in
+            // `input` — most frames of a chatty feed. Anything unusual takes the general path below.
+            if stagedCount == 0, role == .client, input.count >= 2 {
+                let b0 = input[0], b1 = input[1]
+                let n = Int(b1)  // < 126 and no mask bit, checked next
+                if b1 < 126, b0 & 0x70 == 0, input.count >= 2 &+ n, n <= maxFrameSize,
+                   let opcode = WebSocketOpcode(rawValue: b0 & 0x0F), !opcode.isControl || b0 & 0x80 != 0 {
+                    let body = Array(UnsafeRawBufferPointer(rebasing: input[2..<2 &+ n]).assumingMemoryBound(to: UInt8.self))
+                    input = UnsafeRawBufferPointer(rebasing: input[(2 &+ n)...])
+                    return WebSocketFrame(fin: b0 & 0x80 != 0, opcode: opcode, payload: body)
+                }
+            }
+
             // Fast path: the whole header is in `input` (the usual case).
             if stagedCount == 0, let size = try Self.headerSize(input, role: role), input.count >= size {
                 let header = try parseHeader(input)
                 input = UnsafeRawBufferPointer(rebasing: input[size...])
                 if input.count >= header.payloadLength {
-                    // The whole payload is here too: one allocation, one copy.
+                    // The whole payload is here too: one allocation, one copy. (`Array(_:)` from a
+                    // buffer pointer is specialised; `init(unsafeUninitializedCapacity:)` costs a
+                    // runtime metadata lookup per call, which dominates for small frames.)
                     let n = header.payloadLength
-                    let body = [UInt8](unsafeUninitializedCapacity: n) { buf, count in
-                        if n > 0 {
-                            let dst = UnsafeMutableRawPointer(buf.baseAddress!)
-                            if let key = header.maskingKey {
-                                key.apply(from: input.baseAddress!, to: dst, count: n)
-                            } else {
-                                dst.copyMemory(from: input.baseAddress!, byteCount: n)
-                            }
-                        }
-                        count = n
-                    }
+                    var body = Array(UnsafeRawBufferPointer(rebasing: input[..<n]).assumingMemoryBound(to: UInt8.self))
+                    if let key = header.maskingKey { key.apply(to: &body) }
                     input = UnsafeRawBufferPointer(rebasing: input[n...])
                     return WebSocketFrame(header: header, payload: body)
                 }

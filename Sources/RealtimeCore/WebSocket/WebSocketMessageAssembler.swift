@@ -87,7 +87,7 @@ public struct WebSocketMessageAssembler: Sendable {
 
     /// Takes one complete frame; returns a message or control event, or nil when the frame was a
     /// fragment of an unfinished message.
-    public mutating func receive(_ frame: WebSocketFrame) throws(RealtimeError) -> Output? {
+    public mutating func receive(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> Output? {
         if let failure { throw failure }
         do throws(RealtimeError) {
             return try process(frame)
@@ -122,7 +122,12 @@ public struct WebSocketMessageAssembler: Sendable {
         }
     }
 
-    private mutating func process(_ frame: WebSocketFrame) throws(RealtimeError) -> Output? {
+    private mutating func process(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> Output? {
+        // Fast path: a whole binary message in one frame, between messages.
+        if frame.opcode == .binary, frame.fin, messageOpcode == nil, !closed, frame.payload.count <= maxMessageSize {
+            inspected = 0
+            return .binary(frame.payload)
+        }
         let header = frame.header
         try checkStart(header)
         switch frame.opcode {

@@ -9,9 +9,9 @@
 SWIFT ?= swift
 
 # The Autobahn step of `make test`: 1 runs the fuzzing server against `rtcat autobahn`
-# and fails on any FAILED case; 0 skips it with a message (until rtcat speaks the
-# Autobahn client protocol). `make AUTOBAHN=1 test` overrides it for one run.
-AUTOBAHN ?= 0
+# and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 test`
+# overrides it for one run.
+AUTOBAHN ?= 1
 # The client command; scripts/autobahn.sh replaces {URL} with ws://127.0.0.1:PORT.
 AUTOBAHN_CLIENT ?= $(SWIFT) run rtcat autobahn '{URL}' --agent swift-realtime
 

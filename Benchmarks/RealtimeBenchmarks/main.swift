@@ -8,6 +8,7 @@ import Foundation
 let suites: [BenchmarkSuite] = [
     SSEParserBenchmarks.suite,
     WebSocketCodecBenchmarks.suite,
+    SSETransportBenchmarks.suite,
 ]
 
 var json = false

@@ -1,0 +1,162 @@
+import Foundation
+import Realtime
+import RealtimeTestServer
+import Synchronization
+
+/// End-to-end SSE throughput over loopback (issue 3, "Done means"): the in-process
+/// ``TestServer`` streams `/bulk` (a pre-rendered `text/event-stream` body) and, in the same
+/// run, `curl -N` and ``SSETransport`` each download the same stream, alternately, three
+/// times (best of each is kept; `--reps N` changes the count). Wall-clock time (this is
+/// I/O), events counted by the transport's consumer, and the process's resident memory
+/// sampled every 10 ms while streaming (peak over all runs).
+///
+/// Bytes default to 1 GiB for the headline run; set `RT_BENCH_SSE_BYTES` to change it.
+enum SSETransportBenchmarks {
+    static let suite = BenchmarkSuite(name: "sse-e2e", benchmarks: [
+        Benchmark(name: "4KiB-events") { [try run(eventSize: 4096, bytes: gib)] },
+        Benchmark(name: "1KiB-events") { [try run(eventSize: 1024, bytes: gib / 4)] },
+        Benchmark(name: "128B-events") { [try run(eventSize: 128, bytes: gib / 16)] },
+    ])
+
+    static var gib: Int {
+        ProcessInfo.processInfo.environment["RT_BENCH_SSE_BYTES"].flatMap { Int($0) } ?? 1 << 30
+    }
+
+    struct Failure: Error, CustomStringConvertible {
+        var description: String
+    }
+
+    static func run(eventSize: Int, bytes requested: Int) throws -> Measurement {
+        let server = TestServer()
+        try server.start()
+        defer { server.stop() }
+        let total = requested / eventSize * eventSize
+        let url = server.url("/bulk?bytes=\(requested)&event_size=\(eventSize)")
+
+        // The machine is shared: alternate curl and the transport and keep the best of each,
+        // so both see the same background load.
+        var curlSeconds = Double.infinity
+        var seconds = Double.infinity
+        var result = Consumed()
+        let rssBefore = residentBytes()
+        var peak = rssBefore
+        for _ in 0..<max(1, Timing.repetitionOverride ?? 3) {
+            let curl = try curlDownload(url)
+            guard curl.bytes == total else { throw Failure(description: "curl got \(curl.bytes) of \(total) bytes") }
+            curlSeconds = min(curlSeconds, curl.seconds)
+
+            let sampler = PeakSampler()
+            sampler.start()
+            let start = DispatchTime.now().uptimeNanoseconds
+            result = consume(url)
+            seconds = min(seconds, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            peak = max(peak, sampler.stop())
+        }
+
+        let expectedEvents = total / eventSize
+        var m = Measurement(name: "\(suite.name)/\(eventSize)B-events", bytes: total, items: result.events, seconds: seconds)
+        let curlMBps = Double(total) / curlSeconds / 1e6
+        let ratio = m.megabytesPerSecond / curlMBps
+        m.extra = [
+            ("curl MB/s", curlMBps), ("vs curl", ratio),
+            ("RSS before MiB", Double(rssBefore) / 1_048_576), ("peak RSS MiB", Double(peak) / 1_048_576),
+        ]
+        m.goals = [("≥ 70% of curl -N", ratio >= 0.7), ("peak RSS < before + 64 MiB", peak < rssBefore + 64 << 20)]
+        m.correct = result.events == expectedEvents && result.clean
+        if !m.correct { m.note = "expected \(expectedEvents) events and a clean end, got \(result.events) (\(result.end))" }
+        return m
+    }
+
+    /// `curl -N -s -o /dev/null` on `url`: wall time and bytes downloaded.
+    static func curlDownload(_ url: URL) throws -> (seconds: Double, bytes: Int) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        process.arguments = ["-N", "-s", "-o", "/dev/null", "-w", "%{size_download}", url.absoluteString]
+        let out = Pipe()
+        process.standardOutput = out
+        let start = DispatchTime.now().uptimeNanoseconds
+        try process.run()
+        process.waitUntilExit()
+        let seconds = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        guard process.terminationStatus == 0, let bytes = Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw Failure(description: "curl failed (\(process.terminationStatus)): \(text)")
+        }
+        return (seconds, bytes)
+    }
+
+    struct Consumed: Sendable {
+        var events = 0
+        var clean = false
+        var end = "none"
+    }
+
+    /// Streams `url` through SSETransport on the shared loop; the consumer touches every
+    /// event's data (counts its UTF-8 length) as an application would.
+    static func consume(_ url: URL) -> Consumed {
+        let env = ProcessInfo.processInfo.environment
+        var request = TransportRequest(url: url)
+        request.idleTimeout = .seconds(30)
+        var options = SSETransport.Options()
+        // Knobs for exploring: event buffer (events) and curl receive buffer (bytes).
+        if let n = env["RT_BENCH_SSE_CAPACITY"].flatMap({ Int($0) }) { request.eventBufferCapacity = n }
+        if let n = env["RT_BENCH_SSE_RECV_BUFFER"].flatMap({ Int($0) }) { options.receiveBufferSize = n }
+        let transport = SSETransport(request: request, options: options)
+        let done = DispatchSemaphore(value: 0)
+        let box = Mutex(Consumed())
+        Task.detached {
+            transport.start()
+            var c = Consumed()
+            var dataBytes = 0
+            for await e in transport.events {
+                switch e {
+                case .message(let m):
+                    c.events += 1
+                    dataBytes &+= m.text?.utf8.count ?? 0
+                case .ended(let end):
+                    c.clean = end.clean && end.error == nil
+                    c.end = end.error.map { "\($0)" } ?? "clean"
+                default:
+                    break
+                }
+            }
+            Timing.blackHole(dataBytes)
+            let result = c
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0 }
+    }
+
+    static func residentBytes() -> Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Samples resident memory on its own thread until stopped; returns the peak.
+    final class PeakSampler: Sendable {
+        private let state = Mutex((running: true, peak: 0))
+        private let finished = DispatchSemaphore(value: 0)
+
+        func start() {
+            let thread = Thread { [self] in
+                while state.withLock({ $0.running }) {
+                    let rss = SSETransportBenchmarks.residentBytes()
+                    state.withLock { $0.peak = max($0.peak, rss) }
+                    usleep(10_000)
+                }
+                finished.signal()
+            }
+            thread.start()
+        }
+
+        func stop() -> Int {
+            state.withLock { $0.running = false }
+            finished.wait()
+            return state.withLock { max($0.peak, SSETransportBenchmarks.residentBytes()) }
+        }
+    }
+}

@@ -40,6 +40,7 @@ enum SSETransportBenchmarks {
         var result = Consumed()
         let rssBefore = residentBytes()
         var peak = rssBefore
+        var cpuPerWall = 0.0
         for _ in 0..<max(1, Timing.repetitionOverride ?? 3) {
             let curl = try curlDownload(url)
             guard curl.bytes == total else { throw Failure(description: "curl got \(curl.bytes) of \(total) bytes") }
@@ -48,8 +49,12 @@ enum SSETransportBenchmarks {
             let sampler = PeakSampler()
             sampler.start()
             let start = DispatchTime.now().uptimeNanoseconds
+            let cpuStart = processCPUSeconds()
             result = consume(url)
-            seconds = min(seconds, Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9)
+            let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
+            seconds = min(seconds, wall)
+            cpuPerWall = processCPUSeconds() - cpuStart
+            cpuPerWall /= wall
             peak = max(peak, sampler.stop())
         }
 
@@ -60,6 +65,7 @@ enum SSETransportBenchmarks {
         m.extra = [
             ("curl MB/s", curlMBps), ("vs curl", ratio),
             ("RSS before MiB", Double(rssBefore) / 1_048_576), ("peak RSS MiB", Double(peak) / 1_048_576),
+            ("process CPU/wall", cpuPerWall),
         ]
         m.goals = [("≥ 70% of curl -N", ratio >= 0.7), ("peak RSS < before + 64 MiB", peak < rssBefore + 64 << 20)]
         m.correct = result.events == expectedEvents && result.clean
@@ -127,6 +133,14 @@ enum SSETransportBenchmarks {
         }
         done.wait()
         return box.withLock { $0 }
+    }
+
+    /// User + system CPU seconds of this process (server and client threads together).
+    static func processCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_SELF.rawValue, &usage)
+        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+        return s(usage.ru_utime) + s(usage.ru_stime)
     }
 
     static func residentBytes() -> Int {

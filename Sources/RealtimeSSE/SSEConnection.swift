@@ -36,6 +36,12 @@ final class SSEConnection {
     private var pauseRequested = false
     /// The transfer is paused (`CURL_WRITEFUNC_PAUSE` returned) until ``resume()``.
     private var paused = false
+    /// Events parsed during the current curl action, handed to the channel together when
+    /// curl returns (one consumer wake-up per action rather than per write callback).
+    private var pending: [TransportEvent] = []
+    /// Flush early at this many pending events, so a long action cannot overshoot the
+    /// channel's capacity by much.
+    private let flushThreshold: Int
 
     private enum Phase {
         /// Before the final response head: DNS, connect, TLS, request, 1xx, redirects.
@@ -55,6 +61,7 @@ final class SSEConnection {
         self.loop = loop
         self.events = events
         self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "")
+        self.flushThreshold = max(1, min(64, request.eventBufferCapacity / 2))
     }
 
     private var isFinished: Bool {
@@ -104,6 +111,7 @@ final class SSEConnection {
         lastByte = .now
         // May deliver the held chunk synchronously through received(_:_:).
         _ = curl_easy_pause(easy, rt_curlpause_cont())
+        flush()
         if !isFinished { CurlMultiDriver.on(loop).kick() }
     }
 
@@ -143,6 +151,8 @@ final class SSEConnection {
     /// The single exit: frees everything, then yields `ended` and finishes the channel.
     private func finish(_ end: TransportEnd) {
         guard !isFinished else { return }
+        // Complete events parsed before the end are delivered, then `ended`.
+        flush()
         phase = .finished
         if let easy {
             CurlMultiDriver.on(loop).remove(easy)
@@ -176,15 +186,19 @@ final class SSEConnection {
             }
             guard let bytes, count > 0 else { return count }
             do {
+                let wasEmpty = pending.isEmpty
                 try parser.feed(UnsafeRawBufferPointer(start: bytes, count: count)) { output in
-                    let more: Bool
                     switch output {
                     case .event(let e):
-                        more = events.send(.message(.sse(type: e.type, data: e.data, id: e.lastEventID)))
+                        pending.append(.message(.sse(type: e.type, data: e.data, id: e.lastEventID)))
                     case .retry(let ms):
-                        more = events.send(.retryHint(.milliseconds(ms)))
+                        pending.append(.retryHint(.milliseconds(ms)))
                     }
-                    if !more { pauseRequested = true }
+                }
+                if pending.count >= flushThreshold {
+                    flush()
+                } else if wasEmpty, !pending.isEmpty {
+                    CurlMultiDriver.on(loop).runAfterCurrentAction { [self] in flush() }
                 }
             } catch {
                 abortReason = (error as? RealtimeError) ?? RealtimeError(.internal, detail: "SSE parser failed")
@@ -202,6 +216,16 @@ final class SSEConnection {
             // Bodies of responses we do not use (1xx, followed redirects, 204).
             return count
         }
+    }
+
+    /// Hands pending events to the channel; a full channel pauses the transfer at the next
+    /// chunk curl offers.
+    private func flush() {
+        guard !pending.isEmpty, !isFinished else { return }
+        for event in pending where !events.send(event) {
+            pauseRequested = true
+        }
+        pending.removeAll(keepingCapacity: true)
     }
 
     /// `CURLOPT_HEADERFUNCTION`: one header line. Returns 0 to abort.

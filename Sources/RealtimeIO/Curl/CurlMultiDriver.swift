@@ -18,6 +18,7 @@ public final class CurlMultiDriver {
     private var sockets: [Int32: IORegistration] = [:]
     private var timer: TimerHandle?
     private var completions: [UnsafeMutableRawPointer: (CURLcode) -> Void] = [:]
+    private var afterAction: [() -> Void] = []
 
     /// The driver of `loop`, created on first use. Loop thread only.
     public static func on(_ loop: EventLoop) -> CurlMultiDriver {
@@ -77,6 +78,14 @@ public final class CurlMultiDriver {
         curl_multi_remove_handle(multi, easy)
     }
 
+    /// Runs `body` once curl returns from the socket action in progress (before any
+    /// completion of that action is reported). Transports use it to hand a whole action's
+    /// worth of data to their consumer at once instead of once per write callback.
+    public func runAfterCurrentAction(_ body: @escaping () -> Void) {
+        precondition(loop.inEventLoop, "CurlMultiDriver.runAfterCurrentAction must be called on the loop thread")
+        afterAction.append(body)
+    }
+
     /// Lets curl make progress on overdue work now (used after `curl_easy_pause` unpauses
     /// a transfer, whose buffered data curl delivers on its next timeout action).
     public func kick() {
@@ -126,7 +135,16 @@ public final class CurlMultiDriver {
     private func action(socket: Int32, mask: Int32) {
         var running: Int32 = 0
         _ = curl_multi_socket_action(multi, socket, mask, &running)
+        runAfterActionBodies()
         drainCompletions()
+    }
+
+    private func runAfterActionBodies() {
+        while !afterAction.isEmpty {
+            let bodies = afterAction
+            afterAction.removeAll(keepingCapacity: true)
+            for body in bodies { body() }
+        }
     }
 
     private func drainCompletions() {

@@ -37,16 +37,19 @@ extension TestServer {
     /// | `/ws` | `mode=echo` | echo text/binary messages, answer pings, echo the close (default) |
     /// | | `mode=send&count=N` | send N text messages `message 1`… (`interval_ms`), then close |
     /// | | `binary=1` | with `mode=send`: binary messages |
+    /// | | `size=N` | with `mode=send`: pad each message to N bytes with `x` |
+    /// | | `fragment=N` | with `mode=send`: send each message in fragments of N bytes |
     /// | | `ping_ms=N` | the server pings every N ms (payload `ping N`) |
     /// | | `ignore_pings=1` | never answer the client's pings |
     /// | | `close=CODE&reason=TEXT` | after the messages (or at once in `mode=close`), close with CODE and reason |
-    /// | | `protocol=NAME` | select subprotocol NAME (even if the client did not offer it) |
+    /// | | `close_timeout_ms=N` | after the server's close, drop the connection if the client has not answered in N ms (5000) |
+    /// | | `protocol=NAME` | select subprotocol NAME (even if the client did not offer it); `protocol=*` selects the first one offered; none by default |
     /// | | `refuse=STATUS` | answer the upgrade with STATUS and a text body |
     /// | | `bad_accept=1` | send a wrong `Sec-WebSocket-Accept` |
     /// | | `stall=1` | complete the upgrade, then send and read nothing |
-    /// | | `drop_mid_frame=1` | after the upgrade, send half a frame and drop the connection |
+    /// | | `drop_mid_frame=1` | after the upgrade, send 10 bytes of a 100-byte text frame and drop the connection (`reset=1`: with a RST) |
     /// | | `drip_ms=N` | write every server frame one byte at a time, N ms apart |
-    /// | | `violation=masked\|rsv\|utf8\|opcode\|control_size\|fragmented_control` | send one frame that breaks RFC 6455 |
+    /// | | `violation=masked\|rsv\|utf8\|opcode\|control_size\|fragmented_control\|close_code` | first send one frame that breaks RFC 6455 (masked server frame; RSV2; invalid UTF-8 text; opcode 0x3; 126-byte ping; ping without FIN; close code 1005) |
     /// | `/help` | | this table as text |
     ///
     /// Every request is recorded in ``requests`` whatever the endpoint; routes given in
@@ -63,10 +66,12 @@ extension TestServer {
                   status=CODE [fail_attempts=N location=URL retry_after=V body=TEXT]
                   content_type=T  endless=1 [endless_bytes=N]
         /bulk  bytes=N (1 MiB)  event_size=B (128)  framing=close|chunked|length (close)
-        /ws    mode=echo|send|close  count=N  interval_ms=N  binary=1  ping_ms=N  ignore_pings=1
-               close=CODE reason=TEXT  protocol=NAME
-               faults: refuse=STATUS  bad_accept=1  stall=1  drop_mid_frame=1  drip_ms=N
-                       violation=masked|rsv|utf8|opcode|control_size|fragmented_control
+        /ws    mode=echo|send|close  count=N  interval_ms=N  binary=1  size=N  fragment=N
+               ping_ms=N  ignore_pings=1
+               close=CODE reason=TEXT  close_timeout_ms=N (5000)  protocol=NAME|*
+               faults: refuse=STATUS  bad_accept=1  stall=1  drop_mid_frame=1 [reset=1]  drip_ms=N
+                       violation=masked|rsv|utf8|opcode|control_size|fragmented_control|close_code
+               no extensions are negotiated (no permessage-deflate)
         /help  this text
 
         """

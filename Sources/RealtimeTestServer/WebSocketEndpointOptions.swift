@@ -24,10 +24,16 @@ struct WebSocketEndpointOptions {
     var count = 10
     var intervalMilliseconds = 0
     var binary = false
+    /// Pad each sent message to this many bytes (nil: just `message K`).
+    var size: Int?
+    /// Send each message in fragments of this many bytes (nil: one frame).
+    var fragment: Int?
     var pingMilliseconds: Int?
     var ignorePings = false
     var closeCode: UInt16?
     var reason = ""
+    /// How long to wait for the client's answer to the server's close, milliseconds.
+    var closeTimeoutMilliseconds = 5_000
     var subprotocol: String?
     var refuse: Int?
     var badAccept = false
@@ -44,10 +50,13 @@ struct WebSocketEndpointOptions {
         count = max(0, int("count") ?? count)
         intervalMilliseconds = max(0, int("interval_ms") ?? 0)
         binary = flag("binary")
+        size = int("size").flatMap { $0 > 0 ? $0 : nil }
+        fragment = int("fragment").flatMap { $0 > 0 ? $0 : nil }
         pingMilliseconds = int("ping_ms").flatMap { $0 > 0 ? $0 : nil }
         ignorePings = flag("ignore_pings")
         closeCode = query["close"].flatMap { UInt16($0) }
         reason = query["reason"] ?? ""
+        closeTimeoutMilliseconds = max(0, int("close_timeout_ms") ?? closeTimeoutMilliseconds)
         subprotocol = query["protocol"]
         refuse = int("refuse")
         badAccept = flag("bad_accept")

@@ -7,9 +7,6 @@ import RealtimeCore
 ///
 /// Not thread-safe: it belongs to the connection's thread.
 final class WebSocketServerSession {
-    /// How long the server waits for the client's answer to its close frame, milliseconds.
-    static let closeTimeoutMilliseconds = 5_000
-
     private let writer: ResponseWriter
     private let options: WebSocketEndpointOptions
     private let record: ((inout RecordedWebSocketSession) -> Void) -> Void
@@ -43,14 +40,33 @@ final class WebSocketServerSession {
         case .send:
             for index in 1...max(1, options.count) where options.count > 0 {
                 if index > 1 { try writer.sleep(milliseconds: options.intervalMilliseconds) }
-                let text = "message \(index)"
-                try send(options.binary ? encoder.binary(Array(text.utf8)) : encoder.text(text))
+                try sendMessage(index: index)
             }
             if let code = options.closeCode { try sendClose(code: code, reason: options.reason) }
         case .close:
             try sendClose(code: options.closeCode ?? WebSocketCloseCode.normal, reason: options.reason)
         }
         try receiveLoop()
+    }
+
+    /// `message K`, padded with `x` to `size` bytes, in one frame or `fragment`-byte fragments.
+    private func sendMessage(index: Int) throws {
+        var payload = Array("message \(index)".utf8)
+        if let size = options.size, payload.count < size {
+            payload += [UInt8](repeating: UInt8(ascii: "x"), count: size - payload.count)
+        }
+        let opcode: WebSocketOpcode = options.binary ? .binary : .text
+        let step = options.fragment ?? max(1, payload.count)
+        var frames: [UInt8] = []
+        var offset = 0
+        repeat {
+            let end = min(payload.count, offset + step)
+            encoder.encode(
+                opcode: offset == 0 ? opcode : .continuation, payload: payload[offset..<end], fin: end == payload.count,
+                into: &frames)
+            offset = end
+        } while offset < payload.count
+        try send(frames)
     }
 
     private func send(_ frame: [UInt8]) throws {
@@ -67,7 +83,7 @@ final class WebSocketServerSession {
     private func receiveLoop() throws {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var nextPing = options.pingMilliseconds.map { now() + $0 }
-        var deadline = closeSent ? now() + Self.closeTimeoutMilliseconds : nil
+        var deadline = closeSent ? now() + options.closeTimeoutMilliseconds : nil
         while true {
             let wakeAt = [nextPing, deadline].compactMap { $0 }.min()
             let timeout = wakeAt.map { max(0, $0 - now()) } ?? -1
@@ -112,7 +128,7 @@ final class WebSocketServerSession {
                 writer.abort()
                 return
             }
-            if closeSent, deadline == nil { deadline = now() + Self.closeTimeoutMilliseconds }
+            if closeSent, deadline == nil { deadline = now() + options.closeTimeoutMilliseconds }
         }
     }
 

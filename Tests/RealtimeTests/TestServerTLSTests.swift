@@ -15,11 +15,14 @@ struct TestServerTLSTests {
     }
 
     /// Runs `openssl s_client`, sends one request, returns (exit status, stdout).
-    private func sClient(port: UInt16, target: String, caFile: String, extra: [String] = []) throws -> (Int32, String) {
+    private func sClient(
+        port: UInt16, target: String, caFile: String, extra: [String] = [], headers: [String] = []
+    ) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        // coreutils `timeout` bounds the test if the server misbehaves.
         process.arguments = [
-            "openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost",
+            "timeout", "-s", "KILL", "20", "openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost",
             "-CAfile", caFile, "-verify_return_error", "-verify_ip", "127.0.0.1", "-quiet", "-ign_eof",
         ] + extra
         let input = Pipe(), output = Pipe()
@@ -27,7 +30,8 @@ struct TestServerTLSTests {
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
         try process.run()
-        input.fileHandleForWriting.write(Data("GET \(target) HTTP/1.1\r\nHost: localhost\r\n\r\n".utf8))
+        let head = (["GET \(target) HTTP/1.1", "Host: localhost"] + headers).joined(separator: "\r\n")
+        input.fileHandleForWriting.write(Data((head + "\r\n\r\n").utf8))
         try input.fileHandleForWriting.close()
         let data = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
@@ -89,5 +93,25 @@ struct TestServerTLSTests {
         #expect(status == 0)
         #expect(output.hasPrefix("HTTP/1.1 200 OK"))
         #expect(server.requests.last?.clientCertificateSubject?.contains("realtime-test-client") == true)
+    }
+
+    @Test func servesWebSocketOverTLS() throws {
+        let certificates = try Self.certificates.get()
+        let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
+        try server.start()
+        defer { server.stop() }
+        // s_client never answers the close: the server drops the connection after 100 ms.
+        let target = "/ws?mode=send&count=1&close=1000&close_timeout_ms=100"
+        let (_, output) = try sClient(
+            port: server.port, target: target, caFile: certificates.caCertificateFile,
+            headers: [
+                "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+                "Sec-WebSocket-Version: 13",
+            ])
+        #expect(output.hasPrefix("HTTP/1.1 101 Switching Protocols\r\n"))
+        #expect(output.contains("Sec-WebSocket-Accept: s3pPLMBiTxaQ9kYGzzhZRbK+xOo=\r\n"))
+        // The unmasked text frame "message 1" (0x81, length 9) follows the head, then the close.
+        #expect(output.contains("\tmessage 1"))
+        #expect(server.webSocketSessions.first?.target == target)
     }
 }

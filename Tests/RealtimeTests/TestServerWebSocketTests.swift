@@ -84,6 +84,24 @@ struct TestServerWebSocketTests {
         #expect(try client.receive(count: 2) == [.binary(Array("message 1".utf8)), .binary(Array("message 2".utf8))])
     }
 
+    @Test func sendsPaddedFragmentedMessages() throws {
+        defer { server.stop() }
+        let client = try connect("/ws?mode=send&count=2&size=1000&fragment=300")
+        let bytes = client.rawBytes(for: 300)
+        var decoder = WebSocketFrameDecoder(role: .client)
+        let frames = try decoder.decode(bytes)
+        // 1000 bytes in fragments of 300, 300, 300, 100; twice.
+        #expect(frames.map(\.opcode) == [.text, .continuation, .continuation, .continuation,
+                                        .text, .continuation, .continuation, .continuation])
+        #expect(frames.map(\.fin) == [false, false, false, true, false, false, false, true])
+        #expect(frames.map(\.payload.count) == [300, 300, 300, 100, 300, 300, 300, 100])
+        var receiver = WebSocketReceiver(role: .client)
+        let messages = try receiver.receive(bytes)
+        let expected = Array("message 1".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: 991)
+        #expect(messages.first == .text(expected))
+        #expect(messages.count == 2)
+    }
+
     @Test func closesAtOnceInCloseMode() throws {
         defer { server.stop() }
         let client = try connect("/ws?mode=close&close=1001&reason=away")

@@ -103,6 +103,22 @@ struct SSETransportTests {
         #expect(r.end?.clean == true)
     }
 
+    @Test("credentials are not forwarded to another origin on redirect")
+    func redirectDropsCredentials() async throws {
+        let other = TestServer()
+        try other.start()
+        defer { other.stop() }
+        let target = other.url("/sse?count=1").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let r = await run(SSETransport(request: request(server.url("/sse?status=307&location=\(target)")) {
+            $0.headers = ["Authorization": "Bearer secret-token", "Cookie": "session=abc"]
+        }))
+        #expect(r.ids == ["1"])
+        #expect(server.requests(path: "/sse").last?.headers["Authorization"] == "Bearer secret-token")
+        let seen = try #require(other.requests(path: "/sse").last)
+        #expect(seen.headers["Authorization"] == nil)
+        #expect(seen.headers["Cookie"] == nil)
+    }
+
     @Test("a redirect without Location fails with .redirect")
     func redirectWithoutLocation() async throws {
         let r = await run(SSETransport(request: request(server.url("/sse?status=302"))))

@@ -115,6 +115,12 @@ public struct UTF8Validator: Sendable, Hashable {
             }
         }
         while i < n {
+            // Short inputs and tails: skip ASCII eight bytes at a time.
+            if need == 0 && i &+ 8 <= n
+                && p.loadUnaligned(fromByteOffset: i, as: UInt64.self) & 0x8080_8080_8080_8080 == 0 {
+                i &+= 8
+                continue
+            }
             guard step(p.load(fromByteOffset: i, as: UInt8.self)) else { return false }
             i &+= 1
         }

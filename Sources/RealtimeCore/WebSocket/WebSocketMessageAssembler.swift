@@ -128,6 +128,18 @@ public struct WebSocketMessageAssembler: Sendable {
             inspected = 0
             return .binary(frame.payload)
         }
+        // Fast path: a whole text message in one frame; continue after any bytes that
+        // inspectPartialFrame already validated.
+        if frame.opcode == .text, frame.fin, messageOpcode == nil, !closed, frame.payload.count <= maxMessageSize {
+            let start = inspected
+            inspected = 0
+            if start == 0 { utf8 = UTF8Validator() }
+            let ok = frame.payload.withUnsafeBytes { raw in
+                utf8.validate(UnsafeRawBufferPointer(rebasing: raw[start...])) && utf8.finish()
+            }
+            guard ok else { throw Self.invalidText }
+            return .text(frame.payload)
+        }
         let header = frame.header
         try checkStart(header)
         switch frame.opcode {

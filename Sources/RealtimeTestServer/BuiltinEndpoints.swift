@@ -7,6 +7,8 @@ enum BuiltinEndpoints {
         switch request.path {
         case "/sse":
             try serveSSE(writer, options: SSEStreamOptions(query: request.query), core: core)
+        case "/redirect":
+            try serveRedirect(writer)
         case "/bulk":
             try serveBulk(writer, core: core)
         case "/ws":
@@ -26,10 +28,49 @@ enum BuiltinEndpoints {
         if status != 204 { try writer.writeRaw(body) }
     }
 
+    /// With a required token, answers 401 (and returns false) unless the request carries
+    /// `Authorization: Bearer <token>`.
+    static func authorize(_ writer: ResponseWriter, token: String?) throws -> Bool {
+        guard let token, writer.request.headers["Authorization"] != "Bearer \(token)" else { return true }
+        try serveText(writer, status: 401, headers: ["WWW-Authenticate": "Bearer"], "missing or wrong token\n")
+        return false
+    }
+
+    // MARK: /redirect
+
+    /// `n` redirects in a row (`status`, 302 by default), then one to `to` (`/sse`).
+    static func serveRedirect(_ writer: ResponseWriter) throws {
+        let query = writer.request.query
+        let remaining = query["n"].flatMap { Int($0) } ?? 1
+        let status = query["status"].flatMap { Int($0) } ?? 302
+        let target = query["to"] ?? "/sse"
+        let location =
+            remaining > 1
+            ? "/redirect?n=\(remaining - 1)&status=\(status)&to=\(percentEncode(target))"
+            : target
+        try serveText(writer, status: status, headers: ["Location": location], "redirecting\n")
+    }
+
+    static func percentEncode(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                UInt8(ascii: "~"), UInt8(ascii: "/"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                out += "%" + (byte < 16 ? "0" : "") + String(byte, radix: 16, uppercase: true)
+            }
+        }
+        return out
+    }
+
     // MARK: /sse
 
     static func serveSSE(_ writer: ResponseWriter, options: SSEStreamOptions, core: TestServerCore) throws {
         let request = writer.request
+        if try !authorize(writer, token: options.requiredToken) { return }
         let failing = options.failAttempts.map { request.attempt < $0 } ?? true
         if options.status != 200 && failing {
             var headers = HTTPHeaders()

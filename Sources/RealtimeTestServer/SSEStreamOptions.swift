@@ -56,6 +56,8 @@ public struct SSEStreamOptions: Sendable, Hashable {
     public var errorBody: String?
     public var contentType = "text/event-stream"
     public var endless = false
+    /// Required bearer token: requests without `Authorization: Bearer <token>` get 401.
+    public var requiredToken: String?
     public var endlessBytes: Int?
 
     /// Text appended to each event's data with `utf8=1`: 2-, 3- and 4-byte code points.
@@ -96,6 +98,7 @@ public struct SSEStreamOptions: Sendable, Hashable {
         errorBody = query["body"]
         contentType = query["content_type"] ?? contentType
         endless = flag("endless")
+        requiredToken = query["auth"]
         endlessBytes = int("endless_bytes")
     }
 

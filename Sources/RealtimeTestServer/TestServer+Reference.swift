@@ -31,6 +31,10 @@ extension TestServer {
     /// | | `content_type=T` | the stream's `Content-Type` (`text/event-stream`) |
     /// | | `endless=1` | `data: xxxx…` forever without a line end |
     /// | | `endless_bytes=N` | with `endless`: stop after N bytes and stall |
+    /// | | `auth=TOKEN` | answer 401 (`WWW-Authenticate: Bearer`) unless the request has `Authorization: Bearer TOKEN` |
+    /// | `/redirect` | `n=N` | N redirects in a row, then one to `to` (1; a large N makes a redirect loop) |
+    /// | | `to=TARGET` | the final `Location` (`/sse`) |
+    /// | | `status=CODE` | the redirect status (302) |
     /// | `/bulk` | `bytes=N` | stream N bytes (rounded down to whole events) of a pre-generated buffer, as fast as the client reads (1 MiB) |
     /// | | `event_size=B` | bytes per event, `data: …\n\n` (128, minimum 9) |
     /// | | `framing=close\|chunked\|length` | body framing (close) |
@@ -43,6 +47,7 @@ extension TestServer {
     /// | | `ignore_pings=1` | never answer the client's pings |
     /// | | `close=CODE&reason=TEXT` | after the messages (or at once in `mode=close`), close with CODE and reason |
     /// | | `close_timeout_ms=N` | after the server's close, drop the connection if the client has not answered in N ms (5000) |
+    /// | | `auth=TOKEN` | refuse the upgrade with 401 unless `Authorization: Bearer TOKEN` |
     /// | | `protocol=NAME` | select subprotocol NAME (even if the client did not offer it); `protocol=*` selects the first one offered; none by default |
     /// | | `refuse=STATUS` | answer the upgrade with STATUS and a text body |
     /// | | `bad_accept=1` | send a wrong `Sec-WebSocket-Accept` |
@@ -64,12 +69,13 @@ extension TestServer {
           Last-Event-ID header: resume after that id
           faults: cut=N  reset=1  cuts=N&seed=S  stall=1  stall_after=N  drip=1  drip_ms=N
                   status=CODE [fail_attempts=N location=URL retry_after=V body=TEXT]
-                  content_type=T  endless=1 [endless_bytes=N]
+                  content_type=T  endless=1 [endless_bytes=N]  auth=TOKEN (401 without the bearer token)
+        /redirect  n=N (1)  to=TARGET (/sse)  status=CODE (302): N redirects, then to TARGET
         /bulk  bytes=N (1 MiB)  event_size=B (128)  framing=close|chunked|length (close)
         /ws    mode=echo|send|close  count=N  interval_ms=N  binary=1  size=N  fragment=N
                ping_ms=N  ignore_pings=1
                close=CODE reason=TEXT  close_timeout_ms=N (5000)  protocol=NAME|*
-               faults: refuse=STATUS  bad_accept=1  stall=1  drop_mid_frame=1 [reset=1]  drip_ms=N
+               faults: auth=TOKEN  refuse=STATUS  bad_accept=1  stall=1  drop_mid_frame=1 [reset=1]  drip_ms=N
                        violation=masked|rsv|utf8|opcode|control_size|fragmented_control|close_code
                no extensions are negotiated (no permessage-deflate)
         /help  this text

@@ -10,6 +10,7 @@ enum WebSocketEndpoint {
     static func serve(_ writer: ResponseWriter, core: TestServerCore) throws {
         let request = writer.request
         let options = WebSocketEndpointOptions(query: request.query)
+        if try !BuiltinEndpoints.authorize(writer, token: request.query["auth"]) { return }
         if let refuse = options.refuse {
             try BuiltinEndpoints.serveText(writer, status: refuse, "upgrade refused with \(refuse)\n")
             return

@@ -166,6 +166,29 @@ struct TestServerSSETests {
         #expect(none.header("Location") == nil)
     }
 
+    @Test func requiresABearerTokenWhenAsked() throws {
+        defer { server.stop() }
+        let missing = try fetch("/sse?count=1&auth=t0k")
+        #expect(missing.statusCode == 401)
+        #expect(missing.header("WWW-Authenticate") == "Bearer")
+        #expect(try fetch("/sse?count=1&auth=t0k", headers: ["Authorization: Bearer wrong"]).statusCode == 401)
+        #expect(try fetch("/sse?count=1&auth=t0k", headers: ["Authorization: Bearer t0k"]).statusCode == 200)
+    }
+
+    @Test func redirectsNTimesThenToTheTarget() throws {
+        defer { server.stop() }
+        var target = "/redirect?n=3&status=307&to=%2Fsse%3Fcount%3D1"
+        var statuses: [Int] = []
+        for _ in 0..<5 {
+            let response = try fetch(target)
+            statuses.append(response.statusCode ?? 0)
+            guard let location = response.header("Location") else { break }
+            target = location
+        }
+        #expect(statuses == [307, 307, 307, 200])
+        #expect(target == "/sse?count=1")
+    }
+
     @Test func failsOnlyTheFirstAttempts() throws {
         defer { server.stop() }
         let target = "/sse?status=503&fail_attempts=2&count=1"

@@ -139,6 +139,12 @@ struct TestServerWebSocketTests {
         #expect(server.webSocketSessions.isEmpty)
     }
 
+    @Test func requiresABearerTokenWhenAsked() throws {
+        defer { server.stop() }
+        #expect(try connect("/ws?auth=abc").statusCode == 401)
+        #expect(try connect("/ws?auth=abc", headers: ["Authorization: Bearer abc"]).statusCode == 101)
+    }
+
     @Test func sendsAWrongAcceptValue() throws {
         defer { server.stop() }
         let client = try connect("/ws?bad_accept=1")

@@ -13,9 +13,10 @@ import RealtimeTestSupport
             do {
                 for chunk in chunking.split(input) {
                     try chunk.withUnsafeBytes { raw in
-                        var cursor = try splitter.begin(raw)
-                        while let line = try splitter.next(raw, &cursor) {
+                        var cursor = splitter.begin(raw)
+                        while let line = splitter.next(raw, &cursor) {
                             switch line {
+                            case .tooLong: throw splitter.tooLongError
                             case .chunk(let s, let e): out.append(Array(raw[s..<e]))
                             case .buffered:
                                 out.append(splitter.partial)

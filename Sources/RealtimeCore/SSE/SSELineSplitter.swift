@@ -21,6 +21,9 @@ struct SSELineSplitter: Sendable {
         case chunk(start: Int, end: Int)
         /// The line is ``SSELineSplitter/partial`` (it crossed a chunk boundary).
         case buffered
+        /// The line exceeds `maxLineLength` (the caller throws ``tooLongError``; a non-throwing
+        /// scanner lets the optimiser inline it into the parser's loop).
+        case tooLong
     }
 
     static let lf: UInt8 = 0x0A
@@ -46,7 +49,7 @@ struct SSELineSplitter: Sendable {
     /// Starts a chunk: handles a leading BOM and an LF owed to a CR at the end of the last
     /// chunk. Returns the offset where line scanning starts.
     @inline(__always)
-    mutating func begin(_ chunk: UnsafeRawBufferPointer) throws -> Int {
+    mutating func begin(_ chunk: UnsafeRawBufferPointer) -> Int {
         var i = 0
         let n = chunk.count
         if _slowPath(bomState < 3) {
@@ -72,9 +75,9 @@ struct SSELineSplitter: Sendable {
 
     /// The next complete line at or after `cursor`, advancing it past the line terminator;
     /// nil when the chunk is used up (an unterminated tail is kept in ``partial``).
-    /// Throws `lineTooLong` as soon as a line is known to exceed the limit.
+    /// `.tooLong` as soon as a line is known to exceed the limit.
     @inline(__always)
-    mutating func next(_ chunk: UnsafeRawBufferPointer, _ cursor: inout Int) throws -> Line? {
+    mutating func next(_ chunk: UnsafeRawBufferPointer, _ cursor: inout Int) -> Line? {
         let n = chunk.count
         let p = cursor
         guard p < n, let base = chunk.baseAddress else { return nil }
@@ -87,7 +90,7 @@ struct SSELineSplitter: Sendable {
             eol = ByteScan.lineEnd(in: base, from: p, to: n, nonASCII: &nonASCII)
         }
         if eol == n {
-            try checkLength(partial.count &+ (n &- p))
+            if tooLong(partial.count &+ (n &- p)) { return .tooLong }
             partial.appendBytes(base + p, count: n &- p)
             partialNonASCII = nonASCII
             cursor = n
@@ -105,10 +108,10 @@ struct SSELineSplitter: Sendable {
             cursor = eol &+ 1
         }
         if partial.isEmpty {
-            try checkLength(eol &- p)
+            if tooLong(eol &- p) { return .tooLong }
             return .chunk(start: p, end: eol)
         }
-        try checkLength(partial.count &+ (eol &- p))
+        if tooLong(partial.count &+ (eol &- p)) { return .tooLong }
         partial.appendBytes(base + p, count: eol &- p)
         return .buffered
     }
@@ -135,9 +138,12 @@ struct SSELineSplitter: Sendable {
     }
 
     @inline(__always)
-    private func checkLength(_ length: Int) throws {
-        if _slowPath(length > maxLineLength) {
-            throw RealtimeError(.lineTooLong, detail: "SSE line longer than \(maxLineLength) bytes")
-        }
+    private func tooLong(_ length: Int) -> Bool {
+        _slowPath(length > maxLineLength)
+    }
+
+    /// The error for a `.tooLong` line.
+    var tooLongError: RealtimeError {
+        RealtimeError(.lineTooLong, detail: "SSE line longer than \(maxLineLength) bytes")
     }
 }

@@ -55,8 +55,8 @@ public struct SSEParser: Sendable {
         if let failure { throw failure }
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         do {
-            var cursor = try lines.begin(bytes)
-            while let line = try lines.next(bytes, &cursor) {
+            var cursor = lines.begin(bytes)
+            while let line = lines.next(bytes, &cursor) {
                 switch line {
                 case .chunk(let start, let end):
                     try fields.process(
@@ -66,6 +66,8 @@ public struct SSEParser: Sendable {
                     let nonASCII = lines.lineNonASCII
                     try lines.partial.withUnsafeBytes { try fields.process($0, chunk: base, stable: false, nonASCII: nonASCII, emit) }
                     lines.consumedBuffered()
+                case .tooLong:
+                    throw lines.tooLongError
                 }
             }
             fields.endOfChunk(base)

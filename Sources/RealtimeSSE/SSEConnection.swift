@@ -198,7 +198,7 @@ final class SSEConnection {
                 if pending.count >= flushThreshold {
                     flush()
                 } else if wasEmpty, !pending.isEmpty {
-                    CurlMultiDriver.on(loop).runAfterCurrentAction { [self] in flush() }
+                    CurlMultiDriver.on(loop).runAfterCurrentAction { [weak self] in self?.flush() }
                 }
             } catch {
                 abortReason = (error as? RealtimeError) ?? RealtimeError(.internal, detail: "SSE parser failed")

@@ -63,6 +63,16 @@ import RealtimeTestSupport
         #expect(String(decoding: h.request, as: UTF8.self) == expected)
     }
 
+    @Test func redactedDescriptionHidesCredentials() throws {
+        let h = try Self.make(headers: ["Authorization": "Bearer secret", "Cookie": "sid=abc", "X-Trace": "1"])
+        let text = h.redactedRequestDescription
+        #expect(!text.contains("secret"))
+        #expect(!text.contains("sid=abc"))
+        #expect(text.contains("Authorization: <redacted>"))
+        #expect(text.contains("X-Trace: 1"))
+        #expect(text.hasPrefix("GET /chat?room=1 HTTP/1.1\nHost: example.com:8080"))
+    }
+
     @Test func hostAndTargetForms() throws {
         func requestLines(_ url: String) throws -> [String] {
             String(decoding: try Self.make(url).request, as: UTF8.self).components(separatedBy: "\r\n")

@@ -2,8 +2,8 @@
 ///
 /// A `.client` encoder draws a fresh masking key for every frame from its injected generator
 /// (RFC 6455 §5.3; ``SystemRandomNumberGenerator`` by default, a seeded one in tests); a
-/// `.server` encoder never masks. Masking is done while copying the payload into the output,
-/// a machine word at a time (``WebSocketMaskingKey/apply(from:to:count:phase:)``).
+/// `.server` encoder never masks. The payload is appended with one `memcpy` and masked in place
+/// while still in cache, a machine word at a time (``WebSocketMaskingKey/apply(from:to:count:phase:)``).
 ///
 /// Lengths always use the minimal encoding (7, 16 or 64 bits). The encoder does not enforce
 /// message rules: callers send control payloads of at most 125 bytes (checked here, since a

@@ -137,6 +137,19 @@ public struct WebSocketHandshake: Sendable {
         self.parser = HTTPResponseHeadParser(maxSize: maxResponseHeadSize)
     }
 
+    /// The request head for logs: every line of ``request`` with the values of credential-bearing
+    /// headers (``HTTPHeaders/isSensitive(_:)``: `Authorization`, `Cookie`, tokens…) replaced
+    /// by `<redacted>`. Never log ``request`` itself.
+    public var redactedRequestDescription: String {
+        String(decoding: request, as: UTF8.self)
+            .split(separator: "\r\n", omittingEmptySubsequences: true)
+            .map { line -> String in
+                guard let colon = line.firstIndex(of: ":"), HTTPHeaders.isSensitive(String(line[..<colon])) else { return String(line) }
+                return "\(line[..<colon]): <redacted>"
+            }
+            .joined(separator: "\n")
+    }
+
     /// The `Sec-WebSocket-Accept` value a server must answer to `key` (RFC 6455 §4.2.2).
     public static func acceptValue(forKey key: String, sha1: ([UInt8]) -> [UInt8]) -> String {
         Data(sha1(Array((key + guid).utf8))).base64EncodedString()

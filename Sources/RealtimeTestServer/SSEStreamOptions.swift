@@ -29,35 +29,63 @@ public struct SSEStreamOptions: Sendable, Hashable {
         case chunked, close, length
     }
 
+    /// `count`: number of events (10).
     public var count = 10
+    /// `start`: id of the first event (1).
     public var start = 1
+    /// `interval_ms`: pause between events, ms (0: one burst).
     public var intervalMilliseconds = 0
+    /// `retry`: a `retry:` field sent first, ms.
     public var retry: Int?
+    /// `event`: an `event:` field on every event.
     public var eventType: String?
+    /// `size`: pad each event's data to this many bytes with `x`.
     public var dataSize: Int?
+    /// `utf8=1`: append ``utf8Suffix`` to each event's data.
     public var utf8 = false
+    /// `invalid_utf8=1`: append ``invalidUTF8Suffix`` to each event's data.
     public var invalidUTF8 = false
+    /// `newline`: the line ending (lf).
     public var lineEnding = LineEnding.lf
+    /// `bom=1`: start the body with a UTF-8 BOM.
     public var byteOrderMark = false
+    /// `end`: what happens after the last event (close).
     public var end = End.close
+    /// `ping_ms`: with `end=hold`, a `:ping` comment every N ms.
     public var pingMilliseconds: Int?
+    /// `framing`: chunked, close-delimited or Content-Length (chunked).
     public var framing = BodyFraming.chunked
+    /// `cut`: drop the connection after this many body bytes.
     public var cut: Int?
+    /// `reset=1`: drop with a TCP RST instead of a FIN.
     public var reset = false
+    /// `cuts`: the cut schedule's number of cut connections (see ``scheduledCut(attempt:remainingBytes:)``).
     public var cuts: Int?
+    /// `seed`: the cut schedule's seed (1).
     public var seed: UInt64 = 1
+    /// `stall=1`: headers, then nothing.
     public var stall = false
+    /// `stall_after`: this many body bytes, then nothing.
     public var stallAfter: Int?
+    /// `drip=1` / `drip_ms`: one body byte per write, this many ms apart.
     public var dripMilliseconds: Int?
+    /// `status`: answer this status with a text body instead of the stream (200: the stream).
     public var status = 200
+    /// `fail_attempts`: only the first N connections to the URL get `status`.
     public var failAttempts: Int?
+    /// `location`: a `Location` header with `status` (absent when nil).
     public var location: String?
+    /// `retry_after`: a `Retry-After` header with `status`.
     public var retryAfter: String?
+    /// `body`: the body sent with `status` (`status CODE`).
     public var errorBody: String?
+    /// `content_type`: the stream's `Content-Type` (`text/event-stream`).
     public var contentType = "text/event-stream"
+    /// `endless=1`: `data: xxxx…` without a line end.
     public var endless = false
     /// Required bearer token: requests without `Authorization: Bearer <token>` get 401.
     public var requiredToken: String?
+    /// `endless_bytes`: with `endless`, stop after N bytes and stall.
     public var endlessBytes: Int?
 
     /// Text appended to each event's data with `utf8=1`: 2-, 3- and 4-byte code points.

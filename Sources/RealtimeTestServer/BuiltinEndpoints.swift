@@ -95,8 +95,11 @@ enum BuiltinEndpoints {
 
         // Rendered up front only when a length or a cut point needs it: a long paced
         // stream (count=1000000&interval_ms=…) starts at once.
+        // Unpaced streams of moderate size are served from the cache too (one memcpy-speed
+        // write loop instead of formatting every event again).
         let needsBody = options.framing == .length || options.cuts != nil || options.stallAfter != nil
-        let rendering = needsBody ? core.sseRenderings.rendering(for: options) : nil
+        let cacheable = options.intervalMilliseconds == 0 && options.count <= 100_000
+        let rendering = needsBody || cacheable ? core.sseRenderings.rendering(for: options) : nil
         let body = rendering?.body(options, resumingAfter: request.lastEventID) ?? []
         let framing: ResponseWriter.Framing =
             switch options.framing {

@@ -9,7 +9,8 @@
 /// - Text (§8.1): validated **incrementally** with ``UTF8Validator`` as fragments (or even parts
 ///   of a frame) arrive; invalid UTF-8 → `invalidUTF8`, 1007, as soon as it is certain.
 /// - Close (§5.5.1, §7.4): a 1-byte payload or a code that is not valid on the wire → 1002;
-///   a reason that is not UTF-8 → 1007. After a close frame, any further frame → 1002.
+///   a reason that is not UTF-8 → 1007. Frames after a close frame are discarded (the closing
+///   handshake has begun; §1.4 — a ping then gets no pong, a message is not delivered).
 ///
 /// Every error carries `closeCode`: the transport sends a close frame with that code, then
 /// drops the connection. The assembler stays failed afterwards.
@@ -71,6 +72,7 @@ public struct WebSocketMessageAssembler: Sendable {
     /// Call it with the decoder's ``WebSocketFrameDecoder/withPartialPayload(_:)``.
     public mutating func inspectPartialFrame(_ header: WebSocketFrameHeader, payload: UnsafeRawBufferPointer) throws(RealtimeError) {
         if let failure { throw failure }
+        if closed { return }
         do throws(RealtimeError) {
             try checkStart(header)
             guard !header.opcode.isControl else { return }
@@ -89,6 +91,8 @@ public struct WebSocketMessageAssembler: Sendable {
     /// fragment of an unfinished message.
     public mutating func receive(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> Output? {
         if let failure { throw failure }
+        // Whatever follows the close frame is discarded (RFC 6455 §1.4, §5.5.1; Autobahn 7.1.x).
+        if closed { return nil }
         do throws(RealtimeError) {
             return try process(frame)
         } catch {
@@ -107,7 +111,6 @@ public struct WebSocketMessageAssembler: Sendable {
 
     /// Rules decided by a frame's header alone.
     private func checkStart(_ header: WebSocketFrameHeader) throws(RealtimeError) {
-        if closed { throw .protocolViolation("frame after a close frame (RFC 6455 §5.5.1)") }
         switch header.opcode {
         case .continuation:
             guard messageOpcode != nil else { throw .protocolViolation("continuation frame without a message to continue (RFC 6455 §5.4)") }
@@ -124,13 +127,13 @@ public struct WebSocketMessageAssembler: Sendable {
 
     private mutating func process(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> Output? {
         // Fast path: a whole binary message in one frame, between messages.
-        if frame.opcode == .binary, frame.fin, messageOpcode == nil, !closed, frame.payload.count <= maxMessageSize {
+        if frame.opcode == .binary, frame.fin, messageOpcode == nil, frame.payload.count <= maxMessageSize {
             inspected = 0
             return .binary(frame.payload)
         }
         // Fast path: a whole text message in one frame; continue after any bytes that
         // inspectPartialFrame already validated.
-        if frame.opcode == .text, frame.fin, messageOpcode == nil, !closed, frame.payload.count <= maxMessageSize {
+        if frame.opcode == .text, frame.fin, messageOpcode == nil, frame.payload.count <= maxMessageSize {
             let start = inspected
             inspected = 0
             if start == 0 { utf8 = UTF8Validator() }

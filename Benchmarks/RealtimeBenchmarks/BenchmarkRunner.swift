@@ -13,7 +13,7 @@ struct BenchmarkRunner {
         for suite in suites {
             for benchmark in suite.benchmarks {
                 let full = "\(suite.name)/\(benchmark.name)"
-                guard filters.isEmpty || filters.contains(where: { full.contains($0) }) else { continue }
+                guard filters.isEmpty || filters.contains(where: { Self.matches(full, $0) }) else { continue }
                 do {
                     for m in try benchmark.run() {
                         if !m.correct { status = 1 }
@@ -26,6 +26,13 @@ struct BenchmarkRunner {
             }
         }
         return status
+    }
+
+    /// A filter ending in `$` must match the end of the name (`llm$` selects `sse-parser/llm`
+    /// but not `sse-parser/llm-crlf`); otherwise any part of the name matches.
+    static func matches(_ name: String, _ filter: String) -> Bool {
+        if filter.hasSuffix("$") { return name.hasSuffix(String(filter.dropLast())) }
+        return name.contains(filter)
     }
 
     private func fixed(_ v: Double, _ digits: Int) -> String {

@@ -3,7 +3,9 @@ import Foundation
 // swift run -c release RealtimeBenchmarks [--json] [--reps N] [name-filter ...]
 //
 // Runs every benchmark whose full name (`suite/name`) contains one of the filters (all when
-// none), printing a table, or one JSON object per measurement with --json.
+// none; a filter ending in `$` must match the end of the name, e.g. `llm$`), printing a
+// table, or one JSON object per measurement with --json. --reps N overrides how many times
+// each measurement runs (the fastest run counts).
 // Add a suite: write `<Area>Benchmarks.swift` with a `static let suite` and list it here.
 let suites: [BenchmarkSuite] = [
     SSEParserBenchmarks.suite,

@@ -76,7 +76,8 @@ enum ParseSSECommand {
             writer.flush()
         }
 
-        let readSize = max(chunk ?? 0, 1 << 16)
+        // A fixed read buffer: a huge --chunk only makes `carry` grow (up to the input size).
+        let readSize = 1 << 16
         var buffer = [UInt8](repeating: 0, count: readSize)
         // Bytes read but not yet fed because they do not fill a whole --chunk.
         var carry: [UInt8] = []

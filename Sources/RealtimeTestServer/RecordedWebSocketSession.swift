@@ -21,6 +21,8 @@ public struct RecordedWebSocketSession: Sendable, Hashable {
     public var pongsReceived = 0
     /// Pings the server sent.
     public var pingsSent = 0
+    /// Application-level heartbeat messages the server sent (`heartbeat_ms`).
+    public var heartbeatsSent = 0
     /// Whether a close frame arrived from the client.
     public var receivedClose = false
     /// The code in the client's close frame (nil: none or empty payload).

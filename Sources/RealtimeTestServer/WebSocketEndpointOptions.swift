@@ -30,6 +30,12 @@ struct WebSocketEndpointOptions {
     var fragment: Int?
     var pingMilliseconds: Int?
     var ignorePings = false
+    /// Application-level heartbeat: send `heartbeatText` as a text message every N ms.
+    var heartbeatMilliseconds: Int?
+    var heartbeatText = "ping"
+    /// In echo mode, answer a text message equal to `replyTo` with `reply` instead of the echo.
+    var replyTo: String?
+    var reply = "pong"
     var closeCode: UInt16?
     var reason = ""
     /// How long to wait for the client's answer to the server's close, milliseconds.
@@ -54,6 +60,10 @@ struct WebSocketEndpointOptions {
         fragment = int("fragment").flatMap { $0 > 0 ? $0 : nil }
         pingMilliseconds = int("ping_ms").flatMap { $0 > 0 ? $0 : nil }
         ignorePings = flag("ignore_pings")
+        heartbeatMilliseconds = int("heartbeat_ms").flatMap { $0 > 0 ? $0 : nil }
+        heartbeatText = query["heartbeat"] ?? heartbeatText
+        replyTo = query["reply_to"]
+        reply = query["reply"] ?? reply
         closeCode = query["close"].flatMap { UInt16($0) }
         reason = query["reason"] ?? ""
         closeTimeoutMilliseconds = max(0, int("close_timeout_ms") ?? closeTimeoutMilliseconds)

@@ -83,9 +83,10 @@ final class WebSocketServerSession {
     private func receiveLoop() throws {
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         var nextPing = options.pingMilliseconds.map { now() + $0 }
+        var nextHeartbeat = options.heartbeatMilliseconds.map { now() + $0 }
         var deadline = closeSent ? now() + options.closeTimeoutMilliseconds : nil
         while true {
-            let wakeAt = [nextPing, deadline].compactMap { $0 }.min()
+            let wakeAt = [nextPing, nextHeartbeat, deadline].compactMap { $0 }.min()
             let timeout = wakeAt.map { max(0, $0 - now()) } ?? -1
             switch writer.connection.waitForInput(milliseconds: timeout) {
             case .stopped:
@@ -102,6 +103,11 @@ final class WebSocketServerSession {
                     try send(encoder.ping(Array("ping \(pingsSent)".utf8)))
                     record { $0.pingsSent += 1 }
                     nextPing = ping + (options.pingMilliseconds ?? 0)
+                }
+                if let heartbeat = nextHeartbeat, now() >= heartbeat, !closeSent {
+                    try send(encoder.text(options.heartbeatText))
+                    record { $0.heartbeatsSent += 1 }
+                    nextHeartbeat = heartbeat + (options.heartbeatMilliseconds ?? 0)
                 }
                 continue
             case .ready:
@@ -148,7 +154,13 @@ final class WebSocketServerSession {
                         $0.textMessages.append(String(decoding: bytes, as: UTF8.self))
                     }
                 }
-                if options.mode == .echo && !closeSent { try send(encoder.encode(opcode: .text, payload: bytes)) }
+                if options.mode == .echo && !closeSent {
+                    if let replyTo = options.replyTo, bytes.elementsEqual(replyTo.utf8) {
+                        try send(encoder.text(options.reply))
+                    } else {
+                        try send(encoder.encode(opcode: .text, payload: bytes))
+                    }
+                }
             case .binary(let bytes):
                 record {
                     $0.messageCount += 1

@@ -121,6 +121,18 @@ struct TestServerWebSocketTests {
         #expect(session.pingsSent >= 3)
     }
 
+    @Test func sendsApplicationHeartbeatsAndAnswersThem() throws {
+        defer { server.stop() }
+        let client = try connect("/ws?heartbeat_ms=20&heartbeat=%7B%22op%22%3A%22hb%22%7D&reply_to=ping&reply=pong")
+        let heartbeats = try client.receive(count: 2)
+        #expect(heartbeats.prefix(2) == [.text(Array(#"{"op":"hb"}"#.utf8)), .text(Array(#"{"op":"hb"}"#.utf8))])
+        client.send(client.encoder.text("ping"))
+        client.send(client.encoder.text("other"))
+        let answers = try client.receive(count: 10, within: 300).filter { $0 != .text(Array(#"{"op":"hb"}"#.utf8)) }
+        #expect(answers == [.text(Array("pong".utf8)), .text(Array("other".utf8))])
+        #expect((server.webSocketSessions.last?.heartbeatsSent ?? 0) >= 2)
+    }
+
     @Test func ignoresPingsWhenAsked() throws {
         defer { server.stop() }
         let client = try connect("/ws?ignore_pings=1")

@@ -48,6 +48,9 @@ extension RealtimeClient {
         /// 30 s of silence, dead after 2 unanswered). SSE relies on ``idleTimeout``.
         public var heartbeat: HeartbeatPolicy = .default
 
+        /// A reconnect budget shared with other clients (storm control). Default nil.
+        public var retryBudget: RetryBudget?
+
         // MARK: Connection
 
         public var tls: TLSConfiguration = .default

@@ -32,6 +32,15 @@ extension RealtimeClient {
         let repeatable = configuration.resolvedRequestIsRepeatable
 
         while !Task.isCancelled {
+            // Storm control across clients: a reconnect waits for its turn in the shared budget
+            // (on top of its own backoff). suspend()/resume() cut the wait short.
+            if loop.attempt > 0, let budget = configuration.retryBudget {
+                let wait = budget.reserve()
+                if wait > .zero {
+                    await sleep(wait, unlessWokenSince: wakeup.generation)
+                    if Task.isCancelled { return }
+                }
+            }
             await waitWhileSuspended()
             if Task.isCancelled { return }
             if state.withLock({ s in defer { s.resetBackoff = false }; return s.resetBackoff }) {

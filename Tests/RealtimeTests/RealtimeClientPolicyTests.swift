@@ -1,4 +1,5 @@
 import Realtime
+import RealtimeTestSupport
 import Synchronization
 import Testing
 
@@ -222,6 +223,26 @@ import Testing
         let s = t.client.statistics
         #expect(s.attempts == 2 && s.reconnects == 1 && s.connections == 1 && s.messages == 2)
         #expect(s.errorsByClass == [.network: 1, .http: 1])
+    }
+
+    @Test func sharedRetryBudgetDelaysReconnects() async throws {
+        let clock = ManualClock()
+        let budget = RetryBudget(burst: 1, perSecond: 0.1, clock: clock)
+        _ = budget.reserve()  // another client used the burst
+        let t = try TestClient {
+            $0.backoff = .immediate
+            $0.retryBudget = budget
+        }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        #expect(first.request.attempt == 1, "a first connection is not limited")
+        first.fail(RealtimeError(.network))
+        await rec.waitFor(1)
+        // The client's own backoff is zero, but the budget makes it wait its turn (10 s on
+        // the budget's clock; the client sleeps on its own clock).
+        await t.advance(by: .seconds(10))
+        #expect(await t.factory.transport(1) != nil)
     }
 }
 

@@ -11,6 +11,7 @@ let suites: [BenchmarkSuite] = [
     SSEParserBenchmarks.suite,
     WebSocketCodecBenchmarks.suite,
     SSETransportBenchmarks.suite,
+    WebSocketEchoBenchmarks.suite,
 ]
 
 var json = false

@@ -127,9 +127,13 @@ extension WebSocketConnection {
     func drainOutbox() {
         guard let transport else { return }
         let batch = transport.outbox.withLock { $0.takeReady() }
+        // Everything admitted since the last drain leaves in one system call.
+        let stream = self.stream
+        stream?.beginBatch()
         for (message, continuation) in batch {
             sendAdmitted(message, continuation)
         }
+        stream?.endBatch()
     }
 
     func sendAdmitted(_ message: OutboundMessage, _ continuation: CheckedContinuation<Void, any Error>) {

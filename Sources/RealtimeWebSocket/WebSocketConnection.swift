@@ -39,7 +39,7 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
 
     var decoder: WebSocketFrameDecoder
     var assembler: WebSocketMessageAssembler
-    var encoder = WebSocketFrameEncoder(role: .client)
+    var encoder = WebSocketFrameEncoder(role: .client, generator: BufferedSystemRandom())
     var heartbeat: HeartbeatStateMachine<ContinuousClock.Instant>
     let clock = ContinuousClock()
     var lastRead: ContinuousClock.Instant

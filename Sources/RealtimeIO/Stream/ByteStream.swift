@@ -26,6 +26,12 @@ public protocol ByteStream: AnyObject, Sendable {
     /// allowed: the bytes go out once it is.
     func write(_ bytes: [UInt8], completion: (@Sendable (RealtimeError?) -> Void)?)
 
+    /// Starts coalescing: writes until the matching ``endBatch()`` are queued without a system
+    /// call (and, under TLS, encrypted together into full records), then handed to the kernel
+    /// at once. Batches nest.
+    func beginBatch()
+    func endBatch()
+
     /// Bytes accepted by ``write(_:completion:)`` that the kernel has not taken yet.
     var pendingWriteBytes: Int { get }
 

@@ -45,6 +45,12 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     private var earlyWrites: [([UInt8], (@Sendable (RealtimeError?) -> Void)?)] = []
     private var earlyBytes = 0
 
+    /// Nesting depth of ``beginBatch()``; writes only queue while it is positive.
+    private var batchDepth = 0
+    /// TLS only: plaintext written during a batch, encrypted at its end.
+    private var batchPlaintext: [UInt8] = []
+    private var batchCompletions: [@Sendable (RealtimeError?) -> Void] = []
+
     // Inbound.
     private var readPaused = false
     /// Set when the socket reported error/hang-up while reads were paused: the descriptor is
@@ -358,9 +364,47 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
             earlyWrites.append((bytes, completion))
             earlyBytes += bytes.count
         case .open:
+            if batchDepth > 0 {
+                if tls != nil {
+                    batchPlaintext.append(contentsOf: bytes)
+                    if let completion { batchCompletions.append(completion) }
+                } else {
+                    outBuffer.append(contentsOf: bytes)
+                    bytesQueued += UInt64(bytes.count)
+                    if let completion { completions.append((bytesQueued, completion)) }
+                }
+                return
+            }
             enqueue(bytes, completion: completion)
             flush()
         }
+    }
+
+    public func beginBatch() {
+        precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
+        batchDepth += 1
+    }
+
+    public func endBatch() {
+        precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
+        precondition(batchDepth > 0, "SocketByteStream.endBatch without beginBatch")
+        batchDepth -= 1
+        guard batchDepth == 0, phase == .open else { return }
+        if !batchPlaintext.isEmpty || !batchCompletions.isEmpty {
+            let plaintext = batchPlaintext
+            let waiting = batchCompletions
+            batchPlaintext = []
+            batchCompletions = []
+            // One SSL_write for the whole batch: full-size records instead of one per message.
+            enqueue(plaintext, completion: nil)
+            guard phase == .open else {
+                let error = RealtimeError(.notConnected, detail: "stream closed")
+                for callback in waiting { callback(error) }
+                return
+            }
+            for callback in waiting { completions.append((bytesQueued, callback)) }
+        }
+        flush()
     }
 
     private func enqueue(_ bytes: [UInt8], completion: (@Sendable (RealtimeError?) -> Void)?) {
@@ -507,7 +551,9 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
         tls = nil
         outBuffer = []
         outOffset = 0
-        let waiting = completions[completionHead...].map(\.callback) + earlyWrites.compactMap(\.1)
+        let waiting = completions[completionHead...].map(\.callback) + earlyWrites.compactMap(\.1) + batchCompletions
+        batchCompletions = []
+        batchPlaintext = []
         completions = []
         completionHead = 0
         earlyWrites = []

@@ -1,5 +1,3 @@
-import Synchronization
-
 /// The whole body of one `/sse` configuration, rendered once and shared by every
 /// connection (a 10,000-event soak test reconnects 100 times; rendering per connection
 /// in a debug build would dominate the test's time).
@@ -32,22 +30,5 @@ struct SSERendering: Sendable {
         let from = eventStarts[ids.lowerBound - options.start]
         if from == preambleCount { return full }
         return Array(full[0..<preambleCount]) + full[from...]
-    }
-}
-
-/// A small cache of renderings keyed by the options that produced them.
-final class SSERenderingCache: Sendable {
-    /// Distinct configurations kept; the cache is emptied when a new one would exceed it.
-    static let capacity = 16
-    private let entries = Mutex<[SSEStreamOptions: SSERendering]>([:])
-
-    func rendering(for options: SSEStreamOptions) -> SSERendering {
-        if let cached = entries.withLock({ $0[options] }) { return cached }
-        let rendering = SSERendering(options)
-        entries.withLock {
-            if $0.count >= Self.capacity { $0.removeAll() }
-            $0[options] = rendering
-        }
-        return rendering
     }
 }

@@ -67,6 +67,11 @@ extension RealtimeClient {
         /// events), proxy (from the environment), HTTP/2, TCP keep-alive and user timeout.
         /// Default `SSETransport.Options()`.
         public var sse = SSETransport.Options()
+        /// WebSocket transport settings beyond the request: frame and message limits
+        /// (16 MiB each), close-handshake timeout (5 s), outbound queue (64 messages), TCP
+        /// options. Its `heartbeat` is replaced by this configuration's ``heartbeat``.
+        /// Default `WebSocketTransport.Options()`.
+        public var webSocket = WebSocketTransport.Options()
         #endif
 
         // MARK: Buffering

@@ -6,6 +6,9 @@ extension RealtimeClient {
     public static func defaultTransportFactory(configuration: Configuration) -> TransportFactory {
         #if os(Linux)
         let sseOptions = configuration.sse
+        var webSocketOptions = configuration.webSocket
+        webSocketOptions.heartbeat = configuration.heartbeat
+        let wsOptions = webSocketOptions
         #endif
         return { request in
             switch transportKind(for: request.url) {
@@ -16,7 +19,11 @@ extension RealtimeClient {
                 throw RealtimeError(.invalidConfiguration, detail: "the SSE transport needs Linux in this version")
                 #endif
             case .webSocket:
-                throw RealtimeError(.invalidConfiguration, detail: "the WebSocket transport is not part of this build yet")
+                #if os(Linux)
+                return WebSocketTransport(request: request, options: wsOptions)
+                #else
+                throw RealtimeError(.invalidConfiguration, detail: "the WebSocket transport needs Linux in this version")
+                #endif
             case nil:
                 throw RealtimeError(.unsupportedScheme)
             }

@@ -1,0 +1,133 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestServer
+import Testing
+
+/// RealtimeClient + the real WebSocket transport against the in-package server on loopback:
+/// the same event stream and reconnect rules as SSE, plus sending and heartbeats.
+@Suite(.serialized)
+struct RealtimeClientWebSocketIntegrationTests {
+    let server: TestServer
+
+    init() throws {
+        server = TestServer()
+        try server.start()
+    }
+
+    private func client(_ path: String, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }) throws
+        -> RealtimeClient
+    {
+        var c = RealtimeClient.Configuration()
+        c.backoff = .constant(.milliseconds(5))
+        c.connectTimeout = .seconds(5)
+        c.idleTimeout = .seconds(5)
+        configure(&c)
+        return try RealtimeClient(url: server.wsURL(path), configuration: c)
+    }
+
+    private func collect(_ client: RealtimeClient, limit: Int = 1000) async -> [ClientEvent] {
+        var out: [ClientEvent] = []
+        for await e in client.events {
+            out.append(e)
+            if out.count >= limit { break }
+        }
+        return out
+    }
+
+    @Test func receivesMessagesThenAFinalClose() async throws {
+        defer { server.stop() }
+        let c = try client("/ws?mode=send&count=3&close=1000") { $0.reconnect = .finite }
+        let events = await collect(c)
+        #expect(events.map(\.short) == ["open(1)", "event(message 1)", "event(message 2)", "event(message 3)", "closed(final)"])
+        #expect(events.last?.closeEvent?.code == 1000)
+        #expect(events.last?.closeEvent?.clean == true)
+        if case .open(let info) = events.first {
+            #expect(info.transport == .webSocket && info.status == 101)
+        }
+    }
+
+    @Test func aServerCloseReconnectsByDefault() async throws {
+        defer { server.stop() }
+        let c = try client("/ws?mode=send&count=1&close=1001")
+        let events = await collect(c, limit: 6)
+        // 1001 (going away) is reported as the server closing, then the client reconnects.
+        #expect(events.map(\.short) == [
+            "open(1)", "event(message 1)", "error(remote_closed,retry)", "closed(reconnect)", "open(2)", "event(message 1)",
+        ])
+        #expect(events[3].closeEvent?.code == 1001)
+    }
+
+    @Test func sendsAndReceivesEchoes() async throws {
+        defer { server.stop() }
+        let c = try client("/ws?mode=echo")
+        var it = c.events.makeAsyncIterator()
+        #expect(await it.next()?.short == "open(1)")
+        try await c.send(.text("hello"))
+        try await c.send(.binary([0, 1, 2, 255]))
+        #expect(await it.next()?.short == "event(hello)")
+        if case .event(let m) = await it.next() {
+            #expect(m.content == .binary([0, 1, 2, 255]))
+        } else {
+            Issue.record("expected the binary echo")
+        }
+        c.close()
+        #expect(await it.next() == nil)
+        await #expect(throws: RealtimeError(.notConnected)) { try await c.send(.text("late")) }
+    }
+
+    @Test func refusedUpgradeStopsAndServerErrorRetries() async throws {
+        defer { server.stop() }
+        let refused = await collect(try client("/ws?refuse=403"))
+        #expect(refused.count == 1)
+        #expect(refused.first?.errorEvent?.willRetry == false)
+        #expect(refused.first?.errorEvent?.error.status == 403)
+
+        let unavailable = await collect(try client("/ws?refuse=503"), limit: 2)
+        #expect(unavailable.map { $0.errorEvent?.willRetry } == [true, true])
+    }
+
+    @Test func badAcceptKeyStops() async throws {
+        defer { server.stop() }
+        let events = await collect(try client("/ws?bad_accept=1"))
+        #expect(events.count == 1)
+        #expect(events.first?.errorEvent?.willRetry == false)
+        #expect(events.first?.errorEvent?.error.code == .handshake)
+    }
+
+    @Test func droppedMidFrameIsRetriedWithoutAPartialMessage() async throws {
+        defer { server.stop() }
+        let events = await collect(try client("/ws?drop_mid_frame=1"), limit: 4)
+        #expect(!events.contains { if case .event = $0 { return true } else { return false } })
+        #expect(events.prefix(3).map(\.short).first == "open(1)")
+        #expect(events.compactMap(\.errorEvent).first?.willRetry == true)
+    }
+
+    @Test func missedPongsDeclareTheConnectionDead() async throws {
+        defer { server.stop() }
+        let c = try client("/ws?mode=echo&ignore_pings=1") {
+            $0.heartbeat = .ping(every: .milliseconds(50), missedLimit: 1)
+            $0.reconnect = .limited(maxAttempts: 1)
+        }
+        let events = await collect(c)
+        #expect(events.first?.short == "open(1)")
+        let error = try #require(events.compactMap(\.errorEvent).first)
+        #expect(error.error.code == .retriesExhausted)
+        #expect(error.error.detail?.contains("heartbeat_timeout") == true)
+    }
+
+    @Test func applicationHeartbeatRepliesAreHidden() async throws {
+        defer { server.stop() }
+        let c = try client("/ws?mode=echo&reply_to=hb&reply=hb-ok") {
+            $0.heartbeat = .application(every: .milliseconds(20), missedLimit: 2, .text(ping: "hb", pong: "hb-ok"))
+        }
+        var it = c.events.makeAsyncIterator()
+        #expect(await it.next()?.short == "open(1)")
+        // Let several heartbeats go by, then prove the stream only carries real messages.
+        try await Task.sleep(for: .milliseconds(150))
+        try await c.send(.text("real"))
+        #expect(await it.next()?.short == "event(real)")
+        c.close()
+    }
+}
+#endif

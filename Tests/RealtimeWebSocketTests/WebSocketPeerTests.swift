@@ -131,6 +131,34 @@ import RealtimeWebSocket
         }
     }
 
+    @Test func customHeadersReachTheServer() async throws {
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/headers")) { $0.headers = ["X-Client": "swift-realtime", "Authorization": "Bearer t"] }
+            #expect(await probe.opened() != nil)
+            let text = try #require(await probe.message()?.text)
+            let headers = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: String])
+            #expect(headers["x-client"] == "swift-realtime")
+            #expect(headers["authorization"] == "Bearer t")
+            #expect(headers["sec-websocket-version"] == "13")
+            #expect(headers["host"] == "127.0.0.1:\(peer.port)")
+            probe.transport.close()
+            _ = await probe.ended()
+        }
+    }
+
+    @Test func ipv6Loopback() async throws {
+        let peer = try await PythonPeer.start(script: "ws_websockets.py", host: "::1")
+        try await withDeadline {
+            let probe = TransportProbe(peer.url(scheme: "ws", path: "/echo"))
+            #expect(await probe.opened() != nil)
+            try await probe.transport.send(.text("v6"))
+            #expect(await probe.message()?.text == "v6")
+            probe.transport.close()
+            _ = await probe.ended()
+        }
+    }
+
     @Test func refusedUpgradeReportsStatus() async throws {
         let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {

@@ -218,4 +218,56 @@ import RealtimeWebSocket
             #expect(probe.end?.clean == true)
         }
     }
+
+    @Test func redirectsAreFollowedWithinTheLimit() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let target = server.wsURL("/ws").absoluteString
+        // /hop2 → /hop1 (relative, http scheme mapped to ws) → /ws
+        server.setHandler(path: "/hop1") { writer in
+            try writer.writeHead(status: 307, headers: ["Location": target], framing: .contentLength(0))
+            try writer.finish()
+        }
+        server.setHandler(path: "/hop2") { writer in
+            try writer.writeHead(status: 301, headers: ["Location": "/hop1"], framing: .contentLength(0))
+            try writer.finish()
+        }
+        server.setHandler(path: "/loop") { writer in
+            try writer.writeHead(status: 302, headers: ["Location": "/loop"], framing: .contentLength(0))
+            try writer.finish()
+        }
+        try await withDeadline {
+            let probe = TransportProbe(server.wsURL("/hop2"))
+            let info = try #require(await probe.opened())
+            #expect(info.url.path == "/ws")
+            try await probe.transport.send(.text("after two redirects"))
+            #expect(await probe.message()?.text == "after two redirects")
+            probe.transport.close()
+            _ = await probe.ended()
+
+            let looping = TransportProbe(server.wsURL("/loop")) { $0.maxRedirects = 3 }
+            let (end, _) = await looping.ended()
+            #expect(end?.error?.code == .redirect)
+            #expect(server.requests(path: "/loop").count == 4)
+        }
+    }
+
+    @Test func refusalBodyExcerptIsBounded() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let body = String(repeating: "x", count: 5000)
+        server.setHandler(path: "/deny") { writer in
+            try writer.writeHead(status: 401, headers: ["WWW-Authenticate": "Bearer"], framing: .contentLength(body.utf8.count))
+            try writer.write(body)
+            try writer.finish()
+        }
+        try await withDeadline {
+            let probe = TransportProbe(server.wsURL("/deny")) { $0.headers = ["Authorization": "Bearer secret-token"] }
+            let (end, _) = await probe.ended()
+            let error = try #require(end?.error)
+            #expect(error.code == .handshake && error.status == 401)
+            #expect(error.bodyExcerpt?.count == RealtimeError.maxBodyExcerpt)
+            #expect(!error.description.contains("secret-token"))
+        }
+    }
 }

@@ -57,6 +57,17 @@ struct RealtimeClientSSEIntegrationTests {
         }
     }
 
+    /// The resume soak of issue 3: 100 random cuts over a 10,000-event stream.
+    @Test func resumeSoakHundredCutsTenThousandEvents() async throws {
+        defer { server.stop() }
+        let c = try client("/sse?count=10000&cuts=100&seed=11&end=204")
+        let events = await collect(c, limit: 100_000)
+        #expect(ids(events) == Array(1...10_000), "every id exactly once, in order")
+        #expect(server.requests(path: "/sse").count >= 101)
+        #expect(events.last.map(\.short) == "closed(final)")
+        #expect(c.lastEventID == "10000")
+    }
+
     @Test func noContentStopsWithoutError() async throws {
         defer { server.stop() }
         let events = await collect(try client("/sse?status=204"))

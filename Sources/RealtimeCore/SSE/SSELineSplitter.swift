@@ -12,9 +12,9 @@
 ///   whether the line is pure ASCII (``lineNonASCII``), which lets the parser skip UTF-8
 ///   validation.
 ///
-/// Usage per chunk: `var cursor = try begin(chunk)`, then `while let line = try
-/// next(chunk, &cursor)`; after a `.buffered` line, read ``partial`` then call
-/// ``consumedBuffered()``.
+/// Usage per chunk: `var cursor = begin(chunk)`, then `while let line = next(chunk,
+/// &cursor)`; after a `.buffered` line, read ``partial`` then call ``consumedBuffered()``;
+/// on `.tooLong`, throw ``tooLongError`` and abandon the stream.
 struct SSELineSplitter: Sendable {
     enum Line: Equatable {
         /// The line is `chunk[start..<end]`.

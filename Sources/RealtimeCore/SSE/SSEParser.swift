@@ -17,9 +17,11 @@
 /// chunks is never damaged.
 ///
 /// Layers: ``SSELineSplitter`` cuts bytes into lines; ``SSEFieldInterpreter`` gives the lines
-/// meaning. Performance: one SIMD scan finds CR or LF and notes non-ASCII bytes, no per-line allocation, an event that lies inside one
-/// chunk is decoded straight from the chunk, and a huge event in tiny chunks costs linear
-/// time (nothing is rescanned). Memory is bounded by ``Limits``.
+/// meaning. Performance: one SIMD pass finds CR or LF and notes non-ASCII bytes (pure-ASCII
+/// lines skip UTF-8 validation); no per-line allocation; an event that lies inside one chunk
+/// is decoded straight from the chunk (one allocation per event: its `data` string, none when
+/// it is 15 bytes or less); a huge event in tiny chunks costs linear time (nothing is
+/// rescanned). Memory is bounded by ``Limits``.
 ///
 /// A value type; not meant to be shared between threads while feeding (it is `Sendable`
 /// so it can move to the thread that reads the stream).

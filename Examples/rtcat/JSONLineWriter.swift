@@ -24,6 +24,16 @@ struct JSONLineWriter {
 
     /// Writes one object as a line.
     mutating func write(_ fields: KeyValuePairs<String, JSONValue>) {
+        writeObject(fields)
+    }
+
+    /// Writes one object as a line, from fields built at run time (optional keys left out).
+    mutating func write(_ fields: [(key: String, value: JSONValue)]) {
+        writeObject(fields)
+    }
+
+    private mutating func writeObject<Fields: Sequence>(_ fields: Fields)
+    where Fields.Element == (key: String, value: JSONValue) {
         buffer.append(UInt8(ascii: "{"))
         var first = true
         for (key, value) in fields {

@@ -6,6 +6,7 @@ import Foundation
 let commands: [Subcommand] = [
     ParseSSECommand.subcommand,
     AutobahnCommand.subcommand,
+    DemoCommand.subcommand,
 ]
 
-exit(await Subcommand.dispatch(Array(CommandLine.arguments.dropFirst()), commands: commands, fallback: nil))
+exit(await Subcommand.dispatch(Array(CommandLine.arguments.dropFirst()), commands: commands, fallback: ConnectCommand.subcommand))

@@ -1,0 +1,237 @@
+import Foundation
+import Realtime
+
+/// The command line of `rtcat [options] URL`, parsed and checked, and turned into a
+/// ``RealtimeClient/Configuration``.
+///
+/// Options may come before or after the URL; `--name=value` works as well as
+/// `--name value`. Durations are in seconds (decimals allowed).
+struct ConnectOptions {
+    var url: URL
+    var method: String?
+    var headers = HTTPHeaders()
+    var body: [UInt8]?
+    var lastEventID: String?
+    /// Exit 0 after this many `event` lines.
+    var count: Int?
+    /// Retries after the first attempt; nil: unlimited.
+    var maxRetries: Int?
+    var backoffInitial: Duration?
+    var backoffMax: Duration?
+    /// 0 disables the idle timeout.
+    var idleTimeout: Duration?
+    var connectTimeout: Duration?
+    var caFile: String?
+    var certFile: String?
+    var keyFile: String?
+    var pins: [String] = []
+    var insecure = false
+    /// A clean end of stream is final (no reconnect); failures are still retried.
+    var finite = false
+    /// One attempt only.
+    var noReconnect = false
+    // WebSocket only.
+    var send = false
+    /// 0 disables the heartbeat.
+    var pingInterval: Duration?
+    var heartbeatMisses: Int?
+    var protocols: [String] = []
+
+    /// The option list printed by `rtcat --help` and after a usage error.
+    static let help = """
+        options (durations in seconds):
+              -X METHOD             HTTP method (SSE; default GET, POST with -d)
+              -H 'Name: value'      request header (repeatable)
+              -d BODY | -d @FILE    request body (SSE)
+              --last-event-id ID    resume after ID (SSE Last-Event-ID)
+              --count N             exit 0 after N events
+              --max-retries N       give up after N failed retries in a row (default: never)
+              --backoff-initial S   first reconnect delay (1)
+              --backoff-max S       longest reconnect delay (30)
+              --finite              a clean end of stream is the end (no reconnect)
+              --no-reconnect        one connection attempt only
+              --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
+              --connect-timeout S   DNS + TCP + TLS + response head (10)
+              --cacert FILE         trust only the CAs in this PEM file
+              --cert FILE --key FILE  client certificate and key (PEM)
+              --pin sha256//BASE64  pinned public key (repeatable, or ';'-separated)
+              --insecure, -k        do not verify the server certificate
+            WebSocket (ws://, wss://):
+              --send                send each line of stdin as a text message; EOF closes (1000)
+              --ping-interval S     ping after S seconds of silence (30; 0 = off)
+              --heartbeat-misses N  unanswered pings before the connection is dead (2)
+              --protocol NAME       offer a subprotocol (repeatable)
+            output: one JSON object per line: {"kind": "open"|"event"|"error"|"closed", …}
+            exit: 0 after --count events or a clean end; 1 when the client gives up; 2 usage error
+        """
+
+    /// Parses `arguments`; throws a ``UsageError`` with a message for the user.
+    static func parse(_ arguments: [String]) throws(UsageError) -> ConnectOptions {
+        var url: URL?
+        var o = ConnectOptions(url: URL(string: "http://localhost")!)
+        var i = 0
+        while i < arguments.count {
+            var arg = arguments[i]
+            var inlineValue: String?
+            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
+                inlineValue = String(arg[arg.index(after: eq)...])
+                arg = String(arg[..<eq])
+            }
+            // The value of an option that takes one.
+            func value() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard i + 1 < arguments.count else { throw UsageError("\(arg) needs a value") }
+                i += 1
+                return arguments[i]
+            }
+            func seconds(allowZero: Bool) throws(UsageError) -> Duration {
+                let text = try value()
+                guard let s = Double(text), s.isFinite, s >= 0, allowZero || s > 0, s <= 1e9 else {
+                    throw UsageError("\(arg) needs a \(allowZero ? "non-negative" : "positive") number of seconds, not '\(text)'")
+                }
+                return .milliseconds(Int64((s * 1000).rounded()))
+            }
+            func integer(minimum: Int) throws(UsageError) -> Int {
+                let text = try value()
+                guard let n = Int(text), n >= minimum else {
+                    throw UsageError("\(arg) needs a whole number ≥ \(minimum), not '\(text)'")
+                }
+                return n
+            }
+            if inlineValue != nil, ["--finite", "--no-reconnect", "--insecure", "--send"].contains(arg) {
+                throw UsageError("\(arg) takes no value")
+            }
+            switch arg {
+            case "-X", "--request":
+                let m = try value()
+                guard !m.isEmpty, m.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw UsageError("-X needs a method name") }
+                o.method = m
+            case "-H", "--header":
+                let field = try value()
+                guard let colon = field.firstIndex(of: ":") else {
+                    throw UsageError("-H needs 'Name: value'")
+                }
+                let name = field[..<colon].trimmingCharacters(in: .whitespaces)
+                let fieldValue = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+                // Token characters only (RFC 9110 §5.6.2); never echo the value (it may be a secret).
+                let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
+                guard !name.isEmpty,
+                    name.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || tokenPunctuation.contains($0) })
+                else { throw UsageError("-H: '\(name)' is not a valid header name") }
+                guard !fieldValue.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
+                    throw UsageError("-H: the value of \(name) contains a line break")
+                }
+                o.headers.add(name: name, value: fieldValue)
+            case "-d", "--data":
+                let data = try value()
+                if data.hasPrefix("@") {
+                    let path = String(data.dropFirst())
+                    guard let contents = FileManager.default.contents(atPath: path) else {
+                        throw UsageError("-d: cannot read '\(path)'")
+                    }
+                    o.body = Array(contents)
+                } else {
+                    o.body = Array(data.utf8)
+                }
+            case "--last-event-id": o.lastEventID = try value()
+            case "--count": o.count = try integer(minimum: 1)
+            case "--max-retries": o.maxRetries = try integer(minimum: 0)
+            case "--backoff-initial": o.backoffInitial = try seconds(allowZero: true)
+            case "--backoff-max": o.backoffMax = try seconds(allowZero: true)
+            case "--idle-timeout": o.idleTimeout = try seconds(allowZero: true)
+            case "--connect-timeout": o.connectTimeout = try seconds(allowZero: false)
+            case "--cacert": o.caFile = try value()
+            case "--cert": o.certFile = try value()
+            case "--key": o.keyFile = try value()
+            case "--pin":
+                for pin in try value().split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                    guard pin.hasPrefix("sha256//"), pin.count > 8 else {
+                        throw UsageError("--pin needs sha256//<base64 of the key's SHA-256>")
+                    }
+                    o.pins.append(pin)
+                }
+            case "--insecure", "-k": o.insecure = true
+            case "--finite": o.finite = true
+            case "--no-reconnect": o.noReconnect = true
+            case "--send": o.send = true
+            case "--ping-interval": o.pingInterval = try seconds(allowZero: true)
+            case "--heartbeat-misses": o.heartbeatMisses = try integer(minimum: 1)
+            case "--protocol":
+                let name = try value()
+                guard !name.isEmpty, !name.contains(","), !name.contains(" ") else {
+                    throw UsageError("--protocol needs one subprotocol name")
+                }
+                o.protocols.append(name)
+            default:
+                if arg.hasPrefix("-") && arg.count > 1 {
+                    throw UsageError("unknown option '\(arg)'")
+                }
+                guard url == nil else { throw UsageError("more than one URL ('\(arg)')") }
+                guard let parsed = URL(string: arg), parsed.host != nil else {
+                    throw UsageError("'\(arg)' is not a URL")
+                }
+                guard RealtimeClient.transportKind(for: parsed) != nil else {
+                    throw UsageError("unsupported scheme '\(parsed.scheme ?? "")': use http, https, ws or wss")
+                }
+                url = parsed
+            }
+            i += 1
+        }
+        guard let url else { throw UsageError("no URL given") }
+        o.url = url
+        try o.check()
+        return o
+    }
+
+    /// Combinations that cannot work, reported before any I/O.
+    private func check() throws(UsageError) {
+        let kind = RealtimeClient.transportKind(for: url)
+        if kind == .sse {
+            if send { throw UsageError("--send needs a ws:// or wss:// URL") }
+            if pingInterval != nil || heartbeatMisses != nil {
+                throw UsageError("--ping-interval and --heartbeat-misses need a ws:// or wss:// URL (SSE uses --idle-timeout)")
+            }
+            if !protocols.isEmpty { throw UsageError("--protocol needs a ws:// or wss:// URL") }
+        } else {
+            if body != nil { throw UsageError("-d needs an http:// or https:// URL (WebSocket has no request body)") }
+            if let method, method.uppercased() != "GET" { throw UsageError("-X \(method): a WebSocket handshake is always GET") }
+            if lastEventID != nil { throw UsageError("--last-event-id needs an http:// or https:// URL") }
+        }
+        if (certFile == nil) != (keyFile == nil) { throw UsageError("--cert and --key go together") }
+        if let backoffInitial, let backoffMax, backoffMax < backoffInitial {
+            throw UsageError("--backoff-max must be at least --backoff-initial")
+        }
+        if insecure && (caFile != nil || !pins.isEmpty) {
+            throw UsageError("--insecure cannot be combined with --cacert or --pin")
+        }
+    }
+
+    /// The client configuration these options describe.
+    var configuration: RealtimeClient.Configuration {
+        var c = RealtimeClient.Configuration()
+        c.method = method ?? (body == nil ? "GET" : "POST")
+        c.headers = headers
+        c.body = body
+        c.lastEventID = lastEventID
+        c.subprotocols = protocols
+
+        let initial = backoffInitial ?? BackoffPolicy.default.initial
+        let maximum = backoffMax ?? max(BackoffPolicy.default.maximum, initial)
+        c.backoff = BackoffPolicy(initial: initial, maximum: maximum)
+        c.reconnect = ReconnectPolicy(
+            maxAttempts: maxRetries.map { $0 + 1 }, reconnectsAfterCleanEnd: !finite, isEnabled: !noReconnect)
+        if let pingInterval {
+            c.heartbeat.interval = pingInterval == .zero ? nil : pingInterval
+        }
+        if let heartbeatMisses { c.heartbeat.missedLimit = heartbeatMisses }
+
+        if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
+        if let connectTimeout { c.connectTimeout = connectTimeout }
+        if let caFile { c.tls.trustRoots = .file(caFile) }
+        c.tls.clientCertificateFile = certFile
+        c.tls.clientKeyFile = keyFile
+        c.tls.pinnedPublicKeys = pins
+        if insecure { c.tls.verification = .insecureNoVerification }
+        return c
+    }
+}

@@ -1,0 +1,306 @@
+import Foundation
+import RealtimeTestServer
+import Testing
+
+/// Runs the built `rtcat` binary against ``TestServer`` on loopback (the server lives in this
+/// test process, so the requests rtcat made can be checked) and checks its JSON lines and exit
+/// codes: `rtcat [options] URL` for SSE and WebSocket, and `rtcat demo`.
+@Suite(.serialized) struct RtcatTests {
+    /// The rtcat binary of the build this test runs from (`swift build --build-tests` builds it).
+    static func rtcatURL() -> URL? {
+        var dirs: [URL] = []
+        if let exe = Bundle.main.executableURL { dirs.append(exe.deletingLastPathComponent()) }
+        dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        dirs.append(root.appendingPathComponent(".build/debug"))
+        // Inside an .xctest bundle the binary sits next to the bundle, not inside it.
+        dirs += dirs.map { $0.deletingLastPathComponent() }
+        return dirs.map { $0.appendingPathComponent("rtcat") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var timedOut: Bool
+        var lines: [String] { stdout.split(separator: "\n").map(String.init) }
+        /// Every stdout line parsed as a JSON object (a line that does not parse is recorded
+        /// as an issue and left out).
+        var objects: [[String: Any]] {
+            lines.compactMap { line in
+                let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+                if object == nil { Issue.record("not a JSON object: \(line)") }
+                return object
+            }
+        }
+        func kinds() -> [String] { objects.map { $0["kind"] as? String ?? "?" } }
+    }
+
+    /// Runs rtcat with `arguments` and `input` on stdin; kills it after `timeout` seconds.
+    func rtcat(_ arguments: [String], input: String = "", timeout: Double = 30) throws -> Run {
+        guard let url = Self.rtcatURL() else {
+            Issue.record("rtcat binary not found; run `swift build` first")
+            return Run(status: -1, stdout: "", stderr: "", timedOut: false)
+        }
+        let process = Process()
+        process.executableURL = url
+        process.arguments = arguments
+        let outPipe = Pipe(), errPipe = Pipe()
+        process.standardOutput = outPipe
+        process.standardError = errPipe
+        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("rtcat-stdin-\(UUID().uuidString)")
+        try Data(input.utf8).write(to: tmp)
+        defer { try? FileManager.default.removeItem(at: tmp) }
+        process.standardInput = try FileHandle(forReadingFrom: tmp)
+        try process.run()
+        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        let err = ErrorCollector(errPipe.fileHandleForReading)
+        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        let timedOut = !killer.isCancelled && process.terminationReason == .uncaughtSignal
+        killer.cancel()
+        let run = Run(
+            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
+            stderr: String(decoding: err.finish(), as: UTF8.self), timedOut: timedOut)
+        #expect(!run.timedOut, "rtcat \(arguments) did not finish in \(timeout) s")
+        return run
+    }
+
+    /// Reads a pipe on another thread, so a chatty stderr cannot block the child while the
+    /// test reads stdout.
+    final class ErrorCollector: @unchecked Sendable {
+        private var data = Data()
+        private let done = DispatchSemaphore(value: 0)
+        init(_ handle: FileHandle) {
+            Thread {
+                self.data = handle.readDataToEndOfFile()
+                self.done.signal()
+            }.start()
+        }
+        func finish() -> Data {
+            done.wait()
+            return data
+        }
+    }
+
+    func startServer() throws -> TestServer {
+        let server = TestServer()
+        try server.start()
+        return server
+    }
+
+    // MARK: SSE
+
+    @Test func sseCountPrintsOpenAndEventsThenExitsZero() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let url = server.url("/sse?count=10").absoluteString
+        let r = try rtcat(["--count", "3", url])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines.first == #"{"kind": "open", "transport": "sse", "url": "\#(url)", "status": 200, "attempt": 1}"#)
+        #expect(Array(r.lines.dropFirst()) == (1...3).map { #"{"kind": "event", "type": "message", "data": "event \#($0)", "id": "\#($0)"}"# })
+        #expect(r.kinds() == ["open", "event", "event", "event"])
+    }
+
+    @Test func httpStatusIsFatalAndExitsOne() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let r = try rtcat([server.url("/sse?status=404").absoluteString])
+        #expect(r.status == 1)
+        let objects = r.objects
+        #expect(objects.count == 1)
+        #expect(objects.first?["kind"] as? String == "error")
+        #expect(objects.first?["code"] as? String == "http_status")
+        #expect(objects.first?["status"] as? Int == 404)
+        #expect(objects.first?["willRetry"] as? Bool == false)
+        #expect(objects.first?["retryIn"] == nil)
+    }
+
+    @Test func retriesExhaustedExitsOne() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let r = try rtcat(["--max-retries", "2", "--backoff-initial", "0.05", "--backoff-max", "0.1",
+                           server.url("/sse?status=503").absoluteString])
+        #expect(r.status == 1)
+        let objects = r.objects
+        #expect(r.kinds() == ["error", "error", "error"])
+        #expect(objects.prefix(2).allSatisfy { $0["willRetry"] as? Bool == true && ($0["retryIn"] as? Double ?? -1) >= 0.05 })
+        #expect(objects.last?["code"] as? String == "retries_exhausted")
+        #expect(objects.last?["willRetry"] as? Bool == false)
+        #expect(server.requests(path: "/sse").count == 3)
+    }
+
+    @Test func usageErrorsExitTwo() throws {
+        let url = "http://127.0.0.1:9/sse"
+        let cases: [[String]] = [
+            [], ["--bogus", url], ["--count", "0", url], ["--count", url], ["ftp://example.com/x"],
+            ["not a url"], [url, url], ["-H", "NoColon", url], ["-H", "Bad Name: x", url],
+            ["--send", url], ["--ping-interval", "1", url], ["--cert", "c.pem", url],
+            ["--backoff-initial", "5", "--backoff-max", "1", url], ["--pin", "md5//x", url],
+            ["-d", "x", "ws://127.0.0.1:9/ws"], ["--idle-timeout", "-1", url],
+        ]
+        for args in cases {
+            let r = try rtcat(args)
+            #expect(r.status == 2, "\(args)")
+            #expect(r.stderr.contains("usage"), "\(args): \(r.stderr)")
+            #expect(r.stdout.isEmpty, "\(args)")
+        }
+    }
+
+    @Test func headersReachTheServerAndNoValueIsPrinted() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let secret = "s3cret-token-value"
+        let r = try rtcat([
+            "-H", "Authorization: Bearer \(secret)", "-H", "X-Trace:  abc ", "--count", "2",
+            server.url("/sse?count=5&auth=\(secret)").absoluteString.replacingOccurrences(of: secret, with: "%73%33cret-token-value"),
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds() == ["open", "event", "event"])
+        let request = try #require(server.requests(path: "/sse").first)
+        #expect(request.headers["Authorization"] == "Bearer \(secret)")
+        #expect(request.headers["X-Trace"] == "abc")
+        #expect(request.headers["Accept"] == "text/event-stream")
+
+        // Without the header the server answers 401: fatal, and still no secret printed.
+        let denied = try rtcat(["-H", "Authorization: Bearer wrong-\(secret)", server.url("/sse?auth=other").absoluteString])
+        #expect(denied.status == 1)
+        #expect(denied.objects.last?["code"] as? String == "unauthorized")
+        for text in [r.stdout, r.stderr, denied.stdout, denied.stderr] {
+            #expect(!text.contains(secret))
+        }
+    }
+
+    @Test func postBodyIsSentAndACleanEndWithoutReconnectExitsZero() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let body = #"{"prompt": "hi", "stream": true}"#
+        let r = try rtcat(["-d", body, "-H", "Content-Type: application/json", server.url("/sse?count=3").absoluteString])
+        // A POST is not repeated after its reply ended: the end of the stream is the end.
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds() == ["open", "event", "event", "event", "closed"])
+        #expect(r.lines.last == #"{"kind": "closed", "clean": true, "willReconnect": false}"#)
+        let requests = server.requests(path: "/sse")
+        #expect(requests.count == 1)
+        #expect(requests.first?.method == "POST")
+        #expect(requests.first?.bodyText == body)
+        #expect(!r.stdout.contains("prompt") && !r.stderr.contains("prompt"))
+
+        let put = try rtcat(["-X", "PUT", "-d", "x", "--finite", server.url("/sse?count=1").absoluteString])
+        #expect(put.status == 0)
+        #expect(server.requests(path: "/sse").last?.method == "PUT")
+    }
+
+    @Test func lastEventIDIsSentAndTheStreamResumesAfterIt() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let r = try rtcat(["--last-event-id", "5", "--finite", server.url("/sse?count=8").absoluteString])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.objects.compactMap { $0["id"] as? String } == ["6", "7", "8"])
+        #expect(server.requests(path: "/sse").first?.headers["Last-Event-ID"] == "5")
+    }
+
+    @Test func aCutStreamResumesWithLastEventIDAndEveryEventArrivesOnce() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let r = try rtcat(["--backoff-initial", "0.05", "--backoff-max", "0.2", "--count", "10",
+                           server.url("/sse?count=10&cuts=2&seed=3").absoluteString])
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = r.objects
+        #expect(objects.compactMap { $0["id"] as? String } == (1...10).map(String.init))
+        let opens = objects.filter { $0["kind"] as? String == "open" }
+        #expect(opens.map { $0["attempt"] as? Int } == [1, 2, 3])
+        // Each cut shows as an error the client retries, then a closed line.
+        #expect(objects.filter { $0["kind"] as? String == "error" }.allSatisfy { $0["willRetry"] as? Bool == true })
+        let resumes = server.requests(path: "/sse").map { $0.headers["Last-Event-ID"] }
+        #expect(resumes.count == 3)
+        #expect(resumes.first == .some(nil))
+        #expect(resumes.dropFirst().allSatisfy { $0 != nil })
+    }
+
+    @Test func a204EndsWithoutReconnectAndExitsZero() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let r = try rtcat(["--backoff-initial", "0.05", server.url("/sse?count=2&end=204").absoluteString])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.objects.compactMap { $0["id"] as? String } == ["1", "2"])
+        #expect(r.objects.last?["kind"] as? String == "closed")
+        #expect(r.objects.last?["willReconnect"] as? Bool == false)
+        #expect(server.requests(path: "/sse").last?.headers["Last-Event-ID"] == "2")
+    }
+
+    // MARK: WebSocket
+
+    @Test func webSocketSendEchoesEachStdinLineAndEOFClosesCleanly() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let url = server.wsURL("/ws").absoluteString
+        let r = try rtcat(["--send", url], input: "one\ntwo words\r\nthree 🌍\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines == [
+            #"{"kind": "open", "transport": "websocket", "url": "\#(url)", "status": 101, "attempt": 1}"#,
+            #"{"kind": "event", "text": "one"}"#,
+            #"{"kind": "event", "text": "two words"}"#,
+            #"{"kind": "event", "text": "three 🌍"}"#,
+            #"{"kind": "closed", "clean": true, "code": 1000, "reason": "", "willReconnect": false}"#,
+        ])
+        let session = try #require(server.webSocketSessions.first)
+        #expect(session.textMessages == ["one", "two words", "three 🌍"])
+        #expect(session.receivedClose)
+        #expect(session.closeCode == 1000)
+    }
+
+    @Test func webSocketMessagesSubprotocolAndServerClose() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let text = try rtcat([
+            "--finite", "--protocol", "chat.v2", "--protocol", "chat.v1",
+            server.wsURL("/ws?mode=send&count=2&close=1000&reason=done&protocol=*").absoluteString,
+        ])
+        #expect(text.status == 0, "\(text.stderr)")
+        let objects = text.objects
+        #expect(text.kinds() == ["open", "event", "event", "closed"])
+        #expect(objects.first?["subprotocol"] as? String == "chat.v2")
+        #expect(objects.compactMap { $0["text"] as? String } == ["message 1", "message 2"])
+        #expect(text.lines.last == #"{"kind": "closed", "clean": true, "code": 1000, "reason": "done", "willReconnect": false}"#)
+        #expect(server.requests(path: "/ws").first?.headers["Sec-WebSocket-Protocol"] == "chat.v2, chat.v1")
+
+        let binary = try rtcat(["--count", "1", server.wsURL("/ws?mode=send&count=1&binary=1&size=4").absoluteString])
+        #expect(binary.status == 0, "\(binary.stderr)")
+        let encoded = try #require(binary.objects.last?["binary"] as? String)
+        let decoded = try #require(Data(base64Encoded: encoded))
+        #expect(decoded.count == 4)
+    }
+
+    @Test func webSocketRefusedUpgradeExitsOne() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let r = try rtcat([server.wsURL("/ws?refuse=403").absoluteString])
+        #expect(r.status == 1)
+        #expect(r.kinds() == ["error"])
+        #expect(r.objects.first?["willRetry"] as? Bool == false)
+    }
+
+    // MARK: Demo
+
+    @Test func demoShowsBothTransportsAndExitsZero() throws {
+        let r = try rtcat(["demo"], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr)")
+        let objects = r.objects
+        let opens = objects.filter { $0["kind"] as? String == "open" }
+        #expect(opens.contains { $0["transport"] as? String == "sse" && $0["attempt"] as? Int == 1 })
+        // The injected cut: a second SSE connection that resumed.
+        #expect(opens.contains { $0["transport"] as? String == "sse" && ($0["attempt"] as? Int ?? 0) >= 2 })
+        #expect(opens.contains { $0["transport"] as? String == "websocket" })
+        let sseIDs = objects.compactMap { $0["id"] as? String }
+        #expect(sseIDs == (1...10).map(String.init))
+        #expect(objects.compactMap { $0["text"] as? String } == ["hello", "héllo wörld 🌍", #"{"type": "chat", "body": "hi"}"#])
+        #expect(objects.compactMap { $0["binary"] as? String } == ["3q2+7w=="])
+        let closes = objects.filter { $0["kind"] as? String == "closed" }
+        #expect(closes.last?["code"] as? Int == 1000)
+        #expect(closes.last?["clean"] as? Bool == true)
+        #expect(r.stderr.contains("== SSE"))
+        #expect(r.stderr.contains("== WebSocket"))
+    }
+}

@@ -266,11 +266,12 @@ import Testing
         #expect(text.lines.last == #"{"kind": "closed", "clean": true, "code": 1000, "reason": "done", "willReconnect": false}"#)
         #expect(server.requests(path: "/ws").first?.headers["Sec-WebSocket-Protocol"] == "chat.v2, chat.v1")
 
-        let binary = try rtcat(["--count", "1", server.wsURL("/ws?mode=send&count=1&binary=1&size=4").absoluteString])
+        let binary = try rtcat(["--count", "1", server.wsURL("/ws?mode=send&count=1&binary=1&size=16").absoluteString])
         #expect(binary.status == 0, "\(binary.stderr)")
         let encoded = try #require(binary.objects.last?["binary"] as? String)
         let decoded = try #require(Data(base64Encoded: encoded))
-        #expect(decoded.count == 4)
+        #expect(decoded.count == 16)
+        #expect(decoded.starts(with: Data("message 1".utf8)))
     }
 
     @Test func webSocketRefusedUpgradeExitsOne() throws {

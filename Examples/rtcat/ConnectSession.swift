@@ -33,8 +33,10 @@ struct ConnectSession {
     /// Connects, prints until the end, and returns the outcome (``Outcome/status``: 0 or 1).
     func run() async -> Outcome {
         let gate = ConnectionGate()
-        // The transport of each attempt is kept so the end of `outgoing` can close it cleanly.
-        let factory = Self.transportFactory(configuration: configuration)
+        // The library's own transports (SSE by http/https, WebSocket by ws/wss, with the
+        // configured heartbeat); each attempt's transport is kept so that the end of
+        // `outgoing` can close it with the closing handshake.
+        let factory = RealtimeClient.defaultTransportFactory(configuration: configuration)
         let client: RealtimeClient
         do {
             client = try RealtimeClient(
@@ -107,18 +109,5 @@ struct ConnectSession {
         sender?.cancel()
         if gaveUp && !(count.map { outcome.events >= $0 } ?? false) { outcome.status = Subcommand.failure }
         return outcome
-    }
-
-    /// The library's default transports, except that a WebSocket also gets the configured
-    /// heartbeat (the ping interval and miss limit of `--ping-interval`/`--heartbeat-misses`).
-    static func transportFactory(configuration: RealtimeClient.Configuration) -> RealtimeClient.TransportFactory {
-        let fallback = RealtimeClient.defaultTransportFactory(configuration: configuration)
-        let heartbeat = configuration.heartbeat
-        return { request in
-            guard RealtimeClient.transportKind(for: request.url) == .webSocket else { return try fallback(request) }
-            var options = WebSocketTransport.Options()
-            options.heartbeat = heartbeat
-            return WebSocketTransport(request: request, options: options)
-        }
     }
 }

@@ -74,6 +74,14 @@ extension RealtimeClient {
         public var webSocket = WebSocketTransport.Options()
         #endif
 
+        // MARK: Observability
+
+        /// Receives connection life-cycle records (attempts, opens, ends, decisions),
+        /// free of secrets. Default nil (no logging).
+        public var logHandler: (any RealtimeLogHandler)?
+        /// Records below this level are not produced. Default `.info`.
+        public var logLevel: RealtimeLogLevel = .info
+
         // MARK: Buffering
 
         /// Events received and not yet taken by the consumer, per buffer (the transport's and

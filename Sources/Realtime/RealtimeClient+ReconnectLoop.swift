@@ -55,6 +55,7 @@ extension RealtimeClient {
             }
 
             loop.attempt += 1
+            log(.debug, "connecting", ["attempt": "\(loop.attempt)"])
             guard let outcome = await runAttempt(&loop) else { return }  // closed
             let generation = wakeup.generation
 
@@ -98,6 +99,15 @@ extension RealtimeClient {
             case .stop(let r): reason = r
             case .coolDown(_, let e): reason = e
             default: break
+            }
+            var m = metadata(reason ?? outcome.end.error, attempt: loop.attempt)
+            m["clean"] = "\(outcome.end.clean)"
+            if let delay { m["retryIn"] = "\(delay)" }
+            if let code = outcome.end.code { m["closeCode"] = "\(code)" }
+            if decision.willRetry {
+                log(outcome.end.error == nil ? .info : .warning, "connection ended; will retry", m)
+            } else {
+                log(reason == nil ? .info : .error, "connection ended; stopping", m)
             }
             guard await report(outcome, willRetry: decision.willRetry, retryIn: delay, reason: reason, attempt: loop.attempt)
             else { return }
@@ -205,6 +215,7 @@ extension RealtimeClient {
                 loop.refreshedInStreak = false
                 loop.networkBackoff.reset()
                 state.withLock { $0.statistics.connections += 1 }
+                log(.info, "connected", ["attempt": "\(loop.attempt)", "status": info.status.map { "\($0)" } ?? ""])
                 guard await forward(.open(info)) else { break reading }
             case .message(let message):
                 state.withLock { $0.statistics.messages += 1 }

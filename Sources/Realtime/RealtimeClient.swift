@@ -171,6 +171,7 @@ public final class RealtimeClient: Sendable {
             return .some(s.transport)
         }
         guard let transport else { return }
+        log(.info, "suspended")
         transport?.close()
         wakeup.wake()
     }
@@ -184,7 +185,10 @@ public final class RealtimeClient: Sendable {
             s.resetBackoff = true
             return true
         }
-        if resumed { wakeup.wake() }
+        if resumed {
+            log(.info, "resumed")
+            wakeup.wake()
+        }
     }
 
     /// Counters: attempts, connections, messages, errors by class.
@@ -208,6 +212,7 @@ public final class RealtimeClient: Sendable {
                 }
                 return (s.loopTask, s.transport, s.caughtUpWaiter)
             }
+        if task != nil || transport != nil { log(.info, "closed by the application") }
         task?.cancel()
         transport?.close()
         waiter?.resume()

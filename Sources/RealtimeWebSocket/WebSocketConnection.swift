@@ -74,6 +74,14 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
         self.lastRead = ContinuousClock.now
     }
 
+    deinit {
+        // The transport was dropped without `close()`: the socket goes with us (the stream
+        // releases it on the loop), and a consumer still iterating must not wait forever.
+        if case .closed = state { return }
+        events.send(.ended(TransportEnd(clean: false, error: .cancelled)))
+        events.finish()
+    }
+
     // MARK: - Starting
 
     func start() {

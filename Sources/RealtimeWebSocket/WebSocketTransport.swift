@@ -32,8 +32,10 @@ public final class WebSocketTransport: Transport, Sendable {
         self.outbox = Mutex(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1)))
         self.connection = WebSocketConnection(request: request, options: options, eventLoop: eventLoop, events: events)
         connection.transport = self
-        let connection = self.connection
-        events.setDemandHandler { [eventLoop] in
+        // Weak: the channel must never own the connection (its deinit reports to the channel,
+        // which must not happen while the channel holds its own lock).
+        events.setDemandHandler { [eventLoop, weak connection] in
+            guard let connection else { return }
             eventLoop.execute { connection.consumerDemand() }
         }
         events.setTerminationHandler { [weak self] in

@@ -222,3 +222,26 @@ final class ScriptedServerNoHandshake: @unchecked Sendable {
 
     deinit { close(listener) }
 }
+
+@Suite struct WebSocketTransportLifetimeTests {
+    @Test func droppingAnOpenTransportEndsItsEvents() async throws {
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
+        try await withDeadline {
+            var transport: WebSocketTransport? = WebSocketTransport(
+                request: TransportRequest(url: peer.url("/echo")), options: TransportProbe.quietOptions)
+            let events = transport!.events
+            transport!.start()
+            var iterator = events.makeAsyncIterator()
+            guard case .opened? = await iterator.next() else {
+                Issue.record("expected opened")
+                return
+            }
+            transport = nil
+            var ended: TransportEnd?
+            while let event = await iterator.next() {
+                if case .ended(let e) = event { ended = e }
+            }
+            #expect(ended?.error?.code == .cancelled)
+        }
+    }
+}

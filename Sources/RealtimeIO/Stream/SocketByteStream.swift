@@ -65,7 +65,22 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     deinit {
         readBuffer.deallocate()
-        if fd >= 0 { Glibc.close(fd) }
+        // Normally `close()` released everything. If the owner dropped an open stream, the
+        // descriptor must leave epoll before it is closed (a reused descriptor number must
+        // never inherit this registration), and only the loop thread may deregister.
+        guard fd >= 0 else { return }
+        let fd = self.fd
+        let registration = self.registration
+        let loop = eventLoop
+        if loop.inEventLoop {
+            if let registration { loop.deregister(registration) }
+            Glibc.close(fd)
+        } else {
+            loop.execute {
+                if let registration { loop.deregister(registration) }
+                Glibc.close(fd)
+            }
+        }
     }
 
     public var pendingWriteBytes: Int { (outBuffer.count - outOffset) + earlyBytes }

@@ -39,7 +39,7 @@ struct ConnectOptions {
 
     /// The option list printed by `rtcat --help` and after a usage error.
     static let help = """
-        options (durations in seconds):
+            options (durations in seconds):
               -X METHOD             HTTP method (SSE; default GET, POST with -d)
               -H 'Name: value'      request header (repeatable)
               -d BODY | -d @FILE    request body (SSE)

@@ -283,6 +283,83 @@ import Testing
         #expect(r.objects.first?["willRetry"] as? Bool == false)
     }
 
+    @Test func heartbeatOptionsDeclareASilentPeerDead() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let r = try rtcat([
+            "--ping-interval", "0.1", "--heartbeat-misses", "1", "--max-retries", "0",
+            server.wsURL("/ws?ignore_pings=1").absoluteString,
+        ])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.kinds() == ["open", "error", "closed"])
+        let error = r.objects.dropFirst().first
+        #expect(error?["code"] as? String == "retries_exhausted")
+        #expect((error?["message"] as? String)?.contains("heartbeat_timeout") == true)
+        #expect(r.objects.last?["willReconnect"] as? Bool == false)
+        #expect((server.webSocketSessions.first?.pingsReceived ?? 0) >= 1)
+    }
+
+    // MARK: TLS
+
+    static let certificates: Result<TestCertificates, any Error> = Result {
+        try TestCertificates.generate(in: NSTemporaryDirectory() + "rtcat-tests-\(getpid())/certs")
+    }
+
+    @Test func tlsOptionsForHTTPSAndWSS() throws {
+        let certificates = try Self.certificates.get()
+        let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
+        try server.start()
+        defer { server.stop() }
+        let https = server.url("/sse?count=3").absoluteString
+        let wss = server.wsURL("/ws").absoluteString
+
+        // The test CA is not in the system store: a TLS failure is fatal.
+        let untrusted = try rtcat(["--count", "1", https])
+        #expect(untrusted.status == 1)
+        #expect(untrusted.objects.first?["code"] as? String == "tls")
+
+        for args in [
+            ["--cacert", certificates.caCertificateFile],
+            ["--cacert", certificates.caCertificateFile, "--pin", certificates.serverPublicKeyPin],
+            ["--insecure"],
+        ] {
+            let sse = try rtcat(args + ["--count", "1", https])
+            #expect(sse.status == 0, "\(args): \(sse.stderr)")
+            #expect(sse.kinds() == ["open", "event"], "\(args)")
+            let ws = try rtcat(args + ["--send", wss], input: "over tls\n")
+            #expect(ws.status == 0, "\(args): \(ws.stderr)")
+            #expect(ws.objects.compactMap { $0["text"] as? String } == ["over tls"], "\(args)")
+        }
+
+        // A pin that does not match the server's key fails, even with the right CA.
+        let wrongPin = try rtcat([
+            "--cacert", certificates.caCertificateFile, "--pin", "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
+            "--count", "1", https,
+        ])
+        #expect(wrongPin.status == 1)
+        #expect(wrongPin.objects.first?["code"] as? String == "tls")
+    }
+
+    @Test func clientCertificateOptions() throws {
+        let certificates = try Self.certificates.get()
+        let server = TestServer(
+            configuration: .init(tls: .init(certificates: certificates, requireClientCertificate: true)))
+        try server.start()
+        defer { server.stop() }
+        let https = server.url("/sse?count=2").absoluteString
+        let r = try rtcat([
+            "--cacert", certificates.caCertificateFile, "--cert", certificates.clientCertificateFile,
+            "--key", certificates.clientKeyFile, "--count", "2", https,
+        ])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds() == ["open", "event", "event"])
+        #expect(server.requests(path: "/sse").first?.clientCertificateSubject != nil)
+
+        let without = try rtcat(["--cacert", certificates.caCertificateFile, "--max-retries", "0", https])
+        #expect(without.status == 1)
+        #expect(without.kinds().first == "error")
+    }
+
     // MARK: Demo
 
     @Test func demoShowsBothTransportsAndExitsZero() throws {

@@ -83,7 +83,15 @@ struct ConnectSession {
         var writer = JSONLineWriter(fileDescriptor: output)
         var outcome = Outcome(status: Subcommand.success)
         var gaveUp = false
+        // After `count` events: a live WebSocket is closed with 1000 and the closing handshake
+        // awaited (bounded by the transport's close timeout, 5 s) without printing more, so the
+        // server sees an orderly close rather than a vanished peer.
+        var countReached = false
         for await event in client.events {
+            if countReached {
+                if case .closed = event { break }
+                continue
+            }
             switch event {
             case .open:
                 outcome.opens += 1
@@ -102,7 +110,12 @@ struct ConnectSession {
             // A line is visible as soon as it happened (rtcat is watched live, or piped to jq).
             writer.flush()
             if !writer.ok { break }  // the reader went away
-            if let count, outcome.events >= count { break }
+            if let count, outcome.events >= count {
+                countReached = true
+                guard client.transportKind == .webSocket, let transport = gate.liveTransport else { break }
+                gate.closingByUs()
+                transport.close(code: 1000, reason: "")
+            }
         }
         client.close()
         gate.finish()

@@ -274,6 +274,17 @@ import Testing
         #expect(decoded.starts(with: Data("message 1".utf8)))
     }
 
+    @Test func webSocketCountClosesWithTheClosingHandshake() throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let r = try rtcat(["--count", "2", server.wsURL("/ws?mode=send&count=10&interval_ms=100").absoluteString])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds() == ["open", "event", "event"])
+        let session = try #require(server.webSocketSessions.first)
+        #expect(session.receivedClose)
+        #expect(session.closeCode == 1000)
+    }
+
     @Test func webSocketRefusedUpgradeExitsOne() throws {
         let server = try startServer()
         defer { server.stop() }

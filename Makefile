@@ -23,7 +23,9 @@ deps:
 build: deps
 	$(SWIFT) build
 
-demo: deps
+# The demo needs only the build's C libraries: not the Autobahn server (Python 2.7).
+demo:
+	RT_SKIP_AUTOBAHN=1 ./scripts/install-deps.sh
 	$(SWIFT) run rtcat demo
 
 # One build for everything: `swift build` and then `swift test` would compile the package

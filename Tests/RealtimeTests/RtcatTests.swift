@@ -170,6 +170,14 @@ import Testing
         for text in [r.stdout, r.stderr, denied.stdout, denied.stderr] {
             #expect(!text.contains(secret))
         }
+
+        // A password in the URL is used (Basic auth) but printed redacted.
+        let withPassword = "http://alice:\(secret)@127.0.0.1:\(server.port)/sse?count=1"
+        let basic = try rtcat(["--count", "1", withPassword])
+        #expect(basic.status == 0, "\(basic.stderr)")
+        #expect(basic.objects.first?["url"] as? String == "http://alice:redacted@127.0.0.1:\(server.port)/sse?count=1")
+        #expect(!basic.stdout.contains(secret) && !basic.stderr.contains(secret))
+        #expect(server.requests(path: "/sse").last?.headers["Authorization"]?.hasPrefix("Basic ") == true)
     }
 
     @Test func postBodyIsSentAndACleanEndWithoutReconnectExitsZero() throws {

@@ -82,6 +82,16 @@ extension RealtimeClient {
         /// Records below this level are not produced. Default `.info`.
         public var logLevel: RealtimeLogLevel = .info
 
+        // MARK: Resilience
+
+        /// Reachability source. While it reports `unreachable` the client makes no attempt
+        /// and spends no retry (it emits `.error` with code `unreachable`, `willRetry` true,
+        /// `retryIn` nil, and waits); when the network returns it connects at once with a
+        /// fresh backoff; a path change while connected makes a WebSocket send a ping.
+        /// Ignored for loopback hosts. Default nil (no monitor: an unreachable network is
+        /// retried at backoff pace); on Linux use `LinuxNetworkMonitor.shared`.
+        public var networkMonitor: (any NetworkMonitor)?
+
         // MARK: Buffering
 
         /// Events received and not yet taken by the consumer, per buffer (the transport's and

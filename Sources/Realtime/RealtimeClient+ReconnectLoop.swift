@@ -16,6 +16,8 @@ extension RealtimeClient {
         var credentialsRejected = false
         /// A refresh was already tried in this streak of 401s.
         var refreshedInStreak = false
+        /// The current network outage was already reported to the consumer.
+        var announcedNetworkWait = false
     }
 
     /// The reconnect loop: one attempt at a time, until the policy stops or the task is
@@ -30,6 +32,8 @@ extension RealtimeClient {
             }
         }
         let repeatable = configuration.resolvedRequestIsRepeatable
+        let stopObservingNetwork = startObservingNetwork()
+        defer { stopObservingNetwork?() }
 
         while !Task.isCancelled {
             // Storm control across clients: a reconnect waits for its turn in the shared budget
@@ -43,6 +47,11 @@ extension RealtimeClient {
             }
             await waitWhileSuspended()
             if Task.isCancelled { return }
+            switch await waitForNetwork(attempt: loop.attempt, announced: &loop.announcedNetworkWait) {
+            case .closed: return
+            case .suspended: continue
+            case .ready: break
+            }
             if state.withLock({ s in defer { s.resetBackoff = false }; return s.resetBackoff }) {
                 loop.backoff.reset()
                 loop.networkBackoff.reset()
@@ -56,7 +65,7 @@ extension RealtimeClient {
 
             loop.attempt += 1
             log(.debug, "connecting", ["attempt": "\(loop.attempt)"])
-            guard let outcome = await runAttempt(&loop) else { return }  // closed
+            guard var outcome = await runAttempt(&loop) else { return }  // closed
             let generation = wakeup.generation
 
             if state.withLock({ $0.suspended }) {
@@ -65,6 +74,19 @@ extension RealtimeClient {
                     let close = CloseEvent(clean: true, code: outcome.end.code, reason: outcome.end.reason, willReconnect: true)
                     guard await forward(.closed(close)) else { return }
                 }
+                continue
+            }
+
+            if state.withLock({ s in defer { s.closedForNetwork = false }; return s.closedForNetwork || s.networkDown }) {
+                // The network went away under this attempt: not the server's fault, so no
+                // policy and no backoff; the loop waits for the network, then connects at once.
+                let lost = RealtimeError(.unreachable, detail: "the network went away")
+                if outcome.end.error?.code == .cancelled { outcome.end.error = lost }
+                log(.notice, "connection lost with the network", ["attempt": "\(loop.attempt)"])
+                guard await report(outcome, willRetry: true, retryIn: nil, reason: lost, attempt: loop.attempt)
+                else { return }
+                state.withLock { $0.statistics.networkWaits += 1 }
+                loop.announcedNetworkWait = true
                 continue
             }
 
@@ -124,7 +146,7 @@ extension RealtimeClient {
 
     /// Sleeps on the client's clock; returns early when the task is cancelled or when
     /// ``suspend()``/``resume()`` wake the loop.
-    private func sleep(_ delay: Duration, unlessWokenSince generation: UInt64) async {
+    func sleep(_ delay: Duration, unlessWokenSince generation: UInt64) async {
         await withTaskGroup(of: Void.self) { group in
             group.addTask { try? await self.clock.sleep(delay) }
             group.addTask { await self.wakeup.wait(since: generation) }
@@ -261,7 +283,7 @@ extension RealtimeClient {
     }
 
     /// Hands an event to the consumer's buffer, waiting while it is full. False when closed.
-    private func forward(_ event: ClientEvent) async -> Bool {
+    func forward(_ event: ClientEvent) async -> Bool {
         let seq: UInt64? = state.withLock { s in
             guard s.phase == .running else { return nil }
             s.forwardedSeq += 1

@@ -12,6 +12,8 @@ extension RealtimeClient {
         public var messages = 0
         /// Failures reported, by failure class (`network`, `http`, `timeout`, …).
         public var errorsByClass: [RealtimeError.FailureClass: Int] = [:]
+        /// Times the client started waiting for the network (``Configuration/networkMonitor``).
+        public var networkWaits = 0
 
         public init() {}
     }

@@ -78,6 +78,12 @@ public final class RealtimeClient: Sendable {
         /// Set by ``RealtimeClient/resume()``: the next attempt starts a fresh backoff.
         var resetBackoff = false
         var statistics = Statistics()
+        /// The configured ``NetworkMonitor`` last said there is no usable path.
+        var networkDown = false
+        /// The monitor's last `pathGeneration` (to tell a path change from a repeat).
+        var pathGeneration: UInt64 = 0
+        /// The live attempt was closed because the network went away (not a user close).
+        var closedForNetwork = false
     }
 
     let channel: BoundedChannel<Envelope>

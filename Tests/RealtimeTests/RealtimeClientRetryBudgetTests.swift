@@ -1,0 +1,62 @@
+import Foundation
+import Realtime
+import RealtimeTestSupport
+import Testing
+
+/// The shared retry budget paces reconnections (not first attempts) across clients.
+@Suite struct RealtimeClientRetryBudgetTests {
+    @Test func reconnectionsWaitForATokenFirstAttemptsDoNot() async throws {
+        let clock = ManualClock()
+        let budget = RetryBudget(burst: 1, perSecond: 1, clock: clock)
+        var configuration = RealtimeClient.Configuration()
+        configuration.backoff = .immediate
+        configuration.retryBudget = budget
+        let factory = MockTransportFactory()
+        let client = try RealtimeClient(
+            url: URL(string: "http://127.0.0.1:9/s")!, configuration: configuration, clock: clock,
+            random: SeededGenerator(seed: 1), transportFactory: factory.make)
+        let rec = EventRecorder(client)
+        defer { client.close() }
+        try #require(await factory.transport(0)).fail(RealtimeError(.network))
+        // The one token in the bucket: the first reconnection goes at once.
+        try #require(await factory.transport(1)).fail(RealtimeError(.network))
+        await eventually("the budget wait") { clock.sleeperCount == 1 }
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(factory.count == 2, "the second reconnection waits for the refill")
+        clock.advance(by: .milliseconds(999))
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(factory.count == 2)
+        clock.advance(by: .milliseconds(1))
+        #expect(await factory.transport(2) != nil)
+        _ = rec
+    }
+
+    @Test func manyClientsShareOneBudget() async throws {
+        let clock = ManualClock()
+        let budget = RetryBudget(burst: 2, perSecond: 2, clock: clock)
+        var configuration = RealtimeClient.Configuration()
+        configuration.backoff = .immediate
+        configuration.retryBudget = budget
+        let clients: [(RealtimeClient, MockTransportFactory, EventRecorder)] = try (0..<6).map { _ in
+            let f = MockTransportFactory()
+            let c = try RealtimeClient(
+                url: URL(string: "http://127.0.0.1:9/s")!, configuration: configuration, clock: clock,
+                random: SeededGenerator(seed: 1), transportFactory: f.make)
+            return (c, f, EventRecorder(c))
+        }
+        defer { for (c, _, _) in clients { c.close() } }
+        // Every client connects once (unpaced), then the server "restarts".
+        for (_, f, _) in clients { try #require(await f.transport(0)).fail(RealtimeError(.network)) }
+        await eventually("two reconnect at once, four wait") {
+            clients.filter { $0.1.count == 2 }.count == 2 && clock.sleeperCount == 4
+        }
+        clock.advance(by: .milliseconds(500))
+        await eventually("a third at 0.5 s") { clients.filter { $0.1.count == 2 }.count == 3 }
+        clock.advance(by: .milliseconds(500))
+        await eventually("a fourth at 1 s") { clients.filter { $0.1.count == 2 }.count == 4 }
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(clients.filter { $0.1.count == 2 }.count == 4, "no more than rate × time + burst")
+        clock.advance(by: .seconds(1))
+        await eventually("all six by 2 s") { clients.allSatisfy { $0.1.count == 2 } }
+    }
+}

@@ -2,39 +2,44 @@ import Synchronization
 
 /// A single-consumer async channel with back-pressure signalling and no loss.
 ///
-/// Producers (usually the I/O thread) call ``send(_:)``, which always enqueues and returns
-/// whether the producer may keep going. When it returns `false` the buffer holds at least
-/// `capacity` elements: the producer should stop reading its source (pause the socket or the
-/// curl transfer) until the demand handler fires. The handler runs, outside the lock, when
-/// the consumer has drained the buffer to half its capacity. The buffer can exceed
-/// `capacity` only by what a producer had in hand before it saw `false`.
+/// Producers (usually the I/O thread) call ``send(_:)`` or ``send(contentsOf:)``, which
+/// always enqueue and return whether the producer may keep going. When they return `false`
+/// the channel holds at least `capacity` elements: the producer should stop reading its
+/// source (pause the socket or the curl transfer) until the demand handler fires. The
+/// handler runs, outside the lock, when the consumer has drained the channel to half its
+/// capacity. The channel can exceed `capacity` only by what a producer had in hand before
+/// it saw `false`.
 ///
 /// If the consuming task is cancelled, ``next()`` returns nil, the channel terminates and
 /// the termination handler runs once (so the producer can close its connection).
+///
+/// **Cost model.** The consumer takes everything buffered in one lock and then serves
+/// elements from a private batch, so a stream costs one shared-lock round and at most one
+/// wake-up per *batch*, not per element: producer and consumer barely contend. Elements in
+/// the consumer's batch still count against `capacity` (the memory bound holds); the
+/// consumer reports its progress back when the producer is paused and the batch has
+/// dropped to half the capacity, so demand is signalled as early as before. The type is
+/// `@inlinable` so it is specialised for the element type in client modules.
 public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
-    private struct State {
-        var buffer: [Element] = []
-        var head = 0
-        var waiter: CheckedContinuation<Element?, Never>?
-        var finished = false
-        var terminated = false
-        var producerPaused = false
-        var demandHandler: (@Sendable () -> Void)?
-        var terminationHandler: (@Sendable () -> Void)?
+    @usableFromInline
+    struct State {
+        /// Elements sent and not yet taken by the consumer, oldest first.
+        @usableFromInline var buffer: [Element] = []
+        /// Elements the consumer took and had not consumed when it last reported (an upper
+        /// bound on what it still holds): part of the back-pressure count.
+        @usableFromInline var held = 0
+        @usableFromInline var waiter: CheckedContinuation<Void, Never>?
+        @usableFromInline var finished = false
+        @usableFromInline var terminated = false
+        @usableFromInline var producerPaused = false
+        @usableFromInline var demandHandler: (@Sendable () -> Void)?
+        @usableFromInline var terminationHandler: (@Sendable () -> Void)?
 
-        var count: Int { buffer.count - head }
+        @inlinable init() {}
 
-        mutating func popFirst() -> Element? {
-            guard head < buffer.count else { return nil }
-            let e = buffer[head]
-            head += 1
-            if head >= 64 && head * 2 >= buffer.count {
-                buffer.removeFirst(head)
-                head = 0
-            }
-            return e
-        }
+        @inlinable var count: Int { buffer.count + held }
 
+        @inlinable
         mutating func takeDemandIfLow(capacity: Int) -> (@Sendable () -> Void)? {
             guard producerPaused, count <= capacity / 2 else { return nil }
             producerPaused = false
@@ -42,15 +47,28 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         }
     }
 
-    private enum Immediate {
+    /// The consumer's private batch, newest first (so `popLast` moves the oldest out in
+    /// O(1) without a retain/release pair). Only the single consumer and ``terminate()``
+    /// touch it, so its lock is uncontended in practice.
+    @usableFromInline
+    struct Batch {
+        @usableFromInline var elements: [Element] = []
+        @inlinable init() {}
+    }
+
+    @usableFromInline
+    enum Take {
         case element(Element, (@Sendable () -> Void)?)
-        case end
-        case none
+        case end((@Sendable () -> Void)?)
+        case empty((@Sendable () -> Void)?)
     }
 
     /// Queue size, in elements, at which producers are told to pause.
     public let capacity: Int
-    private let state = Mutex(State())
+    @usableFromInline let state = Mutex(State())
+    @usableFromInline let batch = Mutex(Batch())
+    /// Mirrors `State.producerPaused` so the consumer can check it without the shared lock.
+    @usableFromInline let pausedHint = Atomic<Bool>(false)
 
     public init(capacity: Int) {
         precondition(capacity > 0, "BoundedChannel capacity must be positive")
@@ -70,111 +88,202 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// Enqueues `element`. Returns `true` if the producer may continue, `false` if it should
     /// pause until the demand handler runs. Elements sent after ``finish()`` or after
     /// termination are discarded (the consumer is gone or the stream is over).
+    @inlinable
     @discardableResult
     public func send(_ element: Element) -> Bool {
-        let action: (CheckedContinuation<Element?, Never>?, Bool) = state.withLock { s in
+        let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
             if s.finished || s.terminated { return (nil, true) }
-            if let w = s.waiter {
-                s.waiter = nil
-                return (w, true)
-            }
             s.buffer.append(element)
-            if s.count >= capacity {
-                s.producerPaused = true
-                return (nil, false)
-            }
-            return (nil, true)
+            return (takeWaiter(&s), checkCapacity(&s))
         }
-        if let waiter = action.0 {
-            waiter.resume(returning: element)
-        }
-        return action.1
+        waiter?.resume()
+        return mayContinue
     }
 
-    /// Number of buffered elements not yet consumed.
-    public var bufferedCount: Int { state.withLock { $0.count } }
+    /// Enqueues every element of `elements`, in order, under one lock and with at most one
+    /// consumer wake-up. Returns what ``send(_:)`` of the last element would have returned.
+    /// Discarded after ``finish()`` or termination, like ``send(_:)``.
+    @inlinable
+    @discardableResult
+    public func send<S: Sequence>(contentsOf elements: S) -> Bool where S.Element == Element {
+        let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
+            if s.finished || s.terminated { return (nil, true) }
+            let before = s.buffer.count
+            s.buffer.append(contentsOf: elements)
+            if s.buffer.count == before { return (nil, s.count < capacity) }
+            return (takeWaiter(&s), checkCapacity(&s))
+        }
+        waiter?.resume()
+        return mayContinue
+    }
+
+    /// Moves every element of `elements` into the channel, in order, and leaves `elements`
+    /// empty: like ``send(contentsOf:)``, but when the channel is empty the two arrays trade
+    /// storage instead of copying, so a producer that batches into a reused array hands a
+    /// batch over without copying or allocating.
+    @inlinable
+    @discardableResult
+    public func send(draining elements: inout [Element]) -> Bool {
+        if elements.isEmpty { return state.withLock { s in s.finished || s.terminated || s.count < capacity } }
+        let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
+            if s.finished || s.terminated { return (nil, true) }
+            if s.buffer.isEmpty {
+                swap(&s.buffer, &elements)
+            } else {
+                s.buffer.append(contentsOf: elements)
+            }
+            return (takeWaiter(&s), checkCapacity(&s))
+        }
+        // Outside the lock: releases discarded or already copied elements, keeps capacity.
+        elements.removeAll(keepingCapacity: true)
+        waiter?.resume()
+        return mayContinue
+    }
+
+    @inlinable
+    func takeWaiter(_ s: inout State) -> CheckedContinuation<Void, Never>? {
+        guard let w = s.waiter else { return nil }
+        s.waiter = nil
+        return w
+    }
+
+    @inlinable
+    func checkCapacity(_ s: inout State) -> Bool {
+        guard s.count >= capacity else { return true }
+        if !s.producerPaused {
+            s.producerPaused = true
+            pausedHint.store(true, ordering: .relaxed)
+        }
+        return false
+    }
+
+    /// Number of elements sent and not yet consumed.
+    public var bufferedCount: Int {
+        batch.withLock { b in b.elements.count + state.withLock { $0.buffer.count } }
+    }
 
     /// Marks the end of the stream: the consumer receives what is buffered, then nil.
     public func finish() {
-        let waiter: CheckedContinuation<Element?, Never>? = state.withLock { s in
+        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
             s.finished = true
-            if s.count == 0, let w = s.waiter {
-                s.waiter = nil
-                return w
-            }
-            return nil
+            return takeWaiter(&s)
         }
-        waiter?.resume(returning: nil)
+        waiter?.resume()
     }
 
     /// Ends the stream from the consumer side: buffered elements are dropped, the
     /// termination handler runs once, and ``next()`` returns nil from now on.
     public func terminate() {
-        let (waiter, handler): (CheckedContinuation<Element?, Never>?, (@Sendable () -> Void)?) = state.withLock { s in
-            if s.terminated { return (nil, nil) }
-            s.terminated = true
-            s.buffer.removeAll()
-            s.head = 0
-            let w = s.waiter
-            s.waiter = nil
-            let h = s.terminationHandler
-            s.terminationHandler = nil
-            s.demandHandler = nil
-            return (w, h)
+        let (waiter, handler, dropped): (CheckedContinuation<Void, Never>?, (@Sendable () -> Void)?, [Element]) =
+            state.withLock { s in
+                if s.terminated { return (nil, nil, []) }
+                s.terminated = true
+                let dropped = s.buffer
+                s.buffer = []
+                s.held = 0
+                let h = s.terminationHandler
+                s.terminationHandler = nil
+                s.demandHandler = nil
+                return (takeWaiter(&s), h, dropped)
+            }
+        // The consumer's batch is dropped too (after the shared lock: lock order is always
+        // batch → state). Elements are released outside both locks.
+        let droppedBatch = batch.withLock { b in
+            let e = b.elements
+            b.elements = []
+            return e
         }
-        waiter?.resume(returning: nil)
+        _ = (dropped, droppedBatch)
+        waiter?.resume()
         handler?()
     }
 
     /// The next element, or nil at the end of the stream or when the task is cancelled.
     /// Only one task may wait at a time.
+    @inlinable
     public func next() async -> Element? {
         if Task.isCancelled {
             terminate()
             return nil
         }
-        if let (e, demand) = tryPop() {
-            demand?()
-            return e
+        while true {
+            switch take() {
+            case .element(let e, let demand):
+                demand?()
+                return e
+            case .end(let demand):
+                demand?()
+                return nil
+            case .empty(let demand):
+                demand?()
+                await waitForElements()
+                if Task.isCancelled {
+                    terminate()
+                    return nil
+                }
+            }
         }
-        return await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Element?, Never>) in
-                let immediate: Immediate = state.withLock { s in
-                    if s.terminated { return .end }
-                    if let e = s.popFirst() {
-                        return .element(e, s.takeDemandIfLow(capacity: capacity))
-                    }
-                    if s.finished { return .end }
+    }
+
+    /// Serves the next element from the consumer's batch, refilling it from the shared
+    /// buffer (one lock for everything buffered) when it runs dry.
+    @inlinable
+    func take() -> Take {
+        batch.withLock { b -> Take in
+            if let e = b.elements.popLast() {
+                let remaining = b.elements.count
+                // Report progress only when it can release a paused producer.
+                guard remaining <= capacity / 2, pausedHint.load(ordering: .relaxed) else { return .element(e, nil) }
+                return .element(e, state.withLock { s in reportHeld(&s, remaining) })
+            }
+            return state.withLock { s -> Take in
+                if s.terminated { return .end(nil) }
+                if s.buffer.isEmpty {
+                    let demand = reportHeld(&s, 0)
+                    return s.finished ? .end(demand) : .empty(demand)
+                }
+                // Trade storage: the producer gets the consumed (empty) array back.
+                swap(&b.elements, &s.buffer)
+                s.held = b.elements.count
+                b.elements.reverse()
+                let e = b.elements.removeLast()
+                return .element(e, reportHeld(&s, b.elements.count))
+            }
+        }
+    }
+
+    @inlinable
+    func reportHeld(_ s: inout State, _ held: Int) -> (@Sendable () -> Void)? {
+        s.held = held
+        let demand = s.takeDemandIfLow(capacity: capacity)
+        if !s.producerPaused { pausedHint.store(false, ordering: .relaxed) }
+        return demand
+    }
+
+    /// Suspends until something was sent, the stream finished or the channel terminated.
+    @inlinable
+    func waitForElements() async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let ready: Bool = state.withLock { s in
+                    if s.terminated || s.finished || !s.buffer.isEmpty { return true }
                     precondition(s.waiter == nil, "BoundedChannel supports a single consumer")
                     s.waiter = c
-                    return .none
+                    return false
                 }
-                switch immediate {
-                case .element(let e, let demand):
-                    c.resume(returning: e)
-                    demand?()
-                case .end:
-                    c.resume(returning: nil)
-                case .none:
-                    break
-                }
+                if ready { c.resume() }
             }
         } onCancel: {
             self.terminate()
         }
     }
 
-    private func tryPop() -> (Element, (@Sendable () -> Void)?)? {
-        state.withLock { s -> (Element, (@Sendable () -> Void)?)? in
-            guard let e = s.popFirst() else { return nil }
-            return (e, s.takeDemandIfLow(capacity: capacity))
-        }
-    }
-
     public struct AsyncIterator: AsyncIteratorProtocol {
-        let channel: BoundedChannel
-        public mutating func next() async -> Element? { await channel.next() }
+        @usableFromInline let channel: BoundedChannel
+        @inlinable init(channel: BoundedChannel) { self.channel = channel }
+        @inlinable public mutating func next() async -> Element? { await channel.next() }
     }
 
+    @inlinable
     public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(channel: self) }
 }

@@ -222,10 +222,8 @@ final class SSEConnection {
     /// chunk curl offers.
     private func flush() {
         guard !pending.isEmpty, !isFinished else { return }
-        for event in pending where !events.send(event) {
-            pauseRequested = true
-        }
-        pending.removeAll(keepingCapacity: true)
+        // One lock and at most one consumer wake-up for the whole batch.
+        if !events.send(draining: &pending) { pauseRequested = true }
     }
 
     /// `CURLOPT_HEADERFUNCTION`: one header line. Returns 0 to abort.

@@ -90,6 +90,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// termination are discarded (the consumer is gone or the stream is over).
     @inlinable
     @discardableResult
+    @_specialize(where Element == TransportEvent)
     public func send(_ element: Element) -> Bool {
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
             if s.finished || s.terminated { return (nil, true) }
@@ -123,6 +124,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// batch over without copying or allocating.
     @inlinable
     @discardableResult
+    @_specialize(where Element == TransportEvent)
     public func send(draining elements: inout [Element]) -> Bool {
         if elements.isEmpty { return state.withLock { s in s.finished || s.terminated || s.count < capacity } }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
@@ -201,6 +203,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// The next element, or nil at the end of the stream or when the task is cancelled.
     /// Only one task may wait at a time.
     @inlinable
+    @_specialize(where Element == TransportEvent)
     public func next() async -> Element? {
         if Task.isCancelled {
             terminate()
@@ -228,6 +231,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// Serves the next element from the consumer's batch, refilling it from the shared
     /// buffer (one lock for everything buffered) when it runs dry.
     @inlinable
+    @_specialize(where Element == TransportEvent)
     func take() -> Take {
         batch.withLock { b -> Take in
             if let e = b.elements.popLast() {
@@ -262,6 +266,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Suspends until something was sent, the stream finished or the channel terminated.
     @inlinable
+    @_specialize(where Element == TransportEvent)
     func waitForElements() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
@@ -279,9 +284,16 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Failure = Never
         @usableFromInline let channel: BoundedChannel
         @inlinable init(channel: BoundedChannel) { self.channel = channel }
         @inlinable public mutating func next() async -> Element? { await channel.next() }
+        /// What `for await` calls: implemented here (not left to the protocol's default, which
+        /// is generic) so the loop specialises for the element type in the client module.
+        @inlinable
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await channel.next()
+        }
     }
 
     @inlinable

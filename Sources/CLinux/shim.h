@@ -21,4 +21,10 @@ static inline int rt_fcntl_getfl(int fd) { return fcntl(fd, F_GETFL); }
 #include <sys/prctl.h>
 static inline int rt_set_thread_name(const char *name) { return prctl(PR_SET_NAME, name, 0, 0, 0); }
 
+// Moves the calling thread into the network namespace open at `fd` (setns(2) with
+// CLONE_NEWNET; the glibc wrapper needs _GNU_SOURCE). Tests use it on a private loop thread.
+#include <unistd.h>
+#include <sys/syscall.h>
+static inline int rt_setns_net(int fd) { return (int)syscall(SYS_setns, fd, 0x40000000); }
+
 #endif

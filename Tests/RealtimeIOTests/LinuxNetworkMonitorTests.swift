@@ -1,0 +1,83 @@
+#if os(Linux)
+import CLinux
+import Foundation
+import RealtimeCore
+import RealtimeIO
+import Synchronization
+import Testing
+
+/// The netlink monitor against the real kernel tables. The link test builds its own
+/// network namespaces and veth pair (root only; skipped with a printed reason otherwise)
+/// and runs the monitor on a private loop whose thread entered one of them, so the host's
+/// namespace is never touched.
+@Suite(.serialized) struct LinuxNetworkMonitorTests {
+    @Test func readsTheTablesAndNeverCountsLoopback() throws {
+        let snapshot = try #require(LinuxNetworkMonitor.readTables())
+        #expect(snapshot.links.values.contains { $0.name == "lo" })
+        #expect(!snapshot.usableInterfaces().contains("lo"))
+        let loopbackOnly = LinuxNetworkMonitor(interfaces: ["lo"])
+        defer { loopbackOnly.stop() }
+        #expect(loopbackOnly.currentStatus.reachability == .unreachable)
+    }
+
+    @Test func reportsLinkDownAndUpInANamespace() async throws {
+        guard let ns = NetnsPair.make(tag: "nm") else { return }
+        defer { ns.destroy() }
+        let loop = EventLoop(name: "rt-netns-test")
+        defer { loop.shutdown() }
+        let entered: Bool = await loop.submit {
+            let fd = open("/run/netns/\(ns.client)", O_RDONLY | O_CLOEXEC)
+            defer { if fd >= 0 { close(fd) } }
+            return fd >= 0 && rt_setns_net(fd) == 0
+        }
+        try #require(entered, "setns into \(ns.client)")
+        let monitor: LinuxNetworkMonitor = await loop.submit { LinuxNetworkMonitor(eventLoop: loop) }
+        defer { monitor.stop() }
+        #expect(monitor.currentStatus.reachability == .reachable, "veth up with an address and a route")
+
+        let seen = Mutex<[(NetworkStatus, ContinuousClock.Instant)]>([])
+        let observation = monitor.observe { s in seen.withLock { $0.append((s, .now)) } }
+        defer { monitor.cancel(observation) }
+
+        let downAt = ContinuousClock.now
+        try ns.ip(ns.server, "link", "set", ns.serverVeth, "down")
+        try await waitFor("unreachable") { seen.withLock { $0.last?.0.reachability == .unreachable } }
+        let downLatency = seen.withLock { $0.last!.1 } - downAt
+        let upAt = ContinuousClock.now
+        try ns.ip(ns.server, "link", "set", ns.serverVeth, "up")
+        try await waitFor("reachable again") { seen.withLock { $0.last?.0.reachability == .reachable } }
+        let upLatency = seen.withLock { $0.last!.1 } - upAt
+        print("LinuxNetworkMonitor: link down seen after \(downLatency), link up after \(upLatency)")
+        // Carrier loss on a veth reaches netlink through the kernel's linkwatch, which
+        // batches non-urgent events for up to 1 s; then the 20 ms settle delay.
+        #expect(downLatency < .seconds(2))
+        #expect(upLatency < .seconds(2))
+
+        // Taking our own interface down is immediate (an administrative change).
+        let adminDownAt = ContinuousClock.now
+        try ns.ip(ns.client, "link", "set", ns.clientVeth, "down")
+        try await waitFor("unreachable after admin down") { seen.withLock { $0.last?.0.reachability == .unreachable } }
+        let adminLatency = seen.withLock { $0.last!.1 } - adminDownAt
+        print("LinuxNetworkMonitor: own interface down seen after \(adminLatency)")
+        #expect(adminLatency < .milliseconds(500))
+        try ns.ip(ns.client, "link", "set", ns.clientVeth, "up")
+        try await waitFor("reachable after admin up") { seen.withLock { $0.last?.0.reachability == .reachable } }
+
+        let generation = monitor.currentStatus.pathGeneration
+        try ns.ip(ns.client, "addr", "add", "10.251.0.5/32", "dev", ns.clientVeth)
+        try await waitFor("a path change for a new address") { monitor.currentStatus.pathGeneration > generation }
+        #expect(monitor.currentStatus.reachability == .reachable)
+    }
+
+    func waitFor(_ what: String, _ condition: @Sendable () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(5)
+        while !condition() {
+            if ContinuousClock.now > deadline {
+                Issue.record("timed out waiting for \(what)")
+                throw CancellationError()
+            }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+}
+#endif

@@ -51,9 +51,9 @@ struct ConnectSession {
             return Outcome(status: Subcommand.failure)
         }
 
-        let sender: Task<Void, Never>? = outgoing.map { lines in
+        let sender: Task<Void, Never>? = outgoing.map { messages in
             Task { [name] in
-                for await message in lines {
+                for await message in messages {
                     while true {
                         guard let generation = await gate.waitUntilOpen() else { return }
                         do {

@@ -288,11 +288,16 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         @usableFromInline let channel: BoundedChannel
         @inlinable init(channel: BoundedChannel) { self.channel = channel }
         @inlinable public mutating func next() async -> Element? { await channel.next() }
-        /// What `for await` calls: implemented here (not left to the protocol's default, which
-        /// is generic) so the loop specialises for the element type in the client module.
+        /// What `for await` calls. Implemented here rather than left to the protocol's
+        /// default (which calls ``next()``): an element already in the consumer's batch is
+        /// served synchronously, with no nested async call or executor check per element.
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await channel.next()
+            if !Task.isCancelled, case .element(let e, let demand) = channel.take() {
+                demand?()
+                return e
+            }
+            return await channel.next()
         }
     }
 

@@ -187,14 +187,22 @@ final class SSEConnection {
             guard let bytes, count > 0 else { return count }
             do {
                 let wasEmpty = pending.isEmpty
-                try parser.feed(UnsafeRawBufferPointer(start: bytes, count: count)) { output in
-                    switch output {
-                    case .event(let e):
-                        pending.append(.message(.sse(type: e.type, data: e.data, id: e.lastEventID)))
-                    case .retry(let ms):
-                        pending.append(.retryHint(.milliseconds(ms)))
+                // Appending to a local array, not the stored property, spares a dynamic
+                // exclusivity check per event; the swaps keep the array's storage.
+                var batch: [TransportEvent] = []
+                swap(&batch, &pending)
+                let fed = Result {
+                    try parser.feed(UnsafeRawBufferPointer(start: bytes, count: count)) { output in
+                        switch output {
+                        case .event(let e):
+                            batch.append(.message(.sse(type: e.type, data: e.data, id: e.lastEventID)))
+                        case .retry(let ms):
+                            batch.append(.retryHint(.milliseconds(ms)))
+                        }
                     }
                 }
+                swap(&batch, &pending)
+                try fed.get()
                 if pending.count >= flushThreshold {
                     flush()
                 } else if wasEmpty, !pending.isEmpty {

@@ -124,6 +124,33 @@ import Testing
         #expect(await ch.next() == nil)
     }
 
+    /// `for await` (the iterator's synchronous fast path) stops at cancellation even with
+    /// elements still in the consumer's batch, and terminates the channel.
+    @Test func iteratorStopsWhenCancelledWithABatchInHand() async {
+        let ch = BoundedChannel<Int>(capacity: 64)
+        let terminated = Atomic<Bool>(false)
+        ch.setTerminationHandler { terminated.store(true, ordering: .relaxed) }
+        #expect(ch.send(contentsOf: 0..<10))
+        let task = Task { () -> [Int] in
+            var got: [Int] = []
+            for await x in ch {
+                got.append(x)
+                if x == 2 {
+                    // Spin (no sleep) until the cancellation is visible to this task.
+                    while !Task.isCancelled { await Task.yield() }
+                }
+            }
+            return got
+        }
+        // The consumer holds 3...9 once it has taken 0, 1, 2.
+        while ch.bufferedCount > 7 { await Task.yield() }
+        task.cancel()
+        #expect(await task.value == [0, 1, 2])
+        let wasTerminated = terminated.load(ordering: .relaxed)
+        #expect(wasTerminated)
+        #expect(ch.bufferedCount == 0)
+    }
+
     /// A producer thread that obeys back-pressure against a concurrent consumer: every
     /// element arrives once and in order, and the channel never holds more than the
     /// capacity plus one batch.

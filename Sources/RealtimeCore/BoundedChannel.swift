@@ -292,12 +292,22 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         /// default (which calls ``next()``): an element already in the consumer's batch is
         /// served synchronously, with no nested async call or executor check per element.
         @inlinable
+        @_specialize(where Element == TransportEvent)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            if !Task.isCancelled, case .element(let e, let demand) = channel.take() {
+            // Cancellation (which terminates the channel) is handled by the slow path.
+            if Task.isCancelled { return await channel.next() }
+            switch channel.take() {
+            case .element(let e, let demand):
                 demand?()
                 return e
+            case .end(let demand):
+                demand?()
+                return nil
+            case .empty(let demand):
+                // A demand taken here must reach the producer, or it would stay paused.
+                demand?()
+                return await channel.next()
             }
-            return await channel.next()
         }
     }
 

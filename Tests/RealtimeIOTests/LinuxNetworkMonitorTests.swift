@@ -3,6 +3,7 @@ import CLinux
 import Foundation
 import RealtimeCore
 import RealtimeIO
+import RealtimeTestSupport
 import Synchronization
 import Testing
 

@@ -6,20 +6,20 @@ import Glibc
 /// real links to fail. ``make(tag:)`` returns nil — after printing why — when the machine
 /// cannot create namespaces (not root, no `ip`, no netns support), so those tests skip
 /// visibly instead of silently.
-struct NetnsPair: Sendable {
-    let tag: String
-    var client: String { "rt-\(tag)-c" }
-    var server: String { "rt-\(tag)-s" }
-    var clientVeth: String { "rt\(tag)c" }
-    var serverVeth: String { "rt\(tag)s" }
-    static let clientAddress = "10.250.0.1"
-    static let serverAddress = "10.250.0.2"
+public struct NetnsPair: Sendable {
+    public let tag: String
+    public var client: String { "rt-\(tag)-c" }
+    public var server: String { "rt-\(tag)-s" }
+    public var clientVeth: String { "rt\(tag)c" }
+    public var serverVeth: String { "rt\(tag)s" }
+    public static let clientAddress = "10.250.0.1"
+    public static let serverAddress = "10.250.0.2"
 
-    static let scripts = URL(fileURLWithPath: #filePath)
+    public static let scripts = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/netns")
 
-    static func make(tag: String) -> NetnsPair? {
+    public static func make(tag: String) -> NetnsPair? {
         let tag = tag + String(getpid() % 10000)
         guard geteuid() == 0 else {
             print("SKIPPED (network namespaces): needs root; run `make test` as root (CI does)")
@@ -36,21 +36,39 @@ struct NetnsPair: Sendable {
         return pair
     }
 
-    func destroy() {
+    public func destroy() {
         try? Self.run(Self.scripts.appendingPathComponent("down.sh").path, [tag])
     }
 
+    /// Ends a process from ``spawn(in:_:)`` and reaps it. SIGKILL, because a child spawned
+    /// from a test thread inherits that thread's signal mask, in which SIGTERM may be blocked.
+    public static func kill(_ p: Process) {
+        if p.isRunning { Glibc.kill(p.processIdentifier, SIGKILL) }
+        p.waitUntilExit()
+    }
+
+    /// A background process inside `namespace` (`ip netns exec`); end it with ``kill(_:)``.
+    public func spawn(in namespace: String, _ args: [String]) throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = ["netns", "exec", namespace] + args
+        p.standardOutput = FileHandle.nullDevice
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        return p
+    }
+
     /// `ip -n <namespace> args…`
-    func ip(_ namespace: String, _ args: String...) throws {
+    public func ip(_ namespace: String, _ args: String...) throws {
         try Self.run("/usr/sbin/ip", ["-n", namespace] + args)
     }
 
-    struct CommandFailed: Error, CustomStringConvertible {
-        var description: String
+    public struct CommandFailed: Error, CustomStringConvertible {
+        public var description: String
     }
 
     /// Runs a command to completion (bounded: these are one-shot `ip` calls).
-    static func run(_ path: String, _ args: [String]) throws {
+    public static func run(_ path: String, _ args: [String]) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: path)
         p.arguments = args

@@ -249,8 +249,8 @@ private func readPortLine(from handle: FileHandle, pid: Int32, timeout: Duration
             var buffer = Data()
             var resumed = false
             while true {
-                let chunk = handle.availableData
-                if chunk.isEmpty { break }  // EOF: the peer exited (or was killed on timeout).
+                let chunk = readRetryingInterrupts(handle.fileDescriptor)
+                if chunk.isEmpty { break }  // EOF or error: the peer exited (or was killed on timeout).
                 if resumed { continue }  // Drain and discard after the first line.
                 buffer.append(chunk)
                 if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
@@ -269,5 +269,17 @@ private func readPortLine(from handle: FileHandle, pid: Int32, timeout: Duration
             }
             try? handle.close()
         }
+    }
+}
+
+/// One `read(2)` of up to 4 KiB, retried on EINTR. Foundation's `availableData` traps on an
+/// interrupted read, which would take the whole test process down when any signal arrives.
+private func readRetryingInterrupts(_ fd: Int32) -> Data {
+    var buffer = [UInt8](repeating: 0, count: 4096)
+    while true {
+        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+        if n > 0 { return Data(buffer[0..<n]) }
+        if n < 0 && errno == EINTR { continue }
+        return Data()
     }
 }

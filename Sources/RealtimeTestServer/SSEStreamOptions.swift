@@ -1,3 +1,5 @@
+import RealtimeCore
+
 /// The `/sse` endpoint's parameters, parsed from the query, and the exact bytes it sends.
 ///
 /// Public so a test can compute byte offsets (e.g. where a multi-byte code point sits)

@@ -6,17 +6,7 @@ import RealtimeTestSupport
 /// Runs the built `rtcat parse-sse` binary on sample input, garbage included, and checks its
 /// JSON lines and exit codes. (`swift test` builds every product, rtcat included.)
 @Suite struct SSEParseCommandTests {
-    /// The rtcat binary in the build directory this test runs from.
-    static func rtcatURL() -> URL? {
-        var dirs: [URL] = []
-        if let exe = Bundle.main.executableURL { dirs.append(exe.deletingLastPathComponent()) }
-        dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        dirs.append(root.appendingPathComponent(".build/debug"))
-        // Inside an .xctest bundle the binary sits next to the bundle, not inside it.
-        dirs += dirs.map { $0.deletingLastPathComponent() }
-        return dirs.map { $0.appendingPathComponent("rtcat") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static func rtcatURL() -> URL? { BuiltExecutable.url(named: "rtcat") }
 
     struct Run {
         var status: Int32

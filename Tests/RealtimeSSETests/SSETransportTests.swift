@@ -228,7 +228,7 @@ struct SSETransportTests {
         #expect(r.end?.error?.code == .idleTimeout)
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(300))
-        #expect(elapsed < .seconds(5))
+        #expect(elapsed < .seconds(9))  // well under the 10 s connect timeout; loose for loaded CI machines
     }
 
     @Test("comments keep an idle connection alive")

@@ -1,22 +1,13 @@
 import Foundation
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// Runs the built `rtcat` binary against ``TestServer`` on loopback (the server lives in this
 /// test process, so the requests rtcat made can be checked) and checks its JSON lines and exit
 /// codes: `rtcat [options] URL` for SSE and WebSocket, and `rtcat demo`.
 @Suite(.serialized) struct RtcatTests {
-    /// The rtcat binary of the build this test runs from (`swift build --build-tests` builds it).
-    static func rtcatURL() -> URL? {
-        var dirs: [URL] = []
-        if let exe = Bundle.main.executableURL { dirs.append(exe.deletingLastPathComponent()) }
-        dirs.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        dirs.append(root.appendingPathComponent(".build/debug"))
-        // Inside an .xctest bundle the binary sits next to the bundle, not inside it.
-        dirs += dirs.map { $0.deletingLastPathComponent() }
-        return dirs.map { $0.appendingPathComponent("rtcat") }.first { FileManager.default.isExecutableFile(atPath: $0.path) }
-    }
+    static func rtcatURL() -> URL? { BuiltExecutable.url(named: "rtcat") }
 
     struct Run {
         var status: Int32

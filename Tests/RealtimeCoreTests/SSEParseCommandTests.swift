@@ -15,9 +15,14 @@ import RealtimeTestSupport
         var lines: [String] { stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init) }
     }
 
-    func run(_ arguments: [String], input: [UInt8]) throws -> Run {
+    func run(_ arguments: [String], input: [UInt8]) async throws -> Run {
+        let run = try await offloaded { try Self.runBlocking(arguments, input: input) }
+        #expect(run.status != -1, "rtcat binary not found; run `swift build` first")
+        return run
+    }
+
+    private static func runBlocking(_ arguments: [String], input: [UInt8]) throws -> Run {
         guard let url = Self.rtcatURL() else {
-            Issue.record("rtcat binary not found; run `swift build` first")
             return Run(status: -1, stdout: "", stderr: "")
         }
         let process = Process()
@@ -58,9 +63,9 @@ import RealtimeTestSupport
         #"{"type": "message", "data": "\u0001\u001f\#u{FFFD}\#u{FFFD}", "id": "1"}"#,
     ]
 
-    @Test func printsEventsAndRetryAsJSONLines() throws {
+    @Test func printsEventsAndRetryAsJSONLines() async throws {
         for args in [["parse-sse"], ["parse-sse", "--chunk", "1"], ["parse-sse", "--chunk", "7"]] {
-            let r = try run(args, input: Self.sample)
+            let r = try await run(args, input: Self.sample)
             #expect(r.status == 0, "\(args)")
             #expect(r.lines == Self.expected, "\(args)")
             // Every line is valid JSON.
@@ -70,14 +75,14 @@ import RealtimeTestSupport
         }
     }
 
-    @Test func quietPrintsOnlyTotals() throws {
-        let r = try run(["parse-sse", "--quiet"], input: Self.sample)
+    @Test func quietPrintsOnlyTotals() async throws {
+        let r = try await run(["parse-sse", "--quiet"], input: Self.sample)
         #expect(r.status == 0)
         // hello\n"world"\t\ = 15 bytes, é日🎉 = 9, \u{1}\u{1F}\u{FFFD}\u{FFFD} = 8.
         #expect(r.lines == [#"{"events": 3, "dataBytes": 32}"#])
     }
 
-    @Test func binaryGarbageGivesValidJSONAndExitZero() throws {
+    @Test func binaryGarbageGivesValidJSONAndExitZero() async throws {
         var rng = SeededGenerator(seed: 99)
         var input: [UInt8] = []
         for _ in 0..<3000 {
@@ -85,7 +90,7 @@ import RealtimeTestSupport
             input += (0..<Int.random(in: 0..<40, using: &rng)).map { _ in UInt8.random(in: 0...255, using: &rng) }
             if Bool.random(using: &rng) { input += [0x0A, 0x0A] }
         }
-        let r = try run(["parse-sse", "--chunk", "13"], input: input)
+        let r = try await run(["parse-sse", "--chunk", "13"], input: input)
         #expect(r.status == 0)
         #expect(r.lines.count > 100)
         for line in r.lines {
@@ -98,22 +103,22 @@ import RealtimeTestSupport
         #expect(outputs.count == r.lines.count)
     }
 
-    @Test func limitErrorExitsOne() throws {
+    @Test func limitErrorExitsOne() async throws {
         let input = Array("data: ok\n\ndata: ".utf8) + [UInt8](repeating: 0x61, count: (8 << 20) + 10)
-        let r = try run(["parse-sse"], input: input)
+        let r = try await run(["parse-sse"], input: input)
         #expect(r.status == 1)
         #expect(r.lines == [#"{"type": "message", "data": "ok", "id": ""}"#])
         #expect(r.stderr.contains("line_too_long"))
     }
 
-    @Test func usageErrorsExitTwo() throws {
+    @Test func usageErrorsExitTwo() async throws {
         for args in [["parse-sse", "--chunk"], ["parse-sse", "--chunk", "0"], ["parse-sse", "--chunk", "x"],
                      ["parse-sse", "--bogus"], ["no-such-command"], []] {
-            let r = try run(args, input: [])
+            let r = try await run(args, input: [])
             #expect(r.status == 2, "\(args)")
             #expect(r.stderr.contains("usage"), "\(args)")
             #expect(r.stdout.isEmpty)
         }
-        #expect(try run(["parse-sse"], input: []).status == 0)
+        #expect(try await run(["parse-sse"], input: []).status == 0)
     }
 }

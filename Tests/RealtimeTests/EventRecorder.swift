@@ -59,3 +59,9 @@ extension ClientEvent {
         return nil
     }
 }
+
+extension Array where Element == ClientEvent {
+    /// The event at `index`, or nil when fewer arrived (a timed-out wait must fail the test,
+    /// not crash the whole test process with an index out of range).
+    func at(_ index: Int) -> ClientEvent? { indices.contains(index) ? self[index] : nil }
+}

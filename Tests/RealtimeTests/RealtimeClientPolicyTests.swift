@@ -71,7 +71,7 @@ import Testing
         first.emit(.retryHint(.milliseconds(5000)))
         first.fail(RealtimeError(.network))
         let events = await rec.waitFor(3)
-        #expect(events[1].errorEvent?.retryIn == .seconds(5))
+        #expect(events.at(1)?.errorEvent?.retryIn == .seconds(5))
         await eventually("a backoff timer") { t.clock.sleeperCount == 1 }
         t.clock.advance(by: .milliseconds(4999))
         for _ in 0..<1000 { await Task.yield() }
@@ -87,7 +87,7 @@ import Testing
         let first = try #require(await t.factory.transport(0))
         first.fail(.httpStatus(429, retryAfter: .seconds(120)))
         let events = await rec.waitFor(1)
-        #expect(events[0].errorEvent?.retryIn == .seconds(120))
+        #expect(events.at(0)?.errorEvent?.retryIn == .seconds(120))
         await t.advance(by: .seconds(119))
         for _ in 0..<1000 { await Task.yield() }
         #expect(t.factory.count == 1)
@@ -138,7 +138,7 @@ import Testing
         await rec.waitUntilFinished()
         #expect(rec.summary == "error(http_status,retry) error(unauthorized,stop)")
         #expect(calls.withLock { $0.map(\.credentialsRejected) } == [false, true])
-        #expect(rec.events[0].errorEvent?.retryIn == .zero)
+        #expect(rec.events.at(0)?.errorEvent?.retryIn == .zero)
     }
 
     @Test func failingHeadersProviderStops() async throws {
@@ -197,7 +197,7 @@ import Testing
         let second = try #require(await t.factory.transport(1))
         second.fail(.httpStatus(500))
         let events = await rec.waitFor(2)
-        let open = try #require(events[1].errorEvent)
+        let open = try #require(events.at(1)?.errorEvent)
         #expect(open.error.code == .circuitOpen && open.willRetry && open.retryIn == .seconds(60))
         await t.advance(by: .seconds(59))
         for _ in 0..<1000 { await Task.yield() }

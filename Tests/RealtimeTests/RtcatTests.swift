@@ -28,9 +28,15 @@ import Testing
     }
 
     /// Runs rtcat with `arguments` and `input` on stdin; kills it after `timeout` seconds.
-    func rtcat(_ arguments: [String], input: String = "", timeout: Double = 30) throws -> Run {
+    func rtcat(_ arguments: [String], input: String = "", timeout: Double = 30) async throws -> Run {
+        let run = try await offloaded { try Self.runBlocking(arguments, input: input, timeout: timeout) }
+        #expect(run.status != -1, "rtcat binary not found; run `swift build` first")
+        #expect(!run.timedOut, "rtcat \(arguments) did not finish in \(timeout) s")
+        return run
+    }
+
+    private static func runBlocking(_ arguments: [String], input: String, timeout: Double) throws -> Run {
         guard let url = Self.rtcatURL() else {
-            Issue.record("rtcat binary not found; run `swift build` first")
             return Run(status: -1, stdout: "", stderr: "", timedOut: false)
         }
         let process = Process()
@@ -54,7 +60,6 @@ import Testing
         let run = Run(
             status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
             stderr: String(decoding: err.finish(), as: UTF8.self), timedOut: timedOut)
-        #expect(!run.timedOut, "rtcat \(arguments) did not finish in \(timeout) s")
         return run
     }
 
@@ -83,21 +88,21 @@ import Testing
 
     // MARK: SSE
 
-    @Test func sseCountPrintsOpenAndEventsThenExitsZero() throws {
+    @Test func sseCountPrintsOpenAndEventsThenExitsZero() async throws {
         let server = try startServer()
         defer { server.stop() }
         let url = server.url("/sse?count=10").absoluteString
-        let r = try rtcat(["--count", "3", url])
+        let r = try await rtcat(["--count", "3", url])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lines.first == #"{"kind": "open", "transport": "sse", "url": "\#(url)", "status": 200, "attempt": 1}"#)
         #expect(Array(r.lines.dropFirst()) == (1...3).map { #"{"kind": "event", "type": "message", "data": "event \#($0)", "id": "\#($0)"}"# })
         #expect(r.kinds() == ["open", "event", "event", "event"])
     }
 
-    @Test func httpStatusIsFatalAndExitsOne() throws {
+    @Test func httpStatusIsFatalAndExitsOne() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try rtcat([server.url("/sse?status=404").absoluteString])
+        let r = try await rtcat([server.url("/sse?status=404").absoluteString])
         #expect(r.status == 1)
         let objects = r.objects
         #expect(objects.count == 1)
@@ -108,10 +113,10 @@ import Testing
         #expect(objects.first?["retryIn"] == nil)
     }
 
-    @Test func retriesExhaustedExitsOne() throws {
+    @Test func retriesExhaustedExitsOne() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try rtcat(["--max-retries", "2", "--backoff-initial", "0.05", "--backoff-max", "0.1",
+        let r = try await rtcat(["--max-retries", "2", "--backoff-initial", "0.05", "--backoff-max", "0.1",
                            server.url("/sse?status=503").absoluteString])
         #expect(r.status == 1)
         let objects = r.objects
@@ -122,7 +127,7 @@ import Testing
         #expect(server.requests(path: "/sse").count == 3)
     }
 
-    @Test func usageErrorsExitTwo() throws {
+    @Test func usageErrorsExitTwo() async throws {
         let url = "http://127.0.0.1:9/sse"
         let cases: [[String]] = [
             [], ["--bogus", url], ["--count", "0", url], ["--count", url], ["ftp://example.com/x"],
@@ -132,18 +137,18 @@ import Testing
             ["-d", "x", "ws://127.0.0.1:9/ws"], ["--idle-timeout", "-1", url],
         ]
         for args in cases {
-            let r = try rtcat(args)
+            let r = try await rtcat(args)
             #expect(r.status == 2, "\(args)")
             #expect(r.stderr.contains("usage"), "\(args): \(r.stderr)")
             #expect(r.stdout.isEmpty, "\(args)")
         }
     }
 
-    @Test func headersReachTheServerAndNoValueIsPrinted() throws {
+    @Test func headersReachTheServerAndNoValueIsPrinted() async throws {
         let server = try startServer()
         defer { server.stop() }
         let secret = "s3cret-token-value"
-        let r = try rtcat([
+        let r = try await rtcat([
             "-H", "Authorization: Bearer \(secret)", "-H", "X-Trace:  abc ", "--count", "2",
             server.url("/sse?count=5&auth=\(secret)").absoluteString.replacingOccurrences(of: secret, with: "%73%33cret-token-value"),
         ])
@@ -155,7 +160,7 @@ import Testing
         #expect(request.headers["Accept"] == "text/event-stream")
 
         // Without the header the server answers 401: fatal, and still no secret printed.
-        let denied = try rtcat(["-H", "Authorization: Bearer wrong-\(secret)", server.url("/sse?auth=other").absoluteString])
+        let denied = try await rtcat(["-H", "Authorization: Bearer wrong-\(secret)", server.url("/sse?auth=other").absoluteString])
         #expect(denied.status == 1)
         #expect(denied.objects.last?["code"] as? String == "unauthorized")
         for text in [r.stdout, r.stderr, denied.stdout, denied.stderr] {
@@ -164,18 +169,18 @@ import Testing
 
         // A password in the URL is used (Basic auth) but printed redacted.
         let withPassword = "http://alice:\(secret)@127.0.0.1:\(server.port)/sse?count=1"
-        let basic = try rtcat(["--count", "1", withPassword])
+        let basic = try await rtcat(["--count", "1", withPassword])
         #expect(basic.status == 0, "\(basic.stderr)")
         #expect(basic.objects.first?["url"] as? String == "http://alice:redacted@127.0.0.1:\(server.port)/sse?count=1")
         #expect(!basic.stdout.contains(secret) && !basic.stderr.contains(secret))
         #expect(server.requests(path: "/sse").last?.headers["Authorization"]?.hasPrefix("Basic ") == true)
     }
 
-    @Test func postBodyIsSentAndACleanEndWithoutReconnectExitsZero() throws {
+    @Test func postBodyIsSentAndACleanEndWithoutReconnectExitsZero() async throws {
         let server = try startServer()
         defer { server.stop() }
         let body = #"{"prompt": "hi", "stream": true}"#
-        let r = try rtcat(["-d", body, "-H", "Content-Type: application/json", server.url("/sse?count=3").absoluteString])
+        let r = try await rtcat(["-d", body, "-H", "Content-Type: application/json", server.url("/sse?count=3").absoluteString])
         // A POST is not repeated after its reply ended: the end of the stream is the end.
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.kinds() == ["open", "event", "event", "event", "closed"])
@@ -186,24 +191,24 @@ import Testing
         #expect(requests.first?.bodyText == body)
         #expect(!r.stdout.contains("prompt") && !r.stderr.contains("prompt"))
 
-        let put = try rtcat(["-X", "PUT", "-d", "x", "--finite", server.url("/sse?count=1").absoluteString])
+        let put = try await rtcat(["-X", "PUT", "-d", "x", "--finite", server.url("/sse?count=1").absoluteString])
         #expect(put.status == 0)
         #expect(server.requests(path: "/sse").last?.method == "PUT")
     }
 
-    @Test func lastEventIDIsSentAndTheStreamResumesAfterIt() throws {
+    @Test func lastEventIDIsSentAndTheStreamResumesAfterIt() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try rtcat(["--last-event-id", "5", "--finite", server.url("/sse?count=8").absoluteString])
+        let r = try await rtcat(["--last-event-id", "5", "--finite", server.url("/sse?count=8").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.objects.compactMap { $0["id"] as? String } == ["6", "7", "8"])
         #expect(server.requests(path: "/sse").first?.headers["Last-Event-ID"] == "5")
     }
 
-    @Test func aCutStreamResumesWithLastEventIDAndEveryEventArrivesOnce() throws {
+    @Test func aCutStreamResumesWithLastEventIDAndEveryEventArrivesOnce() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try rtcat(["--backoff-initial", "0.05", "--backoff-max", "0.2", "--count", "10",
+        let r = try await rtcat(["--backoff-initial", "0.05", "--backoff-max", "0.2", "--count", "10",
                            server.url("/sse?count=10&cuts=2&seed=3").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
         let objects = r.objects
@@ -218,10 +223,10 @@ import Testing
         #expect(resumes.dropFirst().allSatisfy { $0 != nil })
     }
 
-    @Test func a204EndsWithoutReconnectAndExitsZero() throws {
+    @Test func a204EndsWithoutReconnectAndExitsZero() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try rtcat(["--backoff-initial", "0.05", server.url("/sse?count=2&end=204").absoluteString])
+        let r = try await rtcat(["--backoff-initial", "0.05", server.url("/sse?count=2&end=204").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.objects.compactMap { $0["id"] as? String } == ["1", "2"])
         #expect(r.objects.last?["kind"] as? String == "closed")
@@ -231,11 +236,11 @@ import Testing
 
     // MARK: WebSocket
 
-    @Test func webSocketSendEchoesEachStdinLineAndEOFClosesCleanly() throws {
+    @Test func webSocketSendEchoesEachStdinLineAndEOFClosesCleanly() async throws {
         let server = try startServer()
         defer { server.stop() }
         let url = server.wsURL("/ws").absoluteString
-        let r = try rtcat(["--send", url], input: "one\ntwo words\r\nthree 🌍\n")
+        let r = try await rtcat(["--send", url], input: "one\ntwo words\r\nthree 🌍\n")
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.lines == [
             #"{"kind": "open", "transport": "websocket", "url": "\#(url)", "status": 101, "attempt": 1}"#,
@@ -250,10 +255,10 @@ import Testing
         #expect(session.closeCode == 1000)
     }
 
-    @Test func webSocketMessagesSubprotocolAndServerClose() throws {
+    @Test func webSocketMessagesSubprotocolAndServerClose() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let text = try rtcat([
+        let text = try await rtcat([
             "--finite", "--protocol", "chat.v2", "--protocol", "chat.v1",
             server.wsURL("/ws?mode=send&count=2&close=1000&reason=done&protocol=*").absoluteString,
         ])
@@ -265,7 +270,7 @@ import Testing
         #expect(text.lines.last == #"{"kind": "closed", "clean": true, "code": 1000, "reason": "done", "willReconnect": false}"#)
         #expect(server.requests(path: "/ws").first?.headers["Sec-WebSocket-Protocol"] == "chat.v2, chat.v1")
 
-        let binary = try rtcat(["--count", "1", server.wsURL("/ws?mode=send&count=1&binary=1&size=16").absoluteString])
+        let binary = try await rtcat(["--count", "1", server.wsURL("/ws?mode=send&count=1&binary=1&size=16").absoluteString])
         #expect(binary.status == 0, "\(binary.stderr)")
         let encoded = try #require(binary.objects.last?["binary"] as? String)
         let decoded = try #require(Data(base64Encoded: encoded))
@@ -273,10 +278,10 @@ import Testing
         #expect(decoded.starts(with: Data("message 1".utf8)))
     }
 
-    @Test func webSocketCountClosesWithTheClosingHandshake() throws {
+    @Test func webSocketCountClosesWithTheClosingHandshake() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try rtcat(["--count", "2", server.wsURL("/ws?mode=send&count=10&interval_ms=100").absoluteString])
+        let r = try await rtcat(["--count", "2", server.wsURL("/ws?mode=send&count=10&interval_ms=100").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.kinds() == ["open", "event", "event"])
         let session = try #require(server.webSocketSessions.first)
@@ -284,19 +289,19 @@ import Testing
         #expect(session.closeCode == 1000)
     }
 
-    @Test func webSocketRefusedUpgradeExitsOne() throws {
+    @Test func webSocketRefusedUpgradeExitsOne() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try rtcat([server.wsURL("/ws?refuse=403").absoluteString])
+        let r = try await rtcat([server.wsURL("/ws?refuse=403").absoluteString])
         #expect(r.status == 1)
         #expect(r.kinds() == ["error"])
         #expect(r.objects.first?["willRetry"] as? Bool == false)
     }
 
-    @Test func heartbeatOptionsDeclareASilentPeerDead() throws {
+    @Test func heartbeatOptionsDeclareASilentPeerDead() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try rtcat([
+        let r = try await rtcat([
             "--ping-interval", "0.1", "--heartbeat-misses", "1", "--max-retries", "0",
             server.wsURL("/ws?ignore_pings=1").absoluteString,
         ])
@@ -315,7 +320,7 @@ import Testing
         try TestCertificates.generate(in: NSTemporaryDirectory() + "rtcat-tests-\(getpid())/certs")
     }
 
-    @Test func tlsOptionsForHTTPSAndWSS() throws {
+    @Test func tlsOptionsForHTTPSAndWSS() async throws {
         let certificates = try Self.certificates.get()
         let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
         try server.start()
@@ -324,7 +329,7 @@ import Testing
         let wss = server.wsURL("/ws").absoluteString
 
         // The test CA is not in the system store: a TLS failure is fatal.
-        let untrusted = try rtcat(["--count", "1", https])
+        let untrusted = try await rtcat(["--count", "1", https])
         #expect(untrusted.status == 1)
         #expect(untrusted.objects.first?["code"] as? String == "tls")
 
@@ -333,16 +338,16 @@ import Testing
             ["--cacert", certificates.caCertificateFile, "--pin", certificates.serverPublicKeyPin],
             ["--insecure"],
         ] {
-            let sse = try rtcat(args + ["--count", "1", https])
+            let sse = try await rtcat(args + ["--count", "1", https])
             #expect(sse.status == 0, "\(args): \(sse.stderr)")
             #expect(sse.kinds() == ["open", "event"], "\(args)")
-            let ws = try rtcat(args + ["--send", wss], input: "over tls\n")
+            let ws = try await rtcat(args + ["--send", wss], input: "over tls\n")
             #expect(ws.status == 0, "\(args): \(ws.stderr)")
             #expect(ws.objects.compactMap { $0["text"] as? String } == ["over tls"], "\(args)")
         }
 
         // A pin that does not match the server's key fails, even with the right CA.
-        let wrongPin = try rtcat([
+        let wrongPin = try await rtcat([
             "--cacert", certificates.caCertificateFile, "--pin", "sha256//AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA=",
             "--count", "1", https,
         ])
@@ -350,14 +355,14 @@ import Testing
         #expect(wrongPin.objects.first?["code"] as? String == "tls")
     }
 
-    @Test func clientCertificateOptions() throws {
+    @Test func clientCertificateOptions() async throws {
         let certificates = try Self.certificates.get()
         let server = TestServer(
             configuration: .init(tls: .init(certificates: certificates, requireClientCertificate: true)))
         try server.start()
         defer { server.stop() }
         let https = server.url("/sse?count=2").absoluteString
-        let r = try rtcat([
+        let r = try await rtcat([
             "--cacert", certificates.caCertificateFile, "--cert", certificates.clientCertificateFile,
             "--key", certificates.clientKeyFile, "--count", "2", https,
         ])
@@ -365,15 +370,15 @@ import Testing
         #expect(r.kinds() == ["open", "event", "event"])
         #expect(server.requests(path: "/sse").first?.clientCertificateSubject != nil)
 
-        let without = try rtcat(["--cacert", certificates.caCertificateFile, "--max-retries", "0", https])
+        let without = try await rtcat(["--cacert", certificates.caCertificateFile, "--max-retries", "0", https])
         #expect(without.status == 1)
         #expect(without.kinds().first == "error")
     }
 
     // MARK: Demo
 
-    @Test func demoShowsBothTransportsAndExitsZero() throws {
-        let r = try rtcat(["demo"], timeout: 60)
+    @Test func demoShowsBothTransportsAndExitsZero() async throws {
+        let r = try await rtcat(["demo"], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         let objects = r.objects
         let opens = objects.filter { $0["kind"] as? String == "open" }

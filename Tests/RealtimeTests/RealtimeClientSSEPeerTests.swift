@@ -1,0 +1,152 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestSupport
+import Testing
+
+/// RealtimeClient + the real SSE transport against third-party servers: `sse-starlette` under
+/// uvicorn and `aiohttp-sse` (Tests/Peers, started from the `.venv` that `make test` installs).
+@Suite(.serialized)
+struct RealtimeClientSSEPeerTests {
+    private func client(
+        _ peer: PythonPeer, _ path: String, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
+    ) throws -> RealtimeClient {
+        var c = RealtimeClient.Configuration()
+        c.backoff = .constant(.milliseconds(5))
+        c.reconnect = .finite
+        c.connectTimeout = .seconds(5)
+        c.idleTimeout = .seconds(10)
+        configure(&c)
+        return try RealtimeClient(url: peer.url(scheme: "http", path: path), configuration: c)
+    }
+
+    /// Every event until the client stops (bounded by `limit`).
+    private func collect(_ client: RealtimeClient, limit: Int = 1_000) async -> [ClientEvent] {
+        var out: [ClientEvent] = []
+        for await e in client.events {
+            out.append(e)
+            if out.count >= limit { break }
+        }
+        return out
+    }
+
+    private func messages(_ events: [ClientEvent]) -> [Message] {
+        events.compactMap { if case .event(let m) = $0 { return m } else { return nil } }
+    }
+
+    private func lastError(_ events: [ClientEvent]) -> ErrorEvent? {
+        events.compactMap { if case .error(let e) = $0 { return e } else { return nil } }.last
+    }
+
+    @Test(arguments: ["sse_starlette_app.py", "sse_aiohttp.py"])
+    func eventsTypesIDsAndACleanEnd(script: String) async throws {
+        let peer = try await PythonPeer.start(script: script)
+        defer { peer.terminate() }
+        let events = await collect(try client(peer, "/events?count=4"))
+        let got = messages(events)
+        #expect(got.map(\.id) == ["1", "2", "3", "4"])
+        #expect(got.map(\.type) == Array(repeating: "tick", count: 4))
+        #expect(got.map(\.text) == ["tick 1", "tick 2", "tick 3", "tick 4"])
+        if case .open(let info)? = events.first {
+            #expect(info.status == 200)
+            #expect(info.transport == .sse)
+        } else {
+            Issue.record("first event is not open: \(events.first.map { "\($0)" } ?? "none")")
+        }
+        if case .closed(let c)? = events.last {
+            #expect(c.clean)
+            #expect(!c.willReconnect)
+        } else {
+            Issue.record("last event is not closed")
+        }
+    }
+
+    @Test(arguments: ["sse_starlette_app.py", "sse_aiohttp.py"])
+    func resumesAfterTheGivenLastEventID(script: String) async throws {
+        let peer = try await PythonPeer.start(script: script)
+        defer { peer.terminate() }
+        let got = messages(await collect(try client(peer, "/events?count=6") { $0.lastEventID = "3" }))
+        #expect(got.map(\.id) == ["4", "5", "6"])
+    }
+
+    @Test(arguments: ["sse_starlette_app.py", "sse_aiohttp.py"])
+    func multilineAndMultibyteData(script: String) async throws {
+        let peer = try await PythonPeer.start(script: script)
+        defer { peer.terminate() }
+        let got = messages(await collect(try client(peer, "/multiline")))
+        let first = try #require(got.first)
+        #expect(first.type == "multi")
+        #expect(first.id == "m1")
+        #expect(first.text == "line one\nline two\nzwei – ☃ – 雪")
+    }
+
+    @Test func crlfLineEndsAndServerRetry() async throws {
+        let peer = try await PythonPeer.start(script: "sse_starlette_app.py")
+        defer { peer.terminate() }
+        let got = messages(await collect(try client(peer, "/events?count=3&sep=crlf&retry=1500")))
+        #expect(got.map(\.text) == ["tick 1", "tick 2", "tick 3"])
+    }
+
+    @Test func llmPostStreamsDeltasThenEndsWithoutReconnect() async throws {
+        let peer = try await PythonPeer.start(script: "sse_starlette_app.py")
+        defer { peer.terminate() }
+        let prompt = "héllo ☃ wörld"
+        let body = Array(#"{"prompt": "\#(prompt)", "chunk": 2}"#.utf8)
+        let c = try RealtimeClient(
+            url: peer.url(scheme: "http", path: "/llm"), configuration: .llm(body: body))
+        let got = messages(await collect(c))
+        #expect(got.last?.text == "[DONE]")
+        let text = got.dropLast().compactMap { m -> String? in
+            guard let data = m.text?.data(using: .utf8),
+                let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+                let choices = json["choices"] as? [[String: Any]],
+                let delta = choices.first?["delta"] as? [String: Any]
+            else { return nil }
+            return delta["content"] as? String
+        }.joined()
+        #expect(text == prompt)
+    }
+
+    @Test func bearerTokenFromTheHeadersProvider() async throws {
+        let peer = try await PythonPeer.start(script: "sse_starlette_app.py")
+        defer { peer.terminate() }
+        let allowed = messages(await collect(try client(peer, "/secure") { c in
+            c.headersProvider = { _ in ["Authorization": "Bearer good"] }
+        }))
+        #expect(allowed.count == 3)
+        let denied = await collect(try client(peer, "/secure") { c in
+            c.headersProvider = { _ in ["Authorization": "Bearer wrong"] }
+        })
+        #expect(messages(denied).isEmpty)
+        let error = try #require(lastError(denied))
+        #expect(!error.willRetry)
+        #expect(!error.error.description.contains("wrong"), "no credential in the error")
+    }
+
+    @Test func noContentStopsAndWrongTypeFails() async throws {
+        let peer = try await PythonPeer.start(script: "sse_starlette_app.py")
+        defer { peer.terminate() }
+        var reconnecting = try client(peer, "/nocontent") { $0.reconnect = .default }
+        let none = await collect(reconnecting)
+        #expect(messages(none).isEmpty)
+        if case .closed(let c)? = none.last { #expect(!c.willReconnect) } else { Issue.record("no final close after 204") }
+
+        reconnecting = try client(peer, "/wrongtype") { $0.reconnect = .default }
+        let wrong = try #require(lastError(await collect(reconnecting)))
+        #expect(wrong.error.code == .invalidContentType)
+        #expect(!wrong.willRetry)
+    }
+
+    @Test func serverErrorIsRetriedWithRetryAfter() async throws {
+        let peer = try await PythonPeer.start(script: "sse_starlette_app.py")
+        defer { peer.terminate() }
+        let c = try client(peer, "/status?code=503&retry_after=0") { $0.reconnect = .limited(maxAttempts: 2) }
+        let events = await collect(c)
+        let errors = events.compactMap { if case .error(let e) = $0 { return e } else { return nil } }
+        #expect(errors.first?.error.code == .httpStatus)
+        #expect(errors.first?.error.status == 503)
+        #expect(errors.first?.willRetry == true)
+        #expect(errors.last?.willRetry == false)
+    }
+}
+#endif

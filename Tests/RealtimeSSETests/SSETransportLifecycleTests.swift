@@ -38,7 +38,9 @@ struct SSETransportLifecycleTests {
     @Test("close() while connecting ends at once with cancelled")
     func closeWhileConnecting() async throws {
         server.setHandler(path: "/silent") { w in try w.hold() }
-        let t = SSETransport(request: request(server.url("/silent")))
+        // A connect timeout far beyond the test: on a loaded machine the test task may wait
+        // seconds for a thread, and the outcome must not depend on that.
+        let t = SSETransport(request: request(server.url("/silent")) { $0.connectTimeout = .seconds(120) })
         t.start()
         #expect(await eventually { server.requests(path: "/silent").count == 1 })
         t.close()

@@ -228,7 +228,9 @@ struct SSETransportTests {
         #expect(r.end?.error?.code == .idleTimeout)
         let elapsed = ContinuousClock.now - started
         #expect(elapsed >= .milliseconds(300))
-        #expect(elapsed < .seconds(9))  // well under the 10 s connect timeout; loose for loaded CI machines
+        // The code above already tells the idle timer from any other; this bound only catches a
+        // hang, and stays loose because a loaded machine can delay the consuming task.
+        #expect(elapsed < .seconds(60))
     }
 
     @Test("comments keep an idle connection alive")

@@ -13,14 +13,8 @@ import Testing
     @Test func unresolvableNameIsDNSFailureBackedOff() async throws {
         guard let ns = NetnsPair.make(tag: "dn") else { return }
         defer { ns.destroy() }
-        let loop = EventLoop(name: "rt-fault-client")
+        let loop = try #require(await ns.makeClientLoop())
         defer { loop.shutdown() }
-        let entered: Bool = await loop.submit {
-            let fd = open("/run/netns/\(ns.client)", O_RDONLY | O_CLOEXEC)
-            defer { if fd >= 0 { close(fd) } }
-            return fd >= 0 && rt_setns_net(fd) == 0
-        }
-        try #require(entered)
         var configuration = RealtimeClient.Configuration()
         configuration.backoff = .exponential(initial: .milliseconds(200), maximum: .seconds(1), jitter: .none)
         configuration.connectTimeout = .seconds(3)

@@ -18,20 +18,11 @@ import Testing
         guard let ns = NetnsPair.make(tag: "ld") else { return }
         defer { ns.destroy() }
         let count = 150
-        let server = try ns.spawn(in: ns.server, [
-            "python3", NetnsPair.scripts.appendingPathComponent("sse_server.py").path,
-            NetnsPair.serverAddress, "8080", "\(count)", "20",
-        ])
+        let server = try ns.spawnSSEServer(count: count, intervalMilliseconds: 20)
         defer { NetnsPair.kill(server) }
 
-        let loop = EventLoop(name: "rt-fault-client")
+        let loop = try #require(await ns.makeClientLoop())
         defer { loop.shutdown() }
-        let entered: Bool = await loop.submit {
-            let fd = open("/run/netns/\(ns.client)", O_RDONLY | O_CLOEXEC)
-            defer { if fd >= 0 { close(fd) } }
-            return fd >= 0 && rt_setns_net(fd) == 0
-        }
-        try #require(entered)
         let monitor: LinuxNetworkMonitor = await loop.submit { LinuxNetworkMonitor(eventLoop: loop) }
         defer { monitor.stop() }
         let reachableAt = Mutex<ContinuousClock.Instant?>(nil)

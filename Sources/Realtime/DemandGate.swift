@@ -23,9 +23,9 @@ final class DemandGate: Sendable {
     }
 
     func wait() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let now: Bool = state.withLock { s in
+        await waitAsSingleWaiter(
+            park: { c in
+                state.withLock { s in
                     if s.permits > 0 {
                         s.permits -= 1
                         return true
@@ -35,14 +35,8 @@ final class DemandGate: Sendable {
                     s.waiter = c
                     return false
                 }
-                if now { c.resume() }
-            }
-        } onCancel: {
-            let w: CheckedContinuation<Void, Never>? = state.withLock { s in
-                defer { s.waiter = nil }
-                return s.waiter
-            }
-            w?.resume()
-        }
+            },
+            unpark: { self.state.withLock { s in defer { s.waiter = nil }; return s.waiter } }
+        )
     }
 }

@@ -300,22 +300,16 @@ extension RealtimeClient {
 
     /// Waits until every event forwarded so far has been processed by the consumer.
     private func waitUntilCaughtUp() async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let now: Bool = state.withLock { s in
+        await waitAsSingleWaiter(
+            park: { c in
+                state.withLock { s in
                     if s.phase != .running || s.processedSeq == s.forwardedSeq || Task.isCancelled { return true }
                     s.caughtUpWaiter = c
                     return false
                 }
-                if now { c.resume() }
-            }
-        } onCancel: {
-            let w: CheckedContinuation<Void, Never>? = state.withLock { s in
-                defer { s.caughtUpWaiter = nil }
-                return s.caughtUpWaiter
-            }
-            w?.resume()
-        }
+            },
+            unpark: { self.state.withLock { s in defer { s.caughtUpWaiter = nil }; return s.caughtUpWaiter } }
+        )
     }
 
     /// The policy stopped: the consumer gets what is buffered, then the end of ``events``.

@@ -26,22 +26,16 @@ final class Wakeup: Sendable {
     /// Returns once ``wake()`` has been called after `since` was read, or when the task is
     /// cancelled.
     func wait(since: UInt64) async {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let now: Bool = state.withLock { s in
+        await waitAsSingleWaiter(
+            park: { c in
+                state.withLock { s in
                     if s.generation != since || Task.isCancelled { return true }
                     precondition(s.waiter == nil, "Wakeup has a single waiter")
                     s.waiter = c
                     return false
                 }
-                if now { c.resume() }
-            }
-        } onCancel: {
-            let w: CheckedContinuation<Void, Never>? = state.withLock { s in
-                defer { s.waiter = nil }
-                return s.waiter
-            }
-            w?.resume()
-        }
+            },
+            unpark: { self.state.withLock { s in defer { s.waiter = nil }; return s.waiter } }
+        )
     }
 }

@@ -48,7 +48,9 @@ extension RealtimeClient {
         /// 30 s of silence, dead after 2 unanswered). SSE relies on ``idleTimeout``.
         public var heartbeat: HeartbeatPolicy = .default
 
-        /// A reconnect budget shared with other clients (storm control). Default nil.
+        /// A reconnect budget shared with other clients (storm control): every reconnect books
+        /// a slot in it, at or after its backoff delay, and reports the booked delay as
+        /// ``ErrorEvent/retryIn``. First connections are not limited. Default nil.
         public var retryBudget: RetryBudget?
 
         // MARK: Connection

@@ -18,6 +18,9 @@ extension RealtimeClient {
         var refreshedInStreak = false
         /// The current network outage was already reported to the consumer.
         var announcedNetworkWait = false
+        /// The next attempt's slot in the shared ``RetryBudget`` was booked when its delay was
+        /// decided (and that delay, budget included, was reported as `retryIn`).
+        var budgetBooked = false
     }
 
     /// The reconnect loop: one attempt at a time, until the policy stops or the task is
@@ -38,13 +41,17 @@ extension RealtimeClient {
         while !Task.isCancelled {
             // Storm control across clients: a reconnect waits for its turn in the shared budget
             // (on top of its own backoff). suspend()/resume() cut the wait short.
-            if loop.attempt > 0, let budget = configuration.retryBudget {
+            // Reconnects whose delay the policy decided booked their slot already; the others
+            // (network back, resume) book it now.
+            if loop.attempt > 0, !loop.budgetBooked, let budget = configuration.retryBudget {
                 let wait = budget.reserve()
                 if wait > .zero {
+                    log(.info, "waiting for the shared retry budget", ["retryIn": "\(wait)"])
                     await sleep(wait, unlessWokenSince: wakeup.generation)
                     if Task.isCancelled { return }
                 }
             }
+            loop.budgetBooked = false
             await waitWhileSuspended()
             if Task.isCancelled { return }
             switch await waitForNetwork(attempt: loop.attempt, announced: &loop.announcedNetworkWait) {
@@ -116,6 +123,12 @@ extension RealtimeClient {
             case .stop:
                 break
             }
+            if let backoff = delay, let budget = configuration.retryBudget {
+                // Book the slot now, so `retryIn` is the real delay: the backoff, or later
+                // when the budget shared with other clients is short.
+                delay = budget.reserve(after: backoff)
+                loop.budgetBooked = true
+            }
             var reason: RealtimeError?
             switch decision {
             case .stop(let r): reason = r
@@ -141,6 +154,9 @@ extension RealtimeClient {
             if delay > .zero {
                 await sleep(delay, unlessWokenSince: generation)
             }
+            // Woken early (suspend, resume, network change): the booked slot was not waited
+            // for, so the next attempt books again.
+            if wakeup.generation != generation { loop.budgetBooked = false }
         }
     }
 

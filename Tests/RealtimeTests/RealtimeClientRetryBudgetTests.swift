@@ -60,3 +60,65 @@ import Testing
         await eventually("all six by 2 s") { clients.allSatisfy { $0.1.count == 2 } }
     }
 }
+
+/// `retryIn` is the real delay: the backoff, or the later slot the shared budget gave.
+@Suite struct RealtimeClientRetryBudgetDelayTests {
+    @Test func retryInIncludesTheBudgetWait() async throws {
+        let clock = ManualClock()
+        let budget = RetryBudget(burst: 1, perSecond: 0.25, clock: clock)  // one per 4 s
+        var configuration = RealtimeClient.Configuration()
+        configuration.backoff = .exponential(initial: .seconds(1), multiplier: 1, maximum: .seconds(1), jitter: .full)
+        configuration.retryBudget = budget
+        let factory = MockTransportFactory()
+        let client = try RealtimeClient(
+            url: URL(string: "http://127.0.0.1:9/s")!, configuration: configuration, clock: clock,
+            random: SeededGenerator(seed: 7), transportFactory: factory.make)
+        let rec = EventRecorder(client)
+        defer { client.close() }
+
+        // First failure: the budget has its token, so retryIn is the (jittered) backoff.
+        try #require(await factory.transport(0)).fail(RealtimeError(.network))
+        let first = try #require(await rec.waitFor(1).at(0)?.errorEvent?.retryIn)
+        #expect(first > .zero && first <= .seconds(1), "full jitter within the 1 s backoff")
+        await eventually("the backoff timer") { clock.sleeperCount == 1 }
+        clock.advance(by: first)
+        // Second failure at once: the next slot is 4 s after the first, not the backoff.
+        try #require(await factory.transport(1)).fail(RealtimeError(.network))
+        let second = try #require(await rec.waitFor(2).at(1)?.errorEvent?.retryIn)
+        #expect(second == .seconds(4) - first, "the budget's slot, 4 s after the first reconnect")
+        // And the attempt really happens then: not a moment before.
+        await eventually("the budget-extended timer") { clock.sleeperCount == 1 }
+        clock.advance(by: second - .milliseconds(1))
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(factory.count == 2, "no attempt before the reported retryIn")
+        clock.advance(by: .milliseconds(1))
+        #expect(await factory.transport(2) != nil, "the attempt at exactly retryIn")
+    }
+
+    @Test func retryInIsTheBackoffWhenTheBudgetHasRoom() async throws {
+        let clock = ManualClock()
+        let budget = RetryBudget(burst: 10, perSecond: 10, clock: clock)
+        let t = try TestClientOnClock(clock: clock) {
+            $0.retryBudget = budget
+        }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        try #require(await t.factory.transport(0)).fail(RealtimeError(.network))
+        #expect(await rec.waitFor(1).at(0)?.errorEvent?.retryIn == .seconds(1))
+    }
+}
+
+/// ``TestClient`` on a given clock (the budget and the client must share one).
+private struct TestClientOnClock {
+    let client: RealtimeClient
+    let factory = MockTransportFactory()
+
+    init(clock: ManualClock, configure: (inout RealtimeClient.Configuration) -> Void) throws {
+        var configuration = RealtimeClient.Configuration()
+        configuration.backoff = .exponential(jitter: .none)
+        configure(&configuration)
+        client = try RealtimeClient(
+            url: URL(string: "http://127.0.0.1:9/s")!, configuration: configuration, clock: clock,
+            random: SeededGenerator(seed: 1), transportFactory: factory.make)
+    }
+}

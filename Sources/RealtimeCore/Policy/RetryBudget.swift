@@ -4,11 +4,14 @@ import Synchronization
 /// cut by the same server restart do not all reconnect in the same second (issue 5, storm
 /// control). Give the same instance to every client's configuration.
 ///
-/// Each reconnect (not a client's first connection) reserves a token from a ``TokenBucket``;
-/// when the bucket is empty the client waits its turn on top of its backoff delay. The first
+/// Each reconnect (not a client's first connection) books a slot in a ``RetryCalendar``: at
+/// most `burst` reconnects at once after a quiet period, `perSecond` sustained, so any window
+/// of `w` seconds starts at most `burst + perSecond·w` reconnects. A client books when its
+/// backoff begins, asking for "not before the backoff ends"; when the budget is short it gets
+/// a later slot, and the delay it reports (`ErrorEvent.retryIn`) is that real one. The first
 /// connections of new clients are not limited.
 public final class RetryBudget: Sendable {
-    private let bucket: Mutex<TokenBucket>
+    private let calendar: Mutex<RetryCalendar>
     private let now: @Sendable () -> Duration
 
     /// - Parameters:
@@ -20,14 +23,25 @@ public final class RetryBudget: Sendable {
 
     /// A budget on an injected clock (tests use a manual clock).
     public init<C: Clock>(burst: Int, perSecond: Double, clock: C) where C.Duration == Duration {
-        self.bucket = Mutex(TokenBucket(capacity: burst, refillPerSecond: perSecond))
+        self.calendar = Mutex(RetryCalendar(burst: burst, perSecond: perSecond))
         let origin = clock.now
         self.now = { origin.duration(to: clock.now) }
     }
 
-    /// Reserves one reconnect; returns how long to wait before making it.
+    /// Sustained reconnects per second.
+    public var perSecond: Double { calendar.withLock { $0.perSecond } }
+    /// Reconnects allowed at once after a quiet period.
+    public var burst: Int { calendar.withLock { $0.burst } }
+
+    /// Books one reconnect as soon as the budget allows; returns how long to wait for it.
     public func reserve() -> Duration {
+        reserve(after: .zero)
+    }
+
+    /// Books one reconnect no earlier than `delay` from now (e.g. the backoff delay); returns
+    /// how long to wait for it: `delay` when the budget has room then, longer when not.
+    public func reserve(after delay: Duration) -> Duration {
         let t = now()
-        return bucket.withLock { $0.reserve(at: t) }
+        return calendar.withLock { $0.reserve(now: t, notBefore: t + Swift.max(.zero, delay)) } - t
     }
 }

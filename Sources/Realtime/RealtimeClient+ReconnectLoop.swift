@@ -70,6 +70,21 @@ extension RealtimeClient {
                 if Task.isCancelled { return }
             }
 
+            // The booked slot paced the plan; admission paces what is actually done. A busy
+            // process wakes its timers late and together, and the late ones must not bunch up
+            // with those whose slots come now. On time, this never waits.
+            if loop.attempt > 0, let budget = configuration.retryBudget {
+                // Woken late again: ask again (bounded; a stalled process goes eventually).
+                for _ in 0..<3 {
+                    let wait = budget.admit()
+                    if wait == .zero { break }
+                    let admitted = clock.now() + wait
+                    await sleep(wait, unlessWokenSince: wakeup.generation)
+                    if Task.isCancelled { return }
+                    if clock.now() - admitted <= budget.lateness { break }
+                }
+            }
+
             loop.attempt += 1
             log(.debug, "connecting", ["attempt": "\(loop.attempt)"])
             guard var outcome = await runAttempt(&loop) else { return }  // closed
@@ -123,6 +138,9 @@ extension RealtimeClient {
             case .stop:
                 break
             }
+            // The delay runs from now, not from when the events below are consumed: a
+            // booked slot is a point in time.
+            let decidedAt = clock.now()
             if let backoff = delay, let budget = configuration.retryBudget {
                 // Book the slot now, so `retryIn` is the real delay: the backoff, or later
                 // when the budget shared with other clients is short.
@@ -151,8 +169,9 @@ extension RealtimeClient {
                 finish()
                 return
             }
-            if delay > .zero {
-                await sleep(delay, unlessWokenSince: generation)
+            let remaining = delay - (clock.now() - decidedAt)
+            if remaining > .zero {
+                await sleep(remaining, unlessWokenSince: generation)
             }
             // Woken early (suspend, resume, network change): the booked slot was not waited
             // for, so the next attempt books again.

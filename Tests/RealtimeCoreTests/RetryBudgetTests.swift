@@ -30,6 +30,29 @@ import Testing
     }
 }
 
+@Suite struct RetryBudgetAdmissionTests {
+    /// Attempts made at their booked slots are admitted at once; attempts that all come late
+    /// together (a stalled process) are spread out again at the budget's rate.
+    @Test func onTimeAttemptsPassLateOnesAreSpread() {
+        let clock = ManualClock()
+        let budget = RetryBudget(burst: 2, perSecond: 10, clock: clock)
+        let waits = (0..<6).map { _ in budget.reserve() }
+        #expect(waits == [.zero, .zero, .milliseconds(100), .milliseconds(200), .milliseconds(300), .milliseconds(400)])
+        var elapsed = Duration.zero
+        for w in waits {
+            clock.advance(by: w - elapsed)
+            elapsed = w
+            #expect(budget.admit() == .zero, "on time at \(w)")
+        }
+        // Six more, booked for 0.5…1.0 s, but the process wakes them all at 1.5 s.
+        let late = (0..<6).map { _ in budget.reserve() }
+        #expect(late.last == .milliseconds(600))
+        clock.advance(by: .milliseconds(1100))
+        let admitted = (0..<6).map { _ in budget.admit() }
+        #expect(admitted == [.zero, .zero, .milliseconds(100), .milliseconds(200), .milliseconds(300), .milliseconds(400)])
+    }
+}
+
 extension Duration {
     fileprivate var seconds: Double {
         Double(components.seconds) + Double(components.attoseconds) * 1e-18

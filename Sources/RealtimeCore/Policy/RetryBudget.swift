@@ -12,6 +12,8 @@ import Synchronization
 /// connections of new clients are not limited.
 public final class RetryBudget: Sendable {
     private let calendar: Mutex<RetryCalendar>
+    /// The same limit applied to the attempts actually made (see ``admit()``).
+    private let attempts: Mutex<RetryCalendar>
     private let now: @Sendable () -> Duration
 
     /// - Parameters:
@@ -23,7 +25,9 @@ public final class RetryBudget: Sendable {
 
     /// A budget on an injected clock (tests use a manual clock).
     public init<C: Clock>(burst: Int, perSecond: Double, clock: C) where C.Duration == Duration {
-        self.calendar = Mutex(RetryCalendar(burst: burst, perSecond: perSecond))
+        let calendar = RetryCalendar(burst: burst, perSecond: perSecond)
+        self.calendar = Mutex(calendar)
+        self.attempts = Mutex(calendar)
         let origin = clock.now
         self.now = { origin.duration(to: clock.now) }
     }
@@ -41,7 +45,30 @@ public final class RetryBudget: Sendable {
     /// Books one reconnect no earlier than `delay` from now (e.g. the backoff delay); returns
     /// how long to wait for it: `delay` when the budget has room then, longer when not.
     public func reserve(after delay: Duration) -> Duration {
-        let t = now()
-        return calendar.withLock { $0.reserve(now: t, notBefore: t + Swift.max(.zero, delay)) } - t
+        // The time is read under the lock, so bookings reach the calendar in time order.
+        calendar.withLock { c in
+            let t = now()
+            return c.reserve(now: t, notBefore: t + Swift.max(.zero, delay)) - t
+        }
+    }
+
+    /// How late after an admitted time an attempt still counts as on time: one tick of the
+    /// schedule, at least 2 ms.
+    public var lateness: Duration {
+        calendar.withLock { .clampedSeconds(Swift.max($0.tickSeconds, 0.002)) }
+    }
+
+    /// Admits an attempt about to be made at its booked slot; returns how long to hold it
+    /// back first (zero when it is on time: the booked slots already fit the limit).
+    ///
+    /// A process too busy to wake its timers on time wakes them late and together. Admission
+    /// books the attempts actually made in a second calendar, so such a late bunch is spread
+    /// out again at the budget's rate: the limit holds for what is done, not only for the
+    /// plan. A caller that is woken more than ``lateness`` after the admitted time asks again.
+    public func admit() -> Duration {
+        attempts.withLock { c in
+            let t = now()
+            return c.reserve(now: t, notBefore: t) - t
+        }
     }
 }

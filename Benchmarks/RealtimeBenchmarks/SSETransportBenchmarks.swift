@@ -16,6 +16,9 @@ enum SSETransportBenchmarks {
         Benchmark(name: "4KiB-events") { [try run(eventSize: 4096, bytes: gib)] },
         Benchmark(name: "1KiB-events") { [try run(eventSize: 1024, bytes: gib / 4)] },
         Benchmark(name: "128B-events") { [try run(eventSize: 128, bytes: gib / 16)] },
+        Benchmark(name: "client-4KiB-events") { [try run(eventSize: 4096, bytes: gib, via: .client)] },
+        Benchmark(name: "client-1KiB-events") { [try run(eventSize: 1024, bytes: gib / 4, via: .client)] },
+        Benchmark(name: "client-128B-events") { [try run(eventSize: 128, bytes: gib / 16, via: .client)] },
     ])
 
     static var gib: Int {
@@ -26,7 +29,13 @@ enum SSETransportBenchmarks {
         var description: String
     }
 
-    static func run(eventSize: Int, bytes requested: Int) throws -> Measurement {
+    /// What consumes the stream: the transport alone, or the whole client (`RealtimeClient`:
+    /// reconnect loop, resume cursor, statistics) as an application uses it.
+    enum Consumer {
+        case transport, client
+    }
+
+    static func run(eventSize: Int, bytes requested: Int, via consumer: Consumer = .transport) throws -> Measurement {
         let server = TestServer()
         try server.start()
         defer { server.stop() }
@@ -41,8 +50,14 @@ enum SSETransportBenchmarks {
         let rssBefore = residentBytes()
         var peak = rssBefore
         var cpuPerWall = 0.0
+        var curlCPU = Double.infinity
+        var ourCPU = Double.infinity
         for _ in 0..<max(1, Timing.repetitionOverride ?? 3) {
+            // CPU of the whole pipeline (server thread + curl child), as a load-independent
+            // cost next to the wall-clock ratio.
+            let curlCPUStart = processCPUSeconds() + childCPUSeconds()
             let curl = try curlDownload(url)
+            curlCPU = min(curlCPU, processCPUSeconds() + childCPUSeconds() - curlCPUStart)
             guard curl.bytes == total else { throw Failure(description: "curl got \(curl.bytes) of \(total) bytes") }
             curlSeconds = min(curlSeconds, curl.seconds)
 
@@ -50,22 +65,25 @@ enum SSETransportBenchmarks {
             sampler.start()
             let start = DispatchTime.now().uptimeNanoseconds
             let cpuStart = processCPUSeconds()
-            result = consume(url)
+            result = consumer == .transport ? consume(url) : consumeWithClient(url)
             let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             seconds = min(seconds, wall)
-            cpuPerWall = processCPUSeconds() - cpuStart
-            cpuPerWall /= wall
+            let cpu = processCPUSeconds() - cpuStart
+            ourCPU = min(ourCPU, cpu)
+            cpuPerWall = cpu / wall
             peak = max(peak, sampler.stop())
         }
 
         let expectedEvents = total / eventSize
-        var m = Measurement(name: "\(suite.name)/\(eventSize)B-events", bytes: total, items: result.events, seconds: seconds)
+        let prefix = consumer == .transport ? "" : "client-"
+        var m = Measurement(name: "\(suite.name)/\(prefix)\(eventSize)B-events", bytes: total, items: result.events, seconds: seconds)
         let curlMBps = Double(total) / curlSeconds / 1e6
         let ratio = m.megabytesPerSecond / curlMBps
         m.extra = [
             ("curl MB/s", curlMBps), ("vs curl", ratio),
             ("RSS before MiB", Double(rssBefore) / 1_048_576), ("peak RSS MiB", Double(peak) / 1_048_576),
             ("process CPU/wall", cpuPerWall),
+            ("CPU s/GB", ourCPU / Double(total) * 1e9), ("curl CPU s/GB", curlCPU / Double(total) * 1e9),
         ]
         m.goals = [("≥ 70% of curl -N", ratio >= 0.7), ("peak RSS < before + 64 MiB", peak < rssBefore + 64 << 20)]
         m.correct = result.events == expectedEvents && result.clean
@@ -135,10 +153,60 @@ enum SSETransportBenchmarks {
         return box.withLock { $0 }
     }
 
+    /// Streams `url` through ``RealtimeClient`` (no reconnect: the stream's end is the end)
+    /// and touches every event's data like ``consume(_:)``.
+    static func consumeWithClient(_ url: URL) -> Consumed {
+        let env = ProcessInfo.processInfo.environment
+        var configuration = RealtimeClient.Configuration()
+        configuration.idleTimeout = .seconds(30)
+        configuration.reconnect.reconnectsAfterCleanEnd = false
+        if let n = env["RT_BENCH_SSE_CAPACITY"].flatMap({ Int($0) }) { configuration.eventBufferCapacity = n }
+        let done = DispatchSemaphore(value: 0)
+        let box = Mutex(Consumed())
+        Task.detached {
+            var c = Consumed()
+            var dataBytes = 0
+            do {
+                let client = try RealtimeClient(url: url, configuration: configuration)
+                for await e in client.events {
+                    switch e {
+                    case .event(let m):
+                        c.events += 1
+                        dataBytes &+= m.text?.utf8.count ?? 0
+                    case .closed(let close):
+                        c.clean = close.clean
+                        c.end = close.clean ? "clean" : "closed unclean"
+                        if !close.willReconnect { client.close() }
+                    case .error(let error):
+                        c.end = "\(error.error)"
+                    default:
+                        break
+                    }
+                }
+            } catch {
+                c.end = "\(error)"
+            }
+            Timing.blackHole(dataBytes)
+            let result = c
+            box.withLock { $0 = result }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0 }
+    }
+
     /// User + system CPU seconds of this process (server and client threads together).
     static func processCPUSeconds() -> Double {
         var usage = rusage()
         getrusage(RUSAGE_SELF.rawValue, &usage)
+        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
+        return s(usage.ru_utime) + s(usage.ru_stime)
+    }
+
+    /// User + system CPU seconds of reaped child processes (curl).
+    static func childCPUSeconds() -> Double {
+        var usage = rusage()
+        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
         func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
         return s(usage.ru_utime) + s(usage.ru_stime)
     }

@@ -23,6 +23,17 @@ extension RealtimeClient {
                 guard lifetime != nil else { return nil }
                 return await client.consumerNext()
             }
+
+            /// What `for await` calls: a buffered event is served on the caller's own
+            /// executor (say, the main actor) with no hop to the global executor and back.
+            public mutating func next(isolation actor: isolated (any Actor)?) async -> ClientEvent? {
+                guard lifetime != nil else { return nil }
+                if let (event, saved) = client.consumerPoll() {
+                    if let saved { await client.save(saved) }
+                    return event
+                }
+                return await client.consumerNext()
+            }
         }
     }
 

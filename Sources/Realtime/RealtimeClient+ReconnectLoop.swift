@@ -258,31 +258,34 @@ extension RealtimeClient {
             return AttemptOutcome(
                 end: TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false), opened: false, uptime: .zero)
         }
+        // Messages (and the `.open` before them) go from the transport's producer straight
+        // to the consumer's buffer through a relay, with no hop through this task; this
+        // task sees the control events: `.opened` (for bookkeeping), retry hints, the end.
+        let attempt = loop.attempt
+        transport.events.setRelay { [weak self] events in self?.relay(&events, attempt: attempt) ?? true }
         transport.start()
 
         var opened = false
         var openedAt = Duration.zero
         var end: TransportEnd?
-        reading: while end == nil, let event = await transport.events.next() {
+        while end == nil, let event = await transport.events.next() {
             switch event {
-            case .opened(var info):
-                info.attempt = loop.attempt
+            case .opened(let info):
                 opened = true
                 openedAt = clock.now()
                 loop.refreshedInStreak = false
                 loop.networkBackoff.reset()
-                state.withLock { $0.statistics.connections += 1 }
-                log(.info, "connected", ["attempt": "\(loop.attempt)", "status": info.status.map { "\($0)" } ?? ""])
-                guard await forward(.open(info)) else { break reading }
-            case .message(let message):
-                state.withLock { $0.statistics.messages += 1 }
-                guard await forward(.event(message)) else { break reading }
+                log(.info, "connected", ["attempt": "\(attempt)", "status": info.status.map { "\($0)" } ?? ""])
+            case .message:
+                // The relay takes every message; nothing to do if one ever arrives here.
+                break
             case .retryHint(let time):
                 loop.backoff.setServerReconnectionTime(time)
             case .ended(let e):
                 end = e
             }
         }
+        transport.events.setRelay(nil)
         state.withLock { s in
             if s.transport === transport { s.transport = nil }
         }
@@ -331,6 +334,52 @@ extension RealtimeClient {
             await demand.wait()
         }
         return !Task.isCancelled
+    }
+
+    /// The relay on an attempt's transport channel (see ``BoundedChannel/setRelay(_:)``), run
+    /// on the transport's producer thread: moves the messages, and a client `.open` for the
+    /// transport's `.opened`, into the consumer's buffer in one go, numbered in order;
+    /// leaves the control events (`.opened` too, for the loop's bookkeeping) in `events`.
+    /// Returns false when the consumer's buffer is full (the transport pauses reading).
+    func relay(_ events: inout [TransportEvent], attempt: Int) -> Bool {
+        var envelopes: [Envelope] = []
+        envelopes.reserveCapacity(events.count)
+        var controls = 0
+        var opens = 0
+        var bytes = 0
+        for event in events {
+            switch event {
+            case .message(let message):
+                bytes &+= message.payloadByteCount
+                envelopes.append(Envelope(event: .event(message), seq: 0))
+            case .opened(var info):
+                info.attempt = attempt
+                envelopes.append(Envelope(event: .open(info), seq: 0))
+                opens += 1
+                controls += 1
+            case .retryHint, .ended:
+                controls += 1
+            }
+        }
+        if controls == 0 {
+            events.removeAll(keepingCapacity: true)
+        } else {
+            events.removeAll { if case .message = $0 { true } else { false } }
+        }
+        guard !envelopes.isEmpty else { return true }
+        let first: UInt64? = state.withLock { s in
+            // Closed: dropped; the loop closes the transport.
+            guard s.phase == .running else { return nil }
+            let first = s.forwardedSeq + 1
+            s.forwardedSeq += UInt64(envelopes.count)
+            s.statistics.messages += envelopes.count - opens
+            s.statistics.bytes += bytes
+            s.statistics.connections += opens
+            return first
+        }
+        guard let first else { return true }
+        for i in envelopes.indices { envelopes[i].seq = first + UInt64(i) }
+        return channel.send(draining: &envelopes)
     }
 
     /// Waits until every event forwarded so far has been processed by the consumer.

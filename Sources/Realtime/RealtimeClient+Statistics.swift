@@ -10,6 +10,8 @@ extension RealtimeClient {
         public var reconnects: Int { max(0, attempts - 1) }
         /// Messages handed to the event buffer.
         public var messages = 0
+        /// Payload bytes of those messages (UTF-8 bytes for text, SSE `data` without framing).
+        public var bytes = 0
         /// Failures reported, by failure class (`network`, `http`, `timeout`, …).
         public var errorsByClass: [RealtimeError.FailureClass: Int] = [:]
         /// Times the client started waiting for the network (``Configuration/networkMonitor``).

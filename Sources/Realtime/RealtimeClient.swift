@@ -130,7 +130,11 @@ public final class RealtimeClient: Sendable {
         initial.cursor = configuration.lastEventID
         self.state = Mutex(initial)
         let demand = self.demand
-        channel.setDemandHandler { demand.signal() }
+        channel.setDemandHandler { [weak self] in
+            demand.signal()
+            // A transport paused by the relay (the consumer's buffer was full) reads again.
+            self?.state.withLock { $0.transport }?.events.relayDemand()
+        }
         channel.setTerminationHandler { [weak self] in self?.close() }
     }
 
@@ -260,38 +264,64 @@ public final class RealtimeClient: Sendable {
     }
 
     func consumerNext() async -> ClientEvent? {
+        if let (event, saved) = consumerPoll() {
+            if let saved { await save(saved) }
+            return event
+        }
         await commitDelivered()
         guard let envelope = await channel.next() else { return nil }
-        state.withLock { s in
-            s.deliveredSeq = envelope.seq
-            if case .event(let m) = envelope.event, let id = m.id { s.deliveredID = id }
-        }
+        state.withLock { s in deliver(envelope, &s) }
         return envelope.event
+    }
+
+    /// The consumer's fast path, with no suspension point: the next event when one is
+    /// buffered (committing the previous one and recording this one under one lock), plus
+    /// a changed cursor the caller must save. nil when the consumer would have to wait.
+    func consumerPoll() -> (ClientEvent, saved: String?)? {
+        guard let envelope = channel.poll() else { return nil }
+        let (saved, waiter) = state.withLock { s in
+            let committed = commit(&s)
+            deliver(envelope, &s)
+            return committed
+        }
+        waiter?.resume()
+        return (envelope.event, configuration.cursorStore == nil ? nil : saved)
+    }
+
+    func save(_ cursor: String) async {
+        if let store = configuration.cursorStore { await store.save(cursor) }
+    }
+
+    private func deliver(_ envelope: Envelope, _ s: inout State) {
+        s.deliveredSeq = envelope.seq
+        if case .event(let m) = envelope.event, let id = m.id { s.deliveredID = id }
     }
 
     /// Commits what the consumer was handed; saves a changed cursor; wakes a reconnect that
     /// waits for the consumer to catch up.
     private func commitDelivered() async {
-        let (saved, waiter): (String?, CheckedContinuation<Void, Never>?) = state.withLock { s in
-            var saved: String?
-            if let id = s.deliveredID {
-                s.deliveredID = nil
-                if id != s.cursor {
-                    s.cursor = id
-                    saved = id
-                }
-            }
-            s.processedSeq = s.deliveredSeq
-            var waiter: CheckedContinuation<Void, Never>?
-            if s.processedSeq == s.forwardedSeq {
-                waiter = s.caughtUpWaiter
-                s.caughtUpWaiter = nil
-            }
-            return (saved, waiter)
-        }
+        let (saved, waiter) = state.withLock { s in commit(&s) }
         waiter?.resume()
-        if let saved, let store = configuration.cursorStore {
-            await store.save(saved)
+        if let saved { await save(saved) }
+    }
+
+    /// Marks what was delivered as processed: returns the cursor to save (when it changed)
+    /// and the reconnect loop's catch-up waiter to wake (when the consumer caught up).
+    private func commit(_ s: inout State) -> (String?, CheckedContinuation<Void, Never>?) {
+        var saved: String?
+        if let id = s.deliveredID {
+            s.deliveredID = nil
+            if id != s.cursor {
+                s.cursor = id
+                saved = id
+            }
         }
+        s.processedSeq = s.deliveredSeq
+        var waiter: CheckedContinuation<Void, Never>?
+        if s.processedSeq == s.forwardedSeq {
+            waiter = s.caughtUpWaiter
+            s.caughtUpWaiter = nil
+        }
+        return (saved, waiter)
     }
 }

@@ -34,6 +34,13 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         @usableFromInline var producerPaused = false
         @usableFromInline var demandHandler: (@Sendable () -> Void)?
         @usableFromInline var terminationHandler: (@Sendable () -> Void)?
+        /// See ``setRelay(_:)``.
+        @usableFromInline var relay: (@Sendable (inout [Element]) -> Bool)?
+        /// The relay's destination is full: the producer was told to pause until
+        /// ``relayDemand()``.
+        @usableFromInline var relayPaused = false
+        /// A ``relayDemand()`` that arrived before the pause it ends (at most one is kept).
+        @usableFromInline var relayPermit = false
 
         @inlinable init() {}
 
@@ -69,6 +76,8 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline let batch = Mutex(Batch())
     /// Mirrors `State.producerPaused` so the consumer can check it without the shared lock.
     @usableFromInline let pausedHint = Atomic<Bool>(false)
+    /// Whether a relay is installed, so producers without one pay no extra lock.
+    @usableFromInline let relayHint = Atomic<Bool>(false)
 
     public init(capacity: Int) {
         precondition(capacity > 0, "BoundedChannel capacity must be positive")
@@ -85,6 +94,53 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         state.withLock { $0.terminationHandler = handler }
     }
 
+    /// Installs (or, with nil, removes) a relay: a synchronous hook that sees every batch a
+    /// producer sends, on the producer's thread, before the channel does. It removes from
+    /// the array what it has delivered elsewhere (in order) and returns false when its
+    /// destination is full; what it leaves is enqueued here as usual. A consumer that only
+    /// forwards most elements to another channel saves a thread hop and a wake-up per batch
+    /// this way. After a false, the producer is told to pause until ``relayDemand()``.
+    public func setRelay(_ relay: (@Sendable (inout [Element]) -> Bool)?) {
+        let wake: (@Sendable () -> Void)? = state.withLock { s in
+            s.relay = relay
+            relayHint.store(relay != nil, ordering: .releasing)
+            s.relayPermit = false
+            // A producer paused for the old relay must not stay paused.
+            guard relay == nil, s.relayPaused else { return nil }
+            s.relayPaused = false
+            return s.demandHandler
+        }
+        wake?()
+    }
+
+    /// The relay's destination has room again: a producer paused for it may resume.
+    public func relayDemand() {
+        let wake: (@Sendable () -> Void)? = state.withLock { s in
+            guard s.relayPaused else {
+                if s.relay != nil { s.relayPermit = true }
+                return nil
+            }
+            s.relayPaused = false
+            return s.demandHandler
+        }
+        wake?()
+    }
+
+    /// Runs the relay, if any, on `elements`; false when the producer must pause for it.
+    @inlinable
+    func relayed(_ elements: inout [Element]) -> Bool {
+        guard relayHint.load(ordering: .acquiring), let relay = state.withLock({ $0.relay }) else { return true }
+        if relay(&elements) { return true }
+        return state.withLock { s in
+            if s.relayPermit {
+                s.relayPermit = false
+                return true
+            }
+            s.relayPaused = true
+            return false
+        }
+    }
+
     /// Enqueues `element`. Returns `true` if the producer may continue, `false` if it should
     /// pause until the demand handler runs. Elements sent after ``finish()`` or after
     /// termination are discarded (the consumer is gone or the stream is over).
@@ -92,6 +148,10 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @discardableResult
     @_specialize(where Element == TransportEvent)
     public func send(_ element: Element) -> Bool {
+        if relayHint.load(ordering: .acquiring) {
+            var elements = [element]
+            return send(draining: &elements)
+        }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
             if s.finished || s.terminated { return (nil, true) }
             s.buffer.append(element)
@@ -107,6 +167,10 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @inlinable
     @discardableResult
     public func send<S: Sequence>(contentsOf elements: S) -> Bool where S.Element == Element {
+        if relayHint.load(ordering: .acquiring) {
+            var array = Array(elements)
+            return send(draining: &array)
+        }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
             if s.finished || s.terminated { return (nil, true) }
             let before = s.buffer.count
@@ -126,7 +190,10 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @discardableResult
     @_specialize(where Element == TransportEvent)
     public func send(draining elements: inout [Element]) -> Bool {
-        if elements.isEmpty { return state.withLock { s in s.finished || s.terminated || s.count < capacity } }
+        let relayMayContinue = relayed(&elements)
+        if elements.isEmpty {
+            return relayMayContinue && state.withLock { s in s.finished || s.terminated || s.count < capacity }
+        }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
             if s.finished || s.terminated { return (nil, true) }
             if s.buffer.isEmpty {
@@ -139,7 +206,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         // Outside the lock: releases discarded or already copied elements, keeps capacity.
         elements.removeAll(keepingCapacity: true)
         waiter?.resume()
-        return mayContinue
+        return mayContinue && relayMayContinue
     }
 
     @inlinable
@@ -186,6 +253,8 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
                 let h = s.terminationHandler
                 s.terminationHandler = nil
                 s.demandHandler = nil
+                s.relay = nil
+                relayHint.store(false, ordering: .releasing)
                 return (takeWaiter(&s), h, dropped)
             }
         // The consumer's batch is dropped too (after the shared lock: lock order is always
@@ -225,6 +294,22 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
                     return nil
                 }
             }
+        }
+    }
+
+    /// The next element if one is buffered, without waiting: `.some(element)`, or `.none`
+    /// when the consumer would have to wait or the stream is over (``next()`` tells which).
+    /// For a consumer with a synchronous fast path; the single-consumer rule applies.
+    @inlinable
+    public func poll() -> Element? {
+        if Task.isCancelled { return nil }
+        switch take() {
+        case .element(let e, let demand):
+            demand?()
+            return e
+        case .end(let demand), .empty(let demand):
+            demand?()
+            return nil
         }
     }
 

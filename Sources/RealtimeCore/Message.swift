@@ -33,6 +33,14 @@ public struct Message: Sendable, Hashable {
         return nil
     }
 
+    /// The payload's size in bytes (UTF-8 for text), without copying it.
+    public var payloadByteCount: Int {
+        switch content {
+        case .text(let s): return s.utf8.count
+        case .binary(let b): return b.count
+        }
+    }
+
     /// The payload's bytes (UTF-8 for text).
     public var bytes: [UInt8] {
         switch content {

@@ -14,6 +14,7 @@ final class MockTransport: Transport, Sendable {
         var ended = false
         var sent: [OutboundMessage] = []
         var pausedSends = 0
+        var demands = 0
     }
     private let state = Mutex(State())
 
@@ -22,6 +23,7 @@ final class MockTransport: Transport, Sendable {
         self.kind = RealtimeClient.transportKind(for: request.url) ?? .sse
         self.events = BoundedChannel(capacity: request.eventBufferCapacity)
         events.setTerminationHandler { [weak self] in self?.close() }
+        events.setDemandHandler { [weak self] in self?.state.withLock { $0.demands += 1 } }
     }
 
     var started: Bool { state.withLock { $0.started } }
@@ -30,6 +32,8 @@ final class MockTransport: Transport, Sendable {
     var sent: [OutboundMessage] { state.withLock { $0.sent } }
     /// How many `emit` calls were told to pause (the channel was full).
     var pausedSends: Int { state.withLock { $0.pausedSends } }
+    /// How many times the channel told the paused producer to resume.
+    var demands: Int { state.withLock { $0.demands } }
 
     func start() {
         state.withLock { s in

@@ -3,6 +3,24 @@ import Testing
 
 /// close(), cancellation and leaving the loop stop everything; send goes to the live transport.
 @Suite struct RealtimeClientLifecycleTests {
+    /// `for await` on the main actor: buffered events are served on the caller's executor
+    /// (no hop per event), in order, and the cursor still advances as events are taken.
+    @MainActor @Test func consumingOnTheMainActor() async throws {
+        let t = try TestClient()
+        defer { t.client.close() }
+        // What `for await` on the main actor calls.
+        var it = t.client.events.makeAsyncIterator()
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        for i in 0..<50 { first.message("\(i)", id: "\(i)") }
+        var seen: [String] = []
+        while seen.count < 51, let event = await it.next(isolation: #isolation) {
+            MainActor.assertIsolated()
+            seen.append(event.short)
+        }
+        #expect(seen == ["open(1)"] + (0..<50).map { "event(\($0))" })
+    }
+
     @Test func closeCancelsTheBackoffTimer() async throws {
         let t = try TestClient()
         let rec = EventRecorder(t.client)

@@ -175,16 +175,23 @@ import Testing
         defer { t.client.close() }
         let first = try #require(await t.factory.transport(0))
         first.open()
-        // The consumer reads nothing: the client's buffer (4) fills, the loop stops pulling
-        // from the transport, whose own buffer (4) fills and tells the producer to pause.
-        for i in 0..<64 { first.message("\(i)", id: "\(i)") }
-        await eventually("the transport to be told to pause") { first.pausedSends > 0 }
-        #expect(first.events.bufferedCount > 40, "the client must not drain the transport without bound")
-        // Draining resumes the flow, in order.
+        // The consumer reads nothing: the client's buffer (4) fills and the transport's
+        // producer is told to pause at once (its messages are relayed straight into it).
+        var sends = 0
+        while first.pausedSends == 0, sends < 64 {
+            first.message("\(sends)", id: "\(sends)")
+            sends += 1
+        }
+        #expect(sends <= 4, "the producer must be told to pause once the consumer's buffer is full")
+        // A producer that ignores the signal loses nothing either.
+        for i in sends..<64 { first.message("\(i)", id: "\(i)") }
+        #expect(first.demands == 0)
+        // Draining resumes the flow, in order, and tells the producer to read again.
         #expect(await it.next()?.short == "open(1)")
         for i in 0..<64 {
             #expect(await it.next()?.short == "event(\(i))")
         }
+        #expect(first.demands >= 1, "the paused producer must be told to resume")
     }
 
     @Test func circuitBreakerSaysSoAndWaitsTheCoolDown() async throws {
@@ -213,7 +220,7 @@ import Testing
         let first = try #require(await t.factory.transport(0))
         first.open()
         first.message("a", id: "1")
-        first.message("b", id: "2")
+        first.message("bé", id: "2")
         first.fail(RealtimeError(.network))
         await rec.waitFor(5)
         await t.advance(by: .seconds(1))
@@ -222,6 +229,7 @@ import Testing
         await rec.waitFor(6)
         let s = t.client.statistics
         #expect(s.attempts == 2 && s.reconnects == 1 && s.connections == 1 && s.messages == 2)
+        #expect(s.bytes == 4, "payload bytes: 1 + 3 (UTF-8)")
         #expect(s.errorsByClass == [.network: 1, .http: 1])
     }
 

@@ -89,10 +89,17 @@ extension RealtimeClient {
         /// Reachability source. While it reports `unreachable` the client makes no attempt
         /// and spends no retry (it emits `.error` with code `unreachable`, `willRetry` true,
         /// `retryIn` nil, and waits); when the network returns it connects at once with a
-        /// fresh backoff; a path change while connected makes a WebSocket send a ping.
+        /// fresh backoff; a path change while connected makes the connection prove it is alive
+        /// within ``pathChangeProbeTimeout`` (a WebSocket is pinged).
         /// Ignored for loopback hosts. Default nil (no monitor: an unreachable network is
         /// retried at backoff pace); on Linux use `LinuxNetworkMonitor.shared`.
         public var networkMonitor: (any NetworkMonitor)?
+        /// After a network path change while connected, how long the connection has to show
+        /// a sign of life (any byte; a WebSocket is pinged) before it is declared dead with
+        /// `idleTimeout` and replaced. In effect the idle timeout, tightened to this until the
+        /// next byte. A quiet SSE stream without comments more often than this is reconnected
+        /// (with its cursor) after a path change. Default 5 s.
+        public var pathChangeProbeTimeout: Duration = .seconds(5)
 
         // MARK: Buffering
 

@@ -63,12 +63,9 @@ extension RealtimeClient {
             wakeup.wake()
         case .verify(let transport):
             log(.info, "network path changed: verifying the connection", ["path": status.description])
-            if transport.kind == .webSocket {
-                // A ping written over a vanished path is never acknowledged: TCP_USER_TIMEOUT
-                // and the heartbeat then end the connection instead of a long silence. SSE
-                // has no client-to-server message; its idle timeout and TCP keepalive apply.
-                Task { try? await transport.send(.ping([])) }
-            }
+            // A socket bound to a vanished address hears nothing more: the transport ends
+            // the attempt after the probe timeout instead of a long idle timeout.
+            transport.verifyConnection(within: configuration.pathChangeProbeTimeout)
         }
     }
 

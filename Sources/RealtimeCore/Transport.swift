@@ -22,6 +22,8 @@
 ///    consumer stops iterating ``events`` (its task is cancelled), the transport closes.
 /// 7. **Never harm the host.** No SIGPIPE, no global signal handlers, no secret in any
 ///    error or log.
+/// 8. **Verify on request.** ``verifyConnection(within:)`` makes a live connection prove it
+///    still works within a bound, or end with `idleTimeout`.
 public protocol Transport: AnyObject, Sendable {
     /// Which protocol this transport speaks.
     var kind: TransportKind { get }
@@ -37,6 +39,17 @@ public protocol Transport: AnyObject, Sendable {
 
     /// Ends the attempt. `code`/`reason` go into a WebSocket close frame (default 1000).
     func close(code: UInt16, reason: String)
+
+    /// The network path changed under the live connection (issue 5: an interface or address
+    /// came or went): rather than trust a socket that may be bound to a vanished address,
+    /// expect a sign of life from the server within `timeout`, and end the attempt with
+    /// `idleTimeout` when none comes. WebSocket sends a ping (RFC 6455 §5.5.2) and waits
+    /// for any byte; SSE, which cannot send, waits for any byte (an event or a comment), in
+    /// effect tightening its idle timeout to `timeout` until the next byte arrives, which
+    /// restores the normal one. A consumer that stopped reading (back-pressure) is not
+    /// counted as silence. No-op before the connection opens and after it ends; callable
+    /// from any thread.
+    func verifyConnection(within timeout: Duration)
 }
 
 extension Transport {

@@ -31,6 +31,8 @@ final class SSEConnection {
     private var abortReason: RealtimeError?
     private var connectTimer: TimerHandle?
     private var idleTimer: TimerHandle?
+    /// Armed by ``verify(within:)`` after a network path change.
+    private var probeTimer: TimerHandle?
     private var lastByte = ContinuousClock.now
     /// The channel is full: pause at the next chunk curl offers.
     private var pauseRequested = false
@@ -165,8 +167,10 @@ final class SSEConnection {
         }
         if let t = connectTimer { loop.cancel(t) }
         if let t = idleTimer { loop.cancel(t) }
+        if let t = probeTimer { loop.cancel(t) }
         connectTimer = nil
         idleTimer = nil
+        probeTimer = nil
         events.send(.ended(end))
         events.finish()
     }
@@ -311,6 +315,23 @@ final class SSEConnection {
             finish(TransportEnd(clean: false, error: RealtimeError(.idleTimeout, detail: "no byte for \(limit)")))
         } else {
             armIdleTimer(after: limit - silent)
+        }
+    }
+
+    // MARK: Path-change probe
+
+    /// The network path changed: a byte must arrive within `timeout`. Only the first byte
+    /// after now matters, so one timer suffices; once a byte has come the normal idle
+    /// timeout is all that applies again. A later path change starts a new probe.
+    func verify(within timeout: Duration) {
+        guard case .open = phase else { return }
+        if let t = probeTimer { loop.cancel(t) }
+        let since = ContinuousClock.now
+        probeTimer = loop.schedule(after: timeout) { [self] in
+            probeTimer = nil
+            guard !isFinished, !paused, lastByte < since else { return }
+            finish(TransportEnd(clean: false, error: RealtimeError(
+                .idleTimeout, detail: "no byte within \(timeout) after the network path changed")))
         }
     }
 

@@ -83,6 +83,13 @@ public final class SSETransport: Transport {
         throw RealtimeError(.sendNotSupported, detail: "SSE is receive-only")
     }
 
+    /// Expects a byte (event or comment) within `timeout`, else ends the attempt with
+    /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
+    public func verifyConnection(within timeout: Duration) {
+        let box = connection
+        loop.execute { box.value?.verify(within: timeout) }
+    }
+
     /// Ends the attempt: removes the transfer, frees its handle and timers, and yields
     /// `ended` with error `cancelled` unless the attempt already ended. `code` and `reason`
     /// are ignored (no close frame in SSE). Idempotent; any thread, any time.

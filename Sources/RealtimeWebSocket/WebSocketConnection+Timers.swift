@@ -49,6 +49,23 @@ extension WebSocketConnection {
         armHeartbeat()
     }
 
+    /// The network path changed: ping, and expect a byte (the pong, or anything) within
+    /// `timeout`. A socket bound to a vanished address never gets one.
+    func verify(within timeout: Duration) {
+        guard case .open = state else { return }
+        if let t = probeTimer { eventLoop.cancel(t) }
+        let since = clock.now
+        write(.ping([]), completion: nil)
+        probeTimer = eventLoop.schedule(after: timeout) { [weak self] in
+            guard let self else { return }
+            probeTimer = nil
+            guard case .open = state, !readsPausedForConsumer, lastRead < since else { return }
+            writeFrame(encoder.close(code: 1001, reason: ""), completion: nil)
+            end(TransportEnd(clean: false, error: RealtimeError(
+                .idleTimeout, detail: "no answer within \(timeout) after the network path changed")))
+        }
+    }
+
     func armIdle(after delay: Duration) {
         idleTimer = eventLoop.schedule(after: delay) { [weak self] in
             self?.idleFired()

@@ -51,6 +51,8 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     var heartbeatTimer: TimerHandle?
     var idleTimer: TimerHandle?
     var closeTimer: TimerHandle?
+    /// Armed by ``verify(within:)`` after a network path change.
+    var probeTimer: TimerHandle?
 
     /// Messages from `send` accepted before the handshake finished.
     var sendsBeforeOpen: [(OutboundMessage, CheckedContinuation<Void, any Error>)] = []
@@ -174,9 +176,10 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     func end(_ result: TransportEnd) {
         if case .closed = state { return }
         state = .closed
-        for timer in [connectTimer, heartbeatTimer, idleTimer, closeTimer].compactMap({ $0 }) {
+        for timer in [connectTimer, heartbeatTimer, idleTimer, closeTimer, probeTimer].compactMap({ $0 }) {
             eventLoop.cancel(timer)
         }
+        probeTimer = nil
         connectTimer = nil
         heartbeatTimer = nil
         idleTimer = nil

@@ -75,6 +75,13 @@ public final class WebSocketTransport: Transport, Sendable {
         }
     }
 
+    /// Sends a ping and expects a byte within `timeout`, else ends the attempt with
+    /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
+    public func verifyConnection(within timeout: Duration) {
+        let connection = self.connection
+        eventLoop.execute { connection.verify(within: timeout) }
+    }
+
     /// Starts the closing handshake with `code` and `reason` (RFC 6455 §7.1.2), or abandons
     /// the attempt if it is not open yet. Idempotent, callable from anywhere; `events` then
     /// ends with error `cancelled` (unless the attempt had already ended).

@@ -15,6 +15,7 @@ final class MockTransport: Transport, Sendable {
         var sent: [OutboundMessage] = []
         var pausedSends = 0
         var demands = 0
+        var verifications: [Duration] = []
     }
     private let state = Mutex(State())
 
@@ -30,6 +31,8 @@ final class MockTransport: Transport, Sendable {
     var closed: Bool { state.withLock { $0.closed } }
     var ended: Bool { state.withLock { $0.ended } }
     var sent: [OutboundMessage] { state.withLock { $0.sent } }
+    /// The timeouts of the ``verifyConnection(within:)`` calls, in order.
+    var verifications: [Duration] { state.withLock { $0.verifications } }
     /// How many `emit` calls were told to pause (the channel was full).
     var pausedSends: Int { state.withLock { $0.pausedSends } }
     /// How many times the channel told the paused producer to resume.
@@ -79,6 +82,10 @@ final class MockTransport: Transport, Sendable {
             guard !s.ended, !s.closed else { throw RealtimeError(.notConnected) }
             s.sent.append(message)
         }
+    }
+
+    func verifyConnection(within timeout: Duration) {
+        state.withLock { $0.verifications.append(timeout) }
     }
 
     func close(code: UInt16, reason: String) {

@@ -107,17 +107,25 @@ import Testing
         #expect(t.factory.overlapping == 0)
     }
 
-    @Test func pathChangeWhileConnectedPingsTheWebSocket() async throws {
+    /// On a path change the live connection of either transport is asked to prove itself
+    /// within the probe timeout.
+    @Test(arguments: ["ws://stream.example.test/ws", "http://stream.example.test/sse"])
+    func pathChangeWhileConnectedVerifiesTheConnection(url: String) async throws {
         let monitor = ManualNetworkMonitor()
-        let t = try client(monitor, url: "ws://stream.example.test/ws")
+        let t = try client(monitor, url: url) { $0.pathChangeProbeTimeout = .seconds(3) }
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
         let first = try #require(await t.factory.transport(0))
         first.open()
         await rec.waitFor(1)
+        #expect(first.verifications.isEmpty, "nothing to verify before the path changes")
         monitor.signalPathChange()
-        await eventually("a ping on the live connection") { first.sent.contains(.ping([])) }
+        await eventually("the connection to be verified") { first.verifications == [.seconds(3)] }
         #expect(!first.closed, "a path change alone does not drop a working connection")
+        // The transport found it dead: the client reconnects as after any idle timeout.
+        first.fail(RealtimeError(.idleTimeout))
+        await t.advance(by: .seconds(1))
+        #expect(await t.factory.transport(1) != nil)
     }
 
     @Test func loopbackHostsIgnoreTheMonitor() async throws {

@@ -18,7 +18,7 @@ enum Socket {
     }
 
     /// A listening socket bound to `host` (`127.0.0.1` or `::1`) and `port` (0 = any free port).
-    static func listen(ipv6: Bool, port: UInt16, backlog: Int32 = 128) throws -> (fd: Int32, port: UInt16) {
+    static func listen(ipv6: Bool, port: UInt16, backlog: Int32 = 1024) throws -> (fd: Int32, port: UInt16) {
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure(call: "socket", errno: errno) }
         var one: Int32 = 1

@@ -19,10 +19,13 @@ public struct ConnectionInfo: Sendable, Hashable {
     public var extensions: [String]
     /// 1 for the first connection of a client, incremented on every attempt.
     public var attempt: Int
+    /// The HTTP version of the response that opened the stream: `"1.1"`, `"2"` (SSE over
+    /// HTTPS when the server offers HTTP/2 through ALPN), `"1.0"`; nil when unknown.
+    public var httpVersion: String?
 
     public init(
         transport: TransportKind, url: URL, status: Int? = nil, headers: HTTPHeaders = HTTPHeaders(),
-        subprotocol: String? = nil, extensions: [String] = [], attempt: Int = 1
+        subprotocol: String? = nil, extensions: [String] = [], attempt: Int = 1, httpVersion: String? = nil
     ) {
         self.transport = transport
         self.url = url
@@ -31,5 +34,6 @@ public struct ConnectionInfo: Sendable, Hashable {
         self.subprotocol = subprotocol
         self.extensions = extensions
         self.attempt = attempt
+        self.httpVersion = httpVersion
     }
 }

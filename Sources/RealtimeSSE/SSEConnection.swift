@@ -268,8 +268,9 @@ final class SSEConnection {
                 return false
             }
             phase = .open
-            var info = ConnectionInfo(transport: .sse, url: effectiveURL(), status: status, headers: head.headers, attempt: request.attempt)
-            info.headers = head.headers
+            let info = ConnectionInfo(
+                transport: .sse, url: effectiveURL(), status: status, headers: head.headers, attempt: request.attempt,
+                httpVersion: negotiatedHTTPVersion())
             if !events.send(.opened(info)) { pauseRequested = true }
         case 204:
             phase = .noContent
@@ -279,6 +280,19 @@ final class SSEConnection {
         }
         armIdleTimer(after: request.idleTimeout)
         return true
+    }
+
+    /// `CURLINFO_HTTP_VERSION` as text ("1.0", "1.1", "2", "3"); nil if curl does not say.
+    private func negotiatedHTTPVersion() -> String? {
+        var version = 0
+        guard let easy, rt_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK else { return nil }
+        switch version {
+        case Int(CURL_HTTP_VERSION_1_0): return "1.0"
+        case Int(CURL_HTTP_VERSION_1_1): return "1.1"
+        case Int(CURL_HTTP_VERSION_2_0): return "2"
+        case 30: return "3"  // CURL_HTTP_VERSION_3
+        default: return nil
+        }
     }
 
     private func effectiveURL() -> URL {

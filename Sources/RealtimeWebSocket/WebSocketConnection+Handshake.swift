@@ -40,7 +40,7 @@ extension WebSocketConnection {
         let info = ConnectionInfo(
             transport: .webSocket, url: url, status: 101, headers: upgraded.head.headers,
             subprotocol: upgraded.subprotocol, extensions: upgraded.extensions.map(\.description),
-            attempt: request.attempt)
+            attempt: request.attempt, httpVersion: "1.1")
         openedInfo = info
         events.send(.opened(info))
         startTimers()

@@ -17,8 +17,11 @@ import ssl
 import sys
 
 
-def parse_args(description, argv=None):
+def parse_args(description, argv=None, extra=None):
+    """The launch contract's options; ``extra(parser)`` may add a peer's own."""
     parser = argparse.ArgumentParser(description=description)
+    if extra:
+        extra(parser)
     parser.add_argument("--host", default="127.0.0.1", help="loopback address to bind (default 127.0.0.1)")
     parser.add_argument("--tls-cert", help="PEM certificate chain; serves TLS when given with --tls-key")
     parser.add_argument("--tls-key", help="PEM private key for --tls-cert")

@@ -18,6 +18,10 @@ Endpoints (query parameters in brackets, defaults after '='):
   GET  /status [code=500, retry_after=]  that status with a text body (and Retry-After).
   GET  /wrongtype    200 with Content-Type text/plain.
   GET  /headers      one event whose data is the request headers as JSON.
+  GET  /protocol     one event whose data is the HTTP version the server saw ("1.1", "2").
+
+--server hypercorn serves the app with Hypercorn instead of uvicorn: with --tls-cert and
+--tls-key it offers HTTP/2 through ALPN (h2, then http/1.1).
 """
 
 import asyncio
@@ -25,6 +29,8 @@ import json
 import sys
 
 import uvicorn
+from hypercorn.asyncio import serve as hypercorn_serve
+from hypercorn.config import Config as HypercornConfig
 from sse_starlette.sse import EventSourceResponse, ServerSentEvent
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -125,6 +131,13 @@ async def headers(request: Request):
     return EventSourceResponse(stream())
 
 
+async def protocol(request: Request):
+    async def stream():
+        yield ServerSentEvent(data=request.scope.get("http_version", ""))
+
+    return EventSourceResponse(stream())
+
+
 app = Starlette(
     routes=[
         Route("/events", events),
@@ -135,13 +148,36 @@ app = Starlette(
         Route("/status", status),
         Route("/wrongtype", wrongtype),
         Route("/headers", headers),
+        Route("/protocol", protocol),
     ]
 )
 
 
+def add_server_option(parser):
+    parser.add_argument("--server", choices=["uvicorn", "hypercorn"], default="uvicorn")
+
+
+async def serve_with_hypercorn(args, sock):
+    config = HypercornConfig()
+    # The socket is already bound and listening: Hypercorn adopts it by descriptor.
+    config.bind = [f"fd://{sock.fileno()}"]
+    config.certfile = args.tls_cert
+    config.keyfile = args.tls_key
+    config.alpn_protocols = ["h2", "http/1.1"]
+    config.accesslog = None
+    config.errorlog = None
+    config.graceful_timeout = 1
+    # Connections wait in the listen backlog until Hypercorn accepts them.
+    peer_common.announce(sock)
+    await hypercorn_serve(app, config, shutdown_trigger=lambda: peer_common.wait_for_stop(args))
+
+
 async def main():
-    args = peer_common.parse_args(__doc__.splitlines()[0])
+    args = peer_common.parse_args(__doc__.splitlines()[0], extra=add_server_option)
     sock = peer_common.bind_socket(args.host)
+    if args.server == "hypercorn":
+        await serve_with_hypercorn(args, sock)
+        return
     config = uvicorn.Config(
         app,
         log_level="warning",

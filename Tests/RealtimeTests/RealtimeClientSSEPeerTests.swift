@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Realtime
+import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
 
@@ -8,8 +9,13 @@ import Testing
 /// uvicorn and `aiohttp-sse` (Tests/Peers, started from the `.venv` that `make test` installs).
 @Suite(.serialized)
 struct RealtimeClientSSEPeerTests {
+    static let certificates: Result<TestCertificates, any Error> = Result {
+        try TestCertificates.generate(in: NSTemporaryDirectory() + "realtime-sse-peers-\(getpid())/certs")
+    }
+
     private func client(
-        _ peer: PythonPeer, _ path: String, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
+        _ peer: PythonPeer, _ path: String, scheme: String = "http",
+        _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
     ) throws -> RealtimeClient {
         var c = RealtimeClient.Configuration()
         c.backoff = .constant(.milliseconds(5))
@@ -17,7 +23,7 @@ struct RealtimeClientSSEPeerTests {
         c.connectTimeout = .seconds(5)
         c.idleTimeout = .seconds(10)
         configure(&c)
-        return try RealtimeClient(url: peer.url(scheme: "http", path: path), configuration: c)
+        return try RealtimeClient(url: peer.url(scheme: scheme, path: path), configuration: c)
     }
 
     /// Every event until the client stops (bounded by `limit`).
@@ -59,6 +65,62 @@ struct RealtimeClientSSEPeerTests {
         } else {
             Issue.record("last event is not closed")
         }
+    }
+
+    /// HTTP/2: sse-starlette under Hypercorn over TLS offers `h2` through ALPN, and the
+    /// transport takes it (the server sees HTTP/2; the open event says so); events, ids,
+    /// resume and the clean end behave as over HTTP/1.1.
+    @Test func http2OverTLSWithHypercorn() async throws {
+        let certificates = try Self.certificates.get()
+        let peer = try await PythonPeer.start(script: "sse_starlette_app.py", arguments: [
+            "--server", "hypercorn", "--tls-cert", certificates.serverCertificateFile,
+            "--tls-key", certificates.serverKeyFile,
+        ])
+        defer { peer.terminate() }
+        let trust: (inout RealtimeClient.Configuration) -> Void = { $0.tls.trustRoots = .file(certificates.caCertificateFile) }
+
+        let seen = messages(await collect(try client(peer, "/protocol", scheme: "https", trust)))
+        #expect(seen.map(\.text) == ["2"], "the server must have seen an HTTP/2 request")
+
+        let events = await collect(try client(peer, "/events?count=4", scheme: "https") {
+            trust(&$0)
+            $0.lastEventID = "1"
+        })
+        if case .open(let info)? = events.first {
+            #expect(info.httpVersion == "2")
+            #expect(info.status == 200)
+        } else {
+            Issue.record("first event is not open: \(events.first.map { "\($0)" } ?? "none")")
+        }
+        #expect(messages(events).map(\.id) == ["2", "3", "4"])
+        if case .closed(let c)? = events.last {
+            #expect(c.clean && !c.willReconnect)
+        } else {
+            Issue.record("last event is not closed")
+        }
+
+        // Statuses and content types are read from HTTP/2 response heads too.
+        let unavailable = lastError(await collect(try client(peer, "/status?code=503&retry_after=0", scheme: "https") {
+            trust(&$0)
+            $0.reconnect = .limited(maxAttempts: 1)
+        }))
+        #expect(unavailable?.error.status == 503)
+        let wrong = lastError(await collect(try client(peer, "/wrongtype", scheme: "https", trust)))
+        #expect(wrong?.error.code == .invalidContentType)
+        let none = await collect(try client(peer, "/nocontent", scheme: "https") {
+            trust(&$0)
+            $0.reconnect = .default
+        })
+        if case .closed(let c)? = none.last { #expect(!c.willReconnect) } else { Issue.record("no final close after 204") }
+    }
+
+    /// Over plain HTTP the stream stays on HTTP/1.1 (no cleartext upgrade is attempted).
+    @Test func plainHTTPStaysOnHTTP11() async throws {
+        let peer = try await PythonPeer.start(script: "sse_starlette_app.py")
+        defer { peer.terminate() }
+        let events = await collect(try client(peer, "/protocol"))
+        if case .open(let info)? = events.first { #expect(info.httpVersion == "1.1") }
+        #expect(messages(events).map(\.text) == ["1.1"])
     }
 
     @Test(arguments: ["sse_starlette_app.py", "sse_aiohttp.py"])

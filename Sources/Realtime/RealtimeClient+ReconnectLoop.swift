@@ -30,8 +30,8 @@ extension RealtimeClient {
             backoff: Backoff(policy: configuration.backoff), networkBackoff: Backoff(policy: configuration.backoff))
         if configuration.lastEventID == nil, let store = configuration.cursorStore {
             let loaded = await store.load()
-            state.withLock { s in
-                if s.cursor == nil { s.cursor = loaded }
+            delivery.withLock { d in
+                if d.cursor == nil { d.cursor = loaded }
             }
         }
         let repeatable = configuration.resolvedRequestIsRepeatable
@@ -230,7 +230,7 @@ extension RealtimeClient {
                     end: TransportEnd(clean: false, error: e, requestWasDelivered: false), opened: false, uptime: .zero)
             }
         }
-        request.lastEventID = state.withLock { $0.cursor }
+        request.lastEventID = delivery.withLock { $0.cursor }
 
         let transport: any Transport
         do {
@@ -324,8 +324,7 @@ extension RealtimeClient {
     func forward(_ event: ClientEvent) async -> Bool {
         let seq: UInt64? = state.withLock { s in
             guard s.phase == .running else { return nil }
-            s.forwardedSeq += 1
-            return s.forwardedSeq
+            return forwardedSeq.add(1, ordering: .acquiringAndReleasing).newValue
         }
         guard let seq else { return false }
         if !channel.send(Envelope(event: event, seq: seq)) {
@@ -370,8 +369,8 @@ extension RealtimeClient {
         let first: UInt64? = state.withLock { s in
             // Closed: dropped; the loop closes the transport.
             guard s.phase == .running else { return nil }
-            let first = s.forwardedSeq + 1
-            s.forwardedSeq += UInt64(envelopes.count)
+            let first = forwardedSeq.add(UInt64(envelopes.count), ordering: .acquiringAndReleasing).newValue
+                - UInt64(envelopes.count) + 1
             s.statistics.messages += envelopes.count - opens
             s.statistics.bytes += bytes
             s.statistics.connections += opens
@@ -387,12 +386,15 @@ extension RealtimeClient {
         await waitAsSingleWaiter(
             park: { c in
                 state.withLock { s in
-                    if s.phase != .running || s.processedSeq == s.forwardedSeq || Task.isCancelled { return true }
-                    s.caughtUpWaiter = c
-                    return false
+                    if s.phase != .running || Task.isCancelled { return true }
+                    return delivery.withLock { d in
+                        if d.processedSeq == forwardedSeq.load(ordering: .acquiring) { return true }
+                        d.caughtUpWaiter = c
+                        return false
+                    }
                 }
             },
-            unpark: { self.state.withLock { s in defer { s.caughtUpWaiter = nil }; return s.caughtUpWaiter } }
+            unpark: { self.delivery.withLock { d in defer { d.caughtUpWaiter = nil }; return d.caughtUpWaiter } }
         )
     }
 

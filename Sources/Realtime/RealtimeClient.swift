@@ -63,16 +63,6 @@ public final class RealtimeClient: Sendable {
         var loopTask: Task<Void, Never>?
         var random: (any RandomNumberGenerator & Sendable)?
         var transport: (any Transport)?
-        /// The committed resume cursor.
-        var cursor: String?
-        /// Sequence number of the last envelope sent into ``channel`` by the loop.
-        var forwardedSeq: UInt64 = 0
-        /// Sequence number and SSE id of the last envelope handed to the consumer.
-        var deliveredSeq: UInt64 = 0
-        var deliveredID: String?
-        /// Sequence number of the last envelope the consumer has processed.
-        var processedSeq: UInt64 = 0
-        var caughtUpWaiter: CheckedContinuation<Void, Never>?
         /// Set by ``RealtimeClient/suspend()``: no attempt until ``RealtimeClient/resume()``.
         var suspended = false
         /// Set by ``RealtimeClient/resume()``: the next attempt starts a fresh backoff.
@@ -86,8 +76,26 @@ public final class RealtimeClient: Sendable {
         var closedForNetwork = false
     }
 
+    /// The consumer's bookkeeping, under its own lock: the consumer takes it for every
+    /// event, and nothing on the producer side does (a contended `Mutex` on Linux is a
+    /// futex system call). Lock order: `state`, then `delivery`.
+    struct Delivery {
+        /// The committed resume cursor.
+        var cursor: String?
+        /// Sequence number and SSE id of the last envelope handed to the consumer.
+        var deliveredSeq: UInt64 = 0
+        var deliveredID: String?
+        /// Sequence number of the last envelope the consumer has processed.
+        var processedSeq: UInt64 = 0
+        var caughtUpWaiter: CheckedContinuation<Void, Never>?
+    }
+
     let channel: BoundedChannel<Envelope>
     let state: Mutex<State>
+    let delivery: Mutex<Delivery>
+    /// Sequence number of the last envelope sent into ``channel`` (by the relay or the loop;
+    /// never both at once: the loop forwards only between attempts).
+    let forwardedSeq = Atomic<UInt64>(0)
     let demand = DemandGate()
     let wakeup = Wakeup()
     let clock: ClientClock
@@ -127,7 +135,7 @@ public final class RealtimeClient: Sendable {
         self.channel = BoundedChannel(capacity: configuration.eventBufferCapacity)
         var initial = State()
         initial.random = random
-        initial.cursor = configuration.lastEventID
+        self.delivery = Mutex(Delivery(cursor: configuration.lastEventID))
         self.state = Mutex(initial)
         let demand = self.demand
         channel.setDemandHandler { [weak self] in
@@ -152,7 +160,7 @@ public final class RealtimeClient: Sendable {
 
     /// The committed SSE resume cursor: the id of the last event the consumer processed
     /// (or the configured/loaded starting cursor). Sent as `Last-Event-ID` on reconnect.
-    public var lastEventID: String? { state.withLock { $0.cursor } }
+    public var lastEventID: String? { delivery.withLock { $0.cursor } }
 
     /// Marks every event handed to the consumer so far as processed, without waiting for the
     /// consumer to ask for the next one (e.g. after a slow handler has stored its result).
@@ -218,9 +226,12 @@ public final class RealtimeClient: Sendable {
                 defer {
                     s.loopTask = nil
                     s.transport = nil
-                    s.caughtUpWaiter = nil
                 }
-                return (s.loopTask, s.transport, s.caughtUpWaiter)
+                let waiter = delivery.withLock { d in
+                    defer { d.caughtUpWaiter = nil }
+                    return d.caughtUpWaiter
+                }
+                return (s.loopTask, s.transport, waiter)
             }
         if task != nil || transport != nil { log(.info, "closed by the application") }
         task?.cancel()
@@ -270,7 +281,7 @@ public final class RealtimeClient: Sendable {
         }
         await commitDelivered()
         guard let envelope = await channel.next() else { return nil }
-        state.withLock { s in deliver(envelope, &s) }
+        delivery.withLock { d in deliver(envelope, &d) }
         return envelope.event
     }
 
@@ -279,9 +290,9 @@ public final class RealtimeClient: Sendable {
     /// a changed cursor the caller must save. nil when the consumer would have to wait.
     func consumerPoll() -> (ClientEvent, saved: String?)? {
         guard let envelope = channel.poll() else { return nil }
-        let (saved, waiter) = state.withLock { s in
-            let committed = commit(&s)
-            deliver(envelope, &s)
+        let (saved, waiter) = delivery.withLock { d in
+            let committed = commit(&d)
+            deliver(envelope, &d)
             return committed
         }
         waiter?.resume()
@@ -292,35 +303,35 @@ public final class RealtimeClient: Sendable {
         if let store = configuration.cursorStore { await store.save(cursor) }
     }
 
-    private func deliver(_ envelope: Envelope, _ s: inout State) {
-        s.deliveredSeq = envelope.seq
-        if case .event(let m) = envelope.event, let id = m.id { s.deliveredID = id }
+    private func deliver(_ envelope: Envelope, _ d: inout Delivery) {
+        d.deliveredSeq = envelope.seq
+        if case .event(let m) = envelope.event, let id = m.id { d.deliveredID = id }
     }
 
     /// Commits what the consumer was handed; saves a changed cursor; wakes a reconnect that
     /// waits for the consumer to catch up.
     private func commitDelivered() async {
-        let (saved, waiter) = state.withLock { s in commit(&s) }
+        let (saved, waiter) = delivery.withLock { d in commit(&d) }
         waiter?.resume()
         if let saved { await save(saved) }
     }
 
     /// Marks what was delivered as processed: returns the cursor to save (when it changed)
     /// and the reconnect loop's catch-up waiter to wake (when the consumer caught up).
-    private func commit(_ s: inout State) -> (String?, CheckedContinuation<Void, Never>?) {
+    private func commit(_ d: inout Delivery) -> (String?, CheckedContinuation<Void, Never>?) {
         var saved: String?
-        if let id = s.deliveredID {
-            s.deliveredID = nil
-            if id != s.cursor {
-                s.cursor = id
+        if let id = d.deliveredID {
+            d.deliveredID = nil
+            if id != d.cursor {
+                d.cursor = id
                 saved = id
             }
         }
-        s.processedSeq = s.deliveredSeq
+        d.processedSeq = d.deliveredSeq
         var waiter: CheckedContinuation<Void, Never>?
-        if s.processedSeq == s.forwardedSeq {
-            waiter = s.caughtUpWaiter
-            s.caughtUpWaiter = nil
+        if d.caughtUpWaiter != nil, d.processedSeq == forwardedSeq.load(ordering: .acquiring) {
+            waiter = d.caughtUpWaiter
+            d.caughtUpWaiter = nil
         }
         return (saved, waiter)
     }

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension RealtimeClient {
     /// Everything a ``RealtimeClient`` can be told, with documented defaults. A value type:
     /// build it, then hand it to the client (later changes do not reach a running client).
@@ -35,6 +41,24 @@ extension RealtimeClient {
         /// Loads the cursor at start and saves it as the consumer processes events.
         /// Default nil (the cursor lives only in memory).
         public var cursorStore: CursorStore?
+        /// Reads the resume cursor from a WebSocket message. RFC 6455 has no event ids, so a
+        /// resumable WebSocket protocol carries one in the payload (e.g. an `id` field of a
+        /// JSON message). Called for every WebSocket message before delivery, on the
+        /// connection's I/O thread (keep it quick, never block); a non-nil result
+        /// becomes the message's ``Message/id`` and, once the consumer has processed it, the
+        /// cursor (``RealtimeClient/lastEventID``, ``cursorStore``), exactly as an SSE id.
+        /// When set, a WebSocket reconnect also waits until the consumer has processed what
+        /// was already received, so the cursor covers every delivered message. Not called for
+        /// SSE, whose ids come from the stream. Default nil (WebSocket messages carry no id).
+        public var messageID: (@Sendable (Message) -> String?)?
+        /// Builds each attempt's URL from the client's URL and the committed cursor (nil until
+        /// an event with an id was processed, unless ``lastEventID`` or ``cursorStore`` gave
+        /// one): how a WebSocket server, which gets no `Last-Event-ID`, learns where to resume,
+        /// e.g. `wss://host/feed?after=<cursor>`. Applies to SSE too (which also sends the
+        /// cursor as `Last-Event-ID`). The result must keep the transport's scheme family
+        /// (`ws`/`wss` or `http`/`https`), or the attempt fails with `invalidConfiguration`.
+        /// Default nil (every attempt uses the client's URL).
+        public var resumeURL: (@Sendable (_ url: URL, _ cursor: String?) -> URL)?
 
         // MARK: Policies
 

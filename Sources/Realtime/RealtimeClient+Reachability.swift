@@ -59,7 +59,9 @@ extension RealtimeClient {
             wakeup.wake()
         case .lost(let transport):
             log(.notice, "network lost", ["path": status.description])
-            transport?.close(code: 1001, reason: "network lost")
+            // abort, not close: a WebSocket closing handshake over a vanished path could
+            // only wait out its close timeout (5 s by default) before the loss is reported.
+            transport?.abort()
             wakeup.wake()
         case .verify(let transport):
             log(.info, "network path changed: verifying the connection", ["path": status.description])

@@ -65,7 +65,7 @@ extension RealtimeClient {
             }
             // Exact resume: connect again only once the consumer has processed what it
             // already received, so the cursor covers every delivered event.
-            if transportKind == .sse && loop.attempt > 0 {
+            if (transportKind == .sse || configuration.messageID != nil) && loop.attempt > 0 {
                 await waitUntilCaughtUp()
                 if Task.isCancelled { return }
             }
@@ -230,7 +230,17 @@ extension RealtimeClient {
                     end: TransportEnd(clean: false, error: e, requestWasDelivered: false), opened: false, uptime: .zero)
             }
         }
-        request.lastEventID = delivery.withLock { $0.cursor }
+        let cursor = delivery.withLock { $0.cursor }
+        request.lastEventID = cursor
+        if let resumeURL = configuration.resumeURL {
+            let built = resumeURL(url, cursor)
+            guard Self.transportKind(for: built) == transportKind else {
+                let e = RealtimeError(.invalidConfiguration, detail: "resumeURL changed the transport's scheme")
+                return AttemptOutcome(
+                    end: TransportEnd(clean: false, error: e, requestWasDelivered: false), opened: false, uptime: .zero)
+            }
+            request.url = built
+        }
 
         let transport: any Transport
         do {
@@ -346,10 +356,12 @@ extension RealtimeClient {
         var controls = 0
         var opens = 0
         var bytes = 0
+        let messageID = transportKind == .webSocket ? configuration.messageID : nil
         for event in events {
             switch event {
-            case .message(let message):
+            case .message(var message):
                 bytes &+= message.payloadByteCount
+                if let messageID { message.id = messageID(message) }
                 envelopes.append(Envelope(event: .event(message), seq: 0))
             case .opened(var info):
                 info.attempt = attempt

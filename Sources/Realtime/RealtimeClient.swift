@@ -28,11 +28,13 @@ import Synchronization
 /// `for await` loop stops everything at once: the live connection, any backoff timer and
 /// the reconnect task; no event is delivered afterwards.
 ///
-/// **Exact resume (SSE).** The cursor sent as `Last-Event-ID` is the id of the last event
+/// **Exact resume.** The cursor sent as `Last-Event-ID` is the id of the last event
 /// the consumer has *processed*: an event counts as processed when the consumer asks for the
 /// next one, or earlier through ``acknowledge()``. Before reconnecting, the client waits
 /// until the consumer has processed what was already received, so nothing is received
 /// twice and nothing is skipped. Partial events are never delivered (transport contract).
+/// WebSocket has no ids of its own: ``Configuration/messageID`` reads one from each message
+/// and ``Configuration/resumeURL`` tells the server where to resume, with the same rules.
 ///
 /// **Back-pressure.** Events wait in a bounded buffer (``Configuration/eventBufferCapacity``);
 /// when it is full the client stops reading from the transport, whose own bounded buffer

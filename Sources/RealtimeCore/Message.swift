@@ -1,7 +1,8 @@
 /// One message received from the server, whichever transport carried it.
 ///
 /// SSE events fill ``type`` and ``id`` (WHATWG HTML §9.2.6: the event type, default
-/// `"message"`, and the last event ID *at dispatch*); WebSocket messages leave them nil.
+/// `"message"`, and the last event ID *at dispatch*); WebSocket messages leave them nil
+/// (unless the client's `Configuration.messageID` reads an id from the payload).
 public struct Message: Sendable, Hashable {
     public enum Content: Sendable, Hashable {
         /// A text payload: SSE `data`, or a WebSocket text message (valid UTF-8).
@@ -13,7 +14,8 @@ public struct Message: Sendable, Hashable {
     public var content: Content
     /// SSE event type (`event:` field, `"message"` when absent); nil for WebSocket.
     public var type: String?
-    /// SSE last event ID when this event was dispatched; nil for WebSocket.
+    /// SSE last event ID when this event was dispatched; for WebSocket, what the client's
+    /// `Configuration.messageID` read from the payload, else nil.
     public var id: String?
 
     public init(content: Content, type: String? = nil, id: String? = nil) {

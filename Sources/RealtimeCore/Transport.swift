@@ -50,9 +50,19 @@ public protocol Transport: AnyObject, Sendable {
     /// counted as silence. No-op before the connection opens and after it ends; callable
     /// from any thread.
     func verifyConnection(within timeout: Duration)
+
+    /// Ends the attempt at once, without waiting for a closing handshake: for when the path
+    /// to the server is known to be gone (the network went away), where a handshake could
+    /// only run into its timeout. Otherwise like ``close(code:reason:)``: idempotent, from
+    /// any thread, `ended` with error `cancelled` unless already ended.
+    func abort()
 }
 
 extension Transport {
     /// Closes with code 1000 and no reason.
     public func close() { close(code: 1000, reason: "") }
+
+    /// ``close(code:reason:)`` with 1001 ("going away"), for transports whose close is
+    /// already immediate (no handshake to skip).
+    public func abort() { close(code: 1001, reason: "") }
 }

@@ -19,6 +19,22 @@ extension WebSocketConnection {
         }
     }
 
+    /// `abort()` from the application: the path is gone, so no closing handshake — a
+    /// best-effort close frame when open, then the attempt ends at once.
+    func abort() {
+        switch state {
+        case .idle, .connecting, .readingErrorBody:
+            end(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false))
+        case .open:
+            writeFrame(encoder.close(code: 1001, reason: ""), completion: nil)
+            end(TransportEnd(clean: false, code: 1001, error: .cancelled))
+        case .closing:
+            end(pendingEnd ?? TransportEnd(clean: false, code: 1001, error: .cancelled))
+        case .closed:
+            break
+        }
+    }
+
     /// Fails the connection (RFC 6455 §7.1.7): sends a close frame with the error's close code,
     /// ignores further input, and ends with `error` when the server closes TCP (or after
     /// `closeTimeout`).

@@ -86,10 +86,23 @@ public final class WebSocketTransport: Transport, Sendable {
     /// the attempt if it is not open yet. Idempotent, callable from anywhere; `events` then
     /// ends with error `cancelled` (unless the attempt had already ended).
     public func close(code: UInt16, reason: String) {
+        rejectQueuedSends()
+        let connection = self.connection
+        eventLoop.execute { connection.close(code: code, reason: reason) }
+    }
+
+    /// Ends the attempt at once: a best-effort close frame (1001, going away), then the socket
+    /// is dropped without waiting for the server's answer — the network is gone, so the
+    /// closing handshake could only run into ``Options/closeTimeout``. Ends with `cancelled`.
+    public func abort() {
+        rejectQueuedSends()
+        let connection = self.connection
+        eventLoop.execute { connection.abort() }
+    }
+
+    private func rejectQueuedSends() {
         let rejected = outbox.withLock { $0.stopAccepting() }
         let error = RealtimeError(.notConnected, detail: "connection closing")
         for continuation in rejected { continuation.resume(throwing: error) }
-        let connection = self.connection
-        eventLoop.execute { connection.close(code: code, reason: reason) }
     }
 }

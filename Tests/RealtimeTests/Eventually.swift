@@ -1,20 +1,22 @@
 import Testing
 
-/// Waits until `condition` holds; records an issue after a generous wall-clock bound.
+/// Waits until `condition` holds; records an issue after `within` (default a generous 30 s).
+/// `what` is evaluated only then, so it can describe the state at the timeout.
 /// The reconnect loop reacts to events and to the manual clock, never to wall time, so this
 /// only lets other tasks run. It yields first; when the condition stays false it parks for a
 /// millisecond between checks, so waiting tests never spin on the few cooperative threads
 /// (2 on a 2-core machine) that every other test needs.
 @discardableResult
 func eventually(
-    _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: @Sendable () -> Bool
+    _ what: @autoclosure () -> String, within: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
+    _ condition: @Sendable () -> Bool
 ) async -> Bool {
     let clock = ContinuousClock()
-    let deadline = clock.now.advanced(by: .seconds(30))
+    let deadline = clock.now.advanced(by: within)
     var checks = 0
     while !condition() {
         if clock.now > deadline {
-            Issue.record("timed out waiting for \(what)", sourceLocation: sourceLocation)
+            Issue.record("timed out after \(within) waiting for \(what())", sourceLocation: sourceLocation)
             return false
         }
         checks += 1
@@ -25,4 +27,14 @@ func eventually(
         }
     }
     return true
+}
+
+/// ``eventually(_:within:sourceLocation:_:)`` that throws when the bound passes, for a test
+/// whose next steps make no sense without the condition (the timeout is recorded as an issue).
+func bounded(
+    _ what: @autoclosure () -> String, seconds: Int, sourceLocation: SourceLocation = #_sourceLocation, _ condition: @Sendable () -> Bool
+) async throws {
+    guard await eventually(what(), within: .seconds(seconds), sourceLocation: sourceLocation, condition) else {
+        throw CancellationError()
+    }
 }

@@ -19,14 +19,5 @@ extension NetnsPair {
         loop.shutdown()
         return nil
     }
-
-    /// Starts `scripts/netns/sse_server.py` in the server namespace on port 8080:
-    /// `count` events, one every `intervalMilliseconds`, resuming after `Last-Event-ID`.
-    func spawnSSEServer(count: Int, intervalMilliseconds: Int) throws -> Process {
-        try spawn(in: server, [
-            "python3", NetnsPair.scripts.appendingPathComponent("sse_server.py").path,
-            NetnsPair.serverAddress, "8080", "\(count)", "\(intervalMilliseconds)",
-        ])
-    }
 }
 #endif

@@ -58,6 +58,43 @@ public struct NetnsPair: Sendable {
         return p
     }
 
+    /// Like ``spawn(in:_:)`` for a server that prints `ready` on its standard output once it
+    /// listens (scripts/netns/*_server.py): returns only then, so a test can time what
+    /// follows from the moment the server is really there. Waits on a thread of its own,
+    /// at most `timeout`; the process is killed if it does not get ready.
+    public func spawnReady(in namespace: String, _ args: [String], timeout: Duration = .seconds(10)) async throws -> Process {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+        p.arguments = ["netns", "exec", namespace] + args
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let fd = out.fileHandleForReading.fileDescriptor
+        let ready = try await offloaded { () -> Bool in
+            let deadline = ContinuousClock.now + timeout
+            var seen: [UInt8] = []
+            while ContinuousClock.now < deadline {
+                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                let left = (deadline - ContinuousClock.now).components
+                let ms = Int32(clamping: max(1, left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000))
+                guard poll(&pfd, 1, ms) > 0 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 64)
+                let n = read(fd, &buffer, buffer.count)
+                guard n > 0 else { return false }
+                seen += buffer[0..<n]
+                if String(decoding: seen, as: UTF8.self).contains("ready\n") { return true }
+            }
+            return false
+        }
+        try? out.fileHandleForReading.close()
+        guard ready else {
+            Self.kill(p)
+            throw CommandFailed(description: "\(args.joined(separator: " ")) did not get ready within \(timeout)")
+        }
+        return p
+    }
+
     /// `ip -n <namespace> args…`
     public func ip(_ namespace: String, _ args: String...) throws {
         try Self.run("/usr/sbin/ip", ["-n", namespace] + args)

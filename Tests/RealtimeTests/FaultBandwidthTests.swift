@@ -1,0 +1,45 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestSupport
+import Testing
+
+/// A bandwidth-limited link (issue 5, see ``FaultRig``): `tc tbf` at 256 kbit/s on the
+/// server's side of the veth. A large stream completes with every message exactly once, and
+/// the measured goodput is close to the configured rate. Root only.
+@Suite(.serialized) struct FaultBandwidthTests {
+    @Test(arguments: FaultRig.Kind.allCases)
+    func largeStreamOverASlowLinkCompletesAtTheLinkRate(_ kind: FaultRig.Kind) async throws {
+        try await FaultRig.run("bw", kind) { rig in
+            let rateBitsPerSecond = 256_000.0
+            try await rig.inServerNamespace(
+                "tc", "qdisc", "add", "dev", rig.ns.serverVeth, "root", "tbf",
+                "rate", "256kbit", "burst", "4096", "latency", "400ms")
+            let count = 96
+            let pad = 1000
+            try await rig.startServer(count: count, intervalMilliseconds: 0, ["--pad", "\(pad)"])
+            let client = try rig.makeClient()
+            defer { client.close() }
+            let log = FaultEventLog(client, lastID: count)
+            try await bounded("all \(count) messages: \(log.summary)", seconds: 20) { log.lastID == count }
+
+            let messages = log.entries.compactMap { e -> (bytes: Int, at: ContinuousClock.Instant)? in
+                if case .event(let m) = e.event { (m.bytes.count, e.at) } else { nil }
+            }
+            let first = try #require(messages.first)
+            let last = try #require(messages.last)
+            // Bytes that arrived after the first message, over the time they took.
+            let bytes = messages.dropFirst().reduce(0) { $0 + $1.bytes }
+            let seconds = Double((last.at - first.at).components.attoseconds) / 1e18 + Double((last.at - first.at).components.seconds)
+            let goodput = Double(bytes) * 8 / seconds
+            let ratio = goodput / rateBitsPerSecond
+            print("Fault \(kind) tbf 256 kbit/s: \(count) × ~\(pad) B in \(last.at - first.at), goodput \(Int(goodput / 1000)) kbit/s = \(Int(ratio * 100)) % of the rate (the rest is TCP/IP/Ethernet and framing)")
+            #expect(log.ids == Array(1...count), "every message exactly once: \(log.summary)")
+            #expect(log.errors.isEmpty, "\(log.summary)")
+            // Headers cost ~5 % at this message size; much less would mean a slow client,
+            // more than the rate would mean the shaper is not in the path.
+            #expect(ratio > 0.8 && ratio < 1.02, "goodput \(Int(goodput)) bit/s vs tbf \(Int(rateBitsPerSecond)) bit/s")
+        }
+    }
+}
+#endif

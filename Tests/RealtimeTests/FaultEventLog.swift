@@ -1,0 +1,89 @@
+import Realtime
+import Synchronization
+
+/// Consumes a client's events in a task (a prompt consumer) and records each with the time it
+/// arrived, for the fault tests' measurements. Message ids (SSE ids, or WebSocket ids read by
+/// `Configuration.messageID`) are collected as integers; the consumer stops after `lastID`.
+final class FaultEventLog: Sendable {
+    struct Entry: Sendable {
+        var event: ClientEvent
+        var at: ContinuousClock.Instant
+    }
+
+    private let state = Mutex<[Entry]>([])
+    private let task = Mutex<Task<Void, Never>?>(nil)
+
+    init(_ client: RealtimeClient, lastID: Int?) {
+        let t = Task { [self] in
+            for await event in client.events {
+                let id = self.state.withLock { entries -> Int? in
+                    entries.append(Entry(event: event, at: .now))
+                    if case .event(let m) = event { return m.id.flatMap(Int.init) }
+                    return nil
+                }
+                if let lastID, id == lastID { break }
+            }
+        }
+        task.withLock { $0 = t }
+    }
+
+    deinit { task.withLock { $0?.cancel() } }
+
+    var entries: [Entry] { state.withLock { $0 } }
+
+    /// The ids of the messages received, in order.
+    var ids: [Int] {
+        state.withLock { $0.compactMap { e in if case .event(let m) = e.event { m.id.flatMap(Int.init) } else { nil } } }
+    }
+
+    var lastID: Int? { ids.last }
+
+    /// When each `.open` arrived.
+    var opens: [ContinuousClock.Instant] {
+        state.withLock { $0.compactMap { e in if case .open = e.event { e.at } else { nil } } }
+    }
+
+    /// The `.error` events, with their arrival times.
+    var errors: [(event: ErrorEvent, at: ContinuousClock.Instant)] {
+        state.withLock { $0.compactMap { e in e.event.errorEvent.map { ($0, e.at) } } }
+    }
+
+    /// The `.error` events that arrived between `start` and `end`.
+    func errors(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> [ErrorEvent] {
+        state.withLock { $0.compactMap { e in e.at > start && e.at < end ? e.event.errorEvent : nil } }
+    }
+
+    /// The first `.error` or `.closed` that arrived after `instant` (how the client noticed a
+    /// fault), with its arrival time.
+    func firstEnd(after instant: ContinuousClock.Instant) -> Entry? {
+        state.withLock { entries in
+            entries.first { e in
+                guard e.at > instant else { return false }
+                switch e.event {
+                case .error, .closed: return true
+                case .open, .event: return false
+                }
+            }
+        }
+    }
+
+    /// The arrival of the first message after `instant` (a resumed stream's first delivery).
+    func firstMessage(after instant: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        state.withLock { $0.first { e in if case .event = e.event { e.at > instant } else { false } }?.at }
+    }
+
+    /// What arrived besides messages (opens, errors, closes) and the ids, for failure messages.
+    var summary: String {
+        let other = state.withLock { entries in
+            entries.compactMap { e -> String? in
+                switch e.event {
+                case .event: nil
+                case .error(let error): "error(\(error.error), \(error.willRetry ? "retry" : "stop"))"
+                default: e.event.short
+                }
+            }
+        }
+        let ids = self.ids
+        return other.joined(separator: " ") + "; \(ids.count) messages, ids \(ids.first ?? 0)…\(ids.last ?? 0)"
+    }
+}

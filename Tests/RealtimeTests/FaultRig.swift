@@ -1,0 +1,139 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestSupport
+import Testing
+
+/// The scaffolding every fault test shares (issue 5): two network namespaces joined by a veth
+/// pair, a client event loop whose thread entered the client namespace, the scripts/netns
+/// servers in the server namespace, a client of either transport, and the iptables/tc knobs.
+///
+/// ``run(_:_:_:)`` builds it, runs the test body and tears everything down (servers killed,
+/// loop stopped, namespaces deleted) however the body ends. Without root it prints why and
+/// returns without running the body (the suite skips visibly).
+final class FaultRig {
+    /// The transport under test; the fault tests run once per case.
+    enum Kind: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case sse, webSocket
+        var testDescription: String { rawValue }
+        /// Keeps namespace names unique per transport.
+        var tagSuffix: String { self == .sse ? "s" : "w" }
+        var server: String { self == .sse ? "sse_server.py" : "ws_server.py" }
+    }
+
+    let ns: NetnsPair
+    let loop: EventLoop
+    let kind: Kind
+    /// Every server started, so teardown kills them all.
+    private var servers: [Process] = []
+
+    static let port = 8080
+
+    private init(ns: NetnsPair, loop: EventLoop, kind: Kind) {
+        self.ns = ns
+        self.loop = loop
+        self.kind = kind
+    }
+
+    /// Runs `body` on a fresh rig tagged `tag` (at most 2 characters: interface names are
+    /// short) for `kind`; always cleans up.
+    static func run(_ tag: String, _ kind: Kind, _ body: (FaultRig) async throws -> Void) async throws {
+        guard let ns = NetnsPair.make(tag: tag + kind.tagSuffix) else { return }
+        defer { ns.destroy() }
+        let loop = try #require(await ns.makeClientLoop(), "entering the client namespace")
+        defer { loop.shutdown() }
+        let rig = FaultRig(ns: ns, loop: loop, kind: kind)
+        defer { rig.killServers() }
+        try await body(rig)
+    }
+
+    // MARK: Servers
+
+    /// Starts this transport's streaming server (scripts/netns/sse_server.py or ws_server.py)
+    /// on ``port`` and returns once it listens: messages 1...`count`, one every
+    /// `intervalMilliseconds`, resuming after the client's cursor. `options`: `--pad N`,
+    /// `--drip-ms N`, `--rst` (see scripts/netns/stream_common.py).
+    @discardableResult
+    func startServer(count: Int, intervalMilliseconds: Int, _ options: [String] = []) async throws -> Process {
+        let script = NetnsPair.scripts.appendingPathComponent(kind.server).path
+        let p = try await ns.spawnReady(
+            in: ns.server,
+            ["python3", script, NetnsPair.serverAddress, "\(Self.port)", "\(count)", "\(intervalMilliseconds)"] + options)
+        servers.append(p)
+        return p
+    }
+
+    /// Starts scripts/netns/silent_server.py: connections complete, nothing is ever answered.
+    func startSilentServer() async throws {
+        let script = NetnsPair.scripts.appendingPathComponent("silent_server.py").path
+        servers.append(try await ns.spawnReady(in: ns.server, ["python3", script, NetnsPair.serverAddress, "\(Self.port)"]))
+    }
+
+    /// SIGKILLs every server started so far (their sockets close: FIN, or RST with `--rst`).
+    func killServers() {
+        for p in servers { NetnsPair.kill(p) }
+        servers.removeAll()
+    }
+
+    // MARK: Network faults
+
+    /// `ip netns exec <server namespace> args…`, on a thread of its own.
+    func inServerNamespace(_ args: String...) async throws {
+        let namespace = ns.server
+        try await offloaded { try NetnsPair.run("/usr/sbin/ip", ["netns", "exec", namespace] + args) }
+    }
+
+    /// `ip -n <client namespace> link set <client veth> up|down`.
+    func setClientLink(up: Bool) async throws {
+        let (namespace, veth) = (ns.client, ns.clientVeth)
+        try await offloaded {
+            try NetnsPair.run("/usr/sbin/ip", ["-n", namespace, "link", "set", veth, up ? "up" : "down"])
+        }
+    }
+
+    /// Drops every packet to and from the server port in the server namespace (a half-open
+    /// connection: no FIN, no RST), or removes that rule again.
+    func dropServerTraffic(_ drop: Bool) async throws {
+        for (chain, port) in [("INPUT", "--dport"), ("OUTPUT", "--sport")] {
+            try await inServerNamespace("iptables", drop ? "-A" : "-D", chain, "-p", "tcp", port, "\(Self.port)", "-j", "DROP")
+        }
+    }
+
+    // MARK: Client
+
+    var url: URL {
+        switch kind {
+        case .sse: URL(string: "http://\(NetnsPair.serverAddress):\(Self.port)/sse")!
+        case .webSocket: URL(string: "ws://\(NetnsPair.serverAddress):\(Self.port)/ws")!
+        }
+    }
+
+    /// A client for this rig's server (or `url`), on the client-namespace loop. Defaults: backoff
+    /// 100 ms…500 ms, connect timeout 2 s, idle timeout 5 s, WebSocket heartbeat off (the
+    /// tests that want one set it), WebSocket resume by `"<id>|…"` framing; then `configure`.
+    func makeClient(
+        url: URL? = nil, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
+    ) throws -> RealtimeClient {
+        var c = RealtimeClient.Configuration()
+        c.backoff = .exponential(initial: .milliseconds(100), maximum: .milliseconds(500))
+        c.connectTimeout = .seconds(2)
+        c.idleTimeout = .seconds(5)
+        c.heartbeat = .disabled
+        c.resumeWithIDPipeFraming()
+        configure(&c)
+        let loop = self.loop
+        let sse = c.sse
+        var webSocket = c.webSocket
+        webSocket.heartbeat = c.heartbeat
+        let ws = webSocket
+        return try RealtimeClient(
+            url: url ?? self.url, configuration: c, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
+            transportFactory: { request in
+                switch RealtimeClient.transportKind(for: request.url) {
+                case .webSocket: WebSocketTransport(request: request, options: ws, eventLoop: loop)
+                default: SSETransport(request: request, options: sse, eventLoop: loop)
+                }
+            })
+    }
+}
+#endif

@@ -1,0 +1,91 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestSupport
+import Testing
+
+/// What the kernel alone finds of a half-open connection (`iptables DROP` mid-stream), with
+/// the library's own detectors (SSE idle timeout, WebSocket heartbeat) switched off: only TCP
+/// keepalive and `TCP_USER_TIMEOUT` (tcp(7)). Measured on Linux 6.x:
+/// - `TCP_USER_TIMEOUT` bounds how long *sent* data may stay unacknowledged. A receive-only
+///   stream sends nothing, so on its own it never fires: the stream just stalls.
+/// - With keepalive on, the probes are unacknowledged data: the connection is dropped
+///   (`ETIMEDOUT`) once the user timeout has passed since the last byte received and at
+///   least one probe went out — about max(user timeout, keepalive idle + interval).
+/// - When the client sends (a WebSocket message, a ping), the user timeout runs from that
+///   send, keepalive or not.
+@Suite(.serialized) struct FaultTCPTimeoutTests {
+    /// The kernel-only configuration: no idle timeout, no heartbeat, keepalive as given.
+    static func kernelOnly(
+        _ c: inout RealtimeClient.Configuration, keepAlive: Bool, userTimeout: Duration
+    ) {
+        c.idleTimeout = nil
+        c.heartbeat = .disabled
+        c.sse.tcpUserTimeout = userTimeout
+        c.webSocket.socket.userTimeout = userTimeout
+        c.sse.tcpKeepAlive = keepAlive ? .init(idle: .seconds(1), interval: .seconds(1)) : nil
+        c.webSocket.socket.keepAlive = keepAlive ? .init(idle: 1, interval: 1, count: 3) : nil
+    }
+
+    @Test func userTimeoutAloneDoesNotDetectAReceiveOnlyHalfOpen() async throws {
+        try await FaultRig.run("ua", .sse) { rig in
+            try await rig.startServer(count: 10_000, intervalMilliseconds: 20)
+            let client = try rig.makeClient { Self.kernelOnly(&$0, keepAlive: false, userTimeout: .seconds(1)) }
+            defer { client.close() }
+            let log = FaultEventLog(client, lastID: nil)
+            try await bounded("10 messages: \(log.summary)", seconds: 10) { log.ids.count >= 10 }
+            try await rig.dropServerTraffic(true)
+            let droppedAt = ContinuousClock.now
+            let received = log.ids.count
+            try await Task.sleep(for: .seconds(3))
+            let noticed = log.firstEnd(after: droppedAt)
+            print("Fault sse user-timeout only (1 s), receive-only: \(noticed == nil ? "not detected" : "detected") after 3 s; \(log.ids.count - received) messages after the drop")
+            #expect(noticed == nil, "nothing is sent, so TCP_USER_TIMEOUT has nothing to time: \(log.summary)")
+        }
+    }
+
+    @Test(arguments: FaultRig.Kind.allCases)
+    func keepAliveWithUserTimeoutDetectsAReceiveOnlyHalfOpen(_ kind: FaultRig.Kind) async throws {
+        try await FaultRig.run("ka", kind) { rig in
+            try await rig.startServer(count: 10_000, intervalMilliseconds: 20)
+            let userTimeout = Duration.seconds(2)
+            let client = try rig.makeClient { Self.kernelOnly(&$0, keepAlive: true, userTimeout: userTimeout) }
+            defer { client.close() }
+            let log = FaultEventLog(client, lastID: nil)
+            try await bounded("10 messages: \(log.summary)", seconds: 10) { log.ids.count >= 10 }
+            try await rig.dropServerTraffic(true)
+            let droppedAt = ContinuousClock.now
+            try await bounded("the kernel to drop the connection: \(log.summary)", seconds: 8) { log.firstEnd(after: droppedAt) != nil }
+            let end = try #require(log.firstEnd(after: droppedAt))
+            let detection = end.at - droppedAt
+            print("Fault \(kind) keepalive 1 s/1 s + user timeout \(userTimeout), receive-only: detected after \(detection) (\(end.event.short))")
+            #expect(end.event.errorEvent?.error.code == .network, "ETIMEDOUT is a network error: \(log.summary)")
+            #expect(end.event.errorEvent?.willRetry == true)
+            #expect(detection >= userTimeout - .milliseconds(100), "not before the user timeout")
+            #expect(detection < userTimeout + .milliseconds(1500), "user timeout + one keepalive interval + slack")
+        }
+    }
+
+    @Test func userTimeoutDetectsAHalfOpenWhenTheClientSends() async throws {
+        try await FaultRig.run("us", .webSocket) { rig in
+            try await rig.startServer(count: 10_000, intervalMilliseconds: 20)
+            let userTimeout = Duration.seconds(1)
+            let client = try rig.makeClient { Self.kernelOnly(&$0, keepAlive: false, userTimeout: userTimeout) }
+            defer { client.close() }
+            let log = FaultEventLog(client, lastID: nil)
+            try await bounded("10 messages: \(log.summary)", seconds: 10) { log.ids.count >= 10 }
+            try await rig.dropServerTraffic(true)
+            let droppedAt = ContinuousClock.now
+            try await client.send(.text("are you there?"))
+            let sentAt = ContinuousClock.now
+            try await bounded("the kernel to drop the connection: \(log.summary)", seconds: 6) { log.firstEnd(after: droppedAt) != nil }
+            let end = try #require(log.firstEnd(after: droppedAt))
+            let detection = end.at - sentAt
+            print("Fault webSocket user timeout \(userTimeout), one message sent into the void: detected \(detection) after the send (\(end.event.short))")
+            #expect(end.event.errorEvent?.error.code == .network, "ETIMEDOUT is a network error: \(log.summary)")
+            #expect(detection >= userTimeout - .milliseconds(100), "not before the user timeout")
+            #expect(detection < userTimeout + .seconds(1), "the user timeout (+ retransmission timer granularity)")
+        }
+    }
+}
+#endif

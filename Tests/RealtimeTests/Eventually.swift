@@ -4,12 +4,13 @@ import Testing
 /// `what` is evaluated only then, so it can describe the state at the timeout.
 /// The reconnect loop reacts to events and to the manual clock, never to wall time, so this
 /// only lets other tasks run. It yields first; when the condition stays false it parks for a
-/// millisecond between checks, so waiting tests never spin on the few cooperative threads
-/// (2 on a 2-core machine) that every other test needs.
+/// millisecond (`pollingEvery`) between checks, so waiting tests never spin on the few
+/// cooperative threads (2 on a 2-core machine) that every other test needs. Poll less often
+/// when the condition itself is costly (e.g. it scans a thousand clients).
 @discardableResult
 func eventually(
-    _ what: @autoclosure () -> String, within: Duration = .seconds(30), sourceLocation: SourceLocation = #_sourceLocation,
-    _ condition: @Sendable () -> Bool
+    _ what: @autoclosure () -> String, within: Duration = .seconds(30), pollingEvery: Duration = .milliseconds(1),
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: @Sendable () -> Bool
 ) async -> Bool {
     let clock = ContinuousClock()
     let deadline = clock.now.advanced(by: within)
@@ -23,18 +24,21 @@ func eventually(
         if checks < 100 {
             await Task.yield()
         } else {
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await Task.sleep(for: pollingEvery)
         }
     }
     return true
 }
 
-/// ``eventually(_:within:sourceLocation:_:)`` that throws when the bound passes, for a test
+/// ``eventually(_:within:pollingEvery:sourceLocation:_:)`` that throws when the bound passes, for a test
 /// whose next steps make no sense without the condition (the timeout is recorded as an issue).
 func bounded(
-    _ what: @autoclosure () -> String, seconds: Int, sourceLocation: SourceLocation = #_sourceLocation, _ condition: @Sendable () -> Bool
+    _ what: @autoclosure () -> String, seconds: Int, pollingEvery: Duration = .milliseconds(1),
+    sourceLocation: SourceLocation = #_sourceLocation, _ condition: @Sendable () -> Bool
 ) async throws {
-    guard await eventually(what(), within: .seconds(seconds), sourceLocation: sourceLocation, condition) else {
+    guard await eventually(
+        what(), within: .seconds(seconds), pollingEvery: pollingEvery, sourceLocation: sourceLocation, condition)
+    else {
         throw CancellationError()
     }
 }

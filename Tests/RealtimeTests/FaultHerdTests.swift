@@ -106,7 +106,7 @@ import Testing
         for batch in stride(from: 0, to: Self.clients, by: Self.startBatch) {
             let end = min(batch + Self.startBatch, Self.clients)
             consumers += clients[batch..<end].map { c in Task { for await _ in c.events {} } }
-            try await bounded("clients \(batch)..<\(end) to connect", seconds: 20) { opened(1) == end }
+            try await bounded("clients \(batch)..<\(end) to connect", seconds: 20, pollingEvery: .milliseconds(20)) { opened(1) == end }
         }
         let firstAttempts = stamps.withLock { $0.count }
 
@@ -115,7 +115,7 @@ import Testing
         try await Task.sleep(for: .milliseconds(1500))
         let restartedAt = ContinuousClock.now - origin
         try server.start()
-        try await bounded("all \(Self.clients) clients to reconnect", seconds: 20) { opened(2) == Self.clients }
+        try await bounded("all \(Self.clients) clients to reconnect", seconds: 20, pollingEvery: .milliseconds(20)) { opened(2) == Self.clients }
         let allBackAt = ContinuousClock.now - origin
 
         let reconnects = stamps.withLock { Array($0.dropFirst(firstAttempts)) }.filter { $0 >= stoppedAt }.sorted()
@@ -169,17 +169,6 @@ import Testing
         }
         print("SKIPPED (herd): needs \(needed) open files, the limit is \(limit.rlim_cur) (hard \(limit.rlim_max)); raise `ulimit -n`")
         return false
-    }
-
-    func bounded(_ what: String, seconds: Int, _ condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            if ContinuousClock.now > deadline {
-                Issue.record("timed out after \(seconds) s waiting for \(what)")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(20))
-        }
     }
 }
 #endif

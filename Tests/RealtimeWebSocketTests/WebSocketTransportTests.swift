@@ -54,6 +54,27 @@ import RealtimeWebSocket
         }
     }
 
+    /// A server that never answers our close frame: `close()` waits out the close timeout,
+    /// `abort()` (the network is gone) ends the attempt at once, with `cancelled`.
+    @Test func abortEndsAtOnceWithoutTheClosingHandshake() async throws {
+        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 5) }
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            options.closeTimeout = .seconds(3)
+            let probe = TransportProbe(server.url, options: options)
+            #expect(await probe.opened() != nil)
+            let start = ContinuousClock.now
+            probe.transport.abort()
+            let (end, _) = await probe.ended()
+            let elapsed = ContinuousClock.now - start
+            #expect(end?.error?.code == .cancelled)
+            #expect(end?.clean == false)
+            #expect(end?.code == 1001)
+            #expect(elapsed < .seconds(1), "no wait for the close handshake (close timeout 3 s); took \(elapsed)")
+            probe.transport.abort()  // idempotent
+        }
+    }
+
     @Test func peerVanishingWhileWeWriteIsAnErrorNotSIGPIPE() async throws {
         let server = try ScriptedServer { fd in
             // Wait until the client is writing, then vanish with RST.

@@ -72,6 +72,11 @@ final class FaultEventLog: Sendable {
         state.withLock { $0.first { e in if case .event = e.event { e.at > instant } else { false } }?.at }
     }
 
+    /// The arrival of the last message before `instant` (when a silence began).
+    func lastMessage(before instant: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        state.withLock { $0.last { e in if case .event = e.event { e.at < instant } else { false } }?.at }
+    }
+
     /// What arrived besides messages (opens, errors, closes) and the ids, for failure messages.
     var summary: String {
         let other = state.withLock { entries in

@@ -84,7 +84,7 @@ import Testing
             print("Fault webSocket user timeout \(userTimeout), one message sent into the void: detected \(detection) after the send (\(end.event.short))")
             #expect(end.event.errorEvent?.error.code == .network, "ETIMEDOUT is a network error: \(log.summary)")
             #expect(detection >= userTimeout - .milliseconds(100), "not before the user timeout")
-            #expect(detection < userTimeout + .seconds(1), "the user timeout (+ retransmission timer granularity)")
+            #expect(detection < userTimeout + .milliseconds(1500), "the user timeout (+ retransmission timer granularity, slack)")
         }
     }
 }

@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test func reportsLinkDownAndUpInANamespace() async throws {
-        guard let ns = NetnsPair.make(tag: "nm") else { return }
+        guard let ns = await NetnsPair.make(tag: "nm") else { return }
         defer { ns.destroy() }
         let loop = EventLoop(name: "rt-netns-test")
         defer { loop.shutdown() }

@@ -36,15 +36,21 @@ final class FaultRig {
     }
 
     /// Runs `body` on a fresh rig tagged `tag` (at most 2 characters: interface names are
-    /// short) for `kind`; always cleans up.
+    /// short) for `kind`; always cleans up (servers, loop, namespaces), then rethrows. Every
+    /// `ip`/process wait runs on a thread of its own, never on the cooperative pool.
     static func run(_ tag: String, _ kind: Kind, _ body: (FaultRig) async throws -> Void) async throws {
-        guard let ns = NetnsPair.make(tag: tag + kind.tagSuffix) else { return }
-        defer { ns.destroy() }
-        let loop = try #require(await ns.makeClientLoop(), "entering the client namespace")
-        defer { loop.shutdown() }
-        let rig = FaultRig(ns: ns, loop: loop, kind: kind)
-        defer { rig.killServers() }
-        try await body(rig)
+        guard let ns = await NetnsPair.make(tag: tag + kind.tagSuffix) else { return }
+        var outcome: Result<Void, any Error> = .success(())
+        if let loop = await ns.makeClientLoop() {
+            let rig = FaultRig(ns: ns, loop: loop, kind: kind)
+            do { try await body(rig) } catch { outcome = .failure(error) }
+            await rig.killServers()
+            _ = try? await offloaded { loop.shutdown() }  // joins the loop thread
+        } else {
+            Issue.record("could not enter the client namespace \(ns.client)")
+        }
+        await ns.destroyed()
+        try outcome.get()
     }
 
     // MARK: Servers
@@ -70,9 +76,10 @@ final class FaultRig {
     }
 
     /// SIGKILLs every server started so far (their sockets close: FIN, or RST with `--rst`).
-    func killServers() {
-        for p in servers { NetnsPair.kill(p) }
+    func killServers() async {
+        let running = servers
         servers.removeAll()
+        await NetnsPair.killed(running)
     }
 
     // MARK: Network faults

@@ -21,8 +21,8 @@ import Testing
             let log = FaultEventLog(client, lastID: count)
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
             let opensBefore = log.opens.count
-            rig.killServers()
             let killedAt = ContinuousClock.now
+            await rig.killServers()
             try await bounded("the reset to be noticed: \(log.summary)", seconds: 3) { log.firstEnd(after: killedAt) != nil }
             let end = try #require(log.firstEnd(after: killedAt))
             try await rig.startServer(count: count, intervalMilliseconds: 20, ["--rst"])
@@ -58,8 +58,8 @@ import Testing
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
             let opensBefore = log.opens.count
             let attemptsBefore = client.statistics.attempts
-            rig.killServers()
             let killedAt = ContinuousClock.now
+            await rig.killServers()
             try await Task.sleep(for: .milliseconds(1500))
             let attemptsWhileDown = client.statistics.attempts - attemptsBefore
             try await rig.startServer(count: count, intervalMilliseconds: 20)

@@ -5,7 +5,9 @@ import Glibc
 /// Two network namespaces joined by a veth pair (scripts/netns/up.sh), for tests that need
 /// real links to fail. ``make(tag:)`` returns nil — after printing why — when the machine
 /// cannot create namespaces (not root, no `ip`, no netns support), so those tests skip
-/// visibly instead of silently.
+/// visibly instead of silently. Creating and deleting run the scripts on a thread of their
+/// own (``destroy()`` blocks; prefer ``destroyed()`` from async code): a busy machine makes
+/// `ip` slow, and the cooperative pool (2 threads here) must not wait for it.
 public struct NetnsPair: Sendable {
     public let tag: String
     public var client: String { "rt-\(tag)-c" }
@@ -19,7 +21,7 @@ public struct NetnsPair: Sendable {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("scripts/netns")
 
-    public static func make(tag: String) -> NetnsPair? {
+    public static func make(tag: String) async -> NetnsPair? {
         let tag = tag + String(getpid() % 10000)
         guard geteuid() == 0 else {
             print("SKIPPED (network namespaces): needs root; run `make test` as root (CI does)")
@@ -27,9 +29,9 @@ public struct NetnsPair: Sendable {
         }
         let pair = NetnsPair(tag: tag)
         do {
-            try run(scripts.appendingPathComponent("up.sh").path, [tag])
+            try await offloaded { try run(scripts.appendingPathComponent("up.sh").path, [tag]) }
         } catch {
-            pair.destroy()
+            await pair.destroyed()
             print("SKIPPED (network namespaces): cannot create them here: \(error)")
             return nil
         }
@@ -40,11 +42,27 @@ public struct NetnsPair: Sendable {
         try? Self.run(Self.scripts.appendingPathComponent("down.sh").path, [tag])
     }
 
+    /// ``destroy()`` on a thread of its own.
+    public func destroyed() async {
+        _ = try? await offloaded { self.destroy() }
+    }
+
     /// Ends a process from ``spawn(in:_:)`` and reaps it. SIGKILL, because a child spawned
     /// from a test thread inherits that thread's signal mask, in which SIGTERM may be blocked.
     public static func kill(_ p: Process) {
         if p.isRunning { Glibc.kill(p.processIdentifier, SIGKILL) }
         p.waitUntilExit()
+    }
+
+    /// ``kill(_:)`` for several processes, reaped on a thread of their own.
+    public static func killed(_ processes: [Process]) async {
+        let boxed = UncheckedProcesses(processes: processes)
+        _ = try? await offloaded { for p in boxed.processes { kill(p) } }
+    }
+
+    /// Hands processes to the reaping thread; nothing else touches them meanwhile.
+    private struct UncheckedProcesses: @unchecked Sendable {
+        var processes: [Process]
     }
 
     /// A background process inside `namespace` (`ip netns exec`); end it with ``kill(_:)``.

@@ -99,6 +99,7 @@ public struct NetnsPair: Sendable {
                 guard poll(&pfd, 1, ms) > 0 else { continue }
                 var buffer = [UInt8](repeating: 0, count: 64)
                 let n = read(fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
                 guard n > 0 else { return false }
                 seen += buffer[0..<n]
                 if String(decoding: seen, as: UTF8.self).contains("ready\n") { return true }
@@ -122,6 +123,22 @@ public struct NetnsPair: Sendable {
         public var description: String
     }
 
+    /// Everything until end of file, retrying reads that a signal interrupted.
+    static func readToEnd(_ fd: Int32) -> [UInt8] {
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fd, &buffer, buffer.count)
+            if n > 0 {
+                bytes += buffer[0..<n]
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                return bytes
+            }
+        }
+    }
+
     /// Runs a command to completion (bounded: these are one-shot `ip` calls).
     public static func run(_ path: String, _ args: [String]) throws {
         let p = Process()
@@ -132,7 +149,9 @@ public struct NetnsPair: Sendable {
         p.standardOutput = FileHandle.nullDevice
         try p.run()
         p.waitUntilExit()
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        // Not FileHandle.readDataToEndOfFile(): it traps when a signal (SIGCHLD from another
+        // test's child) interrupts the read; read(2) is simply retried after EINTR.
+        let message = String(decoding: readToEnd(err.fileHandleForReading.fileDescriptor), as: UTF8.self)
         guard p.terminationStatus == 0 else {
             throw CommandFailed(description: "\(path) \(args.joined(separator: " ")) exited \(p.terminationStatus): \(message)")
         }

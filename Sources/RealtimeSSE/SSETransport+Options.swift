@@ -41,6 +41,14 @@ extension SSETransport {
         /// `TCP_USER_TIMEOUT`: unacknowledged data older than this kills the connection
         /// (detects dead peers while sending, which keep-alive does not). nil leaves the
         /// kernel default. Default 30 s.
+        ///
+        /// An SSE stream sends nothing after its request, so on its own this never fires on a
+        /// half-open connection; with ``tcpKeepAlive`` the probes are the unacknowledged
+        /// data, and Linux then drops the connection at the first probe tick at least this
+        /// long after the last byte received (keep-alive's probe count no longer applies):
+        /// with the defaults, 40 s (probe at 30 s, verdict at the next tick). Measured on
+        /// namespaces: keep-alive 1 s/1 s with 2 s here → dropped 2.0 s after the last byte.
+        /// The idle timeout (`TransportRequest.idleTimeout`) is usually the tighter bound.
         public var tcpUserTimeout: Duration? = .seconds(30)
         /// libcurl's receive buffer (`CURLOPT_BUFFERSIZE`), in bytes: the largest chunk
         /// handed to the parser at once. Clamped to 1 KiB…512 KiB. Default 64 KiB.

@@ -10,8 +10,9 @@ import Testing
 /// - `TCP_USER_TIMEOUT` bounds how long *sent* data may stay unacknowledged. A receive-only
 ///   stream sends nothing, so on its own it never fires: the stream just stalls.
 /// - With keepalive on, the probes are unacknowledged data: the connection is dropped
-///   (`ETIMEDOUT`) once the user timeout has passed since the last byte received and at
-///   least one probe went out — about max(user timeout, keepalive idle + interval).
+///   (`ETIMEDOUT`) at the first keepalive tick (idle, idle + interval, …) at which the user
+///   timeout has passed since the last byte received and a probe is out — at least
+///   idle + interval (1 s/1 s with 2 s: 2.0 s measured; library defaults 30 s/10 s/30 s: 40 s).
 /// - When the client sends (a WebSocket message, a ping), the user timeout runs from that
 ///   send, keepalive or not.
 @Suite(.serialized) struct FaultTCPTimeoutTests {

@@ -7,10 +7,17 @@ public struct ByteStreamOptions: Sendable, Hashable {
     public var noDelay: Bool = true
     /// TCP keepalive probes, so a half-open connection (peer vanished without FIN/RST) is
     /// eventually detected by the kernel even when nothing is sent. nil disables.
-    /// Default: first probe after 30 s idle, then every 10 s, dead after 3 unanswered.
+    /// Default: first probe after 30 s idle, then every 10 s, dead after 3 unanswered (with
+    /// ``userTimeout`` set, Linux applies that instead of the count).
     public var keepAlive: KeepAlive? = KeepAlive()
     /// `TCP_USER_TIMEOUT`: how long written data may stay unacknowledged before the kernel
     /// drops the connection (Linux). nil keeps the system default (~15 min). Default 30 s.
+    ///
+    /// It only times data in flight: a connection that only receives is covered once
+    /// ``keepAlive`` probes go out, and then this replaces the probe count — the connection
+    /// is dropped at the first probe tick at least this long after the last byte received
+    /// (defaults: 40 s). A ping or message written into a dead path is dropped this long
+    /// after the write (+ the retransmission timer's granularity: 1.0 s → ~1.4 s measured).
     public var userTimeout: Duration? = .seconds(30)
     /// Bytes read from the socket per `read(2)` call. Default 64 KiB.
     public var readChunkSize: Int = 64 * 1024

@@ -41,11 +41,11 @@ import Testing
         defer { monitor.cancel(observation) }
 
         let downAt = ContinuousClock.now
-        try ns.ip(ns.server, "link", "set", ns.serverVeth, "down")
+        try await ns.ip(ns.server, "link", "set", ns.serverVeth, "down")
         try await waitFor("unreachable") { seen.withLock { $0.last?.0.reachability == .unreachable } }
         let downLatency = seen.withLock { $0.last!.1 } - downAt
         let upAt = ContinuousClock.now
-        try ns.ip(ns.server, "link", "set", ns.serverVeth, "up")
+        try await ns.ip(ns.server, "link", "set", ns.serverVeth, "up")
         try await waitFor("reachable again") { seen.withLock { $0.last?.0.reachability == .reachable } }
         let upLatency = seen.withLock { $0.last!.1 } - upAt
         print("LinuxNetworkMonitor: link down seen after \(downLatency), link up after \(upLatency)")
@@ -56,16 +56,16 @@ import Testing
 
         // Taking our own interface down is immediate (an administrative change).
         let adminDownAt = ContinuousClock.now
-        try ns.ip(ns.client, "link", "set", ns.clientVeth, "down")
+        try await ns.ip(ns.client, "link", "set", ns.clientVeth, "down")
         try await waitFor("unreachable after admin down") { seen.withLock { $0.last?.0.reachability == .unreachable } }
         let adminLatency = seen.withLock { $0.last!.1 } - adminDownAt
         print("LinuxNetworkMonitor: own interface down seen after \(adminLatency)")
         #expect(adminLatency < .milliseconds(500))
-        try ns.ip(ns.client, "link", "set", ns.clientVeth, "up")
+        try await ns.ip(ns.client, "link", "set", ns.clientVeth, "up")
         try await waitFor("reachable after admin up") { seen.withLock { $0.last?.0.reachability == .reachable } }
 
         let generation = monitor.currentStatus.pathGeneration
-        try ns.ip(ns.client, "addr", "add", "10.251.0.5/32", "dev", ns.clientVeth)
+        try await ns.ip(ns.client, "addr", "add", "10.251.0.5/32", "dev", ns.clientVeth)
         try await waitFor("a path change for a new address") { monitor.currentStatus.pathGeneration > generation }
         #expect(monitor.currentStatus.reachability == .reachable)
     }

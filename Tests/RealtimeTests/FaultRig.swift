@@ -86,16 +86,12 @@ final class FaultRig {
 
     /// `ip netns exec <server namespace> args…`, on a thread of its own.
     func inServerNamespace(_ args: String...) async throws {
-        let namespace = ns.server
-        try await offloaded { try NetnsPair.run("/usr/sbin/ip", ["netns", "exec", namespace] + args) }
+        try await ns.exec(in: ns.server, args)
     }
 
     /// `ip -n <client namespace> link set <client veth> up|down`.
     func setClientLink(up: Bool) async throws {
-        let (namespace, veth) = (ns.client, ns.clientVeth)
-        try await offloaded {
-            try NetnsPair.run("/usr/sbin/ip", ["-n", namespace, "link", "set", veth, up ? "up" : "down"])
-        }
+        try await ns.ip(ns.client, "link", "set", ns.clientVeth, up ? "up" : "down")
     }
 
     /// Drops every packet to and from the server port in the server namespace (a half-open

@@ -47,7 +47,7 @@ public struct NetnsPair: Sendable {
         _ = try? await offloaded { self.destroy() }
     }
 
-    /// Ends a process from ``spawn(in:_:)`` and reaps it. SIGKILL, because a child spawned
+    /// Ends a process from ``spawnReady(in:_:timeout:)`` and reaps it. SIGKILL, because a child spawned
     /// from a test thread inherits that thread's signal mask, in which SIGTERM may be blocked.
     public static func kill(_ p: Process) {
         if p.isRunning { Glibc.kill(p.processIdentifier, SIGKILL) }
@@ -65,21 +65,11 @@ public struct NetnsPair: Sendable {
         var processes: [Process]
     }
 
-    /// A background process inside `namespace` (`ip netns exec`); end it with ``kill(_:)``.
-    public func spawn(in namespace: String, _ args: [String]) throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        p.arguments = ["netns", "exec", namespace] + args
-        p.standardOutput = FileHandle.nullDevice
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        return p
-    }
-
-    /// Like ``spawn(in:_:)`` for a server that prints `ready` on its standard output once it
-    /// listens (scripts/netns/*_server.py): returns only then, so a test can time what
-    /// follows from the moment the server is really there. Waits on a thread of its own,
-    /// at most `timeout`; the process is killed if it does not get ready.
+    /// A background server inside `namespace` (`ip netns exec`) that prints `ready` on its
+    /// standard output once it listens (scripts/netns/*_server.py): returns only then, so a
+    /// test can time what follows from the moment the server is really there. Waits on a
+    /// thread of its own, at most `timeout`; the process is killed if it does not get ready.
+    /// End it with ``kill(_:)`` or ``killed(_:)``.
     public func spawnReady(in namespace: String, _ args: [String], timeout: Duration = .seconds(10)) async throws -> Process {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
@@ -114,9 +104,14 @@ public struct NetnsPair: Sendable {
         return p
     }
 
-    /// `ip -n <namespace> args…`
-    public func ip(_ namespace: String, _ args: String...) throws {
-        try Self.run("/usr/sbin/ip", ["-n", namespace] + args)
+    /// `ip -n <namespace> args…`, on a thread of its own.
+    public func ip(_ namespace: String, _ args: String...) async throws {
+        try await offloaded { try Self.run("/usr/sbin/ip", ["-n", namespace] + args) }
+    }
+
+    /// `ip netns exec <namespace> args…` (e.g. `iptables`, `tc`), on a thread of its own.
+    public func exec(in namespace: String, _ args: [String]) async throws {
+        try await offloaded { try Self.run("/usr/sbin/ip", ["netns", "exec", namespace] + args) }
     }
 
     public struct CommandFailed: Error, CustomStringConvertible {

@@ -6,7 +6,8 @@ Command line: HOST PORT COUNT INTERVAL_MS [--pad BYTES] [--drip-ms MS] [--rst]
   --drip-ms MS write every byte on its own, MS apart, TCP_NODELAY (slow-drip tests)
   --rst        SO_LINGER 0 on accepted sockets: when the process dies (SIGKILL) the kernel
                resets the connections (RST) instead of closing them (FIN)
-The server prints "ready" on stdout once it listens, so a test knows when a restart is done.
+The server prints "ready" on stdout once it listens (announce_ready, also used by
+silent_server.py), so a test knows when a (re)start is done.
 """
 import argparse
 import os

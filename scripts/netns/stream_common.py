@@ -13,7 +13,12 @@ import argparse
 import os
 import socket
 import struct
+import threading
 import time
+
+
+# No fault test runs for more than a minute; servers exit after this many seconds regardless.
+LIFETIME_SECONDS = 300
 
 
 def parse_args(description):
@@ -53,7 +58,10 @@ def send(args, sock, data):
 
 
 def announce_ready():
-    """One write of "ready\n", then stdout is closed; the reader may be gone already."""
+    """One write of "ready\n", then stdout is closed; the reader may be gone already.
+    Also bounds the server's life (LIFETIME_SECONDS): a test process that crashes cannot
+    run its cleanup, and its servers must not outlive it for long."""
+    threading.Timer(LIFETIME_SECONDS, os._exit, args=(0,)).start()
     try:
         os.write(1, b"ready\n")
         os.close(1)

@@ -23,7 +23,8 @@ extension WebSocketConnection {
     private func decodeFrames(_ bytes: UnsafeRawBufferPointer) {
         var input = bytes
         do {
-            while let frame = try decoder.next(from: &input) {
+            while var frame = try decoder.next(from: &input) {
+                if let inflater { frame = try inflater.process(frame) }
                 guard let output = try assembler.receive(frame) else { continue }
                 handle(output)
                 if case .closed = state { return }
@@ -34,7 +35,8 @@ extension WebSocketConnection {
                 }
             }
             // Fail fast on a frame still arriving (oversize, bad UTF-8 so far, bad sequence).
-            if decoder.partialFrame != nil {
+            // (Not for a compressed message: its bytes mean nothing until inflated.)
+            if let (header, _) = decoder.partialFrame, inflater?.isCompressed(header) != true {
                 _ = try decoder.withPartialPayload { (header, payload) throws(RealtimeError) in
                     try self.assembler.inspectPartialFrame(header, payload: payload)
                 }
@@ -102,17 +104,34 @@ extension WebSocketConnection {
 
     /// Encodes one application message (or heartbeat) as a single frame and writes it.
     func write(_ message: OutboundMessage, completion: (@Sendable (RealtimeError?) -> Void)?) {
-        let frame: [UInt8]
+        var frame: [UInt8] = []
         switch message {
         case .text(let text):
             var text = text
-            frame = text.withUTF8 { encoder.encode(opcode: .text, payload: UnsafeRawBufferPointer($0)) }
+            text.withUTF8 { writeData(opcode: .text, payload: UnsafeRawBufferPointer($0), into: &frame) }
         case .binary(let bytes):
-            frame = encoder.encode(opcode: .binary, payload: bytes)
+            bytes.withUnsafeBytes { writeData(opcode: .binary, payload: $0, into: &frame) }
         case .ping(let payload):
             frame = encoder.encode(opcode: .ping, payload: payload.prefix(125))
         }
         writeFrame(frame, completion: completion)
+    }
+
+    /// One data frame: compressed with RSV1 set when permessage-deflate is on (RFC 7692 §6).
+    private func writeData(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, into frame: inout [UInt8]) {
+        if let deflater {
+            do {
+                let compressed = try deflater.compress(payload)
+                encoder.encode(opcode: opcode, payload: compressed, rsv1: true, into: &frame)
+                return
+            } catch {
+                // zlib failing to compress is a resource failure, not a reason to lose the
+                // message: stop compressing (uncompressed messages are always allowed, §6)
+                // and send it as it is.
+                self.deflater = nil
+            }
+        }
+        encoder.encode(opcode: opcode, payload: payload, into: &frame)
     }
 
     func writeFrame(_ frame: [UInt8], completion: (@Sendable (RealtimeError?) -> Void)?) {

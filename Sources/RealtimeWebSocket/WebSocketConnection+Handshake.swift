@@ -36,6 +36,14 @@ extension WebSocketConnection {
             eventLoop.cancel(timer)
             connectTimer = nil
         }
+        if let agreed = upgraded.deflate {
+            do {
+                try startCompression(agreed)
+            } catch {
+                end(TransportEnd(clean: false, error: error))
+                return
+            }
+        }
         state = .open
         let info = ConnectionInfo(
             transport: .webSocket, url: url, status: 101, headers: upgraded.head.headers,
@@ -53,6 +61,23 @@ extension WebSocketConnection {
             // Frames the server sent right behind its 101 (same TCP segment).
             upgraded.leftover.withUnsafeBytes { receiveFrames($0) }
         }
+    }
+
+    /// Sets up permessage-deflate with the agreed parameters (RFC 7692 §7.1) and lets the
+    /// decoder accept RSV1.
+    private func startCompression(_ agreed: WebSocketDeflateParameters) throws(RealtimeError) {
+        let offer = options.compression.deflateOffer ?? WebSocketDeflateOptions()
+        inflater = try WebSocketInflater(
+            windowBits: agreed.serverMaxWindowBits, noContextTakeover: agreed.serverNoContextTakeover,
+            maxMessageSize: options.maxMessageSize)
+        if agreed.clientMaxWindowBits >= 9 {
+            // We reset our context when the server asks (§7.1.1.2) or when we said we would.
+            deflater = try WebSocketDeflater(
+                windowBits: agreed.clientMaxWindowBits,
+                noContextTakeover: agreed.clientNoContextTakeover || offer.clientNoContextTakeover,
+                level: offer.compressionLevel)
+        }
+        decoder.allowedReservedBits = 0x40
     }
 
     /// 3xx with `Location`: a new connection to the new URL, within `maxRedirects`.

@@ -40,6 +40,10 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     var decoder: WebSocketFrameDecoder
     var assembler: WebSocketMessageAssembler
     var encoder = WebSocketFrameEncoder(role: .client, generator: BufferedSystemRandom())
+    /// permessage-deflate, once negotiated (RFC 7692). No deflater when the agreed client
+    /// window is 8 bits (zlib cannot honour it): messages are then sent uncompressed.
+    var inflater: WebSocketInflater?
+    var deflater: WebSocketDeflater?
     var heartbeat: HeartbeatStateMachine<ContinuousClock.Instant>
     let clock = ContinuousClock()
     var lastRead: ContinuousClock.Instant
@@ -112,7 +116,8 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
             target = try WebSocketTarget(url: url)
             var generator = SystemRandomNumberGenerator()
             handshake = try WebSocketHandshake(
-                url: url, subprotocols: request.subprotocols, headers: request.headers, generator: &generator)
+                url: url, subprotocols: request.subprotocols, deflate: options.compression.deflateOffer,
+                headers: request.headers, generator: &generator)
         } catch {
             end(TransportEnd(clean: false, error: error, requestWasDelivered: false))
             return

@@ -23,8 +23,11 @@ extension WebSocketTransport {
         /// Messages accepted by `send` and not yet written to the socket; further senders
         /// wait (in call order) until there is room. Default 64.
         public var outboundQueueCapacity: Int = 64
-        /// permessage-deflate (RFC 7692). Not offered yet.
-        public var compression: Compression = .disabled
+        /// permessage-deflate (RFC 7692). Default ``Compression/default``: offered as
+        /// `permessage-deflate; client_max_window_bits`; when the server accepts, received
+        /// messages are inflated (bounded by ``maxMessageSize``) and sent messages deflated.
+        /// A server that does not accept it costs nothing: messages flow uncompressed.
+        public var compression: Compression = .default
         /// TCP settings: `TCP_NODELAY`, keepalive, `TCP_USER_TIMEOUT`, read size. The connect
         /// timeout comes from ``TransportRequest/connectTimeout`` instead.
         public var socket: ByteStreamOptions = ByteStreamOptions()
@@ -32,6 +35,18 @@ extension WebSocketTransport {
         public enum Compression: Sendable, Hashable {
             /// No extension is offered; compressed frames from the server are a protocol error.
             case disabled
+            /// Offer permessage-deflate with these parameters (RFC 7692 §7.1).
+            case permessageDeflate(WebSocketDeflateOptions)
+
+            /// permessage-deflate with ``WebSocketDeflateOptions``' defaults: context takeover
+            /// both ways, 15-bit windows unless the server asks for less, zlib level 6.
+            public static let `default` = Compression.permessageDeflate(WebSocketDeflateOptions())
+
+            /// The offer to send, nil when disabled.
+            var deflateOffer: WebSocketDeflateOptions? {
+                if case .permessageDeflate(let options) = self { return options }
+                return nil
+            }
         }
 
         public init() {}

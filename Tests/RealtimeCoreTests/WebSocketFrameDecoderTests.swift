@@ -136,6 +136,30 @@ private typealias H = WebSocketTestHelpers
         #expect(frames.first?.rsv1 == true)
     }
 
+    /// RFC 7692 §6.1: RSV1 marks the first frame of a compressed message only; on a control
+    /// frame or a continuation frame it fails the connection with 1002 even when negotiated.
+    @Test(arguments: [
+        [0xC9, 0x00] as [UInt8],          // ping with RSV1
+        [0xCA, 0x00],                      // pong with RSV1
+        [0xC8, 0x02, 0x03, 0xE8],          // close with RSV1
+        [0x41, 0x01, 0x41, 0xC0, 0x01, 0x42],  // compressed start, continuation with RSV1
+    ])
+    func negotiatedRSV1IsRejectedOnControlAndContinuationFrames(bytes: [UInt8]) {
+        var decoder = WebSocketFrameDecoder(role: .client, allowedReservedBits: 0x40)
+        do {
+            _ = try decoder.decode(bytes)
+            Issue.record("expected a protocol violation")
+        } catch {
+            #expect(error.code == .protocolViolation)
+            #expect(error.closeCode == 1002)
+        }
+    }
+
+    @Test func rsv1WithoutNegotiationIsAProtocolViolation() {
+        var decoder = WebSocketFrameDecoder(role: .client)
+        #expect(throws: RealtimeError.self) { _ = try decoder.decode([0xC1, 0x01, 0x41]) }
+    }
+
     @Test func partialFrameIsExposed() throws {
         var decoder = WebSocketFrameDecoder(role: .client)
         let frame = H.frame(.text, Array("abcdef".utf8))

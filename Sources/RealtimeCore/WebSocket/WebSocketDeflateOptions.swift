@@ -1,25 +1,37 @@
-/// What the client offers for permessage-deflate (RFC 7692 §7.1), when the caller asks for it.
+/// What the client offers for permessage-deflate (RFC 7692 §7.1), and how it compresses.
 ///
-/// Compression itself is not implemented by this codec; offer it only where a component that
-/// inflates RSV1 messages is in place. The defaults build the plainest useful offer:
-/// `permessage-deflate; client_max_window_bits`.
+/// The defaults build the plainest useful offer, `permessage-deflate; client_max_window_bits`:
+/// both directions keep their LZ77 context between messages (the best ratio for a feed of
+/// similar messages), and the server may shrink our window to save its memory. The transport
+/// (`RealtimeWebSocket`) inflates RSV1 messages and deflates outgoing ones with zlib.
 public struct WebSocketDeflateOptions: Sendable, Hashable {
-    /// Ask the server not to keep its compression context between messages (§7.1.1.1).
+    /// Ask the server not to keep its compression context between messages (§7.1.1.1): costs
+    /// ratio, lets both sides drop the inflate window between messages. Default false.
     public var serverNoContextTakeover: Bool = false
-    /// Tell the server we will not keep ours (§7.1.1.2).
+    /// Tell the server we will not keep ours (§7.1.1.2); we then reset our compressor after
+    /// every message whatever the server answers. Default false.
     public var clientNoContextTakeover: Bool = false
     /// Largest LZ77 window (8–15, as a base-2 log) the server may use; nil leaves it at 15 (§7.1.2.1).
     public var serverMaxWindowBits: Int?
     /// Whether we accept a `client_max_window_bits` in the response, and optionally the limit we
-    /// ask for (8–15) (§7.1.2.2). `.supported` sends the parameter without a value.
+    /// ask for (9–15) (§7.1.2.2). `.supported` (the default) sends the parameter without a value.
+    ///
+    /// 8 is not allowed here: zlib cannot deflate raw data with a 256-byte window (it silently
+    /// uses 512, which a strict peer would reject), so an offer of 8 could never be honoured.
+    /// If a server answers `client_max_window_bits=8` to a `.supported` offer, the client
+    /// sends its messages uncompressed (RSV1 clear, always allowed by §6) rather than break
+    /// the agreement.
     public var clientMaxWindowBits: ClientWindowBits = .supported
+    /// zlib compression level for outgoing messages, 0–9 (1 fastest, 9 smallest; 0 stores).
+    /// A local choice, not negotiated. Default 6 (zlib's default).
+    public var compressionLevel: Int = 6
 
     public enum ClientWindowBits: Sendable, Hashable {
         /// Do not send the parameter: the server may not limit our window.
         case notOffered
         /// Send it without a value: the server may choose a limit.
         case supported
-        /// Send it with this value (8–15).
+        /// Send it with this value (9–15).
         case bits(Int)
     }
 
@@ -39,13 +51,18 @@ public struct WebSocketDeflateOptions: Sendable, Hashable {
         return e
     }
 
-    /// Checks window sizes are 8–15.
+    /// Checks the window sizes (server 8–15, client 9–15) and the compression level (0–9).
     public func validate() throws(RealtimeError) {
         if let b = serverMaxWindowBits, !(8...15).contains(b) {
             throw RealtimeError(.invalidConfiguration, detail: "server_max_window_bits must be 8-15 (RFC 7692 §7.1.2.1)")
         }
-        if case .bits(let b) = clientMaxWindowBits, !(8...15).contains(b) {
-            throw RealtimeError(.invalidConfiguration, detail: "client_max_window_bits must be 8-15 (RFC 7692 §7.1.2.2)")
+        if case .bits(let b) = clientMaxWindowBits, !(9...15).contains(b) {
+            throw RealtimeError(
+                .invalidConfiguration,
+                detail: "client_max_window_bits must be 9-15 (RFC 7692 §7.1.2.2 allows 8, which zlib cannot deflate with)")
+        }
+        if !(0...9).contains(compressionLevel) {
+            throw RealtimeError(.invalidConfiguration, detail: "compressionLevel must be 0-9")
         }
     }
 

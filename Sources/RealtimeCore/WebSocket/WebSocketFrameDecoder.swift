@@ -13,6 +13,7 @@
 /// `closeCode` is the code to close with, and the decoder stays failed afterwards.
 /// - masking (§5.1): a `.client` rejects masked frames, a `.server` rejects unmasked ones (1002);
 /// - RSV1–3 set without a negotiated extension that defines them (§5.2) → 1002;
+/// - RSV1 (permessage-deflate) on a control or continuation frame (RFC 7692 §6.1) → 1002;
 /// - an unknown opcode (§5.2) → 1002;
 /// - a control frame longer than 125 bytes or without FIN (§5.5) → 1002;
 /// - a 64-bit length with its most significant bit set (§5.2) → 1002;
@@ -201,6 +202,11 @@ public struct WebSocketFrameDecoder: Sendable {
         let rsv = b0 & 0x70
         if rsv & ~allowedReservedBits != 0 {
             throw .protocolViolation("reserved bits set without a negotiated extension (RFC 6455 §5.2)")
+        }
+        // permessage-deflate's RSV1 marks the first frame of a compressed message: never a
+        // control frame (RFC 7692 §6.1) nor a continuation frame (§6.1: "on the first frame").
+        if rsv & 0x40 != 0, opcode.isControl || opcode == .continuation {
+            throw .protocolViolation("RSV1 set on a control or continuation frame (RFC 7692 §6.1)")
         }
         let fin = b0 & 0x80 != 0
         let len7 = Int(b1 & 0x7F)

@@ -3,7 +3,9 @@
 #   make deps       Debian packages, .venv (Python peers), .venv-autobahn (fuzzing server)
 #   make build      swift build
 #   make test       deps + swift build --build-tests + swift test + the Autobahn conformance run
-#   make autobahn   only the Autobahn run (sections 1-10) against rtcat; report in reports/autobahn/
+#   make autobahn   only the Autobahn run (sections 1-10 + a permessage-deflate subset of 12-13)
+#                   against rtcat; report in reports/autobahn/
+#   make autobahn-full  every case of 1-10, 12 and 13 (~20 min; 12/13 are 216 compression cases)
 #   make demo       swift run rtcat demo
 #   make bench      swift run -c release RealtimeBenchmarks
 SWIFT ?= swift
@@ -15,7 +17,7 @@ AUTOBAHN ?= 1
 # The client command; scripts/autobahn.sh replaces {URL} with ws://127.0.0.1:PORT.
 AUTOBAHN_CLIENT ?= $(SWIFT) run rtcat autobahn '{URL}' --agent swift-realtime
 
-.PHONY: deps build demo test test-autobahn autobahn autobahn-selftest bench clean
+.PHONY: deps build demo test test-autobahn autobahn autobahn-full autobahn-selftest bench clean
 
 deps:
 	./scripts/install-deps.sh
@@ -45,6 +47,9 @@ endif
 
 autobahn: deps
 	./scripts/autobahn.sh -- $(AUTOBAHN_CLIENT)
+
+autobahn-full: deps
+	./scripts/autobahn.sh --full -- $(AUTOBAHN_CLIENT)
 
 # Checks the harness itself (fuzzing server + report parser) with the Python `websockets`
 # client. 7.1.5 is excluded: websockets answers a close between fragments with 1002,

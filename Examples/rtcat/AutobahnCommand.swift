@@ -1,15 +1,17 @@
 import Foundation
 import Realtime
 
-/// `rtcat autobahn ws://HOST:PORT [--agent NAME] [--cases N-M]`: the Autobahn|Testsuite
-/// client protocol against a fuzzing server. Asks `/getCaseCount`, runs
+/// `rtcat autobahn ws://HOST:PORT [--agent NAME] [--cases N-M] [--no-compression]`: the
+/// Autobahn|Testsuite client protocol against a fuzzing server. Asks `/getCaseCount`, runs
 /// `/runCase?case=N&agent=NAME` for every case (echoing each text and binary message back
 /// unchanged, message by message), then `/updateReports?agent=NAME`. One
-/// ``WebSocketTransport`` per case, no reconnect.
+/// ``WebSocketTransport`` per case, no reconnect. permessage-deflate is offered with the
+/// transport's default offer (`permessage-deflate; client_max_window_bits`), which every
+/// server acceptance of cases 12.x and 13.x can answer; `--no-compression` offers nothing.
 enum AutobahnCommand {
     static let subcommand = Subcommand(
         name: "autobahn",
-        usage: "ws://HOST:PORT [--agent NAME] [--cases FIRST-LAST] [--verbose]",
+        usage: "ws://HOST:PORT [--agent NAME] [--cases FIRST-LAST] [--no-compression] [--verbose]",
         summary: "runs the Autobahn|Testsuite client protocol (echo every case) against a fuzzing server",
         run: { await AutobahnCommand.run($0) })
 
@@ -20,6 +22,7 @@ enum AutobahnCommand {
         var agent = "swift-realtime"
         var range: ClosedRange<Int>?
         var verbose = false
+        var compression = WebSocketTransport.Options.Compression.default
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]
@@ -35,6 +38,8 @@ enum AutobahnCommand {
                 i += 1
             case "--verbose":
                 verbose = true
+            case "--no-compression":
+                compression = .disabled
             default:
                 if base == nil, arg.hasPrefix("ws://") || arg.hasPrefix("wss://") { base = arg } else { return fail(usage) }
             }
@@ -52,7 +57,8 @@ enum AutobahnCommand {
         let cases = range.map { max($0.lowerBound, 1)...min($0.upperBound, count) } ?? (count > 0 ? 1...count : 1...0)
         log("rtcat autobahn: \(count) cases, running \(cases.count)\n")
         for n in cases {
-            let result = await runSession(url: "\(base)/runCase?case=\(n)&agent=\(agentQuery)", echo: true, verbose: verbose)
+            let result = await runSession(
+                url: "\(base)/runCase?case=\(n)&agent=\(agentQuery)", echo: true, verbose: verbose, compression: compression)
             if verbose {
                 log("case \(n): \(result.messages) messages, end: \(result.end.map { "\($0)" } ?? "-")\n")
             }
@@ -72,7 +78,9 @@ enum AutobahnCommand {
     }
 
     /// One WebSocket connection: collect (and optionally echo) messages until it ends.
-    static func runSession(url: String, echo: Bool, verbose: Bool) async -> SessionResult {
+    static func runSession(
+        url: String, echo: Bool, verbose: Bool, compression: WebSocketTransport.Options.Compression = .disabled
+    ) async -> SessionResult {
         var result = SessionResult()
         guard let url = URL(string: url) else { return result }
         var request = TransportRequest(url: url)
@@ -84,6 +92,7 @@ enum AutobahnCommand {
         options.maxMessageSize = 64 << 20
         options.heartbeat = .disabled
         options.closeTimeout = .seconds(3)
+        options.compression = compression
         let transport = WebSocketTransport(request: request, options: options, eventLoop: .shared)
         transport.start()
         for await event in transport.events {

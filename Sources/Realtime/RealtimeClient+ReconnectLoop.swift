@@ -157,6 +157,7 @@ extension RealtimeClient {
             m["clean"] = "\(outcome.end.clean)"
             if let delay { m["retryIn"] = "\(delay)" }
             if let code = outcome.end.code { m["closeCode"] = "\(code)" }
+            if outcome.end.doNotReconnect { m["doNotReconnect"] = "true" }
             if decision.willRetry {
                 log(outcome.end.error == nil ? .info : .warning, "connection ended; will retry", m)
             } else {
@@ -323,7 +324,10 @@ extension RealtimeClient {
             let event = ErrorEvent(error: error, willRetry: willRetry, retryIn: willRetry ? retryIn : nil, attempt: attempt)
             guard await forward(.error(event)) else { return false }
         }
-        if outcome.opened || end.error == nil || end.error?.code == .streamEnded {
+        // `closed` always pairs with the `open` before it: an attempt that never opened (an
+        // SSE 204 answering a resume, a refused handshake) emits no `closed`. A 204 ends
+        // `events` with no further event; the log says why.
+        if outcome.opened {
             let close = CloseEvent(clean: end.clean, code: end.code, reason: end.reason, willReconnect: willRetry)
             guard await forward(.closed(close)) else { return false }
         }

@@ -6,7 +6,9 @@ public enum ClientEvent: Sendable {
     case event(Message)
     /// Something failed; says whether and when the client retries.
     case error(ErrorEvent)
-    /// The connection ended; says whether a reconnect follows.
+    /// The connection ended; says whether a reconnect attempt follows. Always pairs with the
+    /// `open` before it: an attempt that never opened (refused, or an SSE 204 "do not
+    /// reconnect") emits an `error` or nothing, never a `closed`.
     case closed(CloseEvent)
 }
 

@@ -83,7 +83,10 @@ extension WebSocketConnection {
         case .open:
             // Echo the status code (§5.5.1), then wait for the server to close TCP (§7.1.1).
             writeFrame(encoder.close(code: code, reason: ""), completion: nil)
-            let normal = code == nil || code == 1000
+            // 1000 and 1001 (going away: a server shutting down or redeploying) are orderly
+            // ends, not failures: the client reports a clean close and reconnects per its
+            // clean-end policy. Any other code is the server closing on an error.
+            let normal = code == nil || code == WebSocketCloseCode.normal || code == WebSocketCloseCode.goingAway
             pendingEnd = TransportEnd(
                 clean: true, code: code, reason: reason,
                 error: normal ? nil : RealtimeError(.remoteClosed, detail: "server closed the connection", closeCode: code))

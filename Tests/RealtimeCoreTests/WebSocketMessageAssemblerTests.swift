@@ -41,8 +41,12 @@ private typealias H = WebSocketTestHelpers
         ("invalid UTF-8 in a fragment", H.frame(.text, [0x61], fin: false) + H.frame(.continuation, [0xED, 0xA0, 0x80]), .invalidUTF8, 1007),
         ("close payload of 1 byte", H.frame(.close, [0x03]), .protocolViolation, 1002),
         ("close reason not UTF-8", H.frame(.close, H.closePayload(1000, [0xC0, 0xAF])), .invalidUTF8, 1007),
-    ] + [0, 999, 1004, 1005, 1006, 1012, 1013, 1014, 1015, 1016, 1100, 2000, 2999, 5000, 65535].map { code in
+    ] + [0, 999, 1004, 1005, 1006, 1015, 1016, 1100, 2000, 2999, 5000, 65535].map { code in
         ("close code \(code)", H.frame(.close, H.closePayload(UInt16(code))), .protocolViolation, 1002)
+    } + [1012, 1013, 1014].map { code in
+        // Answered with 1002 like any unassigned code, but reported as the server closing
+        // (a "come back later", retried with backoff).
+        ("close code \(code)", H.frame(.close, H.closePayload(UInt16(code))), .remoteClosed, 1002)
     }
 
     @Test(arguments: 0..<violations.count)

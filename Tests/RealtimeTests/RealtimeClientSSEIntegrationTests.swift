@@ -48,7 +48,7 @@ struct RealtimeClientSSEIntegrationTests {
         let c = try client("/sse?count=200&cuts=8&seed=7&end=204&utf8=1")
         let events = await collect(c)
         #expect(ids(events) == Array(1...200), "every id once, in order")
-        #expect(events.last.map(\.short) == "closed(final)")
+        #expect(Self.closedPairsWithOpen(events))
         let resumed = server.requests(path: "/sse").compactMap(\.lastEventID)
         #expect(resumed.count >= 8, "each cut resumed with Last-Event-ID")
         // Every event's data arrived whole, multi-byte code points included.
@@ -64,15 +64,45 @@ struct RealtimeClientSSEIntegrationTests {
         let events = await collect(c, limit: 100_000)
         #expect(ids(events) == Array(1...10_000), "every id exactly once, in order")
         #expect(server.requests(path: "/sse").count >= 101)
-        #expect(events.last.map(\.short) == "closed(final)")
+        #expect(Self.closedPairsWithOpen(events))
         #expect(c.lastEventID == "10000")
     }
 
     @Test func noContentStopsWithoutError() async throws {
         defer { server.stop() }
         let events = await collect(try client("/sse?status=204"))
-        #expect(events.map(\.short) == ["closed(final)"])
+        // No connection opened, so no `closed`: the event stream ends.
+        #expect(events.map(\.short) == [])
         #expect(server.requests(path: "/sse").count == 1)
+    }
+
+    /// Every `closed` follows an `open` with no other `closed` between them: a resume answered
+    /// with 204 (the demo's path) ends the stream without a second, unpaired `closed`.
+    static func closedPairsWithOpen(_ events: [ClientEvent]) -> Bool {
+        var live = false
+        for e in events {
+            switch e {
+            case .open: live = true
+            case .closed:
+                guard live else { return false }
+                live = false
+            default: break
+            }
+        }
+        return true
+    }
+
+    @Test func aResumeAnsweredWith204EndsWithoutAnUnpairedClose() async throws {
+        defer { server.stop() }
+        let events = await collect(try client("/sse?count=10&interval_ms=1&cuts=1&seed=7&end=204"))
+        #expect(ids(events) == Array(1...10))
+        #expect(Self.closedPairsWithOpen(events), "\(events.map(\.short))")
+        // The stream ended after the server's 204 to the last resume.
+        #expect(events.last?.closeEvent?.willReconnect == true)
+        #expect(server.requests(path: "/sse").last?.lastEventID == 10)
+        let opens = events.filter { if case .open = $0 { return true } else { return false } }.count
+        let closes = events.filter { if case .closed = $0 { return true } else { return false } }.count
+        #expect(opens == closes)
     }
 
     @Test func serverErrorsAreRetriedThenTheStreamOpens() async throws {

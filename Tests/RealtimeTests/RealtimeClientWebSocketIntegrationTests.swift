@@ -49,13 +49,33 @@ struct RealtimeClientWebSocketIntegrationTests {
 
     @Test func aServerCloseReconnectsByDefault() async throws {
         defer { server.stop() }
-        let c = try client("/ws?mode=send&count=1&close=1001")
-        let events = await collect(c, limit: 6)
-        // 1001 (going away) is reported as the server closing, then the client reconnects.
+        let c = try client("/ws?mode=send&count=1&close=1001&reason=redeploy")
+        let events = await collect(c, limit: 5)
+        // 1001 (going away) is a clean close, not an error; the client reconnects.
         #expect(events.map(\.short) == [
-            "open(1)", "event(message 1)", "error(remote_closed,retry)", "closed(reconnect)", "open(2)", "event(message 1)",
+            "open(1)", "event(message 1)", "closed(reconnect)", "open(2)", "event(message 1)",
         ])
-        #expect(events.at(3)?.closeEvent?.code == 1001)
+        let close = try #require(events.at(2)?.closeEvent)
+        #expect(close.code == 1001 && close.reason == "redeploy" && close.clean)
+    }
+
+    /// 1012 (service restart) and 1013 (try again later): answered with 1002 (RFC 6455 §7.4,
+    /// Autobahn 7.9.x), reported as the server closing, and retried with backoff even when
+    /// the policy does not retry protocol violations.
+    @Test(arguments: [1012, 1013])
+    func serviceRestartCodesReconnectWithBackoff(code: Int) async throws {
+        defer { server.stop() }
+        let c = try client("/ws?mode=send&count=1&close=\(code)") {
+            $0.reconnect.retriesAfterProtocolViolation = false
+        }
+        let events = await collect(c, limit: 5)
+        #expect(events.map(\.short) == [
+            "open(1)", "event(message 1)", "error(remote_closed,retry)", "closed(reconnect)", "open(2)",
+        ])
+        let error = try #require(events.at(2)?.errorEvent)
+        #expect(error.retryIn != nil)
+        #expect(error.error.detail?.contains("\(code)") == true)
+        #expect(events.at(3)?.closeEvent?.code == 1002)
     }
 
     @Test func sendsAndReceivesEchoes() async throws {

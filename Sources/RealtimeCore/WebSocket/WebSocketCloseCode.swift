@@ -23,6 +23,14 @@ public enum WebSocketCloseCode {
     /// 1011: the server hit an unexpected condition.
     public static let internalError: UInt16 = 1011
 
+    /// 1012 (service restart), 1013 (try again later) and 1014 (bad gateway): registered with
+    /// IANA after RFC 6455 and not valid on the wire by its §7.4 (so answered with 1002), but
+    /// they mean "come back later": the client treats them as the server closing and
+    /// reconnects with backoff.
+    public static func isRetryLater(_ code: UInt16) -> Bool {
+        (1012...1014).contains(code)
+    }
+
     /// Whether `code` may be carried by a close frame (RFC 6455 §7.4.1, §7.4.2): 1000–1003 and
     /// 1007–1011 are defined for the wire, 3000–4999 belong to libraries and applications.
     /// Everything else — below 1000, 1004–1006 and 1015 (reserved or local-only), the unassigned

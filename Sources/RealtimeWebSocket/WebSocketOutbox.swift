@@ -19,7 +19,8 @@ struct WebSocketOutbox {
     /// Admitted and not yet written to the socket (in `ready` or inside the connection).
     private(set) var inFlight = 0
     private var ready: [(OutboundMessage, Continuation)] = []
-    private var waiting: [(OutboundMessage, Continuation)] = []
+    /// Senders waiting for room, with the id their cancellation handler knows them by.
+    private var waiting: [(OutboundMessage, Continuation, id: UInt64)] = []
     private var waitingHead = 0
     private var drainScheduled = false
     private(set) var accepting = true
@@ -28,7 +29,8 @@ struct WebSocketOutbox {
         self.capacity = capacity
     }
 
-    mutating func submit(_ message: OutboundMessage, _ continuation: Continuation) -> SubmitAction {
+    /// `id` identifies the sender for ``cancelWaiting(id:)``.
+    mutating func submit(_ message: OutboundMessage, _ continuation: Continuation, id: UInt64) -> SubmitAction {
         guard accepting else {
             return .rejected(RealtimeError(.notConnected, detail: "connection closed"))
         }
@@ -39,8 +41,16 @@ struct WebSocketOutbox {
             drainScheduled = true
             return .scheduleDrain
         }
-        waiting.append((message, continuation))
+        waiting.append((message, continuation, id))
         return .none
+    }
+
+    /// The sender `id` was cancelled: if it is still waiting for room, it leaves the queue and
+    /// its continuation is returned (to resume with an error). A message already admitted
+    /// is past the point of no return: it is written, and nil is returned.
+    mutating func cancelWaiting(id: UInt64) -> Continuation? {
+        guard let index = waiting[waitingHead...].firstIndex(where: { $0.id == id }) else { return nil }
+        return waiting.remove(at: index).1
     }
 
     /// Loop side: everything admitted so far, in order.
@@ -56,7 +66,8 @@ struct WebSocketOutbox {
         inFlight -= 1
         var admitted = false
         while inFlight < capacity && waitingHead < waiting.count {
-            ready.append(waiting[waitingHead])
+            let (message, continuation, _) = waiting[waitingHead]
+            ready.append((message, continuation))
             waitingHead += 1
             inFlight += 1
             admitted = true

@@ -22,6 +22,8 @@ public final class WebSocketTransport: Transport, Sendable {
     let outbox: Mutex<WebSocketOutbox>
     private let connection: WebSocketConnection
     private let started = Atomic<Bool>(false)
+    /// Ids for senders, so a cancelled one can be found in the outbox's waiting queue.
+    private let nextSenderID = Atomic<UInt64>(0)
 
     /// Prepares an attempt; nothing happens on the network before ``start()``.
     public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
@@ -55,23 +57,34 @@ public final class WebSocketTransport: Transport, Sendable {
     /// tasks; when ``Options/outboundQueueCapacity`` messages are already queued, the caller
     /// waits for room. A message sent before the handshake completes waits for it.
     ///
+    /// Cancelling the calling task while it waits for room removes the message from the queue
+    /// (it is never sent) and throws `cancelled`. Once admitted, a message is written even if
+    /// the task is cancelled (a frame cannot be taken back half-written).
+    ///
     /// - Throws: ``RealtimeError`` `notConnected` when the connection has ended or is
-    ///   closing; `invalidConfiguration` for a ping payload over 125 bytes (RFC 6455 §5.5).
+    ///   closing; `cancelled` when the task was cancelled while waiting for room;
+    ///   `invalidConfiguration` for a ping payload over 125 bytes (RFC 6455 §5.5).
     public func send(_ message: OutboundMessage) async throws {
         if case .ping(let payload) = message, payload.count > 125 {
             throw RealtimeError(.invalidConfiguration, detail: "a ping payload is at most 125 bytes (RFC 6455 §5.5)")
         }
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-            let action = outbox.withLock { $0.submit(message, continuation) }
-            switch action {
-            case .rejected(let error):
-                continuation.resume(throwing: error)
-            case .scheduleDrain:
-                let connection = self.connection
-                eventLoop.execute { connection.drainOutbox() }
-            case .none:
-                break
+        let id = nextSenderID.add(1, ordering: .relaxed).newValue
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                let action = outbox.withLock { $0.submit(message, continuation, id: id) }
+                switch action {
+                case .rejected(let error):
+                    continuation.resume(throwing: error)
+                case .scheduleDrain:
+                    let connection = self.connection
+                    eventLoop.execute { connection.drainOutbox() }
+                case .none:
+                    // Cancelled before the handler could see the submission: leave now.
+                    if Task.isCancelled { cancelWaitingSender(id) }
+                }
             }
+        } onCancel: {
+            cancelWaitingSender(id)
         }
     }
 
@@ -80,6 +93,12 @@ public final class WebSocketTransport: Transport, Sendable {
     public func verifyConnection(within timeout: Duration) {
         let connection = self.connection
         eventLoop.execute { connection.verify(within: timeout) }
+    }
+
+    /// Resumes sender `id` with `cancelled` if it is still waiting for room (outside the lock).
+    private func cancelWaitingSender(_ id: UInt64) {
+        guard let continuation = outbox.withLock({ $0.cancelWaiting(id: id) }) else { return }
+        continuation.resume(throwing: RealtimeError(.cancelled, detail: "send cancelled while waiting for room in the outbound queue"))
     }
 
     /// Starts the closing handshake with `code` and `reason` (RFC 6455 §7.1.2), or abandons

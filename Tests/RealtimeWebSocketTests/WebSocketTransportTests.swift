@@ -3,7 +3,7 @@ import Testing
 import RealtimeCore
 import RealtimeTestSupport
 import RealtimeIO
-import RealtimeWebSocket
+@testable import RealtimeWebSocket
 
 /// Transport behaviour that needs a scripted peer: heartbeat death, idle timeout, SIGPIPE,
 /// close before/while connecting, send ordering.
@@ -219,6 +219,70 @@ import RealtimeWebSocket
                 try await Task.sleep(for: .milliseconds(10))
             }
             #expect(refused)
+        }
+    }
+}
+
+/// A sender waiting for room in the outbound queue leaves it when its task is cancelled.
+@Suite struct WebSocketSendCancellationTests {
+    @Test func cancellingASenderWaitingForRoomThrowsCancelledAndSkipsTheMessage() async throws {
+        // The handshake never completes, so the first send is admitted (it waits for the
+        // handshake) and fills the queue of capacity 1; the second waits for room.
+        let server = try ScriptedServerNoHandshake()
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            options.outboundQueueCapacity = 1
+            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(server.port)/")!, options: options) {
+                $0.connectTimeout = .seconds(30)
+            }
+            let transport = probe.transport
+            let first = Task { try await transport.send(.text("first")) }
+            // Wait (bounded) until the first message is the one holding the queue: a later
+            // send then has to wait.
+            for _ in 0..<200 where transport.outbox.withLock({ $0.inFlight }) == 0 { await Task.yield() }
+            #expect(transport.outbox.withLock { $0.inFlight } == 1)
+            let second = Task { try await transport.send(.text("second")) }
+            second.cancel()
+            do {
+                try await second.value
+                Issue.record("a cancelled waiting sender must throw")
+            } catch let error as RealtimeError {
+                #expect(error.code == .cancelled)
+            }
+            // The first sender is unaffected until the attempt ends.
+            transport.close()
+            do {
+                try await first.value
+                Issue.record("the admitted send must fail when the attempt ends")
+            } catch let error as RealtimeError {
+                #expect(error.code == .notConnected)
+            }
+            _ = await probe.ended()
+        }
+    }
+
+    @Test func aSenderCancelledBeforeItCallsSendThrowsCancelled() async throws {
+        let server = try ScriptedServerNoHandshake()
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            options.outboundQueueCapacity = 1
+            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(server.port)/")!, options: options)
+            let transport = probe.transport
+            let first = Task { try await transport.send(.text("first")) }
+            for _ in 0..<200 where transport.outbox.withLock({ $0.inFlight }) == 0 { await Task.yield() }
+            let second = Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                try await transport.send(.text("second"))
+            }
+            do {
+                try await second.value
+                Issue.record("a cancelled sender must throw")
+            } catch let error as RealtimeError {
+                #expect(error.code == .cancelled)
+            }
+            transport.close()
+            _ = try? await first.value
+            _ = await probe.ended()
         }
     }
 }

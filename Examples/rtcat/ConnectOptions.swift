@@ -36,6 +36,8 @@ struct ConnectOptions {
     var pingInterval: Duration?
     var heartbeatMisses: Int?
     var protocols: [String] = []
+    /// Do not offer permessage-deflate.
+    var noCompression = false
 
     /// The option list printed by `rtcat --help` and after a usage error.
     static let help = """
@@ -61,6 +63,7 @@ struct ConnectOptions {
               --ping-interval S     ping after S seconds of silence (30; 0 = off)
               --heartbeat-misses N  unanswered pings before the connection is dead (2)
               --protocol NAME       offer a subprotocol (repeatable)
+              --no-compression      do not offer permessage-deflate (offered by default)
             output: one JSON object per line: {"kind": "open"|"event"|"error"|"closed", …}
             exit: 0 after --count events or a clean end; 1 when the client gives up; 2 usage error
         """
@@ -98,7 +101,7 @@ struct ConnectOptions {
                 }
                 return n
             }
-            if inlineValue != nil, ["--finite", "--no-reconnect", "--insecure", "--send"].contains(arg) {
+            if inlineValue != nil, ["--finite", "--no-reconnect", "--insecure", "--send", "--no-compression"].contains(arg) {
                 throw UsageError("\(arg) takes no value")
             }
             switch arg {
@@ -154,6 +157,7 @@ struct ConnectOptions {
             case "--finite": o.finite = true
             case "--no-reconnect": o.noReconnect = true
             case "--send": o.send = true
+            case "--no-compression": o.noCompression = true
             case "--ping-interval": o.pingInterval = try seconds(allowZero: true)
             case "--heartbeat-misses": o.heartbeatMisses = try integer(minimum: 1)
             case "--protocol":
@@ -192,6 +196,7 @@ struct ConnectOptions {
                 throw UsageError("--ping-interval and --heartbeat-misses need a ws:// or wss:// URL (SSE uses --idle-timeout)")
             }
             if !protocols.isEmpty { throw UsageError("--protocol needs a ws:// or wss:// URL") }
+            if noCompression { throw UsageError("--no-compression needs a ws:// or wss:// URL") }
         } else {
             if body != nil { throw UsageError("-d needs an http:// or https:// URL (WebSocket has no request body)") }
             if let method, method.uppercased() != "GET" { throw UsageError("-X \(method): a WebSocket handshake is always GET") }
@@ -224,6 +229,7 @@ struct ConnectOptions {
             c.heartbeat.interval = pingInterval == .zero ? nil : pingInterval
         }
         if let heartbeatMisses { c.heartbeat.missedLimit = heartbeatMisses }
+        if noCompression { c.webSocket.compression = .disabled }
 
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
         if let connectTimeout { c.connectTimeout = connectTimeout }

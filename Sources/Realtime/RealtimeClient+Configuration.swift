@@ -94,8 +94,10 @@ extension RealtimeClient {
         /// Default `SSETransport.Options()`.
         public var sse = SSETransport.Options()
         /// WebSocket transport settings beyond the request: frame and message limits
-        /// (16 MiB each), close-handshake timeout (5 s), outbound queue (64 messages), TCP
-        /// options. Its `heartbeat` is replaced by this configuration's ``heartbeat``.
+        /// (16 MiB each; the message limit also bounds a decompressed message), close-handshake
+        /// timeout (5 s), outbound queue (64 messages), permessage-deflate (offered by default;
+        /// `webSocket.compression = .disabled` turns it off), TCP options. Its `heartbeat` is
+        /// replaced by this configuration's ``heartbeat``.
         /// Default `WebSocketTransport.Options()`.
         public var webSocket = WebSocketTransport.Options()
         #endif

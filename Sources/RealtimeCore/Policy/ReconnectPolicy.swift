@@ -7,7 +7,8 @@
 /// | network drop/reset, connect or idle timeout, DNS failure, heartbeat missed | retry with backoff |
 /// | HTTP 5xx, 408, 429 | retry with backoff; `Retry-After` is a floor for the delay |
 /// | network unreachable | ``ReconnectDecision/waitForNetwork`` (no attempt spent) |
-/// | clean end (SSE EOF, WebSocket close) | retry with backoff if ``reconnectsAfterCleanEnd``, else orderly stop |
+/// | clean end (SSE EOF, WebSocket close 1000 or 1001 "going away") | retry with backoff if ``reconnectsAfterCleanEnd``, else orderly stop |
+/// | WebSocket close with another code (`remoteClosed`; 1012–1014 "restart / try later" included) | retry with backoff |
 /// | SSE HTTP 204 (`TransportEnd.doNotReconnect`) | orderly stop |
 /// | HTTP 401 | ``ReconnectDecision/refreshCredentials`` once if possible, else stop (`unauthorized`) |
 /// | other 4xx, other statuses, bad redirect, bad handshake | stop with the error |

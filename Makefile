@@ -5,7 +5,7 @@
 #   make test       deps + swift build --build-tests + swift test + the Autobahn conformance run
 #   make autobahn   only the Autobahn run (sections 1-10 + a permessage-deflate subset of 12-13)
 #                   against rtcat; report in reports/autobahn/
-#   make autobahn-full  every case of 1-10, 12 and 13 (~20 min; 12/13 are 216 compression cases)
+#   make autobahn-full  every case of 1-10, 12 and 13 (~25 min: 12/13 are 216 compression cases)
 #   make demo       swift run rtcat demo
 #   make bench      swift run -c release RealtimeBenchmarks
 SWIFT ?= swift

@@ -25,11 +25,12 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 base_cases="1.* 2.* 3.* 4.* 5.* 6.* 7.* 8.* 9.* 10.*"
 # 12.x (five data sets) and 13.x (seven parameter sets) each repeat 18 message sizes: 1000
 # echoes per case, ~18 min for all 216 on this machine (the Python 2.7 server is the
-# bottleneck). The subset keeps every data set and parameter set with four sizes: 16 B,
-# 4 KiB, 8 KiB fragmented into 256-byte frames, and 128 KiB fragmented into 32 KiB frames.
+# bottleneck, ~30 s for one 128 KiB case). The subset keeps every data set and parameter set
+# with four sizes (~2-3 min): 16 B, 4 KiB, 32 KiB (a full 15-bit window) and 8 KiB
+# fragmented into 256-byte frames.
 # Listed one by one: the server's patterns are unanchored regexes ("12.*.1" also matches 12.1.10).
 DEFLATE_SUBSET=""
-for size in 1 5 11 18; do
+for size in 1 5 8 11; do
     for set in 1 2 3 4 5; do DEFLATE_SUBSET="$DEFLATE_SUBSET 12.$set.$size"; done
     for set in 1 2 3 4 5 6 7; do DEFLATE_SUBSET="$DEFLATE_SUBSET 13.$set.$size"; done
 done

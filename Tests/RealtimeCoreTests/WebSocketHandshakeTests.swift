@@ -279,6 +279,33 @@ import RealtimeTestSupport
         #expect(throws: RealtimeError.self) { _ = try Self.negotiate(clientLimit, "permessage-deflate; client_max_window_bits=12") }
     }
 
+    /// A permessage-deflate answer to a handshake that did not offer it fails the handshake
+    /// (RFC 6455 §9.1, RFC 7692 §5).
+    @Test func deflateNotOfferedButAcceptedFails() throws {
+        let h = try Self.make()
+        do {
+            _ = try Self.outcome(h, Self.response(h, extra: ["Sec-WebSocket-Extensions: permessage-deflate"]))
+            Issue.record("expected a handshake error")
+        } catch {
+            #expect(error.code == .handshake)
+        }
+    }
+
+    /// Client windows are 9–15 (zlib cannot deflate raw data with 8), server windows 8–15,
+    /// levels 0–9.
+    @Test func deflateOptionsValidation() throws {
+        var o = WebSocketDeflateOptions()
+        o.clientMaxWindowBits = .bits(8)
+        #expect(throws: RealtimeError.self) { try o.validate() }
+        #expect(throws: RealtimeError.self) { _ = try Self.make(deflate: o) }
+        o.clientMaxWindowBits = .bits(9)
+        o.serverMaxWindowBits = 8
+        try o.validate()
+        #expect(o.offer.description == "permessage-deflate; server_max_window_bits=8; client_max_window_bits=9")
+        o.compressionLevel = 10
+        #expect(throws: RealtimeError.self) { try o.validate() }
+    }
+
     @Test func deflateAcceptedInHandshakeSetsRSV1() throws {
         let h = try Self.make(deflate: WebSocketDeflateOptions())
         guard case .upgraded(let up)? = try Self.outcome(h, Self.response(h, extra: ["Sec-WebSocket-Extensions: permessage-deflate; server_no_context_takeover"])) else {

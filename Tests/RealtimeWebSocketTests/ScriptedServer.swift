@@ -14,7 +14,9 @@ final class ScriptedServer: @unchecked Sendable {
     private let listener: Int32
     private let thread: Thread
 
-    init(script: @escaping @Sendable (Int32) -> Void) throws {
+    /// - Parameter responseHeaders: extra header lines for the 101 (each ending in CRLF), e.g.
+    ///   a `Sec-WebSocket-Extensions` answer.
+    init(responseHeaders: String = "", script: @escaping @Sendable (Int32) -> Void) throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var one: Int32 = 1
         setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
@@ -41,7 +43,7 @@ final class ScriptedServer: @unchecked Sendable {
             let text = String(decoding: head, as: UTF8.self)
             let key = text.split(separator: "\r\n").first { $0.lowercased().hasPrefix("sec-websocket-key:") }
                 .map { $0.split(separator: ":", maxSplits: 1)[1].trimmingCharacters(in: .whitespaces) } ?? ""
-            let response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: key, sha1: OpenSSLSHA1.digest))\r\n\r\n"
+            let response = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: key, sha1: OpenSSLSHA1.digest))\r\n\(responseHeaders)\r\n"
             _ = response.withCString { write(client, $0, strlen($0)) }
             script(client)
         }

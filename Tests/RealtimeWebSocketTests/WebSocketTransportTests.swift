@@ -223,6 +223,94 @@ import RealtimeIO
     }
 }
 
+/// permessage-deflate against a scripted server: exact bytes from RFC 7692, the RSV1 rules
+/// and a handshake answer that must be refused.
+@Suite struct WebSocketCompressionTransportTests {
+    static let accepted = "Sec-WebSocket-Extensions: permessage-deflate\r\n"
+
+    static func send(_ fd: Int32, _ bytes: [UInt8]) {
+        _ = bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }
+    }
+
+    /// RFC 7692 §7.2.3.1 and §7.2.3.2 on the wire: "Hello" compressed, then the same message
+    /// referring back into the shared window, then "Hello" fragmented across two frames.
+    @Test func inflatesTheRFCExamples() async throws {
+        let server = try ScriptedServer(responseHeaders: Self.accepted) { fd in
+            Self.send(fd, [0xC1, 0x07, 0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00])
+            Self.send(fd, [0xC1, 0x05, 0xF2, 0x00, 0x11, 0x00, 0x00])
+            Self.send(fd, [0x41, 0x03, 0xF2, 0x48, 0xCD, 0x80, 0x04, 0xC9, 0xC9, 0x07, 0x00])
+            ScriptedServer.ignore(fd, seconds: 5)
+        }
+        try await withDeadline {
+            let probe = TransportProbe(server.url)
+            let info = try #require(await probe.opened())
+            #expect(info.extensions == ["permessage-deflate"])
+            for _ in 0..<3 { #expect(await probe.message()?.text == "Hello") }
+            probe.transport.close()
+            _ = await probe.ended()
+        }
+    }
+
+    @Test(arguments: [
+        [0xC9, 0x00] as [UInt8],                                 // ping with RSV1
+        [0x41, 0x03, 0xF2, 0x48, 0xCD, 0xC0, 0x04, 0xC9, 0xC9, 0x07, 0x00],  // RSV1 on a continuation
+    ])
+    func rsv1OnControlOrContinuationIs1002(frames: [UInt8]) async throws {
+        let server = try ScriptedServer(responseHeaders: Self.accepted) { fd in
+            Self.send(fd, frames)
+            ScriptedServer.ignore(fd, seconds: 5)
+        }
+        try await withDeadline {
+            let probe = TransportProbe(server.url)
+            #expect(await probe.opened() != nil)
+            let (end, messages) = await probe.ended()
+            #expect(messages.isEmpty)
+            #expect(end?.error?.code == .protocolViolation)
+            #expect(end?.code == 1002)
+        }
+    }
+
+    /// Compression disabled: a compressed frame is a protocol violation (RFC 6455 §5.2).
+    @Test func rsv1WithoutNegotiationIs1002() async throws {
+        let server = try ScriptedServer { fd in
+            Self.send(fd, [0xC1, 0x07, 0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00])
+            ScriptedServer.ignore(fd, seconds: 5)
+        }
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            options.compression = .disabled
+            let probe = TransportProbe(server.url, options: options)
+            #expect(await probe.opened() != nil)
+            let (end, _) = await probe.ended()
+            #expect(end?.error?.code == .protocolViolation)
+            #expect(end?.code == 1002)
+        }
+    }
+
+    /// A response with an unknown permessage-deflate parameter, or permessage-deflate when we
+    /// offered nothing, fails the handshake with a typed error before `opened`.
+    @Test(arguments: [true, false])
+    func invalidAcceptanceFailsTheHandshake(offered: Bool) async throws {
+        let header = offered
+            ? "Sec-WebSocket-Extensions: permessage-deflate; unknown_param\r\n"
+            : Self.accepted
+        let server = try ScriptedServer(responseHeaders: header) { fd in ScriptedServer.ignore(fd, seconds: 5) }
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            if !offered { options.compression = .disabled }
+            let probe = TransportProbe(server.url, options: options)
+            var opened = false
+            var end: TransportEnd?
+            while let event = await probe.next() {
+                if case .opened = event { opened = true }
+                if case .ended(let e) = event { end = e }
+            }
+            #expect(!opened)
+            #expect(end?.error?.code == .handshake)
+        }
+    }
+}
+
 /// A sender waiting for room in the outbound queue leaves it when its task is cancelled.
 @Suite struct WebSocketSendCancellationTests {
     @Test func cancellingASenderWaitingForRoomThrowsCancelledAndSkipsTheMessage() async throws {

@@ -134,7 +134,8 @@ import Testing
             ["not a url"], [url, url], ["-H", "NoColon", url], ["-H", "Bad Name: x", url],
             ["--send", url], ["--ping-interval", "1", url], ["--cert", "c.pem", url],
             ["--backoff-initial", "5", "--backoff-max", "1", url], ["--pin", "md5//x", url],
-            ["-d", "x", "ws://127.0.0.1:9/ws"], ["--idle-timeout", "-1", url],
+            ["-d", "x", "ws://127.0.0.1:9/ws"], ["--idle-timeout", "-1", url], ["--no-compression", url],
+            ["--no-compression=1", "ws://127.0.0.1:9/ws"],
         ]
         for args in cases {
             let r = try await rtcat(args)
@@ -256,6 +257,20 @@ import Testing
         #expect(session.textMessages == ["one", "two words", "three 🌍"])
         #expect(session.receivedClose)
         #expect(session.closeCode == 1000)
+    }
+
+    /// permessage-deflate is offered by default (the test server declines it, so messages flow
+    /// uncompressed); `--no-compression` offers nothing.
+    @Test func webSocketOffersDeflateUnlessNoCompression() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let url = server.wsURL("/ws?mode=send&count=1&close=1000").absoluteString
+        let plain = try await rtcat(["--finite", url])
+        #expect(plain.status == 0, "\(plain.stderr)")
+        let off = try await rtcat(["--finite", "--no-compression", url])
+        #expect(off.status == 0, "\(off.stderr)")
+        let offers = server.requests(path: "/ws").map { $0.headers["Sec-WebSocket-Extensions"] }
+        #expect(offers == ["permessage-deflate; client_max_window_bits", nil])
     }
 
     @Test func webSocketMessagesSubprotocolAndServerClose() async throws {

@@ -20,46 +20,20 @@ import Testing
     static let childVariable = "RT_HERD_CHILD"
 
     @Test func aThousandClientsReconnectWithinTheSharedBudget() async throws {
-        if ProcessInfo.processInfo.environment[Self.childVariable] == "1" {
+        if ChildTestProcess.isChild(Self.childVariable) {
             try await herd()
             return
         }
-        let (status, output) = try await offloaded { try Self.runChild(filter: "FaultHerdTests", timeoutSeconds: 90) }
-        let lines = output.split(separator: "\n").map(String.init)
-        for line in lines where line.contains("Fault herd") || line.contains("SKIPPED") || line.contains("✘") {
-            print(line)
+        let (status, output) = try await offloaded {
+            try ChildTestProcess.run(filter: "FaultHerdTests", variable: Self.childVariable, timeoutSeconds: 90)
         }
+        let lines = ChildTestProcess.reportLines(output, prefix: "Fault herd")
+        lines.forEach { print($0) }
         if lines.contains(where: { $0.contains("SKIPPED (herd)") }) { return }
-        #expect(status == 0, "the herd's child process failed: \(lines.filter { $0.contains("✘") }.joined(separator: "\n"))")
-        #expect(lines.contains { $0.contains("Fault herd:") }, "the herd ran and reported its numbers")
+        #expect(status == 0, "the herd's child process failed (exit \(status))")
+        #expect(lines.contains { $0.hasPrefix("Fault herd:") }, "the herd ran and reported its numbers")
     }
 
-    /// Runs this test binary again with `--filter filter` and the child variable set; returns
-    /// its exit status (−1 when killed at the timeout) and its merged output.
-    static func runChild(filter: String, timeoutSeconds: Int) throws -> (Int32, String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        p.arguments = ["--testing-library", "swift-testing", "--filter", filter]
-        var environment = ProcessInfo.processInfo.environment
-        environment[childVariable] = "1"
-        p.environment = environment
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let pid = p.processIdentifier
-        let killed = Mutex(false)
-        let watchdog = DispatchWorkItem {
-            killed.withLock { $0 = true }
-            kill(pid, SIGKILL)
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(timeoutSeconds), execute: watchdog)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        watchdog.cancel()
-        let status = killed.withLock { $0 } ? -1 : p.terminationStatus
-        return (status, String(decoding: data, as: UTF8.self))
-    }
     static let clients = 1000
     static let perSecond = 200.0
     static let burst = 50

@@ -1,0 +1,52 @@
+#if os(Linux)
+import Foundation
+import Glibc
+import Synchronization
+
+/// Runs one suite of this test binary in a child process of its own, for tests that must
+/// not share the process with the others running in parallel: the herd (2,000 churning
+/// descriptors crash `Foundation.Process.run()`, which lists /proc/self/fd while spawning)
+/// and the chaos soak (its descriptor, thread and memory baselines must be its own).
+enum ChildTestProcess {
+    /// Whether this process is the child started for `variable`.
+    static func isChild(_ variable: String) -> Bool {
+        ProcessInfo.processInfo.environment[variable] == "1"
+    }
+
+    /// Runs this binary again with `--filter filter` and `variable=1`; returns its exit status
+    /// (−1 when killed at the timeout) and its merged output. Blocking: call it offloaded.
+    static func run(filter: String, variable: String, timeoutSeconds: Int) throws -> (status: Int32, output: String) {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        p.arguments = ["--testing-library", "swift-testing", "--filter", filter]
+        var environment = ProcessInfo.processInfo.environment
+        environment[variable] = "1"
+        p.environment = environment
+        let pipe = Pipe()
+        p.standardOutput = pipe
+        p.standardError = pipe
+        try p.run()
+        let pid = p.processIdentifier
+        let killed = Mutex(false)
+        let watchdog = DispatchWorkItem {
+            killed.withLock { $0 = true }
+            kill(pid, SIGKILL)
+        }
+        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(timeoutSeconds), execute: watchdog)
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        watchdog.cancel()
+        let status = killed.withLock { $0 } ? -1 : p.terminationStatus
+        return (status, String(decoding: data, as: UTF8.self))
+    }
+
+    /// The lines of `output` worth repeating in the parent's log: the test's own report
+    /// (lines starting with `prefix`), skips and failures.
+    static func reportLines(_ output: String, prefix: String) -> [String] {
+        output.split(separator: "\n").map(String.init).filter {
+            $0.hasPrefix(prefix) || $0.contains("SKIPPED") || $0.contains("✘")
+                || ($0.contains("↳") && !$0.contains("Testing Library Version") && !$0.contains("Target Platform"))
+        }
+    }
+}
+#endif

@@ -1,0 +1,46 @@
+#if os(Linux)
+import Foundation
+import Glibc
+
+/// What this process holds right now, from /proc: for leak checks after a long run.
+public enum ProcessResources {
+    /// Open file descriptors (entries of /proc/self/fd, less the one used to list them).
+    public static var openDescriptors: Int { entries("/proc/self/fd") - 1 }
+
+    /// Threads (entries of /proc/self/task).
+    public static var threads: Int { entries("/proc/self/task") }
+
+    /// Resident set size in bytes (`/proc/self/statm`, second field × page size); −1 if unreadable.
+    public static var residentBytes: Int {
+        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return -1 }
+        let fields = text.split(separator: " ")
+        guard fields.count > 1, let pages = Int(fields[1]) else { return -1 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
+    /// Each open descriptor and what it refers to (`readlink` of /proc/self/fd/N: a path,
+    /// `socket:[inode]`, `anon_inode:[eventfd]`, …), to name what a leak check found.
+    public static var descriptorTable: [Int32: String] {
+        var table: [Int32: String] = [:]
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd") else { return table }
+        for name in names {
+            guard let fd = Int32(name) else { continue }
+            var buffer = [CChar](repeating: 0, count: 256)
+            let n = readlink("/proc/self/fd/\(name)", &buffer, buffer.count - 1)
+            if n > 0 { table[fd] = String(decoding: buffer[..<n].map { UInt8(bitPattern: $0) }, as: UTF8.self) }
+        }
+        return table
+    }
+
+    private static func entries(_ path: String) -> Int {
+        guard let dir = opendir(path) else { return -1 }
+        defer { closedir(dir) }
+        var count = 0
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name != "." && name != ".." { count += 1 }
+        }
+        return count
+    }
+}
+#endif

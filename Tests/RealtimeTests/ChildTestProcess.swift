@@ -8,23 +8,30 @@ import Synchronization
 /// descriptors crash `Foundation.Process.run()`, which lists /proc/self/fd while spawning)
 /// and the chaos soak (its descriptor, thread and memory baselines must be its own).
 enum ChildTestProcess {
-    /// Whether this process is the child started for `variable`. A child lowers its own
-    /// CPU priority (nice 10): the tests running alongside in the parent have timing bounds
-    /// of their own, and the heavy child's bounds are about ordering and counts, not speed.
-    static func isChild(_ variable: String) -> Bool {
-        guard ProcessInfo.processInfo.environment[variable] == "1" else { return false }
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    /// Whether this process is the child started for `variable`; if so, lowers its priority
+    /// (``lowerPriority()``).
+    static func isChild(_ variable: String, value: String = "1") -> Bool {
+        guard ProcessInfo.processInfo.environment[variable] == value else { return false }
+        lowerPriority()
         return true
     }
 
-    /// Runs this binary again with `--filter filter` and `variable=1`; returns its exit status
-    /// (−1 when killed at the timeout) and its merged output. Blocking: call it offloaded.
-    static func run(filter: String, variable: String, timeoutSeconds: Int) throws -> (status: Int32, output: String) {
+    /// Nice 10 for this (child) process: the tests running alongside in the parent have
+    /// timing bounds of their own, and a heavy child's bounds are about order and counts.
+    static func lowerPriority() {
+        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 10)
+    }
+
+    /// Runs this binary again with `--filter filter` and `variable=value`; returns its exit
+    /// status (−1 when killed at the timeout) and its merged output. Blocking: call it offloaded.
+    static func run(
+        filter: String, variable: String, value: String = "1", timeoutSeconds: Int
+    ) throws -> (status: Int32, output: String) {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
         p.arguments = ["--testing-library", "swift-testing", "--filter", filter]
         var environment = ProcessInfo.processInfo.environment
-        environment[variable] = "1"
+        environment[variable] = value
         p.environment = environment
         let pipe = Pipe()
         p.standardOutput = pipe

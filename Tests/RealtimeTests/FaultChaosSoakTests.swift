@@ -15,28 +15,39 @@ import Testing
 /// flat. The schedule comes from a seeded generator: the seed is printed, and
 /// `RT_CHAOS_SEED=<seed>` replays it. Root only; runs in a child test process of its own, so
 /// the baselines are its own and not those of the tests running alongside.
-@Suite(.serialized) struct FaultChaosSoakTests {
+struct FaultChaosSoakTests {
+    /// Set to the transport (`sse`, `webSocket`) in the child process that runs its soak.
     static let childVariable = "RT_CHAOS_CHILD"
     /// A minute of faults; `RT_CHAOS_SECONDS` changes it (e.g. a longer soak by hand).
     static let soakSeconds = ProcessInfo.processInfo.environment["RT_CHAOS_SECONDS"].flatMap(Double.init) ?? 60
 
-    @Test func sseChaosSoak() async throws {
-        if ChildTestProcess.isChild(Self.childVariable) {
-            try await soak()
+    @Test func sseChaosSoak() async throws { try await soakInChild(.sse) }
+
+    @Test func webSocketChaosSoak() async throws { try await soakInChild(.webSocket) }
+
+    /// In the parent: runs this transport's soak in a child test process and relays its
+    /// report. In a child: runs the soak if the child is for this transport.
+    func soakInChild(_ transport: FaultRig.Kind) async throws {
+        if let child = ProcessInfo.processInfo.environment[Self.childVariable] {
+            if child == transport.rawValue {
+                ChildTestProcess.lowerPriority()
+                try await soak(transport)
+            }
             return
         }
         guard geteuid() == 0 else {
-            print("SKIPPED (chaos soak): needs root for network namespaces; run `make test` as root (CI does)")
+            print("SKIPPED (chaos soak, \(transport.rawValue)): needs root for network namespaces; run `make test` as root (CI does)")
             return
         }
         let (status, output) = try await offloaded {
-            try ChildTestProcess.run(filter: "FaultChaosSoakTests", variable: Self.childVariable, timeoutSeconds: 150)
+            try ChildTestProcess.run(
+                filter: "FaultChaosSoakTests", variable: Self.childVariable, value: transport.rawValue, timeoutSeconds: 150)
         }
         let lines = ChildTestProcess.reportLines(output, prefix: "Fault chaos")
         lines.forEach { print($0) }
         if lines.contains(where: { $0.contains("SKIPPED") }) { return }
-        #expect(status == 0, "the chaos soak's child process failed (exit \(status))")
-        #expect(lines.contains { $0.hasPrefix("Fault chaos: summary") }, "the soak ran and reported its numbers")
+        #expect(status == 0, "the \(transport.rawValue) chaos soak's child process failed (exit \(status))")
+        #expect(lines.contains { $0.hasPrefix("Fault chaos \(transport.rawValue): summary") }, "the soak ran and reported its numbers")
     }
 
     enum Kind: String, CaseIterable {
@@ -61,22 +72,33 @@ import Testing
         var errors: [RealtimeError.Code] = []
     }
 
-    func soak() async throws {
+    func soak(_ transport: FaultRig.Kind) async throws {
         let seed = ProcessInfo.processInfo.environment["RT_CHAOS_SEED"].flatMap(UInt64.init)
             ?? UInt64(Date().timeIntervalSince1970 * 1000)
-        print("Fault chaos: seed \(seed) (RT_CHAOS_SEED=\(seed) replays the schedule)")
+        let name = "Fault chaos \(transport.rawValue)"
+        print("\(name): seed \(seed) (RT_CHAOS_SEED=\(seed) replays the schedule)")
+        try await FaultRig.run("cs", transport) { rig in
+            let servers = Servers(rig)
+            do {
+                try await soak(rig, servers, seed: seed, name: name)
+            } catch {
+                await servers.kill()
+                throw error
+            }
+            await servers.kill()
+        }
+    }
+
+    func soak(_ rig: FaultRig, _ servers: Servers, seed: UInt64, name: String) async throws {
         var rng = SeededGenerator(seed: seed)
-        guard let ns = NetnsPair.make(tag: "cs") else { return }
-        defer { ns.destroy() }
-        let server = ServerProcess(ns)
-        try server.start()
-        defer { server.stop() }
+        try await servers.start()
 
         // A first, short session initialises what a process creates once and keeps (curl's
         // global state, Dispatch's timer descriptor, the cooperative pool's threads); the
-        // baselines come after it, so only what a session leaks can show.
+        // baselines come after it, so only what a session leaks can show. The rig's own loop
+        // and servers exist throughout; each session has a loop and monitor of its own.
         do {
-            let warmUp = try await Session(ns)
+            let warmUp = try await Session(rig)
             let first = Mutex(false)
             let reader = Task {
                 for await event in warmUp.client.events {
@@ -91,7 +113,7 @@ import Testing
         let tableBefore = ProcessResources.descriptorTable
         let threadsBefore = ProcessResources.threads
 
-        let session = try await Session(ns)
+        let session = try await Session(rig)
         let client = session.client
         let log = Mutex(Log())
         let consumer = Task {
@@ -121,13 +143,13 @@ import Testing
             let duration = Duration.seconds(Double.random(in: 0.5...3.0, using: &rng))
             var fault = Fault(kind: kind, at: ContinuousClock.now - start, duration: duration)
             let attemptsBefore = client.statistics.attempts
-            try await apply(kind, ns: ns, server: server)
+            try await apply(kind, rig, servers)
             try await Task.sleep(for: duration)
             if kind == .linkDown { fault.attemptsWhileDown = client.statistics.attempts - attemptsBefore }
             let opensBefore = log.withLock { $0.opens.count }
             let idsBefore = log.withLock { $0.ids.count }
             let healedAt = ContinuousClock.now
-            try await heal(kind, ns: ns, server: server)
+            try await heal(kind, rig, servers)
             try await bounded("events after the \(kind.rawValue) fault healed", seconds: 10) {
                 log.withLock { $0.ids.count > idsBefore + 2 }
             }
@@ -162,7 +184,7 @@ import Testing
         let missing = last - Set(ids).count
         for f in faults {
             print(
-                "Fault chaos: t=\(Self.ms(f.at)) \(f.kind.rawValue) for \(Self.ms(f.duration)) → "
+                "\(name): t=\(Self.ms(f.at)) \(f.kind.rawValue) for \(Self.ms(f.duration)) → "
                     + (f.reopen.map { "reopened \(Self.ms($0)) after heal" } ?? "connection survived")
                     + ", flowing \(Self.ms(f.flowing ?? .zero)) after heal"
                     + (f.attemptsWhileDown.map { ", \($0) attempts while down" } ?? ""))
@@ -177,7 +199,7 @@ import Testing
             perKind.append("\(kind.rawValue) ×\(of.count) (\(reopens.count) reconnected; \(latency))")
         }
         print("""
-            Fault chaos: summary: seed \(seed), \(Self.ms(soakTime)), \(faults.count) faults: \(perKind.joined(separator: "; ")); \
+            \(name): summary: seed \(seed), \(Self.ms(soakTime)), \(faults.count) faults: \(perKind.joined(separator: "; ")); \
             \(ids.count) events (last id \(last)), lost \(missing), duplicated \(duplicates); \
             \(statistics.attempts) attempts, \(statistics.connections) connections; \
             descriptors \(fdBefore) → \(fdAfter), threads \(threadsBefore) → \(threadsAfter), \
@@ -198,29 +220,38 @@ import Testing
         #expect(rssEnd - rssWarm < 32 << 20, "memory flat: RSS grew by \((rssEnd - rssWarm) / 1024) KiB")
     }
 
-    /// One client in the client namespace, on a loop and network monitor of its own; closed
-    /// with ``close()``, which releases all three.
+    /// One client of the rig's transport in the client namespace, on a loop and network
+    /// monitor of its own; ``close()`` releases all three.
     struct Session {
         let loop: EventLoop
         let monitor: LinuxNetworkMonitor
         let client: RealtimeClient
 
-        init(_ ns: NetnsPair) async throws {
-            let loop = try #require(await ns.makeClientLoop())
+        init(_ rig: FaultRig) async throws {
+            let loop = try #require(await rig.ns.makeClientLoop())
             let monitor: LinuxNetworkMonitor = await loop.submit { LinuxNetworkMonitor(eventLoop: loop) }
-            var configuration = RealtimeClient.Configuration()
-            configuration.networkMonitor = monitor
-            configuration.backoff = .exponential(initial: .milliseconds(100), maximum: .seconds(1))
-            configuration.connectTimeout = .seconds(2)
-            configuration.idleTimeout = .milliseconds(1500)
-            configuration.pathChangeProbeTimeout = .seconds(1)
-            let sseOptions = configuration.sse
+            var c = RealtimeClient.Configuration()
+            c.networkMonitor = monitor
+            c.backoff = .exponential(initial: .milliseconds(100), maximum: .seconds(1))
+            c.connectTimeout = .seconds(2)
+            c.idleTimeout = .milliseconds(1500)
+            c.pathChangeProbeTimeout = .seconds(1)
+            c.heartbeat = .disabled  // the idle timeout finds a dead peer for both transports
+            c.resumeWithIDPipeFraming()
+            let sse = c.sse
+            var webSocket = c.webSocket
+            webSocket.heartbeat = c.heartbeat
+            let ws = webSocket
             self.loop = loop
             self.monitor = monitor
             self.client = try RealtimeClient(
-                url: URL(string: "http://\(NetnsPair.serverAddress):8080/sse")!, configuration: configuration,
-                clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
-                transportFactory: { SSETransport(request: $0, options: sseOptions, eventLoop: loop) })
+                url: rig.url, configuration: c, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
+                transportFactory: { request in
+                    switch RealtimeClient.transportKind(for: request.url) {
+                    case .webSocket: WebSocketTransport(request: request, options: ws, eventLoop: loop)
+                    default: SSETransport(request: request, options: sse, eventLoop: loop)
+                    }
+                })
         }
 
         func close() async {
@@ -233,82 +264,102 @@ import Testing
 
     // MARK: Faults
 
-    func apply(_ kind: Kind, ns: NetnsPair, server: ServerProcess) async throws {
+    func apply(_ kind: Kind, _ rig: FaultRig, _ servers: Servers) async throws {
         switch kind {
         case .linkDown:
-            try await run("/usr/sbin/ip", ["-n", ns.client, "link", "set", ns.clientVeth, "down"])
+            try await rig.setClientLink(up: false)
         case .halfOpen:
-            for r in Self.dropRules {
-                try await run("/usr/sbin/ip", ["netns", "exec", ns.server, "iptables", "-A"] + r)
-            }
+            try await rig.dropServerTraffic(true)
         case .serverKill:
-            try await offloaded { server.stop() }
+            await servers.kill()
         case .throttle:
-            // Below the stream's ~10 kbit/s, with a short queue: events trickle, some packets drop.
-            try await run("/usr/sbin/ip", [
-                "netns", "exec", ns.server, "tc", "qdisc", "add", "dev", ns.serverVeth, "root",
-                "tbf", "rate", "8kbit", "burst", "1600", "latency", "200ms",
-            ])
+            // Below the stream's ~10 kbit/s, with a short queue: messages trickle, packets drop.
+            try await rig.inServerNamespace(
+                "tc", "qdisc", "add", "dev", rig.ns.serverVeth, "root", "tbf", "rate", "8kbit", "burst", "1600",
+                "latency", "200ms")
         }
     }
 
-    func heal(_ kind: Kind, ns: NetnsPair, server: ServerProcess) async throws {
+    func heal(_ kind: Kind, _ rig: FaultRig, _ servers: Servers) async throws {
         switch kind {
         case .linkDown:
-            try await run("/usr/sbin/ip", ["-n", ns.client, "link", "set", ns.clientVeth, "up"])
+            try await rig.setClientLink(up: true)
         case .halfOpen:
-            for r in Self.dropRules {
-                try await run("/usr/sbin/ip", ["netns", "exec", ns.server, "iptables", "-D"] + r)
-            }
+            try await rig.dropServerTraffic(false)
         case .serverKill:
-            try await offloaded { try server.start() }
+            try await servers.start()
         case .throttle:
-            try await run("/usr/sbin/ip", ["netns", "exec", ns.server, "tc", "qdisc", "del", "dev", ns.serverVeth, "root"])
+            try await rig.inServerNamespace("tc", "qdisc", "del", "dev", rig.ns.serverVeth, "root")
         }
     }
 
-    static let dropRules = [
-        ["INPUT", "-p", "tcp", "--dport", "8080", "-j", "DROP"],
-        ["OUTPUT", "-p", "tcp", "--sport", "8080", "-j", "DROP"],
-    ]
+    /// The rig's streaming server, started and killed from threads of their own: Foundation's
+    /// `Process.run()` gives the calling thread a run loop (epoll, eventfd and timerfd
+    /// descriptors) that lives as long as the thread, which on a cooperative-pool thread
+    /// would look like a leak to the descriptor check.
+    final class Servers: Sendable {
+        let rig: FaultRigReference
+        let running = Mutex<[Process]>([])
 
-    func run(_ path: String, _ args: [String]) async throws {
-        try await offloaded { try NetnsPair.run(path, args) }
-    }
+        init(_ rig: FaultRig) { self.rig = FaultRigReference(rig: rig) }
 
-    /// The namespace SSE server, killed (SIGKILL: its sockets close at once) and started again
-    /// on the same port.
-    final class ServerProcess: Sendable {
-        let ns: NetnsPair
-        let process = Mutex<Process?>(nil)
-        init(_ ns: NetnsPair) { self.ns = ns }
-
-        func start() throws {
-            let p = try ns.spawnSSEServer(count: 1_000_000, intervalMilliseconds: 20)
-            process.withLock { $0 = p }
+        func start() async throws {
+            let rig = self.rig.rig
+            let args = [
+                "netns", "exec", rig.ns.server, "python3", NetnsPair.scripts.appendingPathComponent(rig.kind.server).path,
+                NetnsPair.serverAddress, "\(FaultRig.port)", "1000000", "20",
+            ]
+            let p = try await offloaded { try Self.spawnReady(args) }
+            running.withLock { $0.append(p.process) }
         }
 
-        func stop() {
-            if let p = process.withLock({ p in defer { p = nil }; return p }) { NetnsPair.kill(p) }
+        func kill() async {
+            let processes = running.withLock { r in defer { r.removeAll() }; return r }
+            await NetnsPair.killed(processes)
+        }
+
+        /// `ip netns exec …` until the server prints `ready` (≤ 10 s), on the calling thread.
+        static func spawnReady(_ args: [String]) throws -> UncheckedProcess {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            p.arguments = args
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            defer { try? out.fileHandleForReading.close() }
+            let fd = out.fileHandleForReading.fileDescriptor
+            let deadline = ContinuousClock.now + .seconds(10)
+            var seen: [UInt8] = []
+            while ContinuousClock.now < deadline, !String(decoding: seen, as: UTF8.self).contains("ready\n") {
+                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                guard poll(&pfd, 1, 100) > 0 else { continue }
+                var buffer = [UInt8](repeating: 0, count: 64)
+                let n = read(fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                seen += buffer[0..<n]
+            }
+            guard String(decoding: seen, as: UTF8.self).contains("ready\n") else {
+                NetnsPair.kill(p)
+                throw ServerNotReady()
+            }
+            return UncheckedProcess(process: p)
         }
     }
+
+    struct ServerNotReady: Error {}
+
+    /// A process handed from the thread that started it to the test; nothing else uses it meanwhile.
+    struct UncheckedProcess: @unchecked Sendable { var process: Process }
+    /// The rig, handed to ``Servers`` (which reads only its immutable names).
+    struct FaultRigReference: @unchecked Sendable { var rig: FaultRig }
 
     // MARK: Helpers
 
     static func ms(_ d: Duration) -> String {
         let c = d.components
         return "\(c.seconds * 1000 + c.attoseconds / 1_000_000_000_000_000) ms"
-    }
-
-    func bounded(_ what: String, seconds: Int, _ condition: @Sendable () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(seconds)
-        while !condition() {
-            if ContinuousClock.now > deadline {
-                Issue.record("timed out after \(seconds) s waiting for \(what)")
-                throw CancellationError()
-            }
-            try await Task.sleep(for: .milliseconds(10))
-        }
     }
 }
 

@@ -1,6 +1,7 @@
 import Foundation
 import RealtimeCore
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// TLS and mutual TLS on the test server, checked with the `openssl s_client` command.
@@ -14,9 +15,16 @@ struct TestServerTLSTests {
         NSTemporaryDirectory() + "realtime-testserver-\(getpid())/\(name)"
     }
 
-    /// Runs `openssl s_client`, sends one request, returns (exit status, stdout).
+    /// Runs `openssl s_client` on a thread of its own (never on the cooperative pool), sends
+    /// one request, returns (exit status, stdout).
     private func sClient(
         port: UInt16, target: String, caFile: String, extra: [String] = [], headers: [String] = []
+    ) async throws -> (Int32, String) {
+        try await offloaded { try Self.sClientBlocking(port: port, target: target, caFile: caFile, extra: extra, headers: headers) }
+    }
+
+    private static func sClientBlocking(
+        port: UInt16, target: String, caFile: String, extra: [String], headers: [String]
     ) throws -> (Int32, String) {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -50,14 +58,14 @@ struct TestServerTLSTests {
         #expect(Data(base64Encoded: String(certificates.serverPublicKeyPin.dropFirst(8)))?.count == 32)
     }
 
-    @Test func servesHTTPSVerifiedByTheTestCA() throws {
+    @Test func servesHTTPSVerifiedByTheTestCA() async throws {
         let certificates = try Self.certificates.get()
         let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
         try server.start()
         defer { server.stop() }
         #expect(server.baseURL.scheme == "https")
         #expect(server.wsBaseURL.scheme == "wss")
-        let (status, output) = try sClient(port: server.port, target: "/sse?count=2&framing=close", caFile: certificates.caCertificateFile)
+        let (status, output) = try await sClient(port: server.port, target: "/sse?count=2&framing=close", caFile: certificates.caCertificateFile)
         #expect(status == 0)
         #expect(output.hasPrefix("HTTP/1.1 200 OK\r\n"))
         #expect(output.hasSuffix("id: 2\ndata: event 2\n\n"))
@@ -65,13 +73,13 @@ struct TestServerTLSTests {
         #expect(server.requests.last?.clientCertificateSubject == nil)
     }
 
-    @Test func aClientTrustingAnotherCAFailsTheHandshake() throws {
+    @Test func aClientTrustingAnotherCAFailsTheHandshake() async throws {
         let certificates = try Self.certificates.get()
         let stranger = try TestCertificates.generate(in: Self.temporaryDirectory("stranger"))
         let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
         try server.start()
         defer { server.stop() }
-        let (status, output) = try sClient(port: server.port, target: "/sse", caFile: stranger.caCertificateFile)
+        let (status, output) = try await sClient(port: server.port, target: "/sse", caFile: stranger.caCertificateFile)
         #expect(status != 0)
         #expect(!output.contains("HTTP/1.1"))
         #expect(server.requests.isEmpty)
@@ -79,15 +87,15 @@ struct TestServerTLSTests {
         #expect(server.statistics.failedHandshakes == 1)
     }
 
-    @Test func mutualTLSRequiresTheClientCertificate() throws {
+    @Test func mutualTLSRequiresTheClientCertificate() async throws {
         let certificates = try Self.certificates.get()
         let server = TestServer(configuration: .init(tls: .init(certificates: certificates, requireClientCertificate: true)))
         try server.start()
         defer { server.stop() }
-        let (refused, refusedOutput) = try sClient(port: server.port, target: "/sse?count=1", caFile: certificates.caCertificateFile)
+        let (refused, refusedOutput) = try await sClient(port: server.port, target: "/sse?count=1", caFile: certificates.caCertificateFile)
         #expect(!refusedOutput.contains("HTTP/1.1 200"))
         _ = refused  // TLS 1.3 reports the missing certificate after the handshake, so the exit status varies.
-        let (status, output) = try sClient(
+        let (status, output) = try await sClient(
             port: server.port, target: "/sse?count=1&framing=close", caFile: certificates.caCertificateFile,
             extra: ["-cert", certificates.clientCertificateFile, "-key", certificates.clientKeyFile])
         #expect(status == 0)
@@ -95,14 +103,14 @@ struct TestServerTLSTests {
         #expect(server.requests.last?.clientCertificateSubject?.contains("realtime-test-client") == true)
     }
 
-    @Test func servesWebSocketOverTLS() throws {
+    @Test func servesWebSocketOverTLS() async throws {
         let certificates = try Self.certificates.get()
         let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
         try server.start()
         defer { server.stop() }
         // s_client never answers the close: the server drops the connection after 100 ms.
         let target = "/ws?mode=send&count=1&close=1000&close_timeout_ms=100"
-        let (_, output) = try sClient(
+        let (_, output) = try await sClient(
             port: server.port, target: target, caFile: certificates.caCertificateFile,
             headers: [
                 "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",

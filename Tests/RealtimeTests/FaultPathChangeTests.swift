@@ -1,0 +1,53 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestSupport
+import Testing
+
+/// A path change under a live connection (issue 5): the client's interface keeps a second
+/// address, and the one its connection is bound to is deleted. The network is still usable,
+/// so nothing reports a loss, and the server's packets to the vanished address are dropped
+/// without a word. The client must notice within ``RealtimeClient/Configuration/pathChangeProbeTimeout``
+/// (not its 30 s idle timeout), reconnect from the remaining address and resume without loss.
+/// Root only (skips with a printed reason otherwise).
+struct FaultPathChangeTests {
+    @Test(arguments: FaultRig.Kind.allCases)
+    func deletedSourceAddressIsFoundWithinTheProbeTimeout(_ kind: FaultRig.Kind) async throws {
+        try await FaultRig.run("pc", kind) { rig in
+            // A second address in another prefix, so deleting the first leaves it (and its
+            // route to the server) in place; the server routes replies to it.
+            try await rig.ns.ip(rig.ns.client, "addr", "add", "10.250.0.5/24", "dev", rig.ns.clientVeth)
+            try await rig.ns.ip(rig.ns.server, "route", "add", "10.250.0.5/32", "dev", rig.ns.serverVeth)
+            let count = 40
+            try await rig.startServer(count: count, intervalMilliseconds: 250)
+            let loop = rig.loop
+            let monitor: LinuxNetworkMonitor = await loop.submit { LinuxNetworkMonitor(eventLoop: loop) }
+            defer { monitor.stop() }
+            let probe = Duration.milliseconds(1500)
+            let client = try rig.makeClient {
+                $0.networkMonitor = monitor
+                $0.idleTimeout = .seconds(30)
+                $0.pathChangeProbeTimeout = probe
+            }
+            defer { client.close() }
+            let log = FaultEventLog(client, lastID: count)
+
+            try await bounded("a few messages", seconds: 10) { log.ids.count >= 4 }
+            let deletedAt = ContinuousClock.now
+            try await rig.ns.ip(rig.ns.client, "addr", "del", "\(NetnsPair.clientAddress)/30", "dev", rig.ns.clientVeth)
+            try await bounded("the dead connection to be noticed", seconds: 10) {
+                log.errors.contains { $0.at > deletedAt && $0.event.error.code == .idleTimeout }
+            }
+            let detected = try #require(log.errors.first { $0.at > deletedAt && $0.event.error.code == .idleTimeout }).at
+            try await bounded("a reconnect from the remaining address", seconds: 10) { log.opens.contains { $0 > detected } }
+            let reopened = try #require(log.opens.first { $0 > detected })
+            try await bounded("all \(count) messages", seconds: 20) { log.lastID == count }
+
+            let ids = log.ids
+            print("Fault \(kind) path change: source address deleted → found dead after \(detected - deletedAt) (probe \(probe), idle timeout 30 s), reopened \(reopened - detected) later; \(ids.count) messages")
+            #expect(detected - deletedAt < probe + .seconds(2), "found by the probe, not the idle timeout")
+            #expect(ids == Array(1...count), "no lost or duplicated message")
+        }
+    }
+}
+#endif

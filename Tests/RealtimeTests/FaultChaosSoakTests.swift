@@ -206,7 +206,8 @@ struct FaultChaosSoakTests {
             RSS \(rssWarm / 1024) KiB → \(rssEnd / 1024) KiB
             """)
 
-        #expect(faults.count >= Int(Self.soakSeconds / 6), "about one fault every 4 s")
+        // A cycle is ≤ 2 s calm + ≤ 3 s fault + the recovery: about one fault every 4–9 s.
+        #expect(faults.count >= Int(Self.soakSeconds / 10), "a fault every few seconds")
         if Self.soakSeconds >= 60 {
             #expect(Set(faults.map(\.kind)).count >= 3, "most kinds of fault were exercised")
         }

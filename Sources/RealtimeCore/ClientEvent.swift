@@ -17,7 +17,9 @@ public struct ErrorEvent: Sendable, Hashable {
     public var error: RealtimeError
     /// Whether the client will make another connection attempt.
     public var willRetry: Bool
-    /// Delay before that attempt; nil when not retrying or when waiting for the network.
+    /// Delay before that attempt: the backoff, or longer when a shared retry budget booked a
+    /// later slot (the real delay either way); nil when not retrying or when waiting for the
+    /// network.
     public var retryIn: Duration?
     /// The attempt number that failed.
     public var attempt: Int

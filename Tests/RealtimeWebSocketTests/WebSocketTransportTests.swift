@@ -270,6 +270,39 @@ import RealtimeIO
         }
     }
 
+    /// Our outgoing messages: compressed (RSV1) when deflate is agreed, sent plain when the
+    /// server limits our window to 8 bits (zlib cannot deflate with a 256-byte window; an
+    /// uncompressed message is always allowed, RFC 7692 §6).
+    @Test(arguments: [("", UInt8(0xC1)), ("; client_max_window_bits=8", UInt8(0x81)), ("; client_max_window_bits=9", UInt8(0xC1))])
+    func outgoingMessagesHonourTheClientWindow(parameters: String, firstByte: UInt8) async throws {
+        let (seen, report) = AsyncStream.makeStream(of: [UInt8].self)
+        let server = try ScriptedServer(responseHeaders: "Sec-WebSocket-Extensions: permessage-deflate\(parameters)\r\n") { fd in
+            var buf = [UInt8](repeating: 0, count: 2)
+            var tv = timeval(tv_sec: 5, tv_usec: 0)
+            setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, socklen_t(MemoryLayout<timeval>.size))
+            let n = read(fd, &buf, 2)
+            report.yield(Array(buf.prefix(max(n, 0))))
+            report.finish()
+            ScriptedServer.ignore(fd, seconds: 5)
+        }
+        try await withDeadline {
+            let probe = TransportProbe(server.url)
+            #expect(await probe.opened() != nil)
+            try await probe.transport.send(.text(String(repeating: "hello ", count: 50)))
+            // The first two bytes of our frame, as the server read them.
+            var iterator = seen.makeAsyncIterator()
+            let bytes = await iterator.next() ?? []
+            #expect(bytes.first == firstByte)
+            // Masked, and a 300-byte text compresses below 126 bytes (7-bit length) only when deflated.
+            if let second = bytes.dropFirst().first {
+                #expect(second & 0x80 != 0)
+                #expect((second & 0x7F < 126) == (firstByte == 0xC1))
+            }
+            probe.transport.close()
+            _ = await probe.ended()
+        }
+    }
+
     /// Compression disabled: a compressed frame is a protocol violation (RFC 6455 §5.2).
     @Test func rsv1WithoutNegotiationIs1002() async throws {
         let server = try ScriptedServer { fd in

@@ -11,6 +11,11 @@
 /// }
 /// ```
 /// Errors are ``RealtimeError``s carrying the close code to send (see the two parts' docs).
+///
+/// permessage-deflate is not handled here (this module has no zlib): with
+/// `allowedReservedBits: 0x40` compressed payloads would reach the assembler as they are.
+/// The client transport (`RealtimeWebSocket`) runs the decoder and assembler itself with its
+/// zlib inflater between them.
 public struct WebSocketReceiver: Sendable {
     public var decoder: WebSocketFrameDecoder
     public var assembler: WebSocketMessageAssembler

@@ -284,7 +284,7 @@ public final class RealtimeClient: Sendable {
         await commitDelivered()
         guard let envelope = await channel.next() else { return nil }
         delivery.withLock { d in deliver(envelope, &d) }
-        return envelope.event
+        return Self.materialized(envelope.event)
     }
 
     /// The consumer's fast path, with no suspension point: the next event when one is
@@ -298,11 +298,19 @@ public final class RealtimeClient: Sendable {
             return committed
         }
         waiter?.resume()
-        return (envelope.event, configuration.cursorStore == nil ? nil : saved)
+        return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : saved)
     }
 
     func save(_ cursor: String) async {
         if let store = configuration.cursorStore { await store.save(cursor) }
+    }
+
+    /// An SSE event's text is built here, on the consumer's thread, from the bytes the I/O
+    /// thread copied (see `SSEDataArena`): the allocation and its release stay on one thread.
+    private static func materialized(_ event: ClientEvent) -> ClientEvent {
+        guard case .event(var message) = event else { return event }
+        message.materialize()
+        return .event(message)
     }
 
     private func deliver(_ envelope: Envelope, _ d: inout Delivery) {

@@ -11,7 +11,25 @@ public struct Message: Sendable, Hashable {
         case binary([UInt8])
     }
 
-    public var content: Content
+    /// The payload as received: its content, or (for SSE events parsed on the I/O thread)
+    /// data bytes whose `String` is built on first use, by the consumer's thread.
+    enum Payload: Sendable {
+        case content(Content)
+        case deferredText(SSEDeferredText)
+    }
+
+    var payload: Payload
+
+    public var content: Content {
+        get {
+            switch payload {
+            case .content(let c): return c
+            case .deferredText(let d): return .text(d.string())
+            }
+        }
+        set { payload = .content(newValue) }
+    }
+
     /// SSE event type (`event:` field, `"message"` when absent); nil for WebSocket.
     public var type: String?
     /// SSE last event ID when this event was dispatched; for WebSocket, what the client's
@@ -19,9 +37,31 @@ public struct Message: Sendable, Hashable {
     public var id: String?
 
     public init(content: Content, type: String? = nil, id: String? = nil) {
-        self.content = content
+        self.payload = .content(content)
         self.type = type
         self.id = id
+    }
+
+    /// An SSE event whose text is built later (see ``SSEDataArena``).
+    package init(deferredText: SSEDeferredText, type: String, id: String) {
+        self.payload = .deferredText(deferredText)
+        self.type = type
+        self.id = id
+    }
+
+    /// Builds a deferred text now (on the calling thread); later reads cost nothing extra.
+    package mutating func materialize() {
+        if case .deferredText(let d) = payload { payload = .content(.text(d.string())) }
+    }
+
+    public static func == (a: Message, b: Message) -> Bool {
+        a.type == b.type && a.id == b.id && a.content == b.content
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(content)
+        hasher.combine(type)
+        hasher.combine(id)
     }
 
     /// An SSE event.
@@ -35,16 +75,22 @@ public struct Message: Sendable, Hashable {
         return nil
     }
 
-    /// The payload's size in bytes (UTF-8 for text), without copying it.
+    /// The payload's size in bytes as received (UTF-8 for text), without copying it.
     public var payloadByteCount: Int {
-        switch content {
-        case .text(let s): return s.utf8.count
-        case .binary(let b): return b.count
+        switch payload {
+        case .content(.text(let s)): return s.utf8.count
+        case .content(.binary(let b)): return b.count
+        case .deferredText(let d): return d.count
         }
     }
 
-    /// The payload's bytes (UTF-8 for text).
+    /// The payload's bytes (UTF-8 for text; for SSE data with invalid UTF-8, the bytes
+    /// after U+FFFD replacement).
     public var bytes: [UInt8] {
+        switch payload {
+        case .deferredText(let d) where d.isValidUTF8: return d.byteArray()
+        default: break
+        }
         switch content {
         case .text(let s): return Array(s.utf8)
         case .binary(let b): return b

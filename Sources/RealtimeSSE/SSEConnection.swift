@@ -44,6 +44,10 @@ final class SSEConnection {
     /// Flush early at this many pending events, so a long action cannot overshoot the
     /// channel's capacity by much.
     private let flushThreshold: Int
+    /// Data bytes of the events parsed since the last hand-over (see ``SSEDataArena``).
+    private var arena: SSEDataArena?
+    /// Initial size of a batch arena, bytes.
+    private static let arenaCapacity = 64 * 1024
 
     private enum Phase {
         /// Before the final response head: DNS, connect, TLS, request, 1xx, redirects.
@@ -197,12 +201,11 @@ final class SSEConnection {
                 swap(&batch, &pending)
                 let fed = Result {
                     try parser.feed(UnsafeRawBufferPointer(start: bytes, count: count)) { output in
-                        switch output {
-                        case .event(let e):
-                            batch.append(.message(.sse(type: e.type, data: e.data, id: e.lastEventID)))
-                        case .retry(let ms):
-                            batch.append(.retryHint(.milliseconds(ms)))
-                        }
+                        if case .retry(let ms) = output { batch.append(.retryHint(.milliseconds(ms))) }
+                    } borrowing: { e in
+                        // The data's String is built by the consumer's thread (SSEDataArena).
+                        let text = deferredText(e)
+                        batch.append(.message(Message(deferredText: text, type: e.type, id: e.lastEventID)))
                     }
                 }
                 swap(&batch, &pending)
@@ -230,9 +233,28 @@ final class SSEConnection {
         }
     }
 
+    /// Copies an event's data into the current arena (a large event gets one of its own, so
+    /// batch arenas stay small).
+    private func deferredText(_ e: SSEParser.BorrowedEvent) -> SSEDeferredText {
+        let target: SSEDataArena
+        if e.data.count > Self.arenaCapacity / 4 {
+            target = SSEDataArena(capacity: e.data.count)
+        } else if let arena {
+            target = arena
+        } else {
+            target = SSEDataArena(capacity: Self.arenaCapacity)
+            arena = target
+        }
+        let offset = target.append(e.data)
+        return SSEDeferredText(
+            arena: target, offset: offset, count: e.data.count, isValidUTF8: e.isValidUTF8, isASCII: e.isASCII)
+    }
+
     /// Hands pending events to the channel; a full channel pauses the transfer at the next
     /// chunk curl offers.
     private func flush() {
+        // Events handed over point into the arena: never append to it again.
+        arena = nil
         guard !pending.isEmpty, !isFinished else { return }
         // One lock and at most one consumer wake-up for the whole batch.
         if !events.send(draining: &pending) { pauseRequested = true }

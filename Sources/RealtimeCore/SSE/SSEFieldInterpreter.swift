@@ -47,10 +47,10 @@ struct SSEFieldInterpreter: Sendable {
     @inline(__always)
     mutating func process(
         _ line: UnsafeRawBufferPointer, chunk: UnsafeRawPointer, stable: Bool, nonASCII: Bool,
-        _ emit: (SSEParser.Output) throws -> Void
+        _ emit: (SSEParser.Output) throws -> Void, borrowed: ((SSEParser.BorrowedEvent) throws -> Void)?
     ) throws {
         let n = line.count
-        guard n > 0, let b = line.baseAddress else { return try dispatch(chunk: chunk, emit) }
+        guard n > 0, let b = line.baseAddress else { return try dispatch(chunk: chunk, emit, borrowed: borrowed) }
         let c0 = b.load(as: UInt8.self)
         if c0 == UInt8(ascii: ":") { return }  // comment
         // Fast path: "data:" is by far the most common line.
@@ -175,13 +175,32 @@ struct SSEFieldInterpreter: Sendable {
     /// WHATWG "dispatch the event": the last event ID string is updated even when no event
     /// follows; empty data dispatches nothing but resets the event type.
     @inline(__always)
-    private mutating func dispatch(chunk: UnsafeRawPointer, _ emit: (SSEParser.Output) throws -> Void) throws {
+    private mutating func dispatch(
+        chunk: UnsafeRawPointer, _ emit: (SSEParser.Output) throws -> Void,
+        borrowed: ((SSEParser.BorrowedEvent) throws -> Void)?
+    ) throws {
         if idSet {
             lastEventID = idBuffer
             idSet = false
         }
         guard hasData else {
             if !eventType.isEmpty { eventType = "" }
+            return
+        }
+        if let borrowed {
+            let type = eventType.isEmpty ? "message" : eventType
+            let (valid, ascii) = (!dataInvalid, !dataNonASCII)
+            if borrowedStart >= 0 {
+                let data = UnsafeRawBufferPointer(start: chunk + borrowedStart, count: borrowedCount)
+                clearEvent()
+                try borrowed(SSEParser.BorrowedEvent(type: type, lastEventID: lastEventID, data: data, isValidUTF8: valid, isASCII: ascii))
+            } else {
+                // The owned buffer is cleared only after the callback has used it.
+                defer { clearEvent() }
+                try owned.withUnsafeBytes { data in
+                    try borrowed(SSEParser.BorrowedEvent(type: type, lastEventID: lastEventID, data: data, isValidUTF8: valid, isASCII: ascii))
+                }
+            }
             return
         }
         let data: String

@@ -54,6 +54,38 @@ public struct SSEParser: Sendable {
     /// or whatever `emit` throws. After any throw the stream is abandoned: later calls
     /// rethrow the same error until ``finish()``.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void) throws {
+        try feed(bytes, emit, borrowed: nil)
+    }
+
+    /// A dispatched event whose `data` is still the stream's bytes, valid only during the
+    /// callback: for a caller that copies the bytes somewhere of its own and builds the
+    /// `String` later (or on another thread). The same event ``feed(_:_:)`` would emit.
+    public struct BorrowedEvent {
+        /// The event type (`"message"` by default).
+        public let type: String
+        /// The last event ID at dispatch.
+        public let lastEventID: String
+        /// The `data` lines joined with LF, as bytes (not yet decoded).
+        public let data: UnsafeRawBufferPointer
+        /// Whether `data` is valid UTF-8 (if not, decode with U+FFFD replacement).
+        public let isValidUTF8: Bool
+        /// Whether `data` is pure ASCII.
+        public let isASCII: Bool
+    }
+
+    /// Like ``feed(_:_:)``, but events go to `events` with their data as borrowed bytes; `emit`
+    /// receives only `retry` outputs. Same rules, order and errors.
+    public mutating func feed(
+        _ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void, borrowing events: (BorrowedEvent) throws -> Void
+    ) throws {
+        // Optional closures count as escaping; this one never outlives the call.
+        try withoutActuallyEscaping(events) { events in try feed(bytes, emit, borrowed: events) }
+    }
+
+    @inline(__always)
+    private mutating func feed(
+        _ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void, borrowed: ((BorrowedEvent) throws -> Void)?
+    ) throws {
         if let failure { throw failure }
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
         do {
@@ -63,10 +95,12 @@ public struct SSEParser: Sendable {
                 case .chunk(let start, let end):
                     try fields.process(
                         UnsafeRawBufferPointer(start: base + start, count: end &- start), chunk: base, stable: true,
-                        nonASCII: lines.lineNonASCII, emit)
+                        nonASCII: lines.lineNonASCII, emit, borrowed: borrowed)
                 case .buffered:
                     let nonASCII = lines.lineNonASCII
-                    try lines.partial.withUnsafeBytes { try fields.process($0, chunk: base, stable: false, nonASCII: nonASCII, emit) }
+                    try lines.partial.withUnsafeBytes {
+                        try fields.process($0, chunk: base, stable: false, nonASCII: nonASCII, emit, borrowed: borrowed)
+                    }
                     lines.consumedBuffered()
                 case .tooLong:
                     throw lines.tooLongError

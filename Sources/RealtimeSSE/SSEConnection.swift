@@ -46,6 +46,7 @@ final class SSEConnection {
     private let flushThreshold: Int
     /// Data bytes of the events parsed since the last hand-over (see ``SSEDataArena``).
     private var arena: SSEDataArena?
+    private var arenaSizeHint = SSEConnection.arenaCapacity
     /// Initial size of a batch arena, bytes.
     private static let arenaCapacity = 64 * 1024
 
@@ -242,7 +243,8 @@ final class SSEConnection {
         } else if let arena {
             target = arena
         } else {
-            target = SSEDataArena(capacity: Self.arenaCapacity)
+            // Sized like the last batch's, so a steady stream does not regrow every arena.
+            target = SSEDataArena(capacity: arenaSizeHint)
             arena = target
         }
         let offset = target.append(e.data)
@@ -254,7 +256,10 @@ final class SSEConnection {
     /// chunk curl offers.
     private func flush() {
         // Events handed over point into the arena: never append to it again.
-        arena = nil
+        if let arena {
+            arenaSizeHint = min(max(arena.bytes.count, 4096), 1 << 20)
+            self.arena = nil
+        }
         guard !pending.isEmpty, !isFinished else { return }
         // One lock and at most one consumer wake-up for the whole batch.
         if !events.send(draining: &pending) { pauseRequested = true }

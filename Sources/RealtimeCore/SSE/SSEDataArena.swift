@@ -12,7 +12,9 @@
 /// the writes before the reads) the producer starts a new arena and never touches this one
 /// again, so readers only ever see immutable bytes.
 package final class SSEDataArena: @unchecked Sendable {
-    package private(set) var bytes: [UInt8] = []
+    /// Unchecked exclusivity: the thread rule above is what keeps accesses apart, and the
+    /// dynamic check would cost more than the copy it guards for small events.
+    @exclusivity(unchecked) package private(set) var bytes: [UInt8] = []
 
     package init(capacity: Int) {
         bytes.reserveCapacity(capacity)

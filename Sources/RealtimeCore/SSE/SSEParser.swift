@@ -71,6 +71,11 @@ public struct SSEParser: Sendable {
         public let isValidUTF8: Bool
         /// Whether `data` is pure ASCII.
         public let isASCII: Bool
+
+        /// `data` decoded now (U+FFFD for invalid sequences), as ``feed(_:_:)`` would give it.
+        public func decodedData() -> String {
+            SSEUTF8.string(validated: data, valid: isValidUTF8, ascii: isASCII)
+        }
     }
 
     /// Like ``feed(_:_:)``, but events go to `events` with their data as borrowed bytes; `emit`

@@ -301,6 +301,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// when the consumer would have to wait or the stream is over (``next()`` tells which).
     /// For a consumer with a synchronous fast path; the single-consumer rule applies.
     @inlinable
+    @_specialize(where Element == TransportEvent)
     public func poll() -> Element? {
         if Task.isCancelled { return nil }
         switch take() {
@@ -379,20 +380,9 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         @inlinable
         @_specialize(where Element == TransportEvent)
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            // Cancellation (which terminates the channel) is handled by the slow path.
-            if Task.isCancelled { return await channel.next() }
-            switch channel.take() {
-            case .element(let e, let demand):
-                demand?()
-                return e
-            case .end(let demand):
-                demand?()
-                return nil
-            case .empty(let demand):
-                // A demand taken here must reach the producer, or it would stay paused.
-                demand?()
-                return await channel.next()
-            }
+            // Cancellation (which terminates the channel) and the end are the slow path's.
+            if let e = channel.poll() { return e }
+            return await channel.next()
         }
     }
 

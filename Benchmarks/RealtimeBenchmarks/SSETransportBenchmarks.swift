@@ -130,9 +130,7 @@ enum SSETransportBenchmarks {
         if let n = env["RT_BENCH_SSE_CAPACITY"].flatMap({ Int($0) }) { request.eventBufferCapacity = n }
         if let n = env["RT_BENCH_SSE_RECV_BUFFER"].flatMap({ Int($0) }) { options.receiveBufferSize = n }
         let transport = SSETransport(request: request, options: options)
-        let done = DispatchSemaphore(value: 0)
-        let box = Mutex(Consumed())
-        Task.detached {
+        return waitFor {
             transport.start()
             var c = Consumed()
             var dataBytes = 0
@@ -149,7 +147,16 @@ enum SSETransportBenchmarks {
                 }
             }
             Timing.blackHole(dataBytes)
-            let result = c
+            return c
+        }
+    }
+
+    /// Runs `body` in a detached task and blocks this (benchmark) thread until it returns.
+    static func waitFor(_ body: @escaping @Sendable () async -> Consumed) -> Consumed {
+        let done = DispatchSemaphore(value: 0)
+        let box = Mutex(Consumed())
+        Task.detached {
+            let result = await body()
             box.withLock { $0 = result }
             done.signal()
         }
@@ -165,13 +172,12 @@ enum SSETransportBenchmarks {
         configuration.idleTimeout = .seconds(30)
         configuration.reconnect.reconnectsAfterCleanEnd = false
         if let n = env["RT_BENCH_SSE_CAPACITY"].flatMap({ Int($0) }) { configuration.eventBufferCapacity = n }
-        let done = DispatchSemaphore(value: 0)
-        let box = Mutex(Consumed())
-        Task.detached {
+        let settings = configuration
+        return waitFor {
             var c = Consumed()
             var dataBytes = 0
             do {
-                let client = try RealtimeClient(url: url, configuration: configuration)
+                let client = try RealtimeClient(url: url, configuration: settings)
                 for await e in client.events {
                     switch e {
                     case .event(let m):
@@ -191,21 +197,12 @@ enum SSETransportBenchmarks {
                 c.end = "\(error)"
             }
             Timing.blackHole(dataBytes)
-            let result = c
-            box.withLock { $0 = result }
-            done.signal()
+            return c
         }
-        done.wait()
-        return box.withLock { $0 }
     }
 
     /// User + system CPU seconds of this process (server and client threads together).
-    static func processCPUSeconds() -> Double {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
-        return s(usage.ru_utime) + s(usage.ru_stime)
-    }
+    static func processCPUSeconds() -> Double { cpuSeconds(RUSAGE_SELF.rawValue) }
 
     /// User + system CPU seconds of this process's threads called `name` (from
     /// /proc/self/task/*/stat; the I/O loop thread is "realtime-io").
@@ -227,9 +224,11 @@ enum SSETransportBenchmarks {
     }
 
     /// User + system CPU seconds of reaped child processes (curl).
-    static func childCPUSeconds() -> Double {
+    static func childCPUSeconds() -> Double { cpuSeconds(RUSAGE_CHILDREN.rawValue) }
+
+    static func cpuSeconds(_ who: Int32) -> Double {
         var usage = rusage()
-        getrusage(RUSAGE_CHILDREN.rawValue, &usage)
+        getrusage(__rusage_who_t(who), &usage)
         func s(_ t: timeval) -> Double { Double(t.tv_sec) + Double(t.tv_usec) * 1e-6 }
         return s(usage.ru_utime) + s(usage.ru_stime)
     }

@@ -44,15 +44,18 @@ final class SSEConnection {
     /// Flush early at this many pending events, so a long action cannot overshoot the
     /// channel's capacity by much.
     private let flushThreshold: Int
-    /// Data bytes of the events parsed since the last hand-over (see ``SSEDataArena``).
+    /// Where the current batch's event data goes (see ``SSEDataArena``); nil after a hand-over.
     private var arena: SSEDataArena?
-    private var arenaSizeHint = SSEConnection.arenaCapacity
-    /// Initial size of a batch arena, bytes.
-    private static let arenaCapacity = 64 * 1024
+    /// Bytes ``arena`` can still take (0 when there is none): checked per event without
+    /// touching the arena or its block.
+    private var arenaRoom = 0
+    /// The block under it, filled across batches until the next event does not fit, then
+    /// replaced by one from the shared pool.
+    private var block: SSEArenaBlock?
     /// Event data up to this size goes through the arena (measured, same run: 1.5–2× the
     /// events/s at 128 B and 1 KiB, even at 4 KiB); larger data is decoded at once, so a huge
     /// event is not held twice.
-    static let deferredTextLimit = 64 * 1024
+    static let deferredTextLimit = min(64 * 1024, SSEArenaPool.shared.blockSize)
 
     private enum Phase {
         /// Before the final response head: DNS, connect, TLS, request, 1xx, redirects.
@@ -244,30 +247,39 @@ final class SSEConnection {
         }
     }
 
-    /// Copies an event's data into the current arena (a large event gets one of its own, so
-    /// batch arenas stay small).
+    /// Copies an event's data into the batch's arena, on a fresh block when the current one is
+    /// full (data up to ``deferredTextLimit`` always fits in a fresh block).
+    @inline(__always)
     private func deferredText(_ e: SSEParser.BorrowedEvent) -> SSEDeferredText {
-        let target: SSEDataArena
-        if let arena {
-            target = arena
+        let n = e.data.count
+        if n > arenaRoom || arena == nil { startArena(for: n) }
+        // One reference for the event; the room was checked above.
+        let target = arena.unsafelyUnwrapped
+        let offset = target.block.appendUnchecked(e.data)
+        arenaRoom &-= n
+        return SSEDeferredText(arena: target, offset: offset, count: n, isValidUTF8: e.isValidUTF8, isASCII: e.isASCII)
+    }
+
+    /// A new arena for the rest of the batch, on the current block if `n` bytes fit there.
+    private func startArena(for n: Int) {
+        let room: SSEArenaBlock
+        if let block, n <= block.available {
+            room = block
         } else {
-            // Sized like the last batch's, so a steady stream does not regrow every arena.
-            target = SSEDataArena(capacity: arenaSizeHint)
-            arena = target
+            room = SSEArenaPool.shared.block()
+            block = room
         }
-        let offset = target.append(e.data)
-        return SSEDeferredText(
-            arena: target, offset: offset, count: e.data.count, isValidUTF8: e.isValidUTF8, isASCII: e.isASCII)
+        arena = SSEDataArena(block: room)
+        arenaRoom = room.available
     }
 
     /// Hands pending events to the channel; a full channel pauses the transfer at the next
     /// chunk curl offers.
     private func flush() {
-        // Events handed over point into the arena: never append to it again.
-        if let arena {
-            arenaSizeHint = min(max(arena.bytes.count, 4096), 1 << 20)
-            self.arena = nil
-        }
+        // Events handed over keep their batch's arena; the next batch gets its own (on the
+        // same block while it has room).
+        arena = nil
+        arenaRoom = 0
         guard !pending.isEmpty, !isFinished else { return }
         // One lock and at most one consumer wake-up for the whole batch.
         if !events.send(draining: &pending) { pauseRequested = true }

@@ -13,12 +13,12 @@ import Testing
         var out: [SSEParser.Output] = []
         for chunk in chunking.split(input) {
             // A fresh arena per chunk: like the transport's per-batch arenas.
-            let arena = SSEDataArena(capacity: 16)
+            let arena = SSEDataArena(capacity: input.count)
             try chunk.withUnsafeBytes { bytes in
                 try parser.feed(bytes) { output in
                     out.append(output)
                 } borrowing: { e in
-                    let offset = arena.append(e.data)
+                    let offset = try #require(arena.append(e.data))
                     let text = SSEDeferredText(arena: arena, offset: offset, count: e.data.count, isValidUTF8: e.isValidUTF8, isASCII: e.isASCII)
                     deferred.append((text, e.type, e.lastEventID))
                     // A placeholder keeps the order of events and retries.
@@ -61,12 +61,12 @@ import Testing
         }
     }
 
-    @Test func deferredTextBehavesLikeTheEagerMessage() {
-        let arena = SSEDataArena(capacity: 8)
+    @Test func deferredTextBehavesLikeTheEagerMessage() throws {
+        let arena = SSEDataArena(capacity: 64)
         let valid = Array("héllo ☃".utf8)
         let invalid: [UInt8] = [0x61, 0xFF, 0x62]
-        let o1 = valid.withUnsafeBytes { arena.append($0) }
-        let o2 = invalid.withUnsafeBytes { arena.append($0) }
+        let o1 = try #require(valid.withUnsafeBytes { arena.append($0) })
+        let o2 = try #require(invalid.withUnsafeBytes { arena.append($0) })
         var lazy = Message(
             deferredText: SSEDeferredText(arena: arena, offset: o1, count: valid.count, isValidUTF8: true, isASCII: false),
             type: "t", id: "1")

@@ -1,0 +1,52 @@
+import Synchronization
+
+/// Fixed-size ``SSEArenaBlock``s, shared by every SSE connection in the process.
+///
+/// A block returns here when the last event pointing into it is released (on whichever
+/// thread), and the next block taken reuses it, so a stream at any rate cycles through a
+/// handful of warm blocks.
+/// At most ``maxIdle`` blocks are kept; more are freed, so idle memory is bounded
+/// (`blockSize × maxIdle`, 2 MiB for ``shared``) whatever the number of connections.
+package final class SSEArenaPool: Sendable {
+    /// Bytes per block: the largest event data an arena takes in one piece.
+    package let blockSize: Int
+    package let maxIdle: Int
+    /// Idle blocks, as addresses (a raw pointer is not `Sendable`; the pool owns them).
+    private let idle: Mutex<[UInt]>
+
+    /// The process-wide pool: 128 KiB blocks (an event of up to 64 KiB always fits in a fresh
+    /// one), at most 16 idle.
+    package static let shared = SSEArenaPool(blockSize: 128 * 1024, maxIdle: 16)
+
+    package init(blockSize: Int, maxIdle: Int) {
+        self.blockSize = blockSize
+        self.maxIdle = maxIdle
+        self.idle = Mutex([])
+    }
+
+    deinit {
+        idle.withLock { blocks in
+            for b in blocks { UnsafeMutableRawPointer(bitPattern: b)?.deallocate() }
+        }
+    }
+
+    /// An empty block (a reused one when one is idle).
+    package func block() -> SSEArenaBlock {
+        let reused = idle.withLock { $0.popLast() }.flatMap { UnsafeMutableRawPointer(bitPattern: $0) }
+        let block = reused ?? .allocate(byteCount: blockSize, alignment: 16)
+        return SSEArenaBlock(pooled: block, capacity: blockSize, pool: self)
+    }
+
+    /// Number of idle blocks (for tests).
+    package var idleCount: Int { idle.withLock { $0.count } }
+
+    func recycle(_ block: UnsafeMutableRawPointer) {
+        let address = UInt(bitPattern: block)
+        let kept = idle.withLock { blocks -> Bool in
+            guard blocks.count < maxIdle else { return false }
+            blocks.append(address)
+            return true
+        }
+        if !kept { block.deallocate() }
+    }
+}

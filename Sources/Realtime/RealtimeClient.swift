@@ -276,6 +276,7 @@ public final class RealtimeClient: Sendable {
         }
     }
 
+    @usableFromInline
     func consumerNext() async -> ClientEvent? {
         if let (event, saved) = consumerPoll() {
             if let saved { await save(saved) }
@@ -290,6 +291,7 @@ public final class RealtimeClient: Sendable {
     /// The consumer's fast path, with no suspension point: the next event when one is
     /// buffered (committing the previous one and recording this one under one lock), plus
     /// a changed cursor the caller must save. nil when the consumer would have to wait.
+    @usableFromInline
     func consumerPoll() -> (ClientEvent, saved: String?)? {
         guard let envelope = channel.poll() else { return nil }
         let (saved, waiter) = delivery.withLock { d in
@@ -301,6 +303,7 @@ public final class RealtimeClient: Sendable {
         return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : saved)
     }
 
+    @usableFromInline
     func save(_ cursor: String) async {
         if let store = configuration.cursorStore { await store.save(cursor) }
     }

@@ -19,6 +19,9 @@ enum SSETransportBenchmarks {
         Benchmark(name: "client-4KiB-events") { [try run(eventSize: 4096, bytes: gib, via: .client)] },
         Benchmark(name: "client-1KiB-events") { [try run(eventSize: 1024, bytes: gib / 4, via: .client)] },
         Benchmark(name: "client-128B-events") { [try run(eventSize: 128, bytes: gib / 16, via: .client)] },
+        Benchmark(name: "loop-4KiB-events") { [try run(eventSize: 4096, bytes: gib, via: .clientOnLoop)] },
+        Benchmark(name: "loop-1KiB-events") { [try run(eventSize: 1024, bytes: gib / 4, via: .clientOnLoop)] },
+        Benchmark(name: "loop-128B-events") { [try run(eventSize: 128, bytes: gib / 16, via: .clientOnLoop)] },
     ])
 
     static var gib: Int {
@@ -30,9 +33,18 @@ enum SSETransportBenchmarks {
     }
 
     /// What consumes the stream: the transport alone, or the whole client (`RealtimeClient`:
-    /// reconnect loop, resume cursor, statistics) as an application uses it.
+    /// reconnect loop, resume cursor, statistics) as an application uses it — on the
+    /// cooperative pool, or on the I/O loop (`withTaskExecutorPreference(EventLoop.shared)`).
     enum Consumer {
-        case transport, client
+        case transport, client, clientOnLoop
+
+        var prefix: String {
+            switch self {
+            case .transport: ""
+            case .client: "client-"
+            case .clientOnLoop: "loop-"
+            }
+        }
     }
 
     static func run(eventSize: Int, bytes requested: Int, via consumer: Consumer = .transport) throws -> Measurement {
@@ -67,7 +79,11 @@ enum SSETransportBenchmarks {
             let start = DispatchTime.now().uptimeNanoseconds
             let cpuStart = processCPUSeconds()
             let loopStart = threadCPUSeconds(named: "realtime-io")
-            result = consumer == .transport ? consume(url) : consumeWithClient(url)
+            switch consumer {
+            case .transport: result = consume(url)
+            case .client: result = consumeWithClient(url, onLoop: false)
+            case .clientOnLoop: result = consumeWithClient(url, onLoop: true)
+            }
             let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             seconds = min(seconds, wall)
             let cpu = processCPUSeconds() - cpuStart
@@ -78,8 +94,7 @@ enum SSETransportBenchmarks {
         }
 
         let expectedEvents = total / eventSize
-        let prefix = consumer == .transport ? "" : "client-"
-        var m = Measurement(name: "\(suite.name)/\(prefix)\(eventSize)B-events", bytes: total, items: result.events, seconds: seconds)
+        var m = Measurement(name: "\(suite.name)/\(consumer.prefix)\(eventSize)B-events", bytes: total, items: result.events, seconds: seconds)
         let curlMBps = Double(total) / curlSeconds / 1e6
         let ratio = m.megabytesPerSecond / curlMBps
         m.extra = [
@@ -166,7 +181,7 @@ enum SSETransportBenchmarks {
 
     /// Streams `url` through ``RealtimeClient`` (no reconnect: the stream's end is the end)
     /// and touches every event's data like ``consume(_:)``.
-    static func consumeWithClient(_ url: URL) -> Consumed {
+    static func consumeWithClient(_ url: URL, onLoop: Bool) -> Consumed {
         let env = ProcessInfo.processInfo.environment
         var configuration = RealtimeClient.Configuration()
         configuration.idleTimeout = .seconds(30)
@@ -174,31 +189,39 @@ enum SSETransportBenchmarks {
         if let n = env["RT_BENCH_SSE_CAPACITY"].flatMap({ Int($0) }) { configuration.eventBufferCapacity = n }
         let settings = configuration
         return waitFor {
-            var c = Consumed()
-            var dataBytes = 0
-            do {
-                let client = try RealtimeClient(url: url, configuration: settings)
-                for await e in client.events {
-                    switch e {
-                    case .event(let m):
-                        c.events += 1
-                        dataBytes &+= m.text?.utf8.count ?? 0
-                    case .closed(let close):
-                        c.clean = close.clean
-                        c.end = close.clean ? "clean" : "closed unclean"
-                        if !close.willReconnect { client.close() }
-                    case .error(let error):
-                        c.end = "\(error.error)"
-                    default:
-                        break
-                    }
-                }
-            } catch {
-                c.end = "\(error)"
-            }
-            Timing.blackHole(dataBytes)
-            return c
+            // `EventLoop.shared` is the client's loop: the consumer then runs on the I/O thread.
+            onLoop
+                ? await withTaskExecutorPreference(EventLoop.shared) { await streamClient(url, settings) }
+                : await streamClient(url, settings)
         }
+    }
+
+    /// The consuming loop of ``consumeWithClient(_:onLoop:)``.
+    static func streamClient(_ url: URL, _ settings: RealtimeClient.Configuration) async -> Consumed {
+        var c = Consumed()
+        var dataBytes = 0
+        do {
+            let client = try RealtimeClient(url: url, configuration: settings)
+            for await e in client.events {
+                switch e {
+                case .event(let m):
+                    c.events += 1
+                    dataBytes &+= m.text?.utf8.count ?? 0
+                case .closed(let close):
+                    c.clean = close.clean
+                    c.end = close.clean ? "clean" : "closed unclean"
+                    if !close.willReconnect { client.close() }
+                case .error(let error):
+                    c.end = "\(error.error)"
+                default:
+                    break
+                }
+            }
+        } catch {
+            c.end = "\(error)"
+        }
+        Timing.blackHole(dataBytes)
+        return c
     }
 
     /// User + system CPU seconds of this process (server and client threads together).

@@ -31,7 +31,7 @@ public final class EventLoop: Sendable {
     private let isShared: Bool
     private let epollFD: Int32
     private let wakeFD: Int32
-    private let queue = Mutex(TaskQueue())
+    let queue = Mutex(TaskQueue())
     /// `pthread_t` of the loop thread once it runs; 0 before.
     private let loopThread = Atomic<UInt>(0)
     /// The thread to join on shutdown; taken by the first `shutdown()`.
@@ -44,8 +44,10 @@ public final class EventLoop: Sendable {
     private static let wakeToken: UInt64 = 0
     private static let maxEventsPerWait: Int32 = 64
 
-    private struct TaskQueue {
+    struct TaskQueue {
         var tasks: [@Sendable () -> Void] = []
+        /// Jobs of tasks that prefer this loop, enqueued from other threads.
+        var jobs: [UnownedJob] = []
         var wakePending = false
         var stopped = false
     }
@@ -82,18 +84,25 @@ public final class EventLoop: Sendable {
     /// thread (also from the loop itself: the task then runs on a later iteration, never
     /// inline). After ``shutdown()`` tasks are discarded without running.
     public func execute(_ task: @escaping @Sendable () -> Void) {
-        let mustWake: Bool = queue.withLock { q in
-            if q.stopped { return false }
-            q.tasks.append(task)
-            if q.wakePending { return false }
+        _ = enqueueUnlessStopped { $0.tasks.append(task) }
+    }
+
+    /// Queues with `add` under the queue's lock and wakes the loop if it may be waiting;
+    /// false (nothing queued) after ``shutdown()``.
+    func enqueueUnlessStopped(_ add: (inout TaskQueue) -> Void) -> Bool {
+        let (queued, mustWake): (Bool, Bool) = queue.withLock { q in
+            if q.stopped { return (false, false) }
+            add(&q)
+            if q.wakePending { return (true, false) }
             q.wakePending = true
-            return true
+            return (true, true)
         }
         if mustWake {
             var one: UInt64 = 1
             // EAGAIN only when the counter is at its maximum: the loop is awake anyway.
             _ = write(wakeFD, &one, MemoryLayout<UInt64>.size)
         }
+        return queued
     }
 
     /// Stops the loop thread and closes its descriptors. Registrations and timers still
@@ -250,11 +259,17 @@ extension EventLoop {
                 if state.stopping { break }
             }
             if !state.stopping { fireDueTimers() }
+            if !state.stopping { runReadyJobs() }
         }
-        queue.withLock { q in
+        let orphans: [UnownedJob] = queue.withLock { q in
             q.stopped = true
             q.tasks.removeAll()
+            defer { q.jobs.removeAll() }
+            return q.jobs
         }
+        // Tasks that still prefer this loop continue on the global executor.
+        for job in state.readyJobs + orphans { globalConcurrentExecutor.enqueue(job) }
+        state.readyJobs.removeAll()
         // Drop handlers and timer bodies here, on the loop thread that owns them. The curl
         // multi handle goes first: its cleanup still reports sockets to deregister.
         state.curlDriver = nil
@@ -270,6 +285,10 @@ extension EventLoop {
         _ = read(wakeFD, &counter, MemoryLayout<UInt64>.size)
         queue.withLock { q in
             swap(&batch, &q.tasks)
+            if !q.jobs.isEmpty {
+                state.readyJobs.append(contentsOf: q.jobs)
+                q.jobs.removeAll(keepingCapacity: true)
+            }
             q.wakePending = false
         }
         for task in batch {
@@ -298,6 +317,7 @@ extension EventLoop {
         while let top = state.timers.first, state.timerBodies[top.sequence] == nil {
             state.timers.removeFirst()
         }
+        if !state.readyJobs.isEmpty { return 0 }
         guard let top = state.timers.first else { return -1 }
         let now = Self.monotonicNanoseconds()
         if top.deadline <= now { return 0 }

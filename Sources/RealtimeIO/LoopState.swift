@@ -14,6 +14,9 @@ final class LoopState {
     var timers = TimerHeap()
     var timerBodies: [UInt64: () -> Void] = [:]
     var stopping = false
+    /// Jobs of tasks that prefer this loop, made ready on the loop thread (see
+    /// `EventLoop+TaskExecutor`); run before the loop next waits.
+    var readyJobs: [UnownedJob] = []
     /// The loop's ``CurlMultiDriver``, created on first use.
     var curlDriver: CurlMultiDriver?
     /// Shared counter for registration and timer identifiers; 0 is the wake-up token.

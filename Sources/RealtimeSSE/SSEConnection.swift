@@ -26,6 +26,17 @@ final class SSEConnection {
     private var parser: SSEParser
     private var head = SSEResponseHead()
     private var phase = Phase.connecting
+    /// The request being sent: the attempt's own, then each followed redirect's.
+    private var hop: SSEHop
+    /// Redirects followed so far in this attempt.
+    private var redirects = 0
+    /// The request a redirect asked for, sent once that redirect's transfer completes.
+    private var nextHop: SSEHop?
+    /// Body bytes of the redirect response being followed, discarded.
+    private var redirectBodyBytes = 0
+    /// A redirect's body is read (so its connection can be reused) up to this many bytes,
+    /// then cut: it may be endless, and nobody reads it.
+    static let redirectBodyLimit = 64 * 1024
     /// Set by a callback that aborts the transfer, to report instead of curl's
     /// `CURLE_WRITE_ERROR`.
     private var abortReason: RealtimeError?
@@ -75,6 +86,7 @@ final class SSEConnection {
         self.loop = loop
         self.events = events
         self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "")
+        self.hop = SSEHop(request: request)
         self.flushThreshold = max(1, min(64, request.eventBufferCapacity / 2))
     }
 
@@ -132,6 +144,13 @@ final class SSEConnection {
     /// Transfer over (curl finished it by itself, or a callback aborted it).
     private func completed(_ code: CURLcode) {
         guard !isFinished else { return }
+        if let next = nextHop {
+            // Whatever ended the redirect's body (its end, our cut, a reset), its head said
+            // where to go.
+            nextHop = nil
+            follow(next)
+            return
+        }
         let delivered = head.sawResponse
         if let abortReason {
             finish(TransportEnd(clean: false, error: abortReason, requestWasDelivered: delivered))
@@ -241,8 +260,13 @@ final class SSEConnection {
             phase = .errorBody(status: status, retryAfter: retryAfter, excerpt: excerpt)
             // Enough for the error: stop downloading (the body may be endless).
             return excerpt.count >= RealtimeError.maxBodyExcerpt ? 0 : count
-        case .connecting, .noContent, .finished:
-            // Bodies of responses we do not use (1xx, followed redirects, 204).
+        case .connecting:
+            // The body of a redirect being followed (1xx have none): discarded, and cut past
+            // a bound (returning 0 ends the transfer; its completion then follows).
+            redirectBodyBytes += count
+            return redirectBodyBytes <= Self.redirectBodyLimit ? count : 0
+        case .noContent, .finished:
+            // The body of a 204, if a server sends one anyway.
             return count
         }
     }
@@ -298,11 +322,21 @@ final class SSEConnection {
         var status = 0
         if let easy { _ = rt_easy_getinfo_long(easy, CURLINFO_RESPONSE_CODE, &status) }
         if (100..<200).contains(status) { return true }
-        if [301, 302, 303, 307, 308].contains(status) {
-            // curl follows it (and fails with TOO_MANY_REDIRECTS past maxRedirects).
-            if head.hasLocation { return true }
-            abortReason = RealtimeError(.redirect, detail: "\(status) without a Location", status: status)
-            return false
+        if SSEHop.isRedirect(status) {
+            // Followed by us, not by curl (see SSEHop): the next request is sent once this
+            // response's transfer completes.
+            do {
+                let next = try hop.following(status: status, location: head.headers["Location"])
+                guard redirects < request.maxRedirects else {
+                    abortReason = RealtimeError(.redirect, detail: "more than \(request.maxRedirects) redirects", status: status)
+                    return false
+                }
+                nextHop = next
+                return true
+            } catch {
+                abortReason = error
+                return false
+            }
         }
         if let t = connectTimer {
             loop.cancel(t)
@@ -349,7 +383,36 @@ final class SSEConnection {
         {
             return url
         }
-        return request.url
+        return hop.url
+    }
+
+    // MARK: Redirects
+
+    /// Sends `next` on the same easy handle (its connection may be reused from the multi
+    /// handle's cache). The connect timer keeps running: it bounds the whole chain up to the
+    /// final response head.
+    private func follow(_ next: SSEHop) {
+        guard let easy else { return }
+        let driver = CurlMultiDriver.on(loop)
+        driver.remove(easy)
+        curl_easy_reset(easy)
+        if let headerList {
+            curl_slist_free_all(headerList)
+            self.headerList = nil
+        }
+        hop = next
+        redirects += 1
+        redirectBodyBytes = 0
+        if let problem = configure(easy) {
+            finish(TransportEnd(clean: false, error: problem, requestWasDelivered: head.sawResponse))
+            return
+        }
+        guard driver.add(easy, completion: { [self] code in completed(code) }) else {
+            finish(TransportEnd(
+                clean: false, error: RealtimeError(.internal, detail: "curl_multi_add_handle failed"),
+                requestWasDelivered: head.sawResponse))
+            return
+        }
     }
 
     // MARK: Idle timeout
@@ -407,14 +470,13 @@ final class SSEConnection {
             }
         }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        check(rt_easy_setopt_str(easy, CURLOPT_URL, request.url.absoluteString), "url")
+        check(rt_easy_setopt_str(easy, CURLOPT_URL, hop.url.absoluteString), "url")
         check(rt_easy_setopt_str(easy, CURLOPT_PROTOCOLS_STR, "http,https"), "protocols")
-        check(rt_easy_setopt_str(easy, CURLOPT_REDIR_PROTOCOLS_STR, "http,https"), "redirect protocols")
         // Never let curl raise or catch signals in the host process.
         check(rt_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "nosignal")
         check(rt_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 1), "noprogress")
-        check(rt_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 1), "followlocation")
-        check(rt_easy_setopt_long(easy, CURLOPT_MAXREDIRS, max(0, request.maxRedirects)), "maxredirs")
+        // Redirects are ours (see SSEHop and headEnded()): curl 7.88 breaks RFC 9110 rules.
+        check(rt_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "followlocation")
         check(rt_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(request.connectTimeout)), "connect timeout")
         check(rt_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, min(max(options.receiveBufferSize, 1024), 512 * 1024)), "buffer size")
         check(rt_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1), "proxy headers")
@@ -429,14 +491,14 @@ final class SSEConnection {
         check(rt_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, me), "header data")
 
         // Method and body.
-        let method = request.method.uppercased()
+        let method = hop.method
         if method == "POST" {
             check(rt_easy_setopt_long(easy, CURLOPT_POST, 1), "post")
-        } else if method != "GET" || request.body != nil {
+        } else if method != "GET" || hop.body != nil {
             check(rt_easy_setopt_str(easy, CURLOPT_CUSTOMREQUEST, method), "method")
         }
-        if request.body != nil || method == "POST" {
-            let body = request.body ?? []
+        if hop.body != nil || method == "POST" {
+            let body = hop.body ?? []
             // Size first, so a body with NUL bytes is copied whole.
             check(rt_easy_setopt_off(easy, CURLOPT_POSTFIELDSIZE_LARGE, curl_off_t(body.count)), "body size")
             check(body.withUnsafeBytes { rt_easy_setopt_ptr(easy, CURLOPT_COPYPOSTFIELDS, $0.baseAddress ?? UnsafeRawPointer(bitPattern: 1)) }, "body")
@@ -445,25 +507,25 @@ final class SSEConnection {
         // Headers: ours first, then the user's (which may replace Accept or User-Agent).
         var list: UnsafeMutablePointer<curl_slist>?
         func add(_ line: String) { list = curl_slist_append(list, line) }
-        if !request.headers.contains("Accept") { add("Accept: text/event-stream") }
-        if !request.headers.contains("Cache-Control") { add("Cache-Control: no-cache") }
-        if let id = request.lastEventID, !id.isEmpty, !request.headers.contains("Last-Event-ID") {
+        if !hop.headers.contains("Accept") { add("Accept: text/event-stream") }
+        if !hop.headers.contains("Cache-Control") { add("Cache-Control: no-cache") }
+        if let id = request.lastEventID, !id.isEmpty, !hop.headers.contains("Last-Event-ID") {
             add("Last-Event-ID: \(id)")
         }
         // No `Expect: 100-continue` round trip before a POST body.
         add("Expect:")
-        for field in request.headers.fields {
+        for field in hop.headers.fields {
             // "Name;" is curl's syntax for a header with an empty value.
             add(field.value.isEmpty ? "\(field.name);" : "\(field.name): \(field.value)")
         }
         headerList = list
         check(rt_easy_setopt_slist(easy, CURLOPT_HTTPHEADER, list), "headers")
-        if let ua = options.userAgent, !request.headers.contains("User-Agent") {
+        if let ua = options.userAgent, !hop.headers.contains("User-Agent") {
             check(rt_easy_setopt_str(easy, CURLOPT_USERAGENT, ua), "user agent")
         }
 
         // HTTP version.
-        let https = request.url.scheme?.lowercased() == "https"
+        let https = hop.url.scheme?.lowercased() == "https"
         let version = options.preferHTTP2 && https && CurlGlobal.supportsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1)
         check(rt_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version), "http version")
 

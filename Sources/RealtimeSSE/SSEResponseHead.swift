@@ -54,12 +54,6 @@ struct SSEResponseHead {
         let media = ct.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return String(media.trimmingASCIISpaces().prefix(64))
     }
-
-    /// A non-empty `Location` field.
-    var hasLocation: Bool {
-        guard let l = headers["Location"] else { return false }
-        return !l.trimmingASCIISpaces().isEmpty
-    }
 }
 
 extension StringProtocol {

@@ -86,7 +86,7 @@ struct SSEHop: Sendable, Hashable {
             next.headers = Self.removing(from: next.headers, where: Self.describesContent)
         }
         if !Self.sameOrigin(url, target) {
-            next.headers = Self.removing(from: next.headers, where: HTTPHeaders.isSensitive)
+            next.headers = next.headers.removingSensitive()
         }
         return next
     }
@@ -94,12 +94,7 @@ struct SSEHop: Sendable, Hashable {
     /// Whether `a` and `b` have the same origin: scheme, host and port, with the scheme's
     /// default port filled in (RFC 6454 §4–5; RFC 9110 §4.3.1).
     static func sameOrigin(_ a: URL, _ b: URL) -> Bool {
-        func origin(_ u: URL) -> (String, String, Int) {
-            let scheme = u.scheme?.lowercased() ?? ""
-            let port = u.port ?? (scheme == "https" ? 443 : scheme == "http" ? 80 : -1)
-            return (scheme, u.host?.lowercased() ?? "", port)
-        }
-        return origin(a) == origin(b)
+        HTTPOrigin(a) == HTTPOrigin(b)
     }
 
     /// Content-specific header fields (RFC 9110 §15.4 step 5: `Content-Encoding`,

@@ -94,6 +94,8 @@ extension WebSocketConnection {
             stream.close()
             self.stream = nil
         }
+        // Credentials never leave their origin (as for SSE, RFC 9110 §15.4 / RFC 6454).
+        if HTTPOrigin(url) != HTTPOrigin(next) { credentialsDropped = true }
         url = next
         connect()
     }

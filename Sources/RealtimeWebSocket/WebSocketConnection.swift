@@ -35,6 +35,9 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     /// The URL of the current handshake (changes on redirects).
     var url: URL
     var redirects = 0
+    /// A redirect left the first origin: credential headers are no longer sent (they stay
+    /// dropped even if a later redirect comes back).
+    var credentialsDropped = false
     var handshake: WebSocketHandshake?
 
     var decoder: WebSocketFrameDecoder
@@ -117,7 +120,8 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
             var generator = SystemRandomNumberGenerator()
             handshake = try WebSocketHandshake(
                 url: url, subprotocols: request.subprotocols, deflate: options.compression.deflateOffer,
-                headers: request.headers, generator: &generator)
+                headers: credentialsDropped ? request.headers.removingSensitive() : request.headers,
+                generator: &generator)
         } catch {
             end(TransportEnd(clean: false, error: error, requestWasDelivered: false))
             return

@@ -253,6 +253,49 @@ import RealtimeWebSocket
         }
     }
 
+    /// Like the SSE transport: a redirect to another origin (here another port) does not carry
+    /// `Authorization`, `Cookie` or key headers there, nor back; a same-origin one keeps them.
+    @Test func credentialsDoNotFollowARedirectToAnotherOrigin() async throws {
+        let server = try Self.server()
+        let other = try Self.server()
+        defer { server.stop(); other.stop() }
+        let elsewhere = other.wsURL("/hop-back").absoluteString
+        let home = server.wsURL("/ws").absoluteString
+        server.setHandler(path: "/away") { writer in
+            try writer.writeHead(status: 307, headers: ["Location": elsewhere], framing: .contentLength(0))
+            try writer.finish()
+        }
+        other.setHandler(path: "/hop-back") { writer in
+            try writer.writeHead(status: 302, headers: ["Location": home], framing: .contentLength(0))
+            try writer.finish()
+        }
+        server.setHandler(path: "/near") { writer in
+            try writer.writeHead(status: 302, headers: ["Location": "/ws?same=1"], framing: .contentLength(0))
+            try writer.finish()
+        }
+        let secrets: HTTPHeaders = ["Authorization": "Bearer s3cret", "Cookie": "a=b", "X-Api-Key": "k", "X-Trace": "t"]
+        try await withDeadline {
+            let probe = TransportProbe(server.wsURL("/away")) { $0.headers = secrets }
+            #expect(try #require(await probe.opened()).url.path == "/ws")
+            probe.transport.close()
+            _ = await probe.ended()
+            let first = try #require(server.requests(path: "/away").first)
+            #expect(first.headers["Authorization"] == "Bearer s3cret")
+            for seen in other.requests(path: "/hop-back") + server.requests(path: "/ws") {
+                #expect(seen.headers["Authorization"] == nil && seen.headers["Cookie"] == nil && seen.headers["X-Api-Key"] == nil)
+                #expect(seen.headers["X-Trace"] == "t", "ordinary headers still go")
+            }
+
+            let same = TransportProbe(server.wsURL("/near")) { $0.headers = secrets }
+            _ = try #require(await same.opened())
+            same.transport.close()
+            _ = await same.ended()
+            let kept = try #require(server.requests(path: "/ws").last)
+            #expect(kept.query["same"] == "1")
+            #expect(kept.headers["Authorization"] == "Bearer s3cret" && kept.headers["X-Api-Key"] == "k")
+        }
+    }
+
     @Test func refusalBodyExcerptIsBounded() async throws {
         let server = try Self.server()
         defer { server.stop() }

@@ -21,6 +21,11 @@ Paths (query parameters in brackets, defaults after '='):
   /headers                      sends the request headers as one JSON text message.
   /drop [after=hello]           sends the text `after`, then resets the TCP connection.
 Any other path answers the handshake with HTTP 404.
+
+--deflate MODE chooses the permessage-deflate answer: `default` (the library's: 12-bit windows
+both ways, context takeover), `server-no-context-takeover` or `client-no-context-takeover`
+(RFC 7692 §7.1.1: the server declares it resets its compressor per message / asks the client
+to reset its compressor per message, whether or not the client offered it).
 """
 
 import asyncio
@@ -31,6 +36,7 @@ from urllib.parse import parse_qs, urlsplit
 from websockets.asyncio.server import serve
 from websockets.datastructures import Headers
 from websockets.exceptions import ConnectionClosed
+from websockets.extensions.permessage_deflate import ServerPerMessageDeflateFactory
 from websockets.http11 import Response
 
 import peer_common
@@ -137,8 +143,29 @@ async def handler(ws):
         pass
 
 
+def deflate_argument(parser):
+    parser.add_argument(
+        "--deflate",
+        default="default",
+        choices=["default", "server-no-context-takeover", "client-no-context-takeover"],
+        help="permessage-deflate answer (default: the library's)",
+    )
+
+
+def compression_options(mode):
+    if mode == "default":
+        return {}
+    factory = ServerPerMessageDeflateFactory(
+        server_no_context_takeover=mode == "server-no-context-takeover",
+        client_no_context_takeover=mode == "client-no-context-takeover",
+        server_max_window_bits=12,
+        client_max_window_bits=12,
+    )
+    return {"compression": None, "extensions": [factory]}
+
+
 async def main():
-    args = peer_common.parse_args(__doc__.splitlines()[0])
+    args = peer_common.parse_args(__doc__.splitlines()[0], extra=deflate_argument)
     sock = peer_common.bind_socket(args.host)
     async with serve(
         handler,
@@ -149,6 +176,7 @@ async def main():
         process_request=process_request,
         max_size=64 * 1024 * 1024,
         ping_interval=None,  # /ping sends pings explicitly; no background keepalive noise.
+        **compression_options(args.deflate),
     ):
         peer_common.announce(sock)
         await peer_common.wait_for_stop(args)

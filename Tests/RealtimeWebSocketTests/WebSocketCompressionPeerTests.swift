@@ -40,6 +40,36 @@ import RealtimeWebSocket
         }
     }
 
+    /// RFC 7692 §7.1.1: a server may answer with `server_no_context_takeover` (it resets its
+    /// compressor per message) or `client_no_context_takeover` (we must reset ours) even when
+    /// the offer did not ask. With the second, a client that kept its LZ77 window would send
+    /// back-references the server can no longer resolve, and the echoes would fail.
+    @Test(arguments: ["server-no-context-takeover", "client-no-context-takeover"])
+    func noContextTakeoverAnswersAreHonoured(mode: String) async throws {
+        let peer = try await PythonPeer.start(script: "ws_websockets.py", arguments: ["--deflate", mode])
+        try await withDeadline(60) {
+            let probe = TransportProbe(peer.url("/echo"))
+            let info = try #require(await probe.opened())
+            let negotiated = try #require(info.extensions.first { $0.hasPrefix("permessage-deflate") })
+            #expect(negotiated.contains(mode.replacingOccurrences(of: "-", with: "_")), "\(negotiated)")
+            // The same record again and again: with context takeover most of each message
+            // would be a back-reference into the previous one.
+            for i in 0..<100 {
+                try await probe.transport.send(.text(Self.record(7)))
+                #expect(await probe.message()?.text == Self.record(7), "message \(i)")
+            }
+            for i in 0..<100 {
+                try await probe.transport.send(.text(Self.record(i)))
+            }
+            for i in 0..<100 {
+                #expect(await probe.message()?.text == Self.record(i))
+            }
+            probe.transport.close(code: 1000, reason: "")
+            let (end, _) = await probe.ended()
+            #expect(end?.clean == true)
+        }
+    }
+
     @Test(arguments: peers) func disabledOffersNothing(peer script: String) async throws {
         let peer = try await PythonPeer.start(script: script)
         try await withDeadline {

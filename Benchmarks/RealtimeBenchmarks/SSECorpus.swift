@@ -81,4 +81,21 @@ struct SSECorpus {
         out.append(0x0A)
         return SSECorpus(bytes: out, events: 1, dataBytes: dataBytes)
     }
+
+    /// 256 events of one ~4 KiB `data:` line each (JSON-like ASCII; every 4th event holds a
+    /// few multibyte characters near its end), 1 MiB in all: small enough to stay in cache.
+    static func hot4K(events count: Int = 256) -> SSECorpus {
+        var rng = BenchmarkRandom(seed: 0x4C0DE)
+        let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789 ,:{}".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(count * 4100)
+        var dataBytes = 0
+        for i in 0..<count {
+            var line = (0..<4080).map { _ in alphabet[Int.random(in: 0..<alphabet.count, using: &rng)] }
+            if i % 4 == 3 { line.replaceSubrange(4000..<4012, with: Array("日本語 ok".utf8)) }
+            out += Array("data: ".utf8) + line + [0x0A, 0x0A]
+            dataBytes += line.count
+        }
+        return SSECorpus(bytes: out, events: count, dataBytes: dataBytes)
+    }
 }

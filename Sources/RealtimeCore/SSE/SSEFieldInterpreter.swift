@@ -43,10 +43,11 @@ struct SSEFieldInterpreter: Sendable {
 
     /// Interprets one line (without terminator) and passes any output to `emit`. `stable`
     /// says the line lies inside the chunk starting at `chunk` and stays valid until
-    /// ``endOfChunk(_:)``; `nonASCII` false promises the line is pure ASCII.
+    /// ``endOfChunk(_:)``. `firstHigh` is the offset of the line's first byte ≥ 0x80 (every
+    /// byte before it is ASCII), or any value ≥ the line's length when it is pure ASCII.
     @inline(__always)
     mutating func process(
-        _ line: UnsafeRawBufferPointer, chunk: UnsafeRawPointer, stable: Bool, nonASCII: Bool,
+        _ line: UnsafeRawBufferPointer, chunk: UnsafeRawPointer, stable: Bool, firstHigh: Int,
         _ emit: (SSEParser.Output) throws -> Void, borrowed: ((SSEParser.BorrowedEvent) throws -> Void)?
     ) throws {
         let n = line.count
@@ -57,7 +58,7 @@ struct SSEFieldInterpreter: Sendable {
         if n >= 5, b.loadUnaligned(as: UInt32.self) == Self.dataWord, b.load(fromByteOffset: 4, as: UInt8.self) == UInt8(ascii: ":") {
             let v = n > 5 && b.load(fromByteOffset: 5, as: UInt8.self) == UInt8(ascii: " ") ? 6 : 5
             try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
-            if nonASCII { noteNonASCII(b + v, count: n &- v) }
+            if firstHigh < n { noteNonASCII(b, from: Swift.max(firstHigh, v), to: n) }
             return
         }
         // Field name up to the first colon; the value after it, less one leading space.
@@ -69,7 +70,7 @@ struct SSEFieldInterpreter: Sendable {
         switch colon {
         case 4 where b.loadUnaligned(as: UInt32.self) == Self.dataWord:
             try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
-            if nonASCII { noteNonASCII(b + v, count: n &- v) }
+            if firstHigh < n { noteNonASCII(b, from: Swift.max(firstHigh, v), to: n) }
         case 5 where Self.equals(b, "event"):
             setEventType(value)
         case 2 where b.load(as: UInt8.self) == UInt8(ascii: "i") && b.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "d"):
@@ -132,11 +133,13 @@ struct SSEFieldInterpreter: Sendable {
         dataCount = newCount
     }
 
-    /// Validates a data value that may hold non-ASCII bytes. UTF-8 validity of the joined
-    /// data is the validity of each line, because the LF that joins them is ASCII.
+    /// Validates the part `line[start..<end]` of a data value that holds a byte ≥ 0x80 at or
+    /// after `start`, where every byte of the value before `start` is ASCII (so `start` is a
+    /// code point boundary and the value is valid iff this part is). UTF-8 validity of the
+    /// joined data is the validity of each line, because the LF that joins them is ASCII.
     @inline(__always)
-    private mutating func noteNonASCII(_ p: UnsafeRawPointer, count: Int) {
-        let (valid, ascii) = SSEUTF8.validate(p, count: count)
+    private mutating func noteNonASCII(_ line: UnsafeRawPointer, from start: Int, to end: Int) {
+        let (valid, ascii) = SSEUTF8.validate(line + start, count: end &- start)
         if !ascii { dataNonASCII = true }
         if !valid { dataInvalid = true }
     }

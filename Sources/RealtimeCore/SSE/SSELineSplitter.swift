@@ -6,11 +6,11 @@
 ///   (possibly in the next chunk) is LF, it is skipped.
 /// - Lines that lie inside the current chunk are reported as offsets into it (no copy);
 ///   only a line that crosses a chunk boundary is assembled in ``partial``.
-/// - Finds CR or LF in a single SIMD pass (``ByteScan/lineEnd(in:from:to:nonASCII:)``), and
+/// - Finds CR or LF in a single SIMD pass (``ByteScan/lineEnd(in:from:to:firstHigh:)``), and
 ///   never rescans: a line that crosses chunks is scanned piece by piece as it arrives, so
-///   the cost is linear whatever the chunk sizes and line-ending style. The same pass tells
-///   whether the line is pure ASCII (``lineNonASCII``), which lets the parser skip UTF-8
-///   validation.
+///   the cost is linear whatever the chunk sizes and line-ending style. The same pass finds
+///   the line's first byte ≥ 0x80 (``lineFirstHigh``), which lets the parser skip UTF-8
+///   validation of pure-ASCII lines and start it there on the others.
 ///
 /// Usage per chunk: `var cursor = begin(chunk)`, then `while let line = next(chunk,
 /// &cursor)`; after a `.buffered` line, read ``partial`` then call ``consumedBuffered()``;
@@ -37,10 +37,11 @@ struct SSELineSplitter: Sendable {
     private var skipLF = false
     /// BOM bytes matched so far (0...2), or 3 once the stream start has been decided.
     private var bomState: UInt8 = 0
-    /// ``partial`` may hold a byte ≥ 0x80.
-    private var partialNonASCII = false
-    /// The line last returned by ``next(_:_:)`` may hold a byte ≥ 0x80 (false: pure ASCII).
-    private(set) var lineNonASCII = false
+    /// Offset in ``partial`` of its first byte ≥ 0x80; `Int.max` when it is pure ASCII.
+    private var partialFirstHigh = Int.max
+    /// Offset in the line last returned by ``next(_:_:)`` of its first byte ≥ 0x80 (all
+    /// bytes before it are ASCII); `Int.max` when the line is pure ASCII.
+    private(set) var lineFirstHigh = Int.max
 
     init(maxLineLength: Int) {
         self.maxLineLength = maxLineLength
@@ -60,7 +61,7 @@ struct SSELineSplitter: Sendable {
                     i &+= 1
                 } else {
                     // Not a BOM: the bytes matched so far are ordinary line content.
-                    if bomState >= 1 { partial.append(Self.bom.0); partialNonASCII = true }
+                    if bomState >= 1 { partial.append(Self.bom.0); partialFirstHigh = 0 }
                     if bomState >= 2 { partial.append(Self.bom.1) }
                     bomState = 3
                 }
@@ -81,22 +82,21 @@ struct SSELineSplitter: Sendable {
         let n = chunk.count
         let p = cursor
         guard p < n, let base = chunk.baseAddress else { return nil }
-        var nonASCII = partialNonASCII
+        var high = Int.max
         let eol: Int
         let first = base.load(fromByteOffset: p, as: UInt8.self)
         if first == Self.lf || first == Self.cr {
             eol = p  // a blank line (or the end of a partial one): no scan needed
         } else {
-            eol = ByteScan.lineEnd(in: base, from: p, to: n, nonASCII: &nonASCII)
+            eol = ByteScan.lineEnd(in: base, from: p, to: n, firstHigh: &high)
         }
         if eol == n {
             if tooLong(partial.count &+ (n &- p)) { return .tooLong }
+            if partialFirstHigh == .max && high < n { partialFirstHigh = partial.count &+ (high &- p) }
             partial.appendBytes(base + p, count: n &- p)
-            partialNonASCII = nonASCII
             cursor = n
             return nil
         }
-        lineNonASCII = nonASCII
         if base.load(fromByteOffset: eol, as: UInt8.self) == Self.cr {
             if eol &+ 1 < n {
                 cursor = base.load(fromByteOffset: eol &+ 1, as: UInt8.self) == Self.lf ? eol &+ 2 : eol &+ 1
@@ -109,9 +109,12 @@ struct SSELineSplitter: Sendable {
         }
         if partial.isEmpty {
             if tooLong(eol &- p) { return .tooLong }
+            lineFirstHigh = high < eol ? high &- p : .max
             return .chunk(start: p, end: eol)
         }
         if tooLong(partial.count &+ (eol &- p)) { return .tooLong }
+        if partialFirstHigh == .max && high < eol { partialFirstHigh = partial.count &+ (high &- p) }
+        lineFirstHigh = partialFirstHigh
         partial.appendBytes(base + p, count: eol &- p)
         return .buffered
     }
@@ -125,14 +128,14 @@ struct SSELineSplitter: Sendable {
         } else {
             partial.removeAll(keepingCapacity: true)
         }
-        partialNonASCII = false
+        partialFirstHigh = .max
     }
 
     /// End of stream: an unterminated line is discarded, and the next stream may start
     /// with a BOM again.
     mutating func reset() {
         partial = []
-        partialNonASCII = false
+        partialFirstHigh = .max
         skipLF = false
         bomState = 0
     }

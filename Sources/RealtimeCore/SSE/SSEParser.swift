@@ -100,11 +100,11 @@ public struct SSEParser: Sendable {
                 case .chunk(let start, let end):
                     try fields.process(
                         UnsafeRawBufferPointer(start: base + start, count: end &- start), chunk: base, stable: true,
-                        nonASCII: lines.lineNonASCII, emit, borrowed: borrowed)
+                        firstHigh: lines.lineFirstHigh, emit, borrowed: borrowed)
                 case .buffered:
-                    let nonASCII = lines.lineNonASCII
+                    let firstHigh = lines.lineFirstHigh
                     try lines.partial.withUnsafeBytes {
-                        try fields.process($0, chunk: base, stable: false, nonASCII: nonASCII, emit, borrowed: borrowed)
+                        try fields.process($0, chunk: base, stable: false, firstHigh: firstHigh, emit, borrowed: borrowed)
                     }
                     lines.consumedBuffered()
                 case .tooLong:

@@ -12,6 +12,7 @@ let suites: [BenchmarkSuite] = [
     WebSocketCodecBenchmarks.suite,
     SSETransportBenchmarks.suite,
     WebSocketEchoBenchmarks.suite,
+    LatencyBenchmarks.suite,
 ]
 
 var json = false

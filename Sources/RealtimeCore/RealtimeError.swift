@@ -19,6 +19,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case invalidContentType = "invalid_content_type"
             case redirect = "redirect"
             case handshake = "handshake"
+            case proxy = "proxy"
             case protocolViolation = "protocol_violation"
             case invalidUTF8 = "invalid_utf8"
             case lineTooLong = "line_too_long"
@@ -63,6 +64,11 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let redirect = Code(.redirect)
         /// The WebSocket opening handshake was refused or invalid.
         public static let handshake = Code(.handshake)
+        /// The HTTP proxy refused the request: it answered a `CONNECT` with a non-2xx status, or
+        /// any request with 407 (missing or wrong proxy credentials). ``RealtimeError/status``
+        /// holds the proxy's status; the class is ``FailureClass/http``, so the status decides
+        /// (407 and 403 stop, 502/503/504 and 429 are retried).
+        public static let proxy = Code(.proxy)
         /// The server broke the protocol (RFC 6455 framing rules, and the like).
         public static let protocolViolation = Code(.protocolViolation)
         /// A text payload or close reason was not valid UTF-8.
@@ -132,7 +138,8 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     }
 
     public let code: Code
-    /// HTTP status, for `httpStatus` (and `handshake` when the server did not answer 101).
+    /// HTTP status, for `httpStatus`, `proxy` (the proxy's status) and `handshake` (when the
+    /// server did not answer 101).
     public var status: Int?
     /// At most ``maxBodyExcerpt`` bytes of the response body, decoded leniently.
     public var bodyExcerpt: String?
@@ -165,7 +172,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case .dnsFailure: return .dns
         case .unreachable: return .unreachable
         case .tls: return .tls
-        case .httpStatus, .redirect, .handshake: return .http
+        case .httpStatus, .redirect, .handshake, .proxy: return .http
         case .invalidContentType: return .content
         case .protocolViolation, .invalidUTF8: return .protocol
         case .lineTooLong, .eventTooLarge, .frameTooLarge, .messageTooLarge: return .limit

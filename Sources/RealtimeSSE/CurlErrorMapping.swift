@@ -6,8 +6,14 @@ import RealtimeCore
 enum CurlErrorMapping {
     /// The error for a transfer that ended with `code` (not `CURLE_OK`).
     /// `opened` tells a timeout before the response head (connect) from one after.
-    static func error(for code: CURLcode, opened: Bool) -> RealtimeError {
+    /// `proxyStatus` is `CURLINFO_HTTP_CONNECTCODE` (0 when no CONNECT was answered): a
+    /// refused tunnel is the proxy's answer, whatever transfer error curl reports for it
+    /// (7.88 says `CURLE_RECV_ERROR`, which alone would be retried as a network failure).
+    static func error(for code: CURLcode, opened: Bool, proxyStatus: Int = 0) -> RealtimeError {
         let detail = "curl \(code.rawValue): " + (curl_easy_strerror(code).map { String(cString: $0) } ?? "unknown")
+        if !opened, proxyStatus >= 300 {
+            return RealtimeError(.proxy, detail: "the proxy answered CONNECT with \(proxyStatus)", status: proxyStatus)
+        }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
             return RealtimeError(.dnsFailure, detail: detail)

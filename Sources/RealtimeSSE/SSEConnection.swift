@@ -170,11 +170,14 @@ final class SSEConnection {
         case .errorBody(let status, let retryAfter, let excerpt):
             // Reported even if the body was cut: the status is what matters.
             let text = excerpt.isEmpty ? nil : String(decoding: excerpt, as: UTF8.self)
-            finish(TransportEnd(clean: false, error: .httpStatus(status, bodyExcerpt: text, retryAfter: retryAfter)))
+            var error = RealtimeError.httpStatus(status, bodyExcerpt: text, retryAfter: retryAfter)
+            // Only a proxy answers 407 (RFC 9110 §15.5.8): plain `http` through a proxy.
+            if status == 407 { error = RealtimeError(.proxy, detail: "proxy authentication required", status: status, bodyExcerpt: text) }
+            finish(TransportEnd(clean: false, error: error))
         case .connecting:
             let error = code == CURLE_OK
                 ? RealtimeError(.protocolViolation, detail: "response ended before its head")
-                : CurlErrorMapping.error(for: code, opened: false)
+                : CurlErrorMapping.error(for: code, opened: false, proxyStatus: proxyConnectStatus())
             finish(TransportEnd(clean: false, error: error, requestWasDelivered: delivered))
         case .finished:
             break
@@ -361,6 +364,13 @@ final class SSEConnection {
         }
         armIdleTimer(after: request.idleTimeout)
         return true
+    }
+
+    /// The proxy's answer to curl's `CONNECT` (`CURLINFO_HTTP_CONNECTCODE`), 0 when none.
+    private func proxyConnectStatus() -> Int {
+        var status = 0
+        if let easy { _ = rt_easy_getinfo_long(easy, CURLINFO_HTTP_CONNECTCODE, &status) }
+        return status
     }
 
     /// `CURLINFO_HTTP_VERSION` as text ("1.0", "1.1", "2", "3"); nil if curl does not say.

@@ -4,6 +4,9 @@ import RealtimeCore
 #if canImport(Glibc)
 import Glibc
 #endif
+#if canImport(CLinux)
+import CLinux
+#endif
 
 /// One client connection of a ``TestProxy``: reads the request head, checks credentials,
 /// connects to the (loopback) origin and relays. Runs on the connection's own thread.
@@ -257,7 +260,7 @@ struct TestProxySession {
             }
             if !sent { break }
         }
-        shutdown(from, Int32(Glibc.SHUT_RDWR))
-        shutdown(to, Int32(Glibc.SHUT_RDWR))
+        shutdown(from, Int32(SHUT_RDWR))
+        shutdown(to, Int32(SHUT_RDWR))
     }
 }

@@ -139,9 +139,8 @@ struct SSEFieldInterpreter: Sendable {
     /// joined data is the validity of each line, because the LF that joins them is ASCII.
     @inline(__always)
     private mutating func noteNonASCII(_ line: UnsafeRawPointer, from start: Int, to end: Int) {
-        let (valid, ascii) = SSEUTF8.validate(line + start, count: end &- start)
-        if !ascii { dataNonASCII = true }
-        if !valid { dataInvalid = true }
+        dataNonASCII = true
+        if !SSEUTF8.isValid(line, nonASCIIFrom: start, to: end) { dataInvalid = true }
     }
 
     @inline(__always)

@@ -26,6 +26,8 @@ struct ConnectOptions {
     var keyFile: String?
     var pins: [String] = []
     var insecure = false
+    /// nil: the environment's proxy (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
+    var proxy: ProxyConfiguration?
     /// A clean end of stream is final (no reconnect); failures are still retried.
     var finite = false
     /// One attempt only.
@@ -58,6 +60,8 @@ struct ConnectOptions {
               --cert FILE --key FILE  client certificate and key (PEM)
               --pin sha256//BASE64  pinned public key (repeatable, or ';'-separated)
               --insecure, -k        do not verify the server certificate
+              --proxy URL           use this proxy (http://[user:pass@]host:port; SSE also socks5h:// …)
+              --no-proxy            connect directly, ignoring http_proxy/https_proxy/all_proxy
             WebSocket (ws://, wss://):
               --send                send each line of stdin as a text message; EOF closes (1000)
               --ping-interval S     ping after S seconds of silence (30; 0 = off)
@@ -101,7 +105,7 @@ struct ConnectOptions {
                 }
                 return n
             }
-            if inlineValue != nil, ["--finite", "--no-reconnect", "--insecure", "--send", "--no-compression"].contains(arg) {
+            if inlineValue != nil, ["--finite", "--no-reconnect", "--insecure", "--send", "--no-compression", "--no-proxy"].contains(arg) {
                 throw UsageError("\(arg) takes no value")
             }
             switch arg {
@@ -154,6 +158,11 @@ struct ConnectOptions {
                     o.pins.append(pin)
                 }
             case "--insecure", "-k": o.insecure = true
+            case "--proxy":
+                let text = try value()
+                guard !text.isEmpty else { throw UsageError("--proxy needs a URL (use --no-proxy to go direct)") }
+                o.proxy = .url(text)
+            case "--no-proxy": o.proxy = ProxyConfiguration.none
             case "--finite": o.finite = true
             case "--no-reconnect": o.noReconnect = true
             case "--send": o.send = true
@@ -238,6 +247,10 @@ struct ConnectOptions {
         c.tls.clientKeyFile = keyFile
         c.tls.pinnedPublicKeys = pins
         if insecure { c.tls.verification = .insecureNoVerification }
+        if let proxy {
+            c.sse.proxy = proxy
+            c.webSocket.proxy = proxy
+        }
         return c
     }
 }

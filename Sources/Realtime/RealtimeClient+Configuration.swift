@@ -90,13 +90,15 @@ extension RealtimeClient {
 
         #if os(Linux)
         /// SSE transport settings beyond the request: parser limits (8 MiB lines, 16 MiB
-        /// events), proxy (from the environment), HTTP/2, TCP keep-alive and user timeout.
+        /// events), proxy (`sse.proxy`: libcurl's environment rules by default), HTTP/2, TCP
+        /// keep-alive and user timeout.
         /// Default `SSETransport.Options()`.
         public var sse = SSETransport.Options()
         /// WebSocket transport settings beyond the request: frame and message limits
         /// (16 MiB each; the message limit also bounds a decompressed message), close-handshake
         /// timeout (5 s), outbound queue (64 messages), permessage-deflate (offered by default;
-        /// `webSocket.compression = .disabled` turns it off), TCP options. Its `heartbeat` is
+        /// `webSocket.compression = .disabled` turns it off), proxy (`webSocket.proxy`: the same
+        /// environment rules as SSE by default; HTTP `CONNECT` proxies), TCP options. Its `heartbeat` is
         /// replaced by this configuration's ``heartbeat``.
         /// Default `WebSocketTransport.Options()`.
         public var webSocket = WebSocketTransport.Options()

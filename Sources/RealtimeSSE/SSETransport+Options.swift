@@ -6,16 +6,9 @@ extension SSETransport {
     /// Timeouts, redirects, TLS and headers come from the request; these are the knobs that
     /// belong to the transport itself. Every field has a documented default.
     public struct Options: Sendable {
-        /// How the transport reaches the server.
-        public enum Proxy: Sendable, Hashable {
-            /// libcurl's environment rules: `http_proxy`, `https_proxy`, `all_proxy`,
-            /// `no_proxy` (default).
-            case environment
-            /// Connect directly, ignoring the environment.
-            case none
-            /// This proxy, e.g. `http://proxy.local:3128` or `socks5h://127.0.0.1:1080`.
-            case url(String)
-        }
+        /// How the transport reaches the server (``ProxyConfiguration``): libcurl's
+        /// environment rules, no proxy, or a given proxy of any scheme libcurl supports.
+        public typealias Proxy = ProxyConfiguration
 
         /// TCP keep-alive probes (`SO_KEEPALIVE`, `TCP_KEEPIDLE`, `TCP_KEEPINTVL`).
         public struct TCPKeepAlive: Sendable, Hashable {
@@ -31,7 +24,8 @@ extension SSETransport {
 
         /// Line and event size bounds for the parser (default 8 MiB lines, 16 MiB events).
         public var limits: SSEParser.Limits = .default
-        /// Default ``Proxy/environment``.
+        /// Default ``ProxyConfiguration/environment``. A proxy's refusal (`CONNECT` answered
+        /// non-2xx, or 407) ends the attempt with a `proxy` error carrying its status.
         public var proxy: Proxy = .environment
         /// Ask for HTTP/2 on `https` when libcurl offers it (ALPN); HTTP/1.1 otherwise and on
         /// plain `http`. Default true.

@@ -115,8 +115,10 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     func connect() {
         let target: WebSocketTarget
         let handshake: WebSocketHandshake
+        let proxy: HTTPProxy?
         do {
             target = try WebSocketTarget(url: url)
+            proxy = try target.proxy(for: options.proxy, environment: ProcessInfo.processInfo.environment)
             var generator = SystemRandomNumberGenerator()
             handshake = try WebSocketHandshake(
                 url: url, subprotocols: request.subprotocols, deflate: options.compression.deflateOffer,
@@ -132,7 +134,8 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
         stream.delegate = self
         self.stream = stream
         stream.connect(to: ByteStreamEndpoint(
-            host: target.host, port: target.port, tls: target.secure ? request.tls : nil, options: socketOptions))
+            host: target.host, port: target.port, tls: target.secure ? request.tls : nil, options: socketOptions,
+            proxy: proxy))
         self.handshake = handshake
         stream.write(handshake.request, completion: nil)
     }

@@ -28,6 +28,18 @@ extension WebSocketTransport {
         /// messages are inflated (bounded by ``maxMessageSize``) and sent messages deflated.
         /// A server that does not accept it costs nothing: messages flow uncompressed.
         public var compression: Compression = .default
+        /// How the connection reaches the server. Default ``ProxyConfiguration/environment``:
+        /// libcurl's rules (`http_proxy` for `ws`, `https_proxy`/`HTTPS_PROXY` for `wss`, then
+        /// `all_proxy`/`ALL_PROXY`, minus `no_proxy`/`NO_PROXY`; see ``ProxyEnvironment``),
+        /// read at every connection attempt. Only `http://` proxies are supported: the
+        /// connection opens an HTTP `CONNECT` tunnel (RFC 9110 §9.3.6) to the origin, with
+        /// `Proxy-Authorization: Basic` from the proxy URL's userinfo; TLS (`wss`) then runs
+        /// end to end through the tunnel, with SNI and certificate checks against the origin
+        /// host. The connect timeout covers the tunnel. A refusal (non-2xx) ends the attempt
+        /// with a `proxy` error carrying the status (407 and 403 are not retried).
+        public var proxy: Proxy = .environment
+        /// See ``ProxyConfiguration``.
+        public typealias Proxy = ProxyConfiguration
         /// TCP settings: `TCP_NODELAY`, keepalive, `TCP_USER_TIMEOUT`, read size. The connect
         /// timeout comes from ``TransportRequest/connectTimeout`` instead.
         public var socket: ByteStreamOptions = ByteStreamOptions()

@@ -10,11 +10,19 @@ public struct ByteStreamEndpoint: Sendable, Hashable {
     public var tls: TLSConfiguration?
     /// Socket options and timeouts.
     public var options: ByteStreamOptions
+    /// An HTTP proxy to tunnel through: the stream connects to the proxy, asks it to
+    /// `CONNECT` to `host:port` (the proxy resolves `host`), and only then runs TLS, with SNI
+    /// and certificate checks against `host`, never the proxy. nil connects directly.
+    public var proxy: HTTPProxy?
 
-    public init(host: String, port: Int, tls: TLSConfiguration? = nil, options: ByteStreamOptions = ByteStreamOptions()) {
+    public init(
+        host: String, port: Int, tls: TLSConfiguration? = nil, options: ByteStreamOptions = ByteStreamOptions(),
+        proxy: HTTPProxy? = nil
+    ) {
         self.host = host
         self.port = port
         self.tls = tls
         self.options = options
+        self.proxy = proxy
     }
 }

@@ -9,7 +9,9 @@ import RealtimeCore
 ///
 /// DNS runs on a Dispatch queue (`getaddrinfo` blocks), everything else on the loop thread.
 /// Addresses are tried in resolver order until one connects; the connect timeout covers
-/// DNS, every TCP attempt and the TLS handshake. Writes use `MSG_NOSIGNAL`, so a vanished
+/// DNS, every TCP attempt, the proxy's `CONNECT` exchange and the TLS handshake. With
+/// ``ByteStreamEndpoint/proxy`` the socket goes to the proxy, which is asked to open a tunnel
+/// to the endpoint (``HTTPProxy``); TLS then runs through the tunnel against the endpoint. Writes use `MSG_NOSIGNAL`, so a vanished
 /// peer yields an error, never SIGPIPE.
 ///
 /// Thread-safety: created anywhere, then used only on `eventLoop`'s thread (checked with
@@ -19,7 +21,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     public weak var delegate: (any ByteStreamDelegate)?
 
     enum Phase {
-        case idle, resolving, connecting, handshaking, open, closed
+        case idle, resolving, connecting, tunnelling, handshaking, open, closed
     }
 
     private(set) var phase = Phase.idle
@@ -32,6 +34,8 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     private var lastConnectError = ""
     private var connectTimer: TimerHandle?
     private var tls: TLSSession?
+    /// Reads the proxy's answer to `CONNECT` while ``Phase/tunnelling``.
+    private var tunnelHead: HTTPResponseHeadParser?
 
     // Outbound: bytes for the kernel (ciphertext under TLS) and completions keyed by the
     // running byte count they wait for.
@@ -96,12 +100,15 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
             connectTimer = eventLoop.schedule(after: timeout) { [weak self] in
                 guard let self, self.phase != .open, self.phase != .closed else { return }
                 self.connectTimer = nil
-                self.fail(RealtimeError(.connectTimeout, detail: "connect to \(endpoint.host):\(endpoint.port) timed out"))
+                let via = endpoint.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? ""
+                self.fail(RealtimeError(.connectTimeout, detail: "connect to \(endpoint.host):\(endpoint.port)\(via) timed out"))
             }
         }
         let loop = eventLoop
+        // Through a proxy only the proxy's name is resolved here; it resolves the endpoint.
+        let (host, port) = endpoint.proxy.map { ($0.host, $0.port) } ?? (endpoint.host, endpoint.port)
         DispatchQueue.global().async { [weak self] in
-            let result = ResolvedAddress.resolve(host: endpoint.host, port: endpoint.port)
+            let result = ResolvedAddress.resolve(host: host, port: port)
             loop.execute { [weak self] in
                 self?.resolved(result)
             }
@@ -112,7 +119,8 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
         guard phase == .resolving, let endpoint else { return }
         switch result {
         case .failure(let e):
-            fail(RealtimeError(.dnsFailure, detail: "cannot resolve \(endpoint.host): \(e.message)"))
+            let what = endpoint.proxy.map { "the proxy \($0.host)" } ?? endpoint.host
+            fail(RealtimeError(.dnsFailure, detail: "cannot resolve \(what): \(e.message)"))
         case .success(let list):
             addresses = list
             nextAddress = 0
@@ -149,7 +157,8 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
             lastConnectError = "\(address.numericHost): \(Self.errnoString(err))"
             Glibc.close(s)
         }
-        fail(RealtimeError(.network, detail: "cannot connect to \(endpoint.host):\(endpoint.port) (\(lastConnectError))"))
+        let what = endpoint.proxy.map { "the proxy \($0.host):\($0.port)" } ?? "\(endpoint.host):\(endpoint.port)"
+        fail(RealtimeError(.network, detail: "cannot connect to \(what) (\(lastConnectError))"))
     }
 
     private func applySocketOptions(_ s: Int32, _ options: ByteStreamOptions) {
@@ -172,6 +181,43 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     private func tcpConnected() {
         guard let endpoint else { return }
+        if let proxy = endpoint.proxy {
+            // RFC 9110 §9.3.6: ask for the tunnel; nothing else is sent until it is open.
+            phase = .tunnelling
+            tunnelHead = HTTPResponseHeadParser()
+            let request = proxy.connectRequest(host: endpoint.host, port: endpoint.port)
+            outBuffer.append(contentsOf: request)
+            bytesQueued += UInt64(request.count)
+            flush()
+        } else {
+            secureOrOpen(leftover: [])
+        }
+    }
+
+    /// The proxy answered `CONNECT`: on 2xx the tunnel is the connection from here on.
+    private func receiveTunnelAnswer(_ bytes: UnsafeRawBufferPointer) {
+        guard var parser = tunnelHead else { return }
+        let parsed: (head: HTTPResponseHead, rest: [UInt8])?
+        do {
+            parsed = try parser.parse(bytes)
+        } catch {
+            fail(RealtimeError(.proxy, detail: "malformed answer to CONNECT: \(error.detail ?? error.code.description)"))
+            return
+        }
+        tunnelHead = parser
+        guard let (head, rest) = parsed else { return }
+        tunnelHead = nil
+        if let refusal = HTTPProxy.tunnelError(for: head) {
+            fail(refusal)
+            return
+        }
+        secureOrOpen(leftover: rest)
+    }
+
+    /// TCP (or the tunnel) is up: start TLS, or open. `leftover` are bytes that came behind
+    /// the proxy's answer, already the endpoint's.
+    private func secureOrOpen(leftover: [UInt8]) {
+        guard let endpoint else { return }
         if let tlsConfig = endpoint.tls {
             do {
                 tls = try TLSSession(configuration: tlsConfig, host: endpoint.host)
@@ -181,9 +227,13 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
             }
             phase = .handshaking
             updateInterest()
+            if !leftover.isEmpty { leftover.withUnsafeBytes { tls?.receive($0) } }
             advanceHandshake()
         } else {
             becomeOpen()
+            if !leftover.isEmpty, phase == .open {
+                leftover.withUnsafeBytes { delegate?.byteStream(self, didRead: $0) }
+            }
         }
     }
 
@@ -240,13 +290,13 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
                 releaseSocket()
                 tryNextAddress()
             }
-        case .handshaking, .open:
+        case .tunnelling, .handshaking, .open:
             if readPaused && (ready.contains(.error) || ready.contains(.hangup)) && !ready.contains(.writable) {
                 park()
                 return
             }
             if ready.contains(.writable) { flush() }
-            guard phase == .handshaking || phase == .open else { return }
+            guard phase == .tunnelling || phase == .handshaking || phase == .open else { return }
             if ready.contains(.readable) || ((ready.contains(.error) || ready.contains(.hangup)) && !readPaused) {
                 readSocket()
             }
@@ -258,11 +308,13 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     private func readSocket() {
         // A few reads per wake-up keep one busy connection from starving the others.
         for _ in 0..<4 {
-            guard phase == .handshaking || phase == .open, !readPaused || phase == .handshaking else { return }
+            guard phase == .tunnelling || phase == .handshaking || phase == .open, !readPaused || phase != .open else { return }
             let n = Glibc.read(fd, readBuffer.baseAddress, readBuffer.count)
             if n > 0 {
                 let bytes = UnsafeRawBufferPointer(rebasing: readBuffer[0..<n])
-                if let tls {
+                if phase == .tunnelling {
+                    receiveTunnelAnswer(bytes)
+                } else if let tls {
                     tls.receive(bytes)
                     if phase == .handshaking { advanceHandshake() } else { drainTLS() }
                 } else {
@@ -270,7 +322,9 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
                 }
                 if n < readBuffer.count { return }
             } else if n == 0 {
-                if phase == .handshaking {
+                if phase == .tunnelling {
+                    fail(RealtimeError(.network, detail: "the proxy closed the connection before answering CONNECT"))
+                } else if phase == .handshaking {
                     fail(RealtimeError(.tls, detail: "connection closed during the TLS handshake"))
                 } else {
                     finish(nil)
@@ -353,7 +407,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
         switch phase {
         case .connecting:
             wanted = .writable
-        case .handshaking:
+        case .tunnelling, .handshaking:
             wanted.insert(.readable)
             if outOffset < outBuffer.count { wanted.insert(.writable) }
         case .open:
@@ -375,7 +429,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
         switch phase {
         case .closed:
             completion?(RealtimeError(.notConnected, detail: "stream closed"))
-        case .idle, .resolving, .connecting, .handshaking:
+        case .idle, .resolving, .connecting, .tunnelling, .handshaking:
             earlyWrites.append((bytes, completion))
             earlyBytes += bytes.count
         case .open:
@@ -487,7 +541,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     }
 
     private func flush() {
-        guard fd >= 0, phase == .open || phase == .handshaking else { return }
+        guard fd >= 0, phase == .open || phase == .handshaking || phase == .tunnelling else { return }
         if outOffset < outBuffer.count {
             let sent = outBuffer.withUnsafeBytes { raw in
                 sendSome(UnsafeRawBufferPointer(rebasing: raw[outOffset...]))
@@ -564,6 +618,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
         }
         releaseSocket()
         tls = nil
+        tunnelHead = nil
         outBuffer = []
         outOffset = 0
         let waiting = completions[completionHead...].map(\.callback) + earlyWrites.compactMap(\.1) + batchCompletions

@@ -1,0 +1,17 @@
+/// How a transport reaches its server: through the proxy the environment names, directly,
+/// or through a given proxy. `SSETransport.Options.proxy` and
+/// `WebSocketTransport.Options.proxy` both take it.
+public enum ProxyConfiguration: Sendable, Hashable {
+    /// libcurl's environment rules (default): `http_proxy` for `http`/`ws` (lowercase only),
+    /// `https_proxy` or `HTTPS_PROXY` for `https`/`wss`, then `all_proxy` or `ALL_PROXY`;
+    /// none of them when the host matches `no_proxy` or `NO_PROXY` (see ``ProxyEnvironment``).
+    case environment
+    /// Connect directly, ignoring the environment.
+    case none
+    /// This proxy, e.g. `http://proxy.local:3128` or `http://user:pass@127.0.0.1:3128`
+    /// (userinfo percent-decoded and sent as `Proxy-Authorization: Basic`; port 1080 when
+    /// absent, as libcurl). SSE takes every scheme libcurl does (`https://`, `socks5h://`…);
+    /// WebSocket takes `http://` proxies (HTTP `CONNECT`) and fails any other with
+    /// `invalidConfiguration`.
+    case url(String)
+}

@@ -142,23 +142,14 @@ public final class TestProxy: Sendable {
     }
 
     private func acceptLoop(listener: Int32, wakeFD: Int32) {
-        while true {
-            let ready = Socket.waitReadable(listener, orWake: wakeFD, timeoutMilliseconds: -1)
-            if ready.woken { return }
-            guard ready.ready else { continue }
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
-                return
-            }
-            // Keep test sockets out of processes the tests spawn.
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            guard adopt(fd) else { return }
+        Socket.acceptLoop(listener: listener, wakeFD: wakeFD) { fd in
+            guard adopt(fd) else { return false }
             state.withLock { $0.connectionsAccepted += 1 }
             Socket.setNoDelay(fd)
             spawn { [self] in
                 TestProxySession(proxy: self, client: fd, wakeFD: wakeFD).run()
             }
+            return true
         }
     }
 }

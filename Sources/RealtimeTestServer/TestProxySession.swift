@@ -17,6 +17,12 @@ struct TestProxySession {
 
     private var configuration: TestProxy.Configuration { proxy.configuration }
 
+    /// ``TestProxy/Configuration/timeout`` in whole milliseconds, 1 ms … 10 min.
+    private var timeoutMilliseconds: Int {
+        let (seconds, attoseconds) = configuration.timeout.components
+        return Int(min(max(seconds * 1000 + attoseconds / 1_000_000_000_000_000, 1), 600_000))
+    }
+
     struct Head {
         var method: String
         var target: String
@@ -52,7 +58,7 @@ struct TestProxySession {
         guard let (host, port, path) = isConnect ? Self.authority(head.target).map({ ($0.host, $0.port, "") }) : Self.absolute(head.target)
         else { return refuse(400) }
         guard let address = loopbackAddress(for: host) else { return refuse(502) }
-        let timeout = Int32(clamping: configuration.timeout.components.seconds * 1000)
+        let timeout = Int32(timeoutMilliseconds)
         guard let upstream = try? Socket.connect(numericHost: address, port: port, timeoutMilliseconds: timeout) else {
             return refuse(502)
         }
@@ -98,7 +104,7 @@ struct TestProxySession {
     private func readHead() -> (Head, [UInt8])? {
         var buffer: [UInt8] = []
         var scratch = [UInt8](repeating: 0, count: 4096)
-        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(configuration.timeout.components.seconds) * 1_000_000_000
+        let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(timeoutMilliseconds) * 1_000_000
         while true {
             if let end = HTTPRequestReader.find([13, 10, 13, 10], in: buffer, from: 0) {
                 guard let head = Self.parse(buffer[..<end]) else {

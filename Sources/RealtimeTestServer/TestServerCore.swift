@@ -135,17 +135,7 @@ final class TestServerCore: Sendable {
     }
 
     private func acceptLoop(listener: Int32, wakeFD: Int32) {
-        while true {
-            let ready = Socket.waitReadable(listener, orWake: wakeFD, timeoutMilliseconds: -1)
-            if ready.woken { return }
-            guard ready.ready else { continue }
-            let fd = accept(listener, nil, nil)
-            if fd < 0 {
-                if errno == EINTR || errno == EAGAIN || errno == ECONNABORTED { continue }
-                return
-            }
-            // Keep test sockets out of processes the tests spawn (openssl, curl).
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+        Socket.acceptLoop(listener: listener, wakeFD: wakeFD) { fd in
             let accepted: (number: Int, tls: TLSServerContext?)? = state.withLock {
                 guard $0.running else { return nil }
                 $0.active.insert(fd)
@@ -155,11 +145,12 @@ final class TestServerCore: Sendable {
             }
             guard let accepted else {
                 close(fd)
-                return
+                return false
             }
             spawn { [self] in
                 serve(fd: fd, wakeFD: wakeFD, number: accepted.number, tls: accepted.tls)
             }
+            return true
         }
     }
 

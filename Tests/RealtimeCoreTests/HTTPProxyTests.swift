@@ -42,4 +42,11 @@ import Testing
         #expect(HTTPProxy.tunnelError(for: HTTPResponseHead(status: 200)) == nil)
         #expect(HTTPProxy.tunnelError(for: HTTPResponseHead(status: 502))?.status == 502)
     }
+
+    @Test func aConfigurationPrintsWithoutThePassword() {
+        #expect(ProxyConfiguration.url("http://alice:secret@p.test:3128").description == "url(http://***@p.test:3128)")
+        #expect(ProxyConfiguration.url("alice:secret@p.test").description == "url(***@p.test)")
+        #expect(ProxyConfiguration.url("http://p.test:3128").description == "url(http://p.test:3128)")
+        #expect("\(ProxyConfiguration.environment)" == "environment")
+    }
 }

@@ -22,6 +22,31 @@ struct SSETransportProxyTests {
         return try TestCertificates.generate(in: String(cString: dir))
     }
 
+    /// Plain and TLS origins, per test (a dropped TestServer stops itself).
+    let server: TestServer
+    let tlsServer: TestServer
+    let certificates: TestCertificates
+
+    init() throws {
+        certificates = try Self.fixture.get()
+        server = TestServer()
+        try server.start()
+        tlsServer = TestServer(configuration: .init(tls: .init(certificates: certificates)))
+        try tlsServer.start()
+    }
+
+    /// A started proxy.
+    private func startProxy(_ configuration: TestProxy.Configuration = .init()) throws -> TestProxy {
+        let proxy = TestProxy(configuration: configuration)
+        try proxy.start()
+        return proxy
+    }
+
+    /// `path` on the TLS origin, trusting the test CA.
+    private func tlsRequest(_ path: String) -> TransportRequest {
+        request(tlsServer.url(path)) { $0.tls.trustRoots = .file(certificates.caCertificateFile) }
+    }
+
     private func options(_ proxy: URL) -> SSETransport.Options {
         var options = SSETransport.Options()
         options.proxy = .url(proxy.absoluteString)
@@ -30,11 +55,7 @@ struct SSETransportProxyTests {
 
     @Test("http: the request goes to the proxy in absolute form and the events come back")
     func plainHTTP() async throws {
-        let server = TestServer()
-        try server.start()
-        defer { server.stop() }
-        let proxy = TestProxy()
-        try proxy.start()
+        let proxy = try startProxy()
         defer { proxy.stop() }
         let url = server.url("/sse?count=3")
         let r = await run(SSETransport(request: request(url), options: options(proxy.url)))
@@ -54,11 +75,7 @@ struct SSETransportProxyTests {
 
     @Test("http: events stream through the proxy one by one (no buffering until the end)")
     func streamsWithoutBuffering() async throws {
-        let server = TestServer()
-        try server.start()
-        defer { server.stop() }
-        let proxy = TestProxy()
-        try proxy.start()
+        let proxy = try startProxy()
         defer { proxy.stop() }
         // Two events, then the server holds the stream open: they only arrive if the proxy
         // passes bytes on as they come. A buffering proxy would end in the idle timeout.
@@ -83,68 +100,41 @@ struct SSETransportProxyTests {
 
     @Test("https: a CONNECT tunnel, TLS verified against the origin with the test CA")
     func connectTunnel() async throws {
-        let certificates = try Self.fixture.get()
-        let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
-        try server.start()
-        defer { server.stop() }
-        let proxy = TestProxy()
-        try proxy.start()
+        let proxy = try startProxy()
         defer { proxy.stop() }
-        let r = await run(SSETransport(
-            request: request(server.url("/sse?count=2")) { $0.tls.trustRoots = .file(certificates.caCertificateFile) },
-            options: options(proxy.url)))
+        let r = await run(SSETransport(request: tlsRequest("/sse?count=2"), options: options(proxy.url)))
         #expect(r.ids == ["1", "2"])
         #expect(r.opened.first?.url.scheme == "https")
         let seen = try #require(proxy.requests.first)
         #expect(seen.method == "CONNECT")
-        #expect(seen.target == "127.0.0.1:\(server.port)")
+        #expect(seen.target == "127.0.0.1:\(tlsServer.port)")
         #expect(seen.outcome == .tunnelled)
-        #expect(server.requests(path: "/sse").first?.isTLS == true)
+        #expect(tlsServer.requests(path: "/sse").first?.isTLS == true)
     }
 
     @Test("credentials in the proxy URL answer the proxy's 407 challenge (http and https)")
     func credentials() async throws {
-        let certificates = try Self.fixture.get()
-        let plain = TestServer()
-        try plain.start()
-        defer { plain.stop() }
-        let tls = TestServer(configuration: .init(tls: .init(certificates: certificates)))
-        try tls.start()
-        defer { tls.stop() }
-        let proxy = TestProxy(configuration: .init(credentials: ("alice", "s3cret:/@")))
-        try proxy.start()
+        let proxy = try startProxy(.init(credentials: ("alice", "s3cret:/@")))
         defer { proxy.stop() }
         let authorized = options(proxy.url(user: "alice", password: "s3cret:/@"))
-        let http = await run(SSETransport(request: request(plain.url("/sse?count=2")), options: authorized))
+        let http = await run(SSETransport(request: request(server.url("/sse?count=2")), options: authorized))
         #expect(http.ids == ["1", "2"])
-        let https = await run(SSETransport(
-            request: request(tls.url("/sse?count=2")) { $0.tls.trustRoots = .file(certificates.caCertificateFile) },
-            options: authorized))
+        let https = await run(SSETransport(request: tlsRequest("/sse?count=2"), options: authorized))
         #expect(https.ids == ["1", "2"])
         let passed = proxy.requests.filter { $0.outcome != .refused(status: 407) }
         #expect(passed.map(\.outcome) == [.forwarded, .tunnelled])
         #expect(passed.allSatisfy { $0.carriedProxyAuthorization })
         // The proxy credentials stop at the proxy.
-        #expect(plain.requests(path: "/sse").first?.headers["Proxy-Authorization"] == nil)
+        #expect(server.requests(path: "/sse").first?.headers["Proxy-Authorization"] == nil)
     }
 
     @Test("wrong or missing proxy credentials: a `proxy` error with status 407, class http (not retried)")
     func wrongCredentials() async throws {
-        let certificates = try Self.fixture.get()
-        let plain = TestServer()
-        try plain.start()
-        defer { plain.stop() }
-        let tls = TestServer(configuration: .init(tls: .init(certificates: certificates)))
-        try tls.start()
-        defer { tls.stop() }
-        let proxy = TestProxy(configuration: .init(credentials: ("alice", "right")))
-        try proxy.start()
+        let proxy = try startProxy(.init(credentials: ("alice", "right")))
         defer { proxy.stop() }
         for proxyURL in [proxy.url(user: "alice", password: "wrong"), proxy.url] {
-            let http = await run(SSETransport(request: request(plain.url("/sse?count=2")), options: options(proxyURL)))
-            let https = await run(SSETransport(
-                request: request(tls.url("/sse?count=2")) { $0.tls.trustRoots = .file(certificates.caCertificateFile) },
-                options: options(proxyURL)))
+            let http = await run(SSETransport(request: request(server.url("/sse?count=2")), options: options(proxyURL)))
+            let https = await run(SSETransport(request: tlsRequest("/sse?count=2"), options: options(proxyURL)))
             for r in [http, https] {
                 #expect(r.opened.isEmpty)
                 let error = try #require(r.end?.error)
@@ -155,23 +145,16 @@ struct SSETransportProxyTests {
                 #expect(ReconnectPolicy.default.verdict(for: r.end!, context: ReconnectContext(attempt: 1, opened: false, canRefreshCredentials: true)) == .stop(reason: error))
             }
         }
-        #expect(plain.requests(path: "/sse").isEmpty)
-        #expect(tls.requests(path: "/sse").isEmpty)
+        #expect(server.requests(path: "/sse").isEmpty)
+        #expect(tlsServer.requests(path: "/sse").isEmpty)
     }
 
     @Test("a refused CONNECT carries the proxy's status: 403 stops, 502 is retried")
     func refusedTunnel() async throws {
-        let certificates = try Self.fixture.get()
-        let tls = TestServer(configuration: .init(tls: .init(certificates: certificates)))
-        try tls.start()
-        defer { tls.stop() }
         for (status, retried) in [(403, false), (502, true)] {
-            let proxy = TestProxy(configuration: .init(refusal: status))
-            try proxy.start()
+            let proxy = try startProxy(.init(refusal: status))
             defer { proxy.stop() }
-            let r = await run(SSETransport(
-                request: request(tls.url("/sse?count=2")) { $0.tls.trustRoots = .file(certificates.caCertificateFile) },
-                options: options(proxy.url)))
+            let r = await run(SSETransport(request: tlsRequest("/sse?count=2"), options: options(proxy.url)))
             let end = try #require(r.end)
             #expect(end.error?.code == .proxy)
             #expect(end.error?.status == status)

@@ -9,6 +9,17 @@ import Testing
 /// stops the client at once (407 is a configuration error, never retried).
 @Suite(.serialized)
 struct RealtimeClientProxyTests {
+    let server: TestServer
+    /// Demands `u`/`p`.
+    let proxy: TestProxy
+
+    init() throws {
+        server = TestServer()
+        try server.start()
+        proxy = TestProxy(configuration: .init(credentials: ("u", "p")))
+        try proxy.start()
+    }
+
     private func configuration(_ proxy: URL) -> RealtimeClient.Configuration {
         var c = RealtimeClient.Configuration()
         c.backoff = .constant(.milliseconds(5))
@@ -30,11 +41,6 @@ struct RealtimeClientProxyTests {
     }
 
     @Test func bothTransportsStreamThroughTheProxy() async throws {
-        let server = TestServer()
-        try server.start()
-        defer { server.stop() }
-        let proxy = TestProxy(configuration: .init(credentials: ("u", "p")))
-        try proxy.start()
         defer { proxy.stop() }
         let c = configuration(proxy.url(user: "u", password: "p"))
         let runs = [(server.url("/sse?count=2&end=hold"), "event"), (server.wsURL("/ws?mode=send&count=2"), "message")]
@@ -48,11 +54,6 @@ struct RealtimeClientProxyTests {
     }
 
     @Test func a407StopsAtOnceOnBothTransports() async throws {
-        let server = TestServer()
-        try server.start()
-        defer { server.stop() }
-        let proxy = TestProxy(configuration: .init(credentials: ("u", "p")))
-        try proxy.start()
         defer { proxy.stop() }
         let c = configuration(proxy.url(user: "u", password: "wrong"))
         for url in [server.url("/sse?count=2"), server.wsURL("/ws?mode=send&count=2")] {

@@ -1,7 +1,7 @@
 /// How a transport reaches its server: through the proxy the environment names, directly,
 /// or through a given proxy. `SSETransport.Options.proxy` and
 /// `WebSocketTransport.Options.proxy` both take it.
-public enum ProxyConfiguration: Sendable, Hashable {
+public enum ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// libcurl's environment rules (default): `http_proxy` for `http`/`ws` (lowercase only),
     /// `https_proxy` or `HTTPS_PROXY` for `https`/`wss`, then `all_proxy` or `ALL_PROXY`;
     /// none of them when the host matches `no_proxy` or `NO_PROXY` (see ``ProxyEnvironment``).
@@ -14,4 +14,21 @@ public enum ProxyConfiguration: Sendable, Hashable {
     /// WebSocket takes `http://` proxies (HTTP `CONNECT`) and fails any other with
     /// `invalidConfiguration`.
     case url(String)
+
+    /// `environment`, `none`, or `url(…)` with any userinfo replaced by `***`, so a
+    /// configuration can be logged without its proxy password.
+    public var description: String {
+        switch self {
+        case .environment: return "environment"
+        case .none: return "none"
+        case .url(let text):
+            guard let at = text.lastIndex(of: "@") else { return "url(\(text))" }
+            var start = text.startIndex
+            if let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") {
+                start = text.index(colon, offsetBy: 3)
+            }
+            guard start <= at else { return "url(\(text))" }
+            return "url(\(text[..<start])***\(text[at...]))"
+        }
+    }
 }

@@ -77,10 +77,11 @@ struct SSETransportProxyTests {
     func streamsWithoutBuffering() async throws {
         let proxy = try startProxy()
         defer { proxy.stop() }
-        // Two events, then the server holds the stream open: they only arrive if the proxy
-        // passes bytes on as they come. A buffering proxy would end in the idle timeout.
+        // Two events, then the server holds the stream open (a comment every 200 ms keeps the
+        // idle timer quiet on a slow machine): the events only arrive if the proxy passes bytes
+        // on as they come. A buffering proxy would deliver nothing until the idle timeout.
         let transport = SSETransport(
-            request: request(server.url("/sse?count=2&end=hold")) { $0.idleTimeout = .seconds(10) },
+            request: request(server.url("/sse?count=2&end=hold&ping_ms=200")) { $0.idleTimeout = .seconds(30) },
             options: options(proxy.url))
         transport.start()
         var ids: [String] = []

@@ -43,7 +43,7 @@ struct RealtimeClientProxyTests {
     @Test func bothTransportsStreamThroughTheProxy() async throws {
         defer { proxy.stop() }
         let c = configuration(proxy.url(user: "u", password: "p"))
-        let runs = [(server.url("/sse?count=2&end=hold"), "event"), (server.wsURL("/ws?mode=send&count=2"), "message")]
+        let runs = [(server.url("/sse?count=2&end=hold&ping_ms=200"), "event"), (server.wsURL("/ws?mode=send&count=2"), "message")]
         for (url, word) in runs {
             let client = try RealtimeClient(url: url, configuration: c)
             let events = await collect(client, limit: 3)

@@ -11,8 +11,8 @@ import RealtimeCore
 /// Addresses are tried in resolver order until one connects; the connect timeout covers
 /// DNS, every TCP attempt, the proxy's `CONNECT` exchange and the TLS handshake. With
 /// ``ByteStreamEndpoint/proxy`` the socket goes to the proxy, which is asked to open a tunnel
-/// to the endpoint (``HTTPProxy``); TLS then runs through the tunnel against the endpoint. Writes use `MSG_NOSIGNAL`, so a vanished
-/// peer yields an error, never SIGPIPE.
+/// to the endpoint (``HTTPProxy``); TLS then runs through the tunnel against the endpoint.
+/// Writes use `MSG_NOSIGNAL`, so a vanished peer yields an error, never SIGPIPE.
 ///
 /// Thread-safety: created anywhere, then used only on `eventLoop`'s thread (checked with
 /// preconditions); this is why the class is `@unchecked Sendable`.

@@ -146,6 +146,9 @@ final class ServerConnection {
     func waitForInput(milliseconds: Int) -> InputReadiness {
         if !pending.isEmpty { return .ready }
         if let ssl, SSL_pending(ssl) > 0 { return .ready }
+        // Whole TLS records already moved from the socket into the memory BIO (one recv can
+        // carry several): SSL_pending does not count them, and the socket will not wake us.
+        if ssl != nil, let readBIO, BIO_ctrl_pending(readBIO) > 0 { return .ready }
         let result = Socket.waitReadable(fd, orWake: wakeFD, timeoutMilliseconds: Int32(clamping: milliseconds))
         if result.woken { return .stopped }
         return result.ready ? .ready : .timeout

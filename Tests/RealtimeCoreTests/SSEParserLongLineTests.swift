@@ -91,3 +91,38 @@ import RealtimeTestSupport
         #expect(events > 30)
     }
 }
+
+extension SSEParserLongLineTests {
+    /// 4 KiB events in 16 KiB chunks (the end-to-end path's shape): one event in four crosses a
+    /// chunk boundary and is assembled in the splitter's buffer, whose first data line the
+    /// event takes over; both feeds must give the events exactly.
+    @Test func eventsCrossingChunkBoundariesInOneLine() throws {
+        var input: [UInt8] = []
+        var expected: [String] = []
+        for i in 0..<40 {
+            var value = String(repeating: "q", count: 4000 + i)
+            if i % 3 == 0 { value += "日本語" }
+            if i % 5 == 0 { value += "ÿ" }
+            expected.append(value)
+            input += Array("data: \(value)\n\n".utf8)
+            if i % 7 == 0 { input += Array("data\n\n".utf8); expected.append("") }
+        }
+        for chunk in [16 << 10, 4096, 1000] {
+            var parser = SSEParser()
+            var plain: [String] = []
+            var borrowed: [String] = []
+            var copy = SSEParser()
+            try input.withUnsafeBytes { raw in
+                var i = 0
+                while i < raw.count {
+                    let piece = UnsafeRawBufferPointer(rebasing: raw[i..<min(i + chunk, raw.count)])
+                    try parser.feed(piece, { _ in }) { borrowed.append($0.decodedData()) }
+                    try copy.feed(piece) { if case .event(let e) = $0 { plain.append(e.data) } }
+                    i += chunk
+                }
+            }
+            #expect(plain == expected, "chunk \(chunk)")
+            #expect(borrowed == expected, "chunk \(chunk)")
+        }
+    }
+}

@@ -28,8 +28,11 @@ struct SSEFieldInterpreter: Sendable {
     /// Borrowed first data value: offset and length in the current chunk; -1 when none.
     private var borrowedStart = -1
     private var borrowedCount = 0
-    /// The data buffer when not borrowed: values joined with LF.
+    /// The data buffer when not borrowed: values joined with LF, from ``ownedStart`` on.
     private var owned: [UInt8] = []
+    /// Where the data starts in ``owned``: 0, or past the `data:` prefix of a first data line
+    /// whose buffer was taken over from the line splitter (``processBuffered``).
+    private var ownedStart = 0
     /// The last decoded event type, so a stream that repeats `event: content_block_delta`
     /// does not decode (and allocate) the same string for every event.
     private var typeCacheBytes: [UInt8] = []
@@ -48,10 +51,10 @@ struct SSEFieldInterpreter: Sendable {
     @inline(__always)
     mutating func process(
         _ line: UnsafeRawBufferPointer, chunk: UnsafeRawPointer, stable: Bool, firstHigh: Int,
-        _ emit: (SSEParser.Output) throws -> Void, borrowed: ((SSEParser.BorrowedEvent) throws -> Void)?
+        _ emit: (SSEParser.Output) throws -> Void, borrowing: Bool, _ events: (SSEParser.BorrowedEvent) throws -> Void
     ) throws {
         let n = line.count
-        guard n > 0, let b = line.baseAddress else { return try dispatch(chunk: chunk, emit, borrowed: borrowed) }
+        guard n > 0, let b = line.baseAddress else { return try dispatch(chunk: chunk, emit, borrowing: borrowing, events) }
         let c0 = b.load(as: UInt8.self)
         if c0 == UInt8(ascii: ":") { return }  // comment
         // Fast path: "data:" is by far the most common line.
@@ -87,6 +90,48 @@ struct SSEFieldInterpreter: Sendable {
         default:
             break  // unknown (or wrong-case) field: ignored
         }
+    }
+
+    /// Like ``process(_:chunk:stable:firstHigh:_:borrowing:_:)`` for a line assembled in the
+    /// line splitter's buffer (it crossed a chunk boundary). The first data line of an event
+    /// takes that buffer over instead of being copied out of it: an event that crosses a chunk
+    /// boundary in one line (a 4 KiB event in 16 KiB reads, one in four) costs no extra copy.
+    /// `line` is left empty or holding a spare buffer.
+    @inline(__always)
+    mutating func processBuffered(
+        _ line: inout [UInt8], chunk: UnsafeRawPointer, firstHigh: Int,
+        _ emit: (SSEParser.Output) throws -> Void, borrowing: Bool, _ events: (SSEParser.BorrowedEvent) throws -> Void
+    ) throws {
+        let n = line.count
+        if !hasData, let v = line.withUnsafeBytes({ Self.dataValueStart($0) }) {
+            // No data yet, so `owned` is empty: swap the buffers.
+            if _slowPath(n &- v > maxEventSize) {
+                throw RealtimeError(.eventTooLarge, detail: "SSE event larger than \(maxEventSize) bytes")
+            }
+            swap(&owned, &line)
+            ownedStart = v
+            hasData = true
+            dataCount = n &- v
+            if firstHigh < n {
+                let valid = owned.withUnsafeBytes { SSEUTF8.isValid($0.baseAddress!, nonASCIIFrom: Swift.max(firstHigh, v), to: n) }
+                dataNonASCII = true
+                if !valid { dataInvalid = true }
+            }
+            return
+        }
+        try line.withUnsafeBytes {
+            try process($0, chunk: chunk, stable: false, firstHigh: firstHigh, emit, borrowing: borrowing, events)
+        }
+    }
+
+    /// Where the value starts if `line` is a `data` field (`data:`, `data: ` or a bare `data`).
+    @inline(__always)
+    private static func dataValueStart(_ line: UnsafeRawBufferPointer) -> Int? {
+        let n = line.count
+        guard n >= 4, let b = line.baseAddress, b.loadUnaligned(as: UInt32.self) == dataWord else { return nil }
+        if n == 4 { return 4 }
+        guard b.load(fromByteOffset: 4, as: UInt8.self) == UInt8(ascii: ":") else { return nil }
+        return n > 5 && b.load(fromByteOffset: 5, as: UInt8.self) == UInt8(ascii: " ") ? 6 : 5
     }
 
     /// Copies a borrowed data value out of the chunk before the chunk goes away.
@@ -179,7 +224,7 @@ struct SSEFieldInterpreter: Sendable {
     @inline(__always)
     private mutating func dispatch(
         chunk: UnsafeRawPointer, _ emit: (SSEParser.Output) throws -> Void,
-        borrowed: ((SSEParser.BorrowedEvent) throws -> Void)?
+        borrowing: Bool, _ events: (SSEParser.BorrowedEvent) throws -> Void
     ) throws {
         if idSet {
             lastEventID = idBuffer
@@ -189,18 +234,26 @@ struct SSEFieldInterpreter: Sendable {
             if !eventType.isEmpty { eventType = "" }
             return
         }
-        if let borrowed {
+        if borrowing {
             let type = eventType.isEmpty ? "message" : eventType
             let (valid, ascii) = (!dataInvalid, !dataNonASCII)
             if borrowedStart >= 0 {
                 let data = UnsafeRawBufferPointer(start: chunk + borrowedStart, count: borrowedCount)
                 clearEvent()
-                try borrowed(SSEParser.BorrowedEvent(type: type, lastEventID: lastEventID, data: data, isValidUTF8: valid, isASCII: ascii))
+                try events(SSEParser.BorrowedEvent(type: type, lastEventID: lastEventID, data: data, isValidUTF8: valid, isASCII: ascii))
             } else {
-                // The owned buffer is cleared only after the callback has used it.
-                defer { clearEvent() }
-                try owned.withUnsafeBytes { data in
-                    try borrowed(SSEParser.BorrowedEvent(type: type, lastEventID: lastEventID, data: data, isValidUTF8: valid, isASCII: ascii))
+                // The owned buffer moves to a local for the callback (no retain and release of
+                // it around the call) and is cleared only after the callback has used it.
+                var bytes: [UInt8] = []
+                swap(&bytes, &owned)
+                let start = ownedStart
+                defer {
+                    swap(&bytes, &owned)
+                    clearEvent()
+                }
+                try bytes.withUnsafeBytes { all in
+                    let data = UnsafeRawBufferPointer(rebasing: all[start...])
+                    try events(SSEParser.BorrowedEvent(type: type, lastEventID: lastEventID, data: data, isValidUTF8: valid, isASCII: ascii))
                 }
             }
             return
@@ -211,7 +264,10 @@ struct SSEFieldInterpreter: Sendable {
                 validated: UnsafeRawBufferPointer(start: chunk + borrowedStart, count: borrowedCount),
                 valid: !dataInvalid, ascii: !dataNonASCII)
         } else {
-            data = owned.withUnsafeBytes { SSEUTF8.string(validated: $0, valid: !dataInvalid, ascii: !dataNonASCII) }
+            let start = ownedStart
+            data = owned.withUnsafeBytes {
+                SSEUTF8.string(validated: UnsafeRawBufferPointer(rebasing: $0[start...]), valid: !dataInvalid, ascii: !dataNonASCII)
+            }
         }
         let event = ServerSentEvent(type: eventType.isEmpty ? "message" : eventType, data: data, lastEventID: lastEventID)
         clearEvent()
@@ -225,6 +281,7 @@ struct SSEFieldInterpreter: Sendable {
         dataInvalid = false
         dataCount = 0
         borrowedStart = -1
+        ownedStart = 0
         if !eventType.isEmpty { eventType = "" }
         if !owned.isEmpty {
             // Keep up to 1 MiB for the next event (re-growing it for every large event would

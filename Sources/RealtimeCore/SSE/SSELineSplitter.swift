@@ -119,6 +119,13 @@ struct SSELineSplitter: Sendable {
         return .buffered
     }
 
+    /// Gives `body` the buffered line to read or take over (after a `.buffered` line; the
+    /// buffer may be swapped for another, which ``consumedBuffered()`` then empties).
+    @inline(__always)
+    mutating func withPartial<R>(_ body: (inout [UInt8]) throws -> R) rethrows -> R {
+        try body(&partial)
+    }
+
     /// Call after reading a `.buffered` line.
     @inline(__always)
     mutating func consumedBuffered() {

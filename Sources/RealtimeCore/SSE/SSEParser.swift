@@ -54,7 +54,7 @@ public struct SSEParser: Sendable {
     /// or whatever `emit` throws. After any throw the stream is abandoned: later calls
     /// rethrow the same error until ``finish()``.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void) throws {
-        try feed(bytes, emit, borrowed: nil)
+        try feed(bytes, emit, borrowing: false) { _ in }
     }
 
     /// A dispatched event whose `data` is still the stream's bytes, valid only during the
@@ -83,13 +83,14 @@ public struct SSEParser: Sendable {
     public mutating func feed(
         _ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void, borrowing events: (BorrowedEvent) throws -> Void
     ) throws {
-        // Optional closures count as escaping; this one never outlives the call.
-        try withoutActuallyEscaping(events) { events in try feed(bytes, emit, borrowed: events) }
+        try feed(bytes, emit, borrowing: true, events)
     }
 
+    /// `borrowing` picks where events go. (Not an optional closure: that would be escaping,
+    /// retained and released around every event.)
     @inline(__always)
     private mutating func feed(
-        _ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void, borrowed: ((BorrowedEvent) throws -> Void)?
+        _ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void, borrowing: Bool, _ events: (BorrowedEvent) throws -> Void
     ) throws {
         if let failure { throw failure }
         guard let base = bytes.baseAddress, bytes.count > 0 else { return }
@@ -100,11 +101,11 @@ public struct SSEParser: Sendable {
                 case .chunk(let start, let end):
                     try fields.process(
                         UnsafeRawBufferPointer(start: base + start, count: end &- start), chunk: base, stable: true,
-                        firstHigh: lines.lineFirstHigh, emit, borrowed: borrowed)
+                        firstHigh: lines.lineFirstHigh, emit, borrowing: borrowing, events)
                 case .buffered:
                     let firstHigh = lines.lineFirstHigh
-                    try lines.partial.withUnsafeBytes {
-                        try fields.process($0, chunk: base, stable: false, firstHigh: firstHigh, emit, borrowed: borrowed)
+                    try lines.withPartial {
+                        try fields.processBuffered(&$0, chunk: base, firstHigh: firstHigh, emit, borrowing: borrowing, events)
                     }
                     lines.consumedBuffered()
                 case .tooLong:

@@ -66,7 +66,7 @@ final class SSEConnection {
     /// Event data up to this size goes through the arena (measured, same run: 1.5–2× the
     /// events/s at 128 B and 1 KiB, even at 4 KiB); larger data is decoded at once, so a huge
     /// event is not held twice.
-    static let deferredTextLimit = min(64 * 1024, SSEArenaPool.shared.blockSize)
+    static let deferredTextLimit = 64 * 1024
 
     private enum Phase {
         /// Before the final response head: DNS, connect, TLS, request, 1xx, redirects.
@@ -275,7 +275,7 @@ final class SSEConnection {
     }
 
     /// Copies an event's data into the batch's arena, on a fresh block when the current one is
-    /// full (data up to ``deferredTextLimit`` always fits in a fresh block).
+    /// full; data larger than a pooled block gets a block of its own.
     @inline(__always)
     private func deferredText(_ e: SSEParser.BorrowedEvent) -> SSEDeferredText {
         let n = e.data.count
@@ -287,13 +287,22 @@ final class SSEConnection {
         return SSEDeferredText(arena: target, offset: offset, count: n, isValidUTF8: e.isValidUTF8, isASCII: e.isASCII)
     }
 
-    /// A new arena for the rest of the batch, on the current block if `n` bytes fit there.
+    /// A new arena for the rest of the batch, on the current block if `n` bytes fit there, else
+    /// on a fresh pooled block; data bigger than a pooled block gets an exact block of its own
+    /// (and the next event a new arena on the pooled one).
     private func startArena(for n: Int) {
+        let pool = SSEArenaPool.shared
+        if n > pool.blockSize {
+            let own = SSEDataArena(capacity: n)
+            arena = own
+            arenaRoom = n
+            return
+        }
         let room: SSEArenaBlock
         if let block, n <= block.available {
             room = block
         } else {
-            room = SSEArenaPool.shared.block()
+            room = pool.block()
             block = room
         }
         arena = SSEDataArena(block: room)

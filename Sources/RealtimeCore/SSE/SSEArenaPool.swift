@@ -6,7 +6,7 @@ import Synchronization
 /// thread), and the next block taken reuses it, so a stream at any rate cycles through a
 /// handful of warm blocks.
 /// At most ``maxIdle`` blocks are kept; more are freed, so idle memory is bounded
-/// (`blockSize × maxIdle`, 2 MiB for ``shared``) whatever the number of connections.
+/// (`blockSize × maxIdle`, 1 MiB for ``shared``) whatever the number of connections.
 package final class SSEArenaPool: Sendable {
     /// Bytes per block: the largest event data an arena takes in one piece.
     package let blockSize: Int
@@ -14,9 +14,12 @@ package final class SSEArenaPool: Sendable {
     /// Idle blocks, as addresses (a raw pointer is not `Sendable`; the pool owns them).
     private let idle: Mutex<[UInt]>
 
-    /// The process-wide pool: 128 KiB blocks (an event of up to 64 KiB always fits in a fresh
-    /// one), at most 16 idle.
-    package static let shared = SSEArenaPool(blockSize: 128 * 1024, maxIdle: 16)
+    /// The process-wide pool: 32 KiB blocks, at most 32 idle (1 MiB).
+    ///
+    /// Why 32 KiB: a connection keeps its current block between batches (so small batches share
+    /// one), which an idle connection holds until the block fills: 32 KiB each at most, so a
+    /// thousand quiet streams pin no more than 32 MiB. Bigger event data gets a block of its own.
+    package static let shared = SSEArenaPool(blockSize: 32 * 1024, maxIdle: 32)
 
     package init(blockSize: Int, maxIdle: Int) {
         self.blockSize = blockSize

@@ -19,9 +19,11 @@ extension WebSocketConnection {
 
     /// Decodes and handles frames until the input is used up, the connection ends, or the
     /// consumer's buffer is full, in which case the rest of the input waits in
-    /// ``stashedInput`` (so at most one message beyond the channel's capacity is in hand).
+    /// ``stashedInput`` (so at most one delivery batch beyond the channel's capacity is in
+    /// hand). Messages go to the channel together when the input is used up.
     private func decodeFrames(_ bytes: UnsafeRawBufferPointer) {
         var input = bytes
+        defer { deliverPending() }
         do {
             while var frame = try decoder.next(from: &input) {
                 if let inflater { frame = try inflater.process(frame) }
@@ -60,11 +62,8 @@ extension WebSocketConnection {
                     return
                 }
             }
-            if !events.send(.message(message)), !readsPausedForConsumer, case .open = state {
-                // Contract item 3: stop reading until the consumer drains the channel.
-                readsPausedForConsumer = true
-                stream?.pauseReading()
-            }
+            pendingMessages.append(.message(message))
+            if pendingMessages.count >= deliveryBatch { deliverPending() }
         case .ping(let payload):
             // No pong after our close frame (RFC 6455 §5.5.1: nothing follows a close).
             if case .open = state {
@@ -187,6 +186,17 @@ extension WebSocketConnection {
     }
 
     // MARK: - Back-pressure
+
+    /// Hands the messages decoded so far to the channel (before anything else is sent on it,
+    /// so order is kept); a full channel pauses reading (contract item 3) until the consumer
+    /// drains it.
+    func deliverPending() {
+        guard !pendingMessages.isEmpty else { return }
+        if !events.send(draining: &pendingMessages), !readsPausedForConsumer, case .open = state {
+            readsPausedForConsumer = true
+            stream?.pauseReading()
+        }
+    }
 
     func consumerDemand() {
         guard readsPausedForConsumer else { return }

@@ -51,6 +51,12 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     let clock = ContinuousClock()
     var lastRead: ContinuousClock.Instant
     var readsPausedForConsumer = false
+    /// Messages decoded from the current read, handed to the channel together (one lock and at
+    /// most one consumer wake-up per read, not per message); see `deliverPending()`.
+    var pendingMessages: [TransportEvent] = []
+    /// Hand over early at this many pending messages, so a large read overshoots the
+    /// channel's capacity by at most this much.
+    let deliveryBatch: Int
     /// Received bytes not yet decoded because the consumer's buffer filled up.
     var stashedInput: [UInt8] = []
 
@@ -81,12 +87,14 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
         self.assembler = WebSocketMessageAssembler(maxMessageSize: options.maxMessageSize)
         self.heartbeat = HeartbeatStateMachine(policy: options.heartbeat)
         self.lastRead = ContinuousClock.now
+        self.deliveryBatch = max(1, min(64, request.eventBufferCapacity / 2))
     }
 
     deinit {
         // The transport was dropped without `close()`: the socket goes with us (the stream
         // releases it on the loop), and a consumer still iterating must not wait forever.
         if case .closed = state { return }
+        events.send(draining: &pendingMessages)
         events.send(.ended(TransportEnd(clean: false, error: .cancelled)))
         events.finish()
     }
@@ -209,6 +217,8 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
             rejected += transport.outbox.withLock { $0.stopAccepting() }
         }
         for continuation in rejected { continuation.resume(throwing: notConnected) }
+        // Messages decoded before the end come before it.
+        deliverPending()
         events.send(.ended(result))
         events.finish()
     }

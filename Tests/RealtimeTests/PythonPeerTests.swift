@@ -172,11 +172,8 @@ private func exchangeBytes(
     send request: [UInt8],
     until done: @escaping @Sendable ([UInt8]) -> Bool
 ) async throws -> [UInt8] {
-    try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<[UInt8], any Error>) in
-        DispatchQueue.global().async {
-            continuation.resume(with: Result { try blockingExchange(port: port, request: request, done: done) })
-        }
-    }
+    // Blocking socket I/O: on a thread of its own, never on the threads async code runs on.
+    try await offloaded { try blockingExchange(port: port, request: request, done: done) }
 }
 
 private func blockingExchange(port: Int, request: [UInt8], done: ([UInt8]) -> Bool) throws -> [UInt8] {

@@ -245,7 +245,10 @@ private func readPortLine(from handle: FileHandle, pid: Int32, timeout: Duration
         kill(pid, SIGKILL)
     }
     return await withCheckedContinuation { (continuation: CheckedContinuation<PortLine, Never>) in
-        DispatchQueue.global().async {
+        // A thread of its own: this loop blocks in read(2) for the peer's whole life, and
+        // Dispatch's global threads on Linux are the ones Swift concurrency runs on (two on
+        // this machine): a few peers reading there stalled every other test for ~20 s.
+        Thread {
             var buffer = Data()
             var resumed = false
             while true {
@@ -268,7 +271,7 @@ private func readPortLine(from handle: FileHandle, pid: Int32, timeout: Duration
                 continuation.resume(returning: PortLine(text: text, timedOut: timedOut.withLock { $0 }))
             }
             try? handle.close()
-        }
+        }.start()
     }
 }
 

@@ -7,7 +7,8 @@ import RealtimeCore
 /// The Linux ``ByteStream``: a non-blocking TCP socket on an ``EventLoop`` (epoll), with
 /// optional TLS through ``TLSSession`` (OpenSSL over memory BIOs).
 ///
-/// DNS runs on a Dispatch queue (`getaddrinfo` blocks), everything else on the loop thread.
+/// DNS runs on a short-lived thread of its own (`getaddrinfo` blocks), everything else on the
+/// loop thread.
 /// Addresses are tried in resolver order until one connects; the connect timeout covers
 /// DNS, every TCP attempt, the proxy's `CONNECT` exchange and the TLS handshake. With
 /// ``ByteStreamEndpoint/proxy`` the socket goes to the proxy, which is asked to open a tunnel
@@ -107,7 +108,8 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
         let loop = eventLoop
         // Through a proxy only the proxy's name is resolved here; it resolves the endpoint.
         let (host, port) = endpoint.proxy.map { ($0.host, $0.port) } ?? (endpoint.host, endpoint.port)
-        DispatchQueue.global().async { [weak self] in
+        // getaddrinfo blocks: on a thread of its own, never on the shared Dispatch pool.
+        DetachedThread.run { [weak self] in
             let result = ResolvedAddress.resolve(host: host, port: port)
             loop.execute { [weak self] in
                 self?.resolved(result)

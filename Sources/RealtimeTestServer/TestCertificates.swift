@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(COpenSSL)
 import COpenSSL
 #endif
@@ -32,6 +33,23 @@ public struct TestCertificates: Sendable, Hashable {
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }
+
+    /// One set per `name` for the whole process, generated on first use under the temporary
+    /// directory. Test suites that need "a CA and its certificates" share it: each generation
+    /// runs `openssl` six times, synchronously, and a dozen suites doing that at once held the
+    /// threads async tests run on for seconds. Ask for another `name` for a second, unrelated
+    /// CA (a certificate the first CA did not sign).
+    public static func shared(_ name: String = "default") throws -> TestCertificates {
+        try sharedSets.withLock { sets in
+            if let existing = sets[name] { return existing }
+            let directory = NSTemporaryDirectory() + "realtime-test-certificates-\(getpid())/\(name)"
+            let made = try generate(in: directory)
+            sets[name] = made
+            return made
+        }
+    }
+
+    private static let sharedSets = Mutex<[String: TestCertificates]>([:])
 
     /// Generates the CA, server and client certificates into `directory` (created if
     /// missing; existing files are overwritten). Takes about a tenth of a second.

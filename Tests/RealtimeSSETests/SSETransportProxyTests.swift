@@ -17,9 +17,7 @@ import Foundation
 @Suite("SSETransport: proxy")
 struct SSETransportProxyTests {
     private static let fixture: Result<TestCertificates, any Error> = Result {
-        var template = Array("/tmp/rt-sse-proxy-XXXXXX".utf8CString)
-        guard let dir = mkdtemp(&template) else { throw TemporaryDirectoryError() }
-        return try TestCertificates.generate(in: String(cString: dir))
+        try TestCertificates.shared()
     }
 
     /// Plain and TLS origins, per test (a dropped TestServer stops itself).

@@ -25,7 +25,7 @@ struct SSETransportTLSTests {
         var template = Array("/tmp/rt-sse-tls-XXXXXX".utf8CString)
         guard let dir = mkdtemp(&template) else { throw TemporaryDirectoryError() }
         let directory = String(cString: dir)
-        return (directory, try TestCertificates.generate(in: directory + "/good"), try TestCertificates.generate(in: directory + "/other"))
+        return (directory, try TestCertificates.shared(), try TestCertificates.shared("other"))
     }
 
     init() throws {

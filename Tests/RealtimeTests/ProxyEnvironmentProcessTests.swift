@@ -39,8 +39,7 @@ import Testing
     ]
 
     static let certificates: TestCertificates = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rt-proxy-env-\(getpid())").path
-        return try! TestCertificates.generate(in: dir)
+        try! TestCertificates.shared()
     }()
 
     /// This process's environment without any proxy variable, plus `variables`.

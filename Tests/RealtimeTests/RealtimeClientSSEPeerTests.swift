@@ -10,7 +10,7 @@ import Testing
 @Suite(.serialized)
 struct RealtimeClientSSEPeerTests {
     static let certificates: Result<TestCertificates, any Error> = Result {
-        try TestCertificates.generate(in: NSTemporaryDirectory() + "realtime-sse-peers-\(getpid())/certs")
+        try TestCertificates.shared()
     }
 
     private func client(

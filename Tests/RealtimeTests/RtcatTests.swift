@@ -338,7 +338,7 @@ import Testing
     // MARK: TLS
 
     static let certificates: Result<TestCertificates, any Error> = Result {
-        try TestCertificates.generate(in: NSTemporaryDirectory() + "rtcat-tests-\(getpid())/certs")
+        try TestCertificates.shared()
     }
 
     @Test func tlsOptionsForHTTPSAndWSS() async throws {

@@ -8,11 +8,7 @@ import Testing
 @Suite(.serialized)
 struct TestServerTLSTests {
     static let certificates: Result<TestCertificates, any Error> = Result {
-        try TestCertificates.generate(in: temporaryDirectory("certs"))
-    }
-
-    static func temporaryDirectory(_ name: String) -> String {
-        NSTemporaryDirectory() + "realtime-testserver-\(getpid())/\(name)"
+        try TestCertificates.shared()
     }
 
     /// Runs `openssl s_client` on a thread of its own (never on the cooperative pool), sends
@@ -75,7 +71,7 @@ struct TestServerTLSTests {
 
     @Test func aClientTrustingAnotherCAFailsTheHandshake() async throws {
         let certificates = try Self.certificates.get()
-        let stranger = try TestCertificates.generate(in: Self.temporaryDirectory("stranger"))
+        let stranger = try TestCertificates.shared("other")
         let server = TestServer(configuration: .init(tls: .init(certificates: certificates)))
         try server.start()
         defer { server.stop() }

@@ -8,8 +8,7 @@ import RealtimeWebSocket
 /// `wss` against Python `websockets` and `aiohttp` serving a certificate from a test CA.
 @Suite(.serialized) struct WebSocketTLSTests {
     static let certificates: TestCertificates = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rt-ws-tls-\(getpid())").path
-        return try! TestCertificates.generate(in: dir)
+        try! TestCertificates.shared()
     }()
 
     static func tls(_ configure: (inout TLSConfiguration) -> Void = { _ in }) -> TLSConfiguration {

@@ -10,8 +10,7 @@ import RealtimeWebSocket
 /// are tested in a child process (RealtimeTests' `ProxyEnvironmentTests`).
 @Suite(.serialized) struct WebSocketTransportProxyTests {
     static let certificates: TestCertificates = {
-        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("rt-ws-proxy-\(getpid())").path
-        return try! TestCertificates.generate(in: dir)
+        try! TestCertificates.shared()
     }()
 
     static func options(_ proxy: ProxyConfiguration) -> WebSocketTransport.Options {

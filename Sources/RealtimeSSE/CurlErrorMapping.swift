@@ -12,7 +12,7 @@ enum CurlErrorMapping {
     static func error(for code: CURLcode, opened: Bool, proxyStatus: Int = 0) -> RealtimeError {
         let detail = "curl \(code.rawValue): " + (curl_easy_strerror(code).map { String(cString: $0) } ?? "unknown")
         if !opened, proxyStatus >= 300 {
-            return RealtimeError(.proxy, detail: "the proxy answered CONNECT with \(proxyStatus)", status: proxyStatus)
+            return HTTPProxy.tunnelRefusal(status: proxyStatus)
         }
         switch code {
         case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:

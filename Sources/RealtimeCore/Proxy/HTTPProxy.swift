@@ -74,12 +74,19 @@ public struct HTTPProxy: Sendable, Hashable, CustomStringConvertible {
     /// status (407 names the challenge's scheme, never a credential).
     public static func tunnelError(for head: HTTPResponseHead) -> RealtimeError? {
         if (200..<300).contains(head.status) { return nil }
-        var detail = "the proxy answered CONNECT with \(head.status)"
-        if head.status == 407 {
-            let scheme = head.headers["Proxy-Authenticate"]?.split(separator: " ").first
-                .map { String($0.prefix(32).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) }
-            detail += scheme.map { " (it asks for \($0) credentials)" } ?? " (proxy authentication required)"
+        let scheme = head.headers["Proxy-Authenticate"]?.split(separator: " ").first
+            .map { String($0.prefix(32).filter { $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-") }) }
+        return tunnelRefusal(status: head.status, challenge: scheme)
+    }
+
+    /// The ``RealtimeError/Code/proxy`` error for a `CONNECT` answered with `status` (also
+    /// what the SSE transport reports from libcurl's `CURLINFO_HTTP_CONNECTCODE`); `challenge`
+    /// is the 407's authentication scheme, never a credential.
+    public static func tunnelRefusal(status: Int, challenge: String? = nil) -> RealtimeError {
+        var detail = "the proxy answered CONNECT with \(status)"
+        if status == 407 {
+            detail += challenge.map { " (it asks for \($0) credentials)" } ?? " (proxy authentication required)"
         }
-        return RealtimeError(.proxy, detail: detail, status: head.status)
+        return RealtimeError(.proxy, detail: detail, status: status)
     }
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Realtime
 import RealtimeTestServer
-import Synchronization
 
 /// End-to-end SSE throughput over loopback (issue 3, "Done means"): the in-process
 /// ``TestServer`` streams `/bulk` (a pre-rendered `text/event-stream` body) and, in the same
@@ -169,7 +168,7 @@ enum SSETransportBenchmarks {
     /// Runs `body` in a detached task and blocks this (benchmark) thread until it returns.
     static func waitFor(_ body: @escaping @Sendable () async -> Consumed) -> Consumed {
         let done = DispatchSemaphore(value: 0)
-        let box = Mutex(Consumed())
+        let box = LockedValue(Consumed())
         Task.detached {
             let result = await body()
             box.withLock { $0 = result }
@@ -265,7 +264,7 @@ enum SSETransportBenchmarks {
 
     /// Samples resident memory on its own thread until stopped; returns the peak.
     final class PeakSampler: Sendable {
-        private let state = Mutex((running: true, peak: 0))
+        private let state = LockedValue((running: true, peak: 0))
         private let finished = DispatchSemaphore(value: 0)
 
         func start() {

@@ -1,5 +1,4 @@
 import Realtime
-import Synchronization
 
 /// Tracks whether the client has a live connection, for the `--send` task: senders wait here
 /// until the next `open` (a message sent between connections would fail with `notConnected`),
@@ -18,7 +17,7 @@ final class ConnectionGate: Sendable {
         var closedByUs = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// The factory made `transport` for a new attempt.
     func attempting(_ transport: any Transport) {

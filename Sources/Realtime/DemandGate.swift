@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A counting signal between a ``BoundedChannel``'s demand handler and the reconnect loop:
 /// each time the channel said "pause" the loop waits here for one ``signal()``.
@@ -8,7 +7,7 @@ final class DemandGate: Sendable {
         var permits = 0
         var waiter: CheckedContinuation<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func signal() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in

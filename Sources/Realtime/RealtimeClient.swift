@@ -93,8 +93,8 @@ public final class RealtimeClient: Sendable {
     }
 
     let channel: BoundedChannel<Envelope>
-    let state: Mutex<State>
-    let delivery: Mutex<Delivery>
+    let state: LockedValue<State>
+    let delivery: LockedValue<Delivery>
     /// Sequence number of the last envelope sent into ``channel`` (by the relay or the loop;
     /// never both at once: the loop forwards only between attempts).
     let forwardedSeq = Atomic<UInt64>(0)
@@ -137,8 +137,8 @@ public final class RealtimeClient: Sendable {
         self.channel = BoundedChannel(capacity: configuration.eventBufferCapacity)
         var initial = State()
         initial.random = random
-        self.delivery = Mutex(Delivery(cursor: configuration.lastEventID))
-        self.state = Mutex(initial)
+        self.delivery = LockedValue(Delivery(cursor: configuration.lastEventID))
+        self.state = LockedValue(initial)
         let demand = self.demand
         channel.setDemandHandler { [weak self] in
             demand.signal()

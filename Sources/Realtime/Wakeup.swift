@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Interrupts the reconnect loop's waits (backoff sleep, suspension) when the app calls
 /// `suspend()`/`resume()` (and, later, when the network returns).
@@ -10,7 +9,7 @@ final class Wakeup: Sendable {
         var generation: UInt64 = 0
         var waiter: CheckedContinuation<Void, Never>?
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     var generation: UInt64 { state.withLock { $0.generation } }
 

@@ -72,8 +72,8 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Queue size, in elements, at which producers are told to pause.
     public let capacity: Int
-    @usableFromInline let state = Mutex(State())
-    @usableFromInline let batch = Mutex(Batch())
+    @usableFromInline let state = LockedValue(State())
+    @usableFromInline let batch = LockedValue(Batch())
     /// Mirrors `State.producerPaused` so the consumer can check it without the shared lock.
     @usableFromInline let pausedHint = Atomic<Bool>(false)
     /// Whether a relay is installed, so producers without one pay no extra lock.

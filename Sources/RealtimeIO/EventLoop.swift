@@ -1,6 +1,7 @@
 #if os(Linux)
 import CLinux
 import Glibc
+import RealtimeCore
 import Synchronization
 
 /// One thread running epoll that owns sockets and timers for many connections.
@@ -31,11 +32,11 @@ public final class EventLoop: Sendable {
     private let isShared: Bool
     private let epollFD: Int32
     private let wakeFD: Int32
-    let queue = Mutex(TaskQueue())
+    let queue = LockedValue(TaskQueue())
     /// `pthread_t` of the loop thread once it runs; 0 before.
     private let loopThread = Atomic<UInt>(0)
     /// The thread to join on shutdown; taken by the first `shutdown()`.
-    private let joinable = Mutex<pthread_t?>(nil)
+    private let joinable = LockedValue<pthread_t?>(nil)
     /// Loop-thread-only state; see the thread rule above.
     nonisolated(unsafe) let state = LoopState()
 

@@ -1,7 +1,6 @@
 #if os(Linux)
 import RealtimeCore
 import RealtimeIO
-import Synchronization
 
 /// Server-Sent Events over libcurl: one connection attempt, per the ``Transport`` contract.
 ///
@@ -30,7 +29,7 @@ public final class SSETransport: Transport {
     public let request: TransportRequest
     public let options: Options
     private let loop: EventLoop
-    private let lifecycle = Mutex(Lifecycle.idle)
+    private let lifecycle = LockedValue(Lifecycle.idle)
     /// The live attempt; created and used on the loop thread only. (Internal for the
     /// reference-cycle test.)
     let connection: LoopBoundBox<SSEConnection?>

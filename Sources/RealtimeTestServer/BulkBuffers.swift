@@ -1,4 +1,4 @@
-import Synchronization
+import RealtimeCore
 
 /// Pre-generated `/bulk` payloads, one per event size, built once and shared by all
 /// connections so the benchmark measures the client, not the server's formatting.
@@ -8,7 +8,7 @@ final class BulkBuffers: Sendable {
     /// Size of one pre-generated buffer, bytes (rounded down to whole events).
     static let bufferSize = 256 * 1024
 
-    private let buffers = Mutex<[Int: [UInt8]]>([:])
+    private let buffers = LockedValue<[Int: [UInt8]]>([:])
 
     /// Whole events of exactly `eventSize` bytes: `data: ` + printable payload + `\n\n`.
     func buffer(eventSize: Int) -> [UInt8] {

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import RealtimeCore
 #if canImport(COpenSSL)
 import COpenSSL
 #endif
@@ -49,7 +49,7 @@ public struct TestCertificates: Sendable, Hashable {
         }
     }
 
-    private static let sharedSets = Mutex<[String: TestCertificates]>([:])
+    private static let sharedSets = LockedValue<[String: TestCertificates]>([:])
 
     /// Generates the CA, server and client certificates into `directory` (created if
     /// missing; existing files are overwritten). Takes about a tenth of a second.

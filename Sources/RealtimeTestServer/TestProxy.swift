@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RealtimeCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -42,7 +41,7 @@ public final class TestProxy: Sendable {
         var connectionsAccepted = 0
     }
 
-    let state = Mutex(State())
+    let state = LockedValue(State())
     private let threads = DispatchGroup()
 
     public init(configuration: Configuration = Configuration()) {

@@ -1,7 +1,6 @@
 import Dispatch
 import Foundation
 import RealtimeCore
-import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -32,7 +31,7 @@ final class TestServerCore: Sendable {
         var tls: TLSServerContext?
     }
 
-    let state: Mutex<State>
+    let state: LockedValue<State>
     /// Every thread the server starts enters it; `stop()` waits for all of them.
     private let threads = DispatchGroup()
     let bulkCache = BulkBuffers()
@@ -40,7 +39,7 @@ final class TestServerCore: Sendable {
 
     init(configuration: TestServer.Configuration) {
         self.configuration = configuration
-        self.state = Mutex(State(port: configuration.port, routes: configuration.routes))
+        self.state = LockedValue(State(port: configuration.port, routes: configuration.routes))
     }
 
     // MARK: Lifecycle

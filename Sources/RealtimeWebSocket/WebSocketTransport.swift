@@ -19,7 +19,7 @@ public final class WebSocketTransport: Transport, Sendable {
     public let request: TransportRequest
     public let options: Options
     public let eventLoop: EventLoop
-    let outbox: Mutex<WebSocketOutbox>
+    let outbox: LockedValue<WebSocketOutbox>
     private let connection: WebSocketConnection
     private let started = Atomic<Bool>(false)
     /// Ids for senders, so a cancelled one can be found in the outbox's waiting queue.
@@ -31,7 +31,7 @@ public final class WebSocketTransport: Transport, Sendable {
         self.options = options
         self.eventLoop = eventLoop
         self.events = BoundedChannel(capacity: max(request.eventBufferCapacity, 1))
-        self.outbox = Mutex(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1)))
+        self.outbox = LockedValue(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1)))
         self.connection = WebSocketConnection(request: request, options: options, eventLoop: eventLoop, events: events)
         connection.transport = self
         // Weak: the channel must never own the connection (its deinit reports to the channel,

@@ -161,7 +161,7 @@ import Testing
         let ch = BoundedChannel<Int>(capacity: capacity)
         let demand = DispatchSemaphore(value: 0)
         ch.setDemandHandler { demand.signal() }
-        let peak = Mutex(0)
+        let peak = LockedValue(0)
         DispatchQueue(label: "producer").async {
             var rng = SeededGenerator(seed: 7)
             var next = 0

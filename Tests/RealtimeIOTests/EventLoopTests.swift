@@ -1,8 +1,8 @@
 #if os(Linux)
 import Glibc
+import RealtimeCore
 import RealtimeIO
 import RealtimeTestSupport
-import Synchronization
 import Testing
 
 @Suite("EventLoop")
@@ -11,8 +11,8 @@ struct EventLoopTests {
     func executeOrdering() async {
         let loop = EventLoop(name: "t-order")
         defer { loop.shutdown() }
-        let seen = Mutex<[Int]>([])
-        let onLoop = Mutex(true)
+        let seen = LockedValue<[Int]>([])
+        let onLoop = LockedValue(true)
         #expect(!loop.inEventLoop)
         for i in 0..<2000 {
             loop.execute {
@@ -176,7 +176,7 @@ struct EventLoopTests {
         var x: UInt8 = 1
         _ = write(a2, &x, 1)
         _ = write(b2, &x, 1)
-        let calls = Mutex(0)
+        let calls = LockedValue(0)
         await loop.submit {
             // Both descriptors are readable before registration, so both are in the same
             // epoll batch; the first handler removes both. Level-triggered readiness would
@@ -241,7 +241,7 @@ struct EventLoopTests {
         #expect(descriptorCount(target: "anon_inode:[eventpoll]") < epollBefore + 100)
         #expect(descriptorCount(target: "anon_inode:[eventfd]") < eventfdBefore + 100)
         // A task after shutdown is discarded, not run.
-        let ran = Mutex(false)
+        let ran = LockedValue(false)
         loops[0].execute { ran.withLock { $0 = true } }
         #expect(!ran.withLock { $0 })
     }

@@ -4,7 +4,6 @@ import Foundation
 import RealtimeCore
 import RealtimeIO
 import RealtimeTestSupport
-import Synchronization
 import Testing
 
 /// The netlink monitor against the real kernel tables. The link test builds its own
@@ -36,7 +35,7 @@ import Testing
         defer { monitor.stop() }
         #expect(monitor.currentStatus.reachability == .reachable, "veth up with an address and a route")
 
-        let seen = Mutex<[(NetworkStatus, ContinuousClock.Instant)]>([])
+        let seen = LockedValue<[(NetworkStatus, ContinuousClock.Instant)]>([])
         let observation = monitor.observe { s in seen.withLock { $0.append((s, .now)) } }
         defer { monitor.cancel(observation) }
 

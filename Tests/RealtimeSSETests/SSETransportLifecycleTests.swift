@@ -3,7 +3,6 @@ import RealtimeCore
 import RealtimeIO
 @testable import RealtimeSSE
 import RealtimeTestServer
-import Synchronization
 import Testing
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -74,7 +73,7 @@ struct SSETransportLifecycleTests {
     func consumerCancellation() async throws {
         let t = SSETransport(request: request(server.url("/sse?count=1&end=hold")))
         t.start()
-        let got = Mutex(0)
+        let got = LockedValue(0)
         let consumer = Task {
             for await e in t.events {
                 if case .message = e { got.withLock { $0 += 1 } }

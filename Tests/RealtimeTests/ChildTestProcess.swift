@@ -1,7 +1,7 @@
 #if os(Linux)
 import Foundation
 import Glibc
-import Synchronization
+import RealtimeCore
 
 /// Runs one suite of this test binary in a child process of its own, for tests that must
 /// not share the process with the others running in parallel: the herd (2,000 churning
@@ -38,7 +38,7 @@ enum ChildTestProcess {
         p.standardError = pipe
         try p.run()
         let pid = p.processIdentifier
-        let killed = Mutex(false)
+        let killed = LockedValue(false)
         let watchdog = DispatchWorkItem {
             killed.withLock { $0 = true }
             kill(pid, SIGKILL)

@@ -1,11 +1,10 @@
 import Realtime
-import Synchronization
 import Testing
 
 /// Consumes a client's events in a task (a prompt consumer) and records them.
 final class EventRecorder: Sendable {
-    private let state = Mutex<(events: [ClientEvent], finished: Bool)>(([], false))
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let state = LockedValue<(events: [ClientEvent], finished: Bool)>(([], false))
+    private let task = LockedValue<Task<Void, Never>?>(nil)
 
     init(_ client: RealtimeClient) {
         let t = Task { [self] in

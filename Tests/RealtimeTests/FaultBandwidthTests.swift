@@ -25,7 +25,7 @@ import Testing
             // The client counts payload bytes on its I/O thread as they come off the socket;
             // a thread of its own samples that counter, so a consumer or test task that the
             // loaded machine delays does not bend the measurement.
-            let samples = Mutex<[(at: ContinuousClock.Instant, bytes: Int)]>([])
+            let samples = LockedValue<[(at: ContinuousClock.Instant, bytes: Int)]>([])
             let sampling = Atomic<Bool>(true)
             let sampler = Thread {
                 while sampling.load(ordering: .relaxed) {

@@ -3,7 +3,6 @@ import Foundation
 import Glibc
 import Realtime
 import RealtimeTestSupport
-import Synchronization
 import Testing
 
 /// The chaos soak (issue 5): 60 s of random faults, one after another, on a live SSE stream
@@ -99,7 +98,7 @@ struct FaultChaosSoakTests {
         // and servers exist throughout; each session has a loop and monitor of its own.
         do {
             let warmUp = try await Session(rig)
-            let first = Mutex(false)
+            let first = LockedValue(false)
             let reader = Task {
                 for await event in warmUp.client.events {
                     if case .event = event { first.withLock { $0 = true }; break }
@@ -115,7 +114,7 @@ struct FaultChaosSoakTests {
 
         let session = try await Session(rig)
         let client = session.client
-        let log = Mutex(Log())
+        let log = LockedValue(Log())
         let consumer = Task {
             for await event in client.events {
                 log.withLock { l in
@@ -300,7 +299,7 @@ struct FaultChaosSoakTests {
     /// would look like a leak to the descriptor check.
     final class Servers: Sendable {
         let rig: FaultRigReference
-        let running = Mutex<[Process]>([])
+        let running = LockedValue<[Process]>([])
 
         init(_ rig: FaultRig) { self.rig = FaultRigReference(rig: rig) }
 

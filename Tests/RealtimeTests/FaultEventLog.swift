@@ -1,5 +1,4 @@
 import Realtime
-import Synchronization
 
 /// Consumes a client's events in a task (a prompt consumer) and records each with the time it
 /// arrived, for the fault tests' measurements. Message ids (SSE ids, or WebSocket ids read by
@@ -10,8 +9,8 @@ final class FaultEventLog: Sendable {
         var at: ContinuousClock.Instant
     }
 
-    private let state = Mutex<[Entry]>([])
-    private let task = Mutex<Task<Void, Never>?>(nil)
+    private let state = LockedValue<[Entry]>([])
+    private let task = LockedValue<Task<Void, Never>?>(nil)
 
     init(_ client: RealtimeClient, lastID: Int?) {
         let t = Task { [self] in

@@ -4,7 +4,6 @@ import Glibc
 import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
-import Synchronization
 import Testing
 
 /// The thundering herd (issue 5): 1,000 SSE clients on one event loop, sharing one
@@ -53,7 +52,7 @@ import Testing
         defer { loop.shutdown() }
         let budget = RetryBudget(burst: Self.burst, perSecond: Self.perSecond)
         let origin = ContinuousClock.now
-        let stamps = Mutex<[Duration]>([])
+        let stamps = LockedValue<[Duration]>([])
         stamps.withLock { $0.reserveCapacity(4 * Self.clients) }
 
         var configuration = RealtimeClient.Configuration()

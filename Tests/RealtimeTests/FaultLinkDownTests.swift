@@ -2,7 +2,6 @@
 import Foundation
 import Realtime
 import RealtimeTestSupport
-import Synchronization
 import Testing
 
 /// Fault injection on real network namespaces (issue 5, see ``FaultRig``): the server runs
@@ -21,7 +20,7 @@ import Testing
             let loop = rig.loop
             let monitor: LinuxNetworkMonitor = await loop.submit { LinuxNetworkMonitor(eventLoop: loop) }
             defer { monitor.stop() }
-            let reachableAt = Mutex<ContinuousClock.Instant?>(nil)
+            let reachableAt = LockedValue<ContinuousClock.Instant?>(nil)
             let observation = monitor.observe { status in
                 if status.reachability == .reachable { reachableAt.withLock { $0 = $0 ?? .now } }
             }

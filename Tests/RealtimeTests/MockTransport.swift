@@ -1,5 +1,4 @@
 import Realtime
-import Synchronization
 
 /// A scripted ``Transport``: the test decides what the "server" does by calling ``emit(_:)``.
 /// Keeps the contract (one `ended`, nothing after it, `close` ends with `cancelled`).
@@ -17,7 +16,7 @@ final class MockTransport: Transport, Sendable {
         var demands = 0
         var verifications: [Duration] = []
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(request: TransportRequest) {
         self.request = request

@@ -1,5 +1,4 @@
 import Realtime
-import Synchronization
 import Testing
 
 /// Records every request the client makes and hands out ``MockTransport``s; checks that
@@ -10,7 +9,7 @@ final class MockTransportFactory: Sendable {
         var overlapping = 0
         var failure: RealtimeError?
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     var make: RealtimeClient.TransportFactory {
         { [self] request in

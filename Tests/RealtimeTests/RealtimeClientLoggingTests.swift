@@ -1,11 +1,10 @@
 import Realtime
-import Synchronization
 import Testing
 
 /// The log hook reports the life cycle and never a secret.
 @Suite struct RealtimeClientLoggingTests {
     final class Capture: RealtimeLogHandler {
-        let records = Mutex<[(RealtimeLogLevel, String, [String: String])]>([])
+        let records = LockedValue<[(RealtimeLogLevel, String, [String: String])]>([])
         func log(level: RealtimeLogLevel, message: String, metadata: [String: String]) {
             records.withLock { $0.append((level, message, metadata)) }
         }

@@ -2,7 +2,6 @@
 import Foundation
 import Realtime
 import RealtimeTestServer
-import Synchronization
 import Testing
 
 /// Consuming on the I/O loop: `withTaskExecutorPreference(EventLoop.shared)` runs the
@@ -28,7 +27,7 @@ struct RealtimeClientOnLoopTests {
 
     @Test func aTaskOnALoopThatShutsDownContinuesElsewhere() async {
         let loop = EventLoop(name: "t-exec-stop")
-        let parked = Mutex<CheckedContinuation<Void, Never>?>(nil)
+        let parked = LockedValue<CheckedContinuation<Void, Never>?>(nil)
         let task = Task {
             await withTaskExecutorPreference(loop) { () async -> (Bool, Bool) in
                 let before = loop.inEventLoop

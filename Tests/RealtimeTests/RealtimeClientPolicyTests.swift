@@ -1,6 +1,5 @@
 import Realtime
 import RealtimeTestSupport
-import Synchronization
 import Testing
 
 /// Backoff, server hints, attempt limits, POST safety, credentials and back-pressure,
@@ -116,7 +115,7 @@ import Testing
     }
 
     @Test func unauthorizedRefreshesCredentialsOnce() async throws {
-        let calls = Mutex<[RealtimeClient.HeadersContext]>([])
+        let calls = LockedValue<[RealtimeClient.HeadersContext]>([])
         let t = try TestClient {
             $0.headers = ["Authorization": "Bearer static", "X-App": "1"]
             $0.headersProvider = { ctx in
@@ -151,7 +150,7 @@ import Testing
     }
 
     @Test func headersProviderNetworkErrorIsRetried() async throws {
-        let failures = Mutex(1)
+        let failures = LockedValue(1)
         let t = try TestClient {
             $0.headersProvider = { _ in
                 if failures.withLock({ f in defer { f -= 1 }; return f > 0 }) {

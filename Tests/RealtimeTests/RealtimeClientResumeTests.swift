@@ -1,6 +1,5 @@
 import Realtime
 import RealtimeTestSupport
-import Synchronization
 import Testing
 
 /// The resume cursor is what the consumer *processed*, not what was received.
@@ -74,7 +73,7 @@ import Testing
     }
 
     @Test func cursorStoreLoadsAndSavesInOrder() async throws {
-        let saved = Mutex<[String]>([])
+        let saved = LockedValue<[String]>([])
         let t = try TestClient {
             $0.cursorStore = CursorStore(load: { "41" }, save: { id in saved.withLock { $0.append(id) } })
         }

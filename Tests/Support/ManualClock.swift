@@ -1,4 +1,4 @@
-import Synchronization
+import RealtimeCore
 
 /// A `Clock` that only moves when a test calls ``advance(by:)``; sleepers wake in deadline order.
 public final class ManualClock: Clock, Sendable {
@@ -20,7 +20,7 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     public init() {}
 

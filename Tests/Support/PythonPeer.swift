@@ -1,6 +1,6 @@
 import Dispatch
 import Foundation
-import Synchronization
+import RealtimeCore
 
 /// A third-party peer server from `Tests/Peers/` running as a child Python process.
 ///
@@ -38,7 +38,7 @@ public final class PythonPeer: Sendable {
         var exited = false
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
 
     /// The repository root, found from this file's location (`Tests/Support/PythonPeer.swift`).
     public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
@@ -122,7 +122,7 @@ public final class PythonPeer: Sendable {
         self.script = script
         self.host = host
         self.port = port
-        self.state = Mutex(state)
+        self.state = LockedValue(state)
     }
 
     deinit {
@@ -213,7 +213,7 @@ private final class ExitSignal: Sendable {
         var fired = false
         weak var peer: PythonPeer?
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func fire() {
         let peer = state.withLock { s -> PythonPeer? in
@@ -236,8 +236,8 @@ private final class ExitSignal: Sendable {
 /// cooperative-pool thread); a timer kills the child on timeout, which ends the read with EOF.
 /// After the line, the rest of stdout is drained so a chatty peer never blocks on a full pipe.
 private func readPortLine(from handle: FileHandle, pid: Int32, timeout: Duration) async -> PortLine {
-    let timedOut = Mutex(false)
-    let finished = Mutex(false)
+    let timedOut = LockedValue(false)
+    let finished = LockedValue(false)
     let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
     DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) {
         guard !finished.withLock({ $0 }) else { return }

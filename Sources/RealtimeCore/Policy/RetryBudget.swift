@@ -1,4 +1,3 @@
-import Synchronization
 
 /// A reconnect budget shared by many clients in one process, so that ten thousand clients
 /// cut by the same server restart do not all reconnect in the same second (issue 5, storm
@@ -11,9 +10,9 @@ import Synchronization
 /// a later slot, and the delay it reports (`ErrorEvent.retryIn`) is that real one. The first
 /// connections of new clients are not limited.
 public final class RetryBudget: Sendable {
-    private let calendar: Mutex<RetryCalendar>
+    private let calendar: LockedValue<RetryCalendar>
     /// The same limit applied to the attempts actually made (see ``admit()``).
-    private let attempts: Mutex<RetryCalendar>
+    private let attempts: LockedValue<RetryCalendar>
     private let now: @Sendable () -> Duration
 
     /// - Parameters:
@@ -26,8 +25,8 @@ public final class RetryBudget: Sendable {
     /// A budget on an injected clock (tests use a manual clock).
     public init<C: Clock>(burst: Int, perSecond: Double, clock: C) where C.Duration == Duration {
         let calendar = RetryCalendar(burst: burst, perSecond: perSecond)
-        self.calendar = Mutex(calendar)
-        self.attempts = Mutex(calendar)
+        self.calendar = LockedValue(calendar)
+        self.attempts = LockedValue(calendar)
         let origin = clock.now
         self.now = { origin.duration(to: clock.now) }
     }

@@ -1,15 +1,14 @@
-import Synchronization
 
 /// A ``NetworkMonitor`` driven by hand: tests (and apps with their own reachability
 /// source) call ``setReachable(_:)`` and ``signalPathChange()``. Handlers run synchronously
 /// on the calling thread.
 public final class ManualNetworkMonitor: NetworkMonitor {
-    private let status: Mutex<NetworkStatus>
+    private let status: LockedValue<NetworkStatus>
     private let observers = NetworkObservers()
 
     /// Starts `reachable` (default) or `unreachable`.
     public init(reachable: Bool = true) {
-        status = Mutex(NetworkStatus(reachability: reachable ? .reachable : .unreachable))
+        status = LockedValue(NetworkStatus(reachability: reachable ? .reachable : .unreachable))
     }
 
     public var currentStatus: NetworkStatus { status.withLock { $0 } }

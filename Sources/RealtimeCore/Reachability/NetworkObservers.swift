@@ -1,4 +1,3 @@
-import Synchronization
 
 /// The observer bookkeeping shared by monitors: registration, cancellation, and delivery of
 /// a status to every handler outside the lock (a handler may cancel itself).
@@ -10,7 +9,7 @@ package final class NetworkObservers: Sendable {
         var nextID: UInt64 = 0
         var handlers: [UInt64: @Sendable (NetworkStatus) -> Void] = [:]
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     package init() {}
 

@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Fixed-size ``SSEArenaBlock``s, shared by every SSE connection in the process.
 ///
@@ -12,7 +11,7 @@ package final class SSEArenaPool: Sendable {
     package let blockSize: Int
     package let maxIdle: Int
     /// Idle blocks, as addresses (a raw pointer is not `Sendable`; the pool owns them).
-    private let idle: Mutex<[UInt]>
+    private let idle: LockedValue<[UInt]>
 
     /// The process-wide pool: 32 KiB blocks, at most 32 idle (1 MiB).
     ///
@@ -24,7 +23,7 @@ package final class SSEArenaPool: Sendable {
     package init(blockSize: Int, maxIdle: Int) {
         self.blockSize = blockSize
         self.maxIdle = maxIdle
-        self.idle = Mutex([])
+        self.idle = LockedValue([])
     }
 
     deinit {

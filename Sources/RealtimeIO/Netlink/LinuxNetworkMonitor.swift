@@ -2,7 +2,6 @@
 import CLinux
 import Glibc
 import RealtimeCore
-import Synchronization
 
 /// A ``NetworkMonitor`` over a NETLINK_ROUTE socket (rtnetlink(7)) registered on an
 /// ``EventLoop``: it subscribes to link, IPv4/IPv6 address and route changes and, after each
@@ -24,7 +23,7 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
     public let settleDelay: Duration
     public let eventLoop: EventLoop
 
-    private let status: Mutex<NetworkStatus>
+    private let status: LockedValue<NetworkStatus>
     private let observers = NetworkObservers()
     private struct Watch {
         var fd: Int32 = -1
@@ -49,7 +48,7 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
             initial.reachability = snapshot.usableInterfaces(among: interfaces).isEmpty ? .unreachable : .reachable
             fingerprint = snapshot.fingerprint(among: interfaces)
         }
-        self.status = Mutex(initial)
+        self.status = LockedValue(initial)
         let fd = Self.openSubscription()
         let initialFingerprint = fingerprint
         eventLoop.execute { [watch, weak self] in

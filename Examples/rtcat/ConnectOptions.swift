@@ -76,124 +76,148 @@ struct ConnectOptions {
     static func parse(_ arguments: [String]) throws(UsageError) -> ConnectOptions {
         var url: URL?
         var o = ConnectOptions(url: URL(string: "http://localhost")!)
-        var i = 0
-        while i < arguments.count {
-            var arg = arguments[i]
-            var inlineValue: String?
-            if arg.hasPrefix("--"), let eq = arg.firstIndex(of: "=") {
-                inlineValue = String(arg[arg.index(after: eq)...])
-                arg = String(arg[..<eq])
-            }
-            // The value of an option that takes one.
-            func value() throws(UsageError) -> String {
-                if let inlineValue { return inlineValue }
-                guard i + 1 < arguments.count else { throw UsageError("\(arg) needs a value") }
-                i += 1
-                return arguments[i]
-            }
-            func seconds(allowZero: Bool) throws(UsageError) -> Duration {
-                let text = try value()
-                guard let s = Double(text), s.isFinite, s >= 0, allowZero || s > 0, s <= 1e9 else {
-                    throw UsageError("\(arg) needs a \(allowZero ? "non-negative" : "positive") number of seconds, not '\(text)'")
-                }
-                return .milliseconds(Int64((s * 1000).rounded()))
-            }
-            func integer(minimum: Int) throws(UsageError) -> Int {
-                let text = try value()
-                guard let n = Int(text), n >= minimum else {
-                    throw UsageError("\(arg) needs a whole number ≥ \(minimum), not '\(text)'")
-                }
-                return n
-            }
-            if inlineValue != nil, ["--finite", "--no-reconnect", "--insecure", "--send", "--no-compression", "--no-proxy"].contains(arg) {
-                throw UsageError("\(arg) takes no value")
-            }
-            switch arg {
-            case "-X", "--request":
-                let m = try value()
-                guard !m.isEmpty, m.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw UsageError("-X needs a method name") }
-                o.method = m
-            case "-H", "--header":
-                let field = try value()
-                guard let colon = field.firstIndex(of: ":") else {
-                    throw UsageError("-H needs 'Name: value'")
-                }
-                let name = field[..<colon].trimmingCharacters(in: .whitespaces)
-                let fieldValue = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-                // Token characters only (RFC 9110 §5.6.2); never echo the value (it may be a secret).
-                let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
-                guard !name.isEmpty,
-                    name.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || tokenPunctuation.contains($0) })
-                else { throw UsageError("-H: '\(name)' is not a valid header name") }
-                guard !fieldValue.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
-                    throw UsageError("-H: the value of \(name) contains a line break")
-                }
-                o.headers.add(name: name, value: fieldValue)
-            case "-d", "--data":
-                let data = try value()
-                if data.hasPrefix("@") {
-                    let path = String(data.dropFirst())
-                    guard let contents = FileManager.default.contents(atPath: path) else {
-                        throw UsageError("-d: cannot read '\(path)'")
-                    }
-                    o.body = Array(contents)
-                } else {
-                    o.body = Array(data.utf8)
-                }
-            case "--last-event-id": o.lastEventID = try value()
-            case "--count": o.count = try integer(minimum: 1)
-            case "--max-retries": o.maxRetries = try integer(minimum: 0)
-            case "--backoff-initial": o.backoffInitial = try seconds(allowZero: true)
-            case "--backoff-max": o.backoffMax = try seconds(allowZero: true)
-            case "--idle-timeout": o.idleTimeout = try seconds(allowZero: true)
-            case "--connect-timeout": o.connectTimeout = try seconds(allowZero: false)
-            case "--cacert": o.caFile = try value()
-            case "--cert": o.certFile = try value()
-            case "--key": o.keyFile = try value()
-            case "--pin":
-                for pin in try value().split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
-                    guard pin.hasPrefix("sha256//"), pin.count > 8 else {
-                        throw UsageError("--pin needs sha256//<base64 of the key's SHA-256>")
-                    }
-                    o.pins.append(pin)
-                }
-            case "--insecure", "-k": o.insecure = true
-            case "--proxy":
-                let text = try value()
-                guard !text.isEmpty else { throw UsageError("--proxy needs a URL (use --no-proxy to go direct)") }
-                o.proxy = .url(text)
-            case "--no-proxy": o.proxy = ProxyConfiguration.none
-            case "--finite": o.finite = true
-            case "--no-reconnect": o.noReconnect = true
-            case "--send": o.send = true
-            case "--no-compression": o.noCompression = true
-            case "--ping-interval": o.pingInterval = try seconds(allowZero: true)
-            case "--heartbeat-misses": o.heartbeatMisses = try integer(minimum: 1)
-            case "--protocol":
-                let name = try value()
-                guard !name.isEmpty, !name.contains(","), !name.contains(" ") else {
-                    throw UsageError("--protocol needs one subprotocol name")
-                }
-                o.protocols.append(name)
-            default:
-                if arg.hasPrefix("-") && arg.count > 1 {
-                    throw UsageError("unknown option '\(arg)'")
-                }
-                guard url == nil else { throw UsageError("more than one URL ('\(arg)')") }
-                guard let parsed = URL(string: arg), parsed.host != nil else {
-                    throw UsageError("'\(arg)' is not a URL")
-                }
-                guard RealtimeClient.transportKind(for: parsed) != nil else {
-                    throw UsageError("unsupported scheme '\(parsed.scheme ?? "")': use http, https, ws or wss")
-                }
-                url = parsed
-            }
-            i += 1
+        var cursor = ArgumentCursor(arguments)
+        while cursor.advance() {
+            if try o.parseRequestOption(&cursor) { continue }
+            if try o.parseReconnectOption(&cursor) { continue }
+            if try o.parseTLSOption(&cursor) { continue }
+            if try o.parseWebSocketOption(&cursor) { continue }
+            let arg = cursor.option
+            if arg.hasPrefix("-") && arg.count > 1 { throw UsageError("unknown option '\(arg)'") }
+            guard url == nil else { throw UsageError("more than one URL ('\(arg)')") }
+            url = try parseURL(arg)
         }
         guard let url else { throw UsageError("no URL given") }
         o.url = url
         try o.check()
         return o
+    }
+
+    private static func parseURL(_ arg: String) throws(UsageError) -> URL {
+        guard let parsed = URL(string: arg), parsed.host != nil else {
+            throw UsageError("'\(arg)' is not a URL")
+        }
+        guard RealtimeClient.transportKind(for: parsed) != nil else {
+            throw UsageError("unsupported scheme '\(parsed.scheme ?? "")': use http, https, ws or wss")
+        }
+        return parsed
+    }
+
+    /// What is sent: method, headers, body, resume cursor, proxy.
+    private mutating func parseRequestOption(_ cursor: inout ArgumentCursor) throws(UsageError) -> Bool {
+        switch cursor.option {
+        case "-X", "--request":
+            let m = try cursor.value()
+            guard !m.isEmpty, m.utf8.allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else { throw UsageError("-X needs a method name") }
+            method = m
+        case "-H", "--header":
+            let (name, value) = try Self.headerField(try cursor.value())
+            headers.add(name: name, value: value)
+        case "-d", "--data":
+            let data = try cursor.value()
+            if data.hasPrefix("@") {
+                let path = String(data.dropFirst())
+                guard let contents = FileManager.default.contents(atPath: path) else {
+                    throw UsageError("-d: cannot read '\(path)'")
+                }
+                body = Array(contents)
+            } else {
+                body = Array(data.utf8)
+            }
+        case "--last-event-id": lastEventID = try cursor.value()
+        case "--proxy":
+            let text = try cursor.value()
+            guard !text.isEmpty else { throw UsageError("--proxy needs a URL (use --no-proxy to go direct)") }
+            proxy = .url(text)
+        case "--no-proxy":
+            try cursor.flag()
+            proxy = ProxyConfiguration.none
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// `Name: value` from `-H`: a token name (RFC 9110 §5.6.2) and a value without line
+    /// breaks. The value is never echoed (it may be a secret).
+    private static func headerField(_ field: String) throws(UsageError) -> (String, String) {
+        guard let colon = field.firstIndex(of: ":") else { throw UsageError("-H needs 'Name: value'") }
+        let name = field[..<colon].trimmingCharacters(in: .whitespaces)
+        let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+        let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
+        guard !name.isEmpty,
+            name.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || tokenPunctuation.contains($0) })
+        else { throw UsageError("-H: '\(name)' is not a valid header name") }
+        guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
+            throw UsageError("-H: the value of \(name) contains a line break")
+        }
+        return (name, value)
+    }
+
+    /// When and how often to connect again; timeouts; when to stop.
+    private mutating func parseReconnectOption(_ cursor: inout ArgumentCursor) throws(UsageError) -> Bool {
+        switch cursor.option {
+        case "--count": count = try cursor.integer(minimum: 1)
+        case "--max-retries": maxRetries = try cursor.integer(minimum: 0)
+        case "--backoff-initial": backoffInitial = try cursor.seconds(allowZero: true)
+        case "--backoff-max": backoffMax = try cursor.seconds(allowZero: true)
+        case "--idle-timeout": idleTimeout = try cursor.seconds(allowZero: true)
+        case "--connect-timeout": connectTimeout = try cursor.seconds(allowZero: false)
+        case "--finite":
+            try cursor.flag()
+            finite = true
+        case "--no-reconnect":
+            try cursor.flag()
+            noReconnect = true
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// Trust roots, client certificate, pins.
+    private mutating func parseTLSOption(_ cursor: inout ArgumentCursor) throws(UsageError) -> Bool {
+        switch cursor.option {
+        case "--cacert": caFile = try cursor.value()
+        case "--cert": certFile = try cursor.value()
+        case "--key": keyFile = try cursor.value()
+        case "--pin":
+            for pin in try cursor.value().split(separator: ";").map({ $0.trimmingCharacters(in: .whitespaces) }) {
+                guard pin.hasPrefix("sha256//"), pin.count > 8 else {
+                    throw UsageError("--pin needs sha256//<base64 of the key's SHA-256>")
+                }
+                pins.append(pin)
+            }
+        case "--insecure", "-k":
+            try cursor.flag()
+            insecure = true
+        default:
+            return false
+        }
+        return true
+    }
+
+    /// WebSocket only: sending, heartbeat, subprotocols, compression.
+    private mutating func parseWebSocketOption(_ cursor: inout ArgumentCursor) throws(UsageError) -> Bool {
+        switch cursor.option {
+        case "--send":
+            try cursor.flag()
+            send = true
+        case "--no-compression":
+            try cursor.flag()
+            noCompression = true
+        case "--ping-interval": pingInterval = try cursor.seconds(allowZero: true)
+        case "--heartbeat-misses": heartbeatMisses = try cursor.integer(minimum: 1)
+        case "--protocol":
+            let name = try cursor.value()
+            guard !name.isEmpty, !name.contains(","), !name.contains(" ") else {
+                throw UsageError("--protocol needs one subprotocol name")
+            }
+            protocols.append(name)
+        default:
+            return false
+        }
+        return true
     }
 
     /// Combinations that cannot work, reported before any I/O.

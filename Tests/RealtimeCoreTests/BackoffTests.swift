@@ -3,7 +3,7 @@ import Testing
 
 @testable import RealtimeCore
 
-@Suite struct BackoffTests {
+@Suite(.timeLimit(.minutes(1))) struct BackoffTests {
     private func seconds(_ d: Duration) -> Double {
         Double(d.components.seconds) + Double(d.components.attoseconds) * 1e-18
     }

@@ -7,7 +7,7 @@ import Testing
 /// The batch paths of ``BoundedChannel``: `send(contentsOf:)`, `send(draining:)`, and the
 /// consumer's private batch (taken in one lock), which must keep order, lose nothing, count
 /// against the capacity and still signal demand at half capacity.
-@Suite struct BoundedChannelBatchTests {
+@Suite(.timeLimit(.minutes(1))) struct BoundedChannelBatchTests {
     @Test func batchesAndSinglesKeepOrder() async {
         let ch = BoundedChannel<Int>(capacity: 100)
         #expect(ch.send(contentsOf: 0..<3))

@@ -5,7 +5,7 @@ import Testing
 /// ``BoundedChannel/setRelay(_:)``: a producer-side hook that moves elements to another
 /// channel (the client's buffer) without a hop through the consumer, and its pause/resume
 /// protocol, including a resume that arrives before the pause it ends.
-@Suite struct BoundedChannelRelayTests {
+@Suite(.timeLimit(.minutes(1))) struct BoundedChannelRelayTests {
     /// A relay that moves even numbers to `destination` and leaves odd ones here.
     static func evens(to destination: BoundedChannel<Int>) -> @Sendable (inout [Int]) -> Bool {
         { elements in

@@ -2,7 +2,7 @@ import Synchronization
 import Testing
 @testable import RealtimeCore
 
-@Suite struct BoundedChannelTests {
+@Suite(.timeLimit(.minutes(1))) struct BoundedChannelTests {
     @Test func deliversInOrderThenEnds() async {
         let ch = BoundedChannel<Int>(capacity: 4)
         for i in 0..<3 { #expect(ch.send(i)) }

@@ -4,7 +4,7 @@ import RealtimeTestSupport
 
 /// The SIMD line scan against a byte-at-a-time reference: every terminator and non-ASCII
 /// position relative to the 16- and 64-byte blocks, every start offset, every tail length.
-@Suite struct ByteScanTests {
+@Suite(.timeLimit(.minutes(1))) struct ByteScanTests {
     /// The first CR or LF in `bytes[start...]` (or the count) and the first byte ≥ 0x80 before it.
     private static func reference(_ bytes: [UInt8], from start: Int) -> (end: Int, firstHigh: Int?) {
         var i = start

@@ -1,7 +1,7 @@
 import Testing
 @testable import RealtimeCore
 
-@Suite struct HTTPHeadersTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPHeadersTests {
     @Test func lookupIgnoresCase() {
         var h: HTTPHeaders = ["Content-Type": "text/event-stream"]
         #expect(h["content-type"] == "text/event-stream")

@@ -2,7 +2,7 @@ import RealtimeCore
 import Testing
 
 /// Proxy URLs, the CONNECT request bytes and the reading of the proxy's answer.
-@Suite struct HTTPProxyTests {
+@Suite(.timeLimit(.minutes(1))) struct HTTPProxyTests {
     @Test func parsesURLsLikeLibcurl() throws {
         let plain = try HTTPProxy(url: "http://proxy.test:3128")
         #expect(plain.host == "proxy.test" && plain.port == 3128 && plain.authorization == nil)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RealtimeCore
 
-@Suite struct HeartbeatStateMachineTests {
+@Suite(.timeLimit(.minutes(1))) struct HeartbeatStateMachineTests {
     typealias Instant = ManualClock.Instant
     private func at(_ s: Int) -> Instant { Instant(offset: .seconds(s)) }
 

@@ -2,7 +2,7 @@ import RealtimeCore
 import Testing
 
 /// `no_proxy` matching, libcurl's rules (curl 7.86+ lib/noproxy.c behaviour).
-@Suite struct NoProxyListTests {
+@Suite(.timeLimit(.minutes(1))) struct NoProxyListTests {
     @Test func starAloneMatchesEverything() {
         let all = NoProxyList(" * ")
         for host in ["example.com", "127.0.0.1", "::1", "[::1]", "x"] { #expect(all.matches(host: host)) }

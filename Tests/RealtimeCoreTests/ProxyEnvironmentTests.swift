@@ -2,7 +2,7 @@ import RealtimeCore
 import Testing
 
 /// Which proxy the environment names for a request, by libcurl's rules.
-@Suite struct ProxyEnvironmentTests {
+@Suite(.timeLimit(.minutes(1))) struct ProxyEnvironmentTests {
     @Test func schemesPickTheirVariables() {
         let env = ProxyEnvironment(["http_proxy": "http://h:1", "https_proxy": "http://s:2"])
         #expect(env.proxy(scheme: "http", host: "a.test") == "http://h:1")

@@ -1,7 +1,7 @@
 import Testing
 @testable import RealtimeCore
 
-@Suite struct RealtimeErrorTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeErrorTests {
     @Test func codesAreStableAndClassified() {
         let e = RealtimeError.httpStatus(503, bodyExcerpt: String(repeating: "x", count: 2000), retryAfter: .seconds(3))
         #expect(e.code == .httpStatus)

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RealtimeCore
 
-@Suite struct ReconnectPolicyTests {
+@Suite(.timeLimit(.minutes(1))) struct ReconnectPolicyTests {
     private func failed(_ error: RealtimeError, delivered: Bool = true) -> TransportEnd {
         TransportEnd(clean: false, error: error, requestWasDelivered: delivered)
     }

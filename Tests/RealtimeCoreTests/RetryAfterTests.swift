@@ -7,7 +7,7 @@ import Testing
 
 @testable import RealtimeCore
 
-@Suite struct RetryAfterTests {
+@Suite(.timeLimit(.minutes(1))) struct RetryAfterTests {
     // 1994-11-06T08:49:37Z, the RFC 9110 example date.
     let rfcDate = Date(timeIntervalSince1970: 784_111_777)
 

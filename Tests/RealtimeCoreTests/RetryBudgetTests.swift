@@ -2,7 +2,7 @@ import RealtimeCore
 import RealtimeTestSupport
 import Testing
 
-@Suite struct RetryBudgetTests {
+@Suite(.timeLimit(.minutes(1))) struct RetryBudgetTests {
     /// 1,000 clients asking at the same instant never exceed rate + burst attempts in any
     /// one-second window, and the last waits (n − burst) / rate.
     @Test func aThunderingHerdIsSpreadOut() {
@@ -30,7 +30,7 @@ import Testing
     }
 }
 
-@Suite struct RetryBudgetAdmissionTests {
+@Suite(.timeLimit(.minutes(1))) struct RetryBudgetAdmissionTests {
     /// Attempts made at their booked slots are admitted at once; attempts that all come late
     /// together (a stalled process) are spread out again at the budget's rate.
     @Test func onTimeAttemptsPassLateOnesAreSpread() {

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RealtimeCore
 
-@Suite struct RetryCalendarTests {
+@Suite(.timeLimit(.minutes(1))) struct RetryCalendarTests {
     @Test func burstThenPacedLikeATokenBucket() {
         var c = RetryCalendar(burst: 3, perSecond: 2)
         let slots = (0..<6).map { _ in c.reserve(now: .zero, notBefore: .zero) }

@@ -3,7 +3,7 @@ import Testing
 
 /// The pooled blocks behind SSE event data: reuse, the idle bound, and bytes that stay put
 /// while later events are appended.
-@Suite struct SSEArenaPoolTests {
+@Suite(.timeLimit(.minutes(1))) struct SSEArenaPoolTests {
     @Test func aReleasedBlockIsReusedAndTheIdleCountIsBounded() {
         let pool = SSEArenaPool(blockSize: 256, maxIdle: 2)
         var first: SSEArenaBlock? = pool.block()

@@ -3,7 +3,7 @@ import RealtimeTestSupport
 @testable import RealtimeCore
 
 /// The line layer on its own: every chunking must give the same lines.
-@Suite struct SSELineSplitterTests {
+@Suite(.timeLimit(.minutes(1))) struct SSELineSplitterTests {
     private func lines(_ input: [UInt8], maxLineLength: Int = 1 << 20) -> (lines: [[UInt8]], error: Bool) {
         var first: ([[UInt8]], Bool)?
         for chunking in Chunking.all {

@@ -5,7 +5,7 @@ import RealtimeTestSupport
 
 /// Runs the built `rtcat parse-sse` binary on sample input, garbage included, and checks its
 /// JSON lines and exit codes. (`swift test` builds every product, rtcat included.)
-@Suite struct SSEParseCommandTests {
+@Suite(.timeLimit(.minutes(1))) struct SSEParseCommandTests {
     static func rtcatURL() -> URL? { BuiltExecutable.url(named: "rtcat") }
 
     struct Run {

@@ -4,7 +4,7 @@ import Testing
 
 /// `SSEParser.feed(_:_:borrowing:)` (data as bytes, for a `String` built later on another
 /// thread) against the ordinary `feed`, and `Message`'s deferred text against an eager one.
-@Suite struct SSEParserBorrowingTests {
+@Suite(.timeLimit(.minutes(1))) struct SSEParserBorrowingTests {
     /// Feeds `input` split by `chunking`, copying each borrowed event's data into an arena as
     /// the SSE transport does, and returns the outputs as ordinary ones.
     static func borrowingOutputs(_ input: [UInt8], _ chunking: Chunking) throws -> [SSEParser.Output] {

@@ -5,7 +5,7 @@ import RealtimeTestSupport
 /// The parser on lines around and beyond the scan's vector widths (16 and 64 bytes), with
 /// non-ASCII bytes (valid and invalid) near block boundaries, every line-ending style, and
 /// chunk sizes that cut lines, code points and CRLF pairs: against the spec transcription.
-@Suite struct SSEParserLongLineTests {
+@Suite(.timeLimit(.minutes(1))) struct SSEParserLongLineTests {
     static let chunkings: [Chunking] = [.whole, .fixed(1), .fixed(15), .fixed(16), .fixed(63), .fixed(64), .fixed(65), .fixed(100), .fixed(4096)]
         + (1...4).map { .random(seed: UInt64($0)) }
 

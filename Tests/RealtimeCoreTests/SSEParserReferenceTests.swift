@@ -4,7 +4,7 @@ import RealtimeTestSupport
 
 /// Differential test: the fast byte-level parser against a literal transcription of WHATWG
 /// HTML §9.2.5–9.2.6 that decodes the whole stream first and works on Unicode scalars.
-@Suite struct SSEParserReferenceTests {
+@Suite(.timeLimit(.minutes(1))) struct SSEParserReferenceTests {
     /// The spec, step by step, with no attention to speed.
     static func reference(_ bytes: [UInt8]) -> (outputs: [SSEParser.Output], lastEventID: String) {
         var input = bytes[...]

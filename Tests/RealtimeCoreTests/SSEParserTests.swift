@@ -52,7 +52,7 @@ private func ev(_ data: String, type: String = "message", id: String = "") -> SS
     .event(ServerSentEvent(type: type, data: data, lastEventID: id))
 }
 
-@Suite struct SSEParserTests {
+@Suite(.timeLimit(.minutes(1))) struct SSEParserTests {
     @Test func simpleEvent() {
         #expect(parseSSE("data: hello\n\n").outputs == [ev("hello")])
     }

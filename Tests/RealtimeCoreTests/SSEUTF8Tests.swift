@@ -4,7 +4,7 @@ import RealtimeTestSupport
 
 /// The SSE parser's vector UTF-8 check (used for data values from their first non-ASCII byte)
 /// against the standard library, at every length and alignment around its 16- and 64-byte steps.
-@Suite struct SSEUTF8Tests {
+@Suite(.timeLimit(.minutes(1))) struct SSEUTF8Tests {
     private static func vectorSaysValid(_ bytes: [UInt8], prefix: Int = 3) -> Bool {
         let line = [UInt8](repeating: UInt8(ascii: "p"), count: prefix) + bytes
         return line.withUnsafeBytes { SSEUTF8.isValid($0.baseAddress!, nonASCIIFrom: prefix, to: line.count) }

@@ -3,7 +3,7 @@ import Testing
 
 @testable import RealtimeCore
 
-@Suite struct TokenBucketTests {
+@Suite(.timeLimit(.minutes(1))) struct TokenBucketTests {
     @Test func burstThenPaced() {
         var b = TokenBucket(capacity: 3, refillPerSecond: 2)
         let waits = (0..<6).map { _ in b.reserve(at: .zero) }

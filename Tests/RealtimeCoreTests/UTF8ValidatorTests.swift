@@ -2,7 +2,7 @@ import Testing
 import RealtimeCore
 import RealtimeTestSupport
 
-@Suite struct UTF8ValidatorTests {
+@Suite(.timeLimit(.minutes(1))) struct UTF8ValidatorTests {
     static func stdlibSaysValid(_ bytes: [UInt8]) -> Bool {
         String(validating: bytes, as: UTF8.self) != nil
     }

@@ -4,7 +4,7 @@ import RealtimeTestSupport
 
 private typealias H = WebSocketTestHelpers
 
-@Suite struct WebSocketFrameDecoderTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketFrameDecoderTests {
     // RFC 6455 §5.7 examples.
     static let helloUnmasked: [UInt8] = [0x81, 0x05, 0x48, 0x65, 0x6C, 0x6C, 0x6F]
     static let helloMasked: [UInt8] = [0x81, 0x85, 0x37, 0xFA, 0x21, 0x3D, 0x7F, 0x9F, 0x4D, 0x51, 0x58]

@@ -2,7 +2,7 @@ import Testing
 import RealtimeCore
 import RealtimeTestSupport
 
-@Suite struct WebSocketFrameEncoderTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketFrameEncoderTests {
     @Test func goldenMaskedTextWithSeededGenerator() {
         // SeededGenerator(seed: 1) first yields 0x910a2dec89025cc1: key bytes c1 5c 02 89.
         var encoder = WebSocketFrameEncoder(role: .client, generator: SeededGenerator(seed: 1))

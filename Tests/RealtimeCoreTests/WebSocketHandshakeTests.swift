@@ -7,7 +7,7 @@ import Testing
 import RealtimeCore
 import RealtimeTestSupport
 
-@Suite struct WebSocketHandshakeTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketHandshakeTests {
     static let sha1 = WebSocketTestSHA1.hash
 
     static func make(

@@ -2,7 +2,7 @@ import Testing
 import RealtimeCore
 import RealtimeTestSupport
 
-@Suite struct WebSocketMaskingKeyTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketMaskingKeyTests {
     static func byteLoop(_ bytes: [UInt8], _ key: WebSocketMaskingKey, phase: Int) -> [UInt8] {
         bytes.enumerated().map { $0.element ^ key[phase + $0.offset] }
     }

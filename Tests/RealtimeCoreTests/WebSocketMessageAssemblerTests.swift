@@ -4,7 +4,7 @@ import RealtimeTestSupport
 
 private typealias H = WebSocketTestHelpers
 
-@Suite struct WebSocketMessageAssemblerTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketMessageAssemblerTests {
     @Test(arguments: Chunking.all)
     func messagesAndInterleavedControlFrames(chunking: Chunking) throws {
         let euro: [UInt8] = [0xE2, 0x82, 0xAC]

@@ -5,7 +5,7 @@ import RealtimeIO
 import RealtimeTestSupport
 import Testing
 
-@Suite("EventLoop")
+@Suite("EventLoop", .timeLimit(.minutes(1)))
 struct EventLoopTests {
     @Test("execute runs tasks in submission order, on the loop thread")
     func executeOrdering() async {

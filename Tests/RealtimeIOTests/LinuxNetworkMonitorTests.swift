@@ -10,7 +10,7 @@ import Testing
 /// network namespaces and veth pair (root only; skipped with a printed reason otherwise)
 /// and runs the monitor on a private loop whose thread entered one of them, so the host's
 /// namespace is never touched.
-@Suite(.serialized) struct LinuxNetworkMonitorTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct LinuxNetworkMonitorTests {
     @Test func readsTheTablesAndNeverCountsLoopback() throws {
         let snapshot = try #require(LinuxNetworkMonitor.readTables())
         #expect(snapshot.links.values.contains { $0.name == "lo" })

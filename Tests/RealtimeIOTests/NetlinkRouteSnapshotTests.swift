@@ -2,7 +2,7 @@ import RealtimeIO
 import Testing
 
 /// Hand-built rtnetlink messages (little-endian host layout) fed to the snapshot.
-@Suite struct NetlinkRouteSnapshotTests {
+@Suite(.timeLimit(.minutes(1))) struct NetlinkRouteSnapshotTests {
     static func message(type: UInt16, body: [UInt8], attributes: [(UInt16, [UInt8])] = []) -> [UInt8] {
         var payload = body
         for (t, data) in attributes {

@@ -2,7 +2,7 @@
 import RealtimeTestSupport
 import Testing
 
-@Suite("TimerHeap")
+@Suite("TimerHeap", .timeLimit(.minutes(1)))
 struct TimerHeapTests {
     @Test("10,000 seeded entries pop in (deadline, sequence) order, ties in insertion order")
     func order() {

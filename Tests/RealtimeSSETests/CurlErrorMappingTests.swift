@@ -4,7 +4,7 @@ import RealtimeCore
 @testable import RealtimeSSE
 import Testing
 
-@Suite("CurlErrorMapping")
+@Suite("CurlErrorMapping", .timeLimit(.minutes(1)))
 struct CurlErrorMappingTests {
     @Test("curl results map to stable error codes")
     func table() {

@@ -9,7 +9,7 @@ import Foundation
 #endif
 
 /// The redirect rules of ``SSEHop`` without a network (RFC 9110 §15.4).
-@Suite("SSEHop: redirect rules")
+@Suite("SSEHop: redirect rules", .timeLimit(.minutes(1)))
 struct SSEHopTests {
     static let start = URL(string: "http://api.example:8080/v1/stream?x=1")!
     static let body = Array(#"{"q":1}"#.utf8)

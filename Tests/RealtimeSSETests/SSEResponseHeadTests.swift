@@ -1,7 +1,7 @@
 @testable import RealtimeSSE
 import Testing
 
-@Suite("SSEResponseHead")
+@Suite("SSEResponseHead", .timeLimit(.minutes(1)))
 struct SSEResponseHeadTests {
     private func consume(_ lines: [String]) -> (SSEResponseHead, [SSEResponseHead.Line]) {
         var head = SSEResponseHead()

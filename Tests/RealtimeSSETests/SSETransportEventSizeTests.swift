@@ -14,7 +14,7 @@ import Foundation
 /// order: small events sharing a pooled block across batches, data that just fits or just
 /// misses the block, data bigger than a block (a block of its own), data over the arena limit
 /// (decoded at once), and empty data, interleaved and with multi-byte text.
-@Suite("SSETransport: event sizes")
+@Suite("SSETransport: event sizes", .timeLimit(.minutes(1)))
 struct SSETransportEventSizeTests {
     static func payload(_ size: Int, seed: Int) -> String {
         // ASCII with a two-byte code point every 97 bytes, cut to exactly `size` bytes.

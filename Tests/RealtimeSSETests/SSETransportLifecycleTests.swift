@@ -11,7 +11,7 @@ import Foundation
 #endif
 
 /// Closing, cancellation, back-pressure and resource hygiene of ``SSETransport``.
-@Suite("SSETransport: lifecycle")
+@Suite("SSETransport: lifecycle", .timeLimit(.minutes(1)))
 struct SSETransportLifecycleTests {
     let server: TestServer
 

@@ -13,7 +13,7 @@ import Foundation
 /// `verifyConnection(within:)` on SSE (issue 5, path change): a silent stream is declared
 /// dead after the probe timeout, long before its idle timeout; a stream that keeps sending
 /// (comments count) survives the probe.
-@Suite("SSETransport: path-change probe")
+@Suite("SSETransport: path-change probe", .timeLimit(.minutes(1)))
 struct SSETransportPathProbeTests {
     let server: TestServer
 

@@ -14,7 +14,7 @@ import Foundation
 /// forwarding for `http`, `CONNECT` tunnels for `https`, Basic proxy credentials, and how
 /// refusals are classified. The environment rules (`http_proxy`, `no_proxy`…) are process-wide
 /// and are tested in a child process (RealtimeTests' `ProxyEnvironmentTests`).
-@Suite("SSETransport: proxy")
+@Suite("SSETransport: proxy", .timeLimit(.minutes(1)))
 struct SSETransportProxyTests {
     private static let fixture: Result<TestCertificates, any Error> = Result {
         try TestCertificates.shared()

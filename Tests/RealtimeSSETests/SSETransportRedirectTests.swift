@@ -17,7 +17,7 @@ import Foundation
 ///
 /// Each test redirects from `/redirect` (or a handler) to `/sse`, so the recorded `/sse`
 /// request is the follow-up the rule is about.
-@Suite("SSETransport: redirects")
+@Suite("SSETransport: redirects", .timeLimit(.minutes(1)))
 struct SSETransportRedirectTests {
     let server: TestServer
     static let body = #"{"prompt":"hi","stream":true}"#

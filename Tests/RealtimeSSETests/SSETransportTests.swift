@@ -11,7 +11,7 @@ import Foundation
 #endif
 
 /// HTTP semantics of one SSE attempt against the loopback ``TestServer``.
-@Suite("SSETransport: HTTP")
+@Suite("SSETransport: HTTP", .timeLimit(.minutes(1)))
 struct SSETransportTests {
     let server: TestServer
 

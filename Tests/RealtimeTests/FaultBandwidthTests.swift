@@ -8,7 +8,7 @@ import Testing
 /// A bandwidth-limited link (issue 5, see ``FaultRig``): `tc tbf` at 256 kbit/s on the
 /// server's side of the veth. A large stream completes with every message exactly once, and
 /// the measured goodput is close to the configured rate. Root only.
-@Suite(.serialized) struct FaultBandwidthTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FaultBandwidthTests {
     @Test(arguments: FaultRig.Kind.allCases)
     func largeStreamOverASlowLinkCompletesAtTheLinkRate(_ kind: FaultRig.Kind) async throws {
         try await FaultRig.run("bw", kind) { rig in

@@ -14,6 +14,7 @@ import Testing
 /// flat. The schedule comes from a seeded generator: the seed is printed, and
 /// `RT_CHAOS_SEED=<seed>` replays it. Root only; runs in a child test process of its own, so
 /// the baselines are its own and not those of the tests running alongside.
+@Suite(.timeLimit(.minutes(5)))
 struct FaultChaosSoakTests {
     /// Set to the transport (`sse`, `webSocket`) in the child process that runs its soak.
     static let childVariable = "RT_CHAOS_CHILD"

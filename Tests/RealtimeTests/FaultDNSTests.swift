@@ -8,7 +8,7 @@ import Testing
 /// `dnsFailure`, and is retried with backoff (not at once, not given up), for both
 /// transports. The client runs in a private namespace so the lookup never leaves the
 /// machine. Root only.
-@Suite(.serialized) struct FaultDNSTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FaultDNSTests {
     @Test(arguments: FaultRig.Kind.allCases)
     func unresolvableNameIsDNSFailureBackedOff(_ kind: FaultRig.Kind) async throws {
         try await FaultRig.run("dn", kind) { rig in

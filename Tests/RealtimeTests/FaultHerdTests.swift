@@ -15,7 +15,7 @@ import Testing
 /// It runs in a child test process of its own: 2,000 descriptors opening and closing would
 /// crash the other tests' `Foundation.Process.run()` (which lists /proc/self/fd while
 /// spawning) in this one.
-@Suite(.serialized) struct FaultHerdTests {
+@Suite(.serialized, .timeLimit(.minutes(5))) struct FaultHerdTests {
     static let childVariable = "RT_HERD_CHILD"
 
     @Test func aThousandClientsReconnectWithinTheSharedBudget() async throws {

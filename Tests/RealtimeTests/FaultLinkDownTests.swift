@@ -8,7 +8,7 @@ import Testing
 /// in one namespace, the client in another — its I/O loop thread entered the client
 /// namespace with setns(2), so every socket it makes lives there — joined by a veth pair.
 /// Root only: without it the suite prints why and skips. Every wait is bounded.
-@Suite(.serialized) struct FaultLinkDownTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FaultLinkDownTests {
     /// One stream of `count` messages; the client's own interface goes down mid-stream for
     /// 1.5 s: the client reports the loss, makes no attempt while down, reconnects within 1 s
     /// of the link coming back, and resumes with no lost or duplicated message.

@@ -10,6 +10,7 @@ import Testing
 /// without a word. The client must notice within ``RealtimeClient/Configuration/pathChangeProbeTimeout``
 /// (not its 30 s idle timeout), reconnect from the remaining address and resume without loss.
 /// Root only (skips with a printed reason otherwise).
+@Suite(.timeLimit(.minutes(3)))
 struct FaultPathChangeTests {
     @Test(arguments: FaultRig.Kind.allCases)
     func deletedSourceAddressIsFoundWithinTheProbeTimeout(_ kind: FaultRig.Kind) async throws {

@@ -7,7 +7,7 @@ import Testing
 /// Server-side faults on real namespaces (issue 5, see ``FaultRig``), for both transports:
 /// a server killed mid-stream, a server down for a while and restarted on the same port, a
 /// server that accepts and never answers, and a server that drips its bytes. Root only.
-@Suite(.serialized) struct FaultServerTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FaultServerTests {
     /// SIGKILL with `SO_LINGER` 0 on the server's sockets: the kernel resets the connection
     /// (RST). The client reports a retryable network error (not a clean end), reconnects as
     /// soon as the server is back, and resumes with no lost or duplicated message.

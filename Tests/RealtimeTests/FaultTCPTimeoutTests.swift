@@ -15,7 +15,7 @@ import Testing
 ///   idle + interval (1 s/1 s with 2 s: 2.0 s measured; library defaults 30 s/10 s/30 s: 40 s).
 /// - When the client sends (a WebSocket message, a ping), the user timeout runs from that
 ///   send, keepalive or not.
-@Suite(.serialized) struct FaultTCPTimeoutTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct FaultTCPTimeoutTests {
     /// The kernel-only configuration: no idle timeout, no heartbeat, keepalive as given.
     static func kernelOnly(
         _ c: inout RealtimeClient.Configuration, keepAlive: Bool, userTimeout: Duration

@@ -7,7 +7,7 @@ import Testing
 /// process with a chosen environment (never `setenv` here: the environment is process-wide
 /// and other suites run in parallel) through the loopback ``TestProxy``. SSE follows libcurl's
 /// own rules and WebSocket our ``ProxyEnvironment``; the same table must hold for both.
-@Suite(.serialized) struct ProxyEnvironmentProcessTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct ProxyEnvironmentProcessTests {
     struct Case: Sendable, CustomTestStringConvertible {
         var name: String
         /// Variables set for the child; `{P}` becomes the proxy's URL.

@@ -10,7 +10,7 @@ import Glibc
 /// Proves that every third-party peer in Tests/Peers starts from `.venv`, reports its port
 /// and answers on it, with the raw bytes a client would see (no library code involved, so a
 /// failure here is about the environment, not the SDK).
-@Suite("Python peers")
+@Suite("Python peers", .timeLimit(.minutes(3)))
 struct PythonPeerTests {
     @Test("websockets peer upgrades /echo and echoes a masked text frame")
     func websocketsEcho() async throws {

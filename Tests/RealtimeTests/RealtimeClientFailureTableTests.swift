@@ -4,7 +4,7 @@ import Testing
 
 /// Every row of the failure-class table (DESIGN.md), through the whole client and its
 /// reconnect loop, with scripted transports.
-@Suite struct RealtimeClientFailureTableTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientFailureTableTests {
     static let retried: [RealtimeError] = [
         RealtimeError(.network), RealtimeError(.remoteClosed), RealtimeError(.connectTimeout),
         RealtimeError(.idleTimeout), RealtimeError(.dnsFailure), RealtimeError(.heartbeatTimeout),

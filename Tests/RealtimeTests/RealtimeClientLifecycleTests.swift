@@ -2,7 +2,7 @@ import Realtime
 import Testing
 
 /// close(), cancellation and leaving the loop stop everything; send goes to the live transport.
-@Suite struct RealtimeClientLifecycleTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientLifecycleTests {
     /// `for await` on the main actor: buffered events are served on the caller's executor
     /// (no hop per event), in order, and the cursor still advances as events are taken.
     @MainActor @Test func consumingOnTheMainActor() async throws {

@@ -2,7 +2,7 @@ import Realtime
 import Testing
 
 /// The log hook reports the life cycle and never a secret.
-@Suite struct RealtimeClientLoggingTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientLoggingTests {
     final class Capture: RealtimeLogHandler {
         let records = LockedValue<[(RealtimeLogLevel, String, [String: String])]>([])
         func log(level: RealtimeLogLevel, message: String, metadata: [String: String]) {

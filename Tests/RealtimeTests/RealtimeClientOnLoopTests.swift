@@ -8,7 +8,7 @@ import Testing
 /// consumer's task on the loop thread (see `EventLoop+TaskExecutor`). Same guarantees as on
 /// the cooperative pool: every event once and in order across cuts, sends work, and a task
 /// that prefers a loop that shuts down keeps running.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct RealtimeClientOnLoopTests {
     @Test func aTaskThatPrefersTheLoopRunsOnItThread() async {
         let onLoop = await withTaskExecutorPreference(EventLoop.shared) { () async -> [Bool] in

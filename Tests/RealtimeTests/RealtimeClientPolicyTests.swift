@@ -4,7 +4,7 @@ import Testing
 
 /// Backoff, server hints, attempt limits, POST safety, credentials and back-pressure,
 /// through the client.
-@Suite struct RealtimeClientPolicyTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientPolicyTests {
     @Test func postIsNotRepeatedAfterADrop() async throws {
         let t = try TestClient { $0 = .llm(body: Array("{\"prompt\":\"hi\"}".utf8)) ; $0.backoff = .exponential(jitter: .none) }
         let rec = EventRecorder(t.client)

@@ -7,7 +7,7 @@ import Testing
 /// RealtimeClient through the loopback ``TestProxy`` with `Configuration.sse.proxy` and
 /// `Configuration.webSocket.proxy`: a stream flows, and a proxy that wants other credentials
 /// stops the client at once (407 is a configuration error, never retried).
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct RealtimeClientProxyTests {
     let server: TestServer
     /// Demands `u`/`p`.

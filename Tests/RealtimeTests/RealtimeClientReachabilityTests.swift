@@ -6,7 +6,7 @@ import Testing
 /// Reachability policy (issue 5): no attempt and no retry spent while the network is down,
 /// reconnect at once with a fresh backoff when it returns, verify on a path change.
 /// Driven by a ManualNetworkMonitor and the manual clock: no wall time involved.
-@Suite struct RealtimeClientReachabilityTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientReachabilityTests {
     static let remote = "http://stream.example.test/feed"
 
     func client(

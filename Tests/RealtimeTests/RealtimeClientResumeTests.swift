@@ -3,7 +3,7 @@ import RealtimeTestSupport
 import Testing
 
 /// The resume cursor is what the consumer *processed*, not what was received.
-@Suite struct RealtimeClientResumeTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientResumeTests {
     @Test func cursorAdvancesWhenTheConsumerAsksForTheNextEvent() async throws {
         let t = try TestClient()
         var it = t.client.events.makeAsyncIterator()

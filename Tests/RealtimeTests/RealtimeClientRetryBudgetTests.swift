@@ -4,7 +4,7 @@ import RealtimeTestSupport
 import Testing
 
 /// The shared retry budget paces reconnections (not first attempts) across clients.
-@Suite struct RealtimeClientRetryBudgetTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientRetryBudgetTests {
     @Test func reconnectionsWaitForATokenFirstAttemptsDoNot() async throws {
         let clock = ManualClock()
         let budget = RetryBudget(burst: 1, perSecond: 1, clock: clock)
@@ -62,7 +62,7 @@ import Testing
 }
 
 /// `retryIn` is the real delay: the backoff, or the later slot the shared budget gave.
-@Suite struct RealtimeClientRetryBudgetDelayTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientRetryBudgetDelayTests {
     @Test func retryInIncludesTheBudgetWait() async throws {
         let clock = ManualClock()
         let budget = RetryBudget(burst: 1, perSecond: 0.25, clock: clock)  // one per 4 s

@@ -6,7 +6,7 @@ import Testing
 
 /// RealtimeClient + the real SSE transport against the in-package server on loopback.
 /// Bounded: small streams, millisecond backoff, every wait capped.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct RealtimeClientSSEIntegrationTests {
     let server: TestServer
 

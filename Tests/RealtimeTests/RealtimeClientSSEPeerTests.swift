@@ -7,7 +7,7 @@ import Testing
 
 /// RealtimeClient + the real SSE transport against third-party servers: `sse-starlette` under
 /// uvicorn and `aiohttp-sse` (Tests/Peers, started from the `.venv` that `make test` installs).
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(3)))
 struct RealtimeClientSSEPeerTests {
     static let certificates: Result<TestCertificates, any Error> = Result {
         try TestCertificates.shared()

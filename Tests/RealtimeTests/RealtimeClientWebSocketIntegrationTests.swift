@@ -6,7 +6,7 @@ import Testing
 
 /// RealtimeClient + the real WebSocket transport against the in-package server on loopback:
 /// the same event stream and reconnect rules as SSE, plus sending and heartbeats.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct RealtimeClientWebSocketIntegrationTests {
     let server: TestServer
 

@@ -5,7 +5,7 @@ import Testing
 
 /// WebSocket resume through `Configuration.messageID` (the cursor read from each message)
 /// and `Configuration.resumeURL` (where the next attempt tells the server to resume).
-@Suite struct RealtimeClientWebSocketResumeTests {
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientWebSocketResumeTests {
     @Test func processedIDBecomesTheNextAttemptsURL() async throws {
         let t = try TestClient("ws://127.0.0.1:8080/ws", configure: { $0.resumeWithIDPipeFraming() })
         var it = t.client.events.makeAsyncIterator()

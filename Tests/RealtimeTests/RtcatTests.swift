@@ -6,7 +6,7 @@ import Testing
 /// Runs the built `rtcat` binary against ``TestServer`` on loopback (the server lives in this
 /// test process, so the requests rtcat made can be checked) and checks its JSON lines and exit
 /// codes: `rtcat [options] URL` for SSE and WebSocket, and `rtcat demo`.
-@Suite(.serialized) struct RtcatTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct RtcatTests {
     static func rtcatURL() -> URL? { BuiltExecutable.url(named: "rtcat") }
 
     struct Run {

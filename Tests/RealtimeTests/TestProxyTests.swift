@@ -6,7 +6,7 @@ import Testing
 
 /// The loopback ``TestProxy`` on the wire, through raw sockets: its answers (407 with a
 /// challenge, 400, 502), its records (never the secret), its tunnel, and `stop()`.
-@Suite struct TestProxyTests {
+@Suite(.timeLimit(.minutes(1))) struct TestProxyTests {
     let server: TestServer
     let proxy: TestProxy
 

@@ -4,7 +4,7 @@ import RealtimeTestServer
 import Testing
 
 /// Start, stop, restart, addresses and custom routes of the test server.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct TestServerLifecycleTests {
     @Test func bindsARandomLoopbackPortAndBuildsURLs() throws {
         let server = TestServer()

@@ -3,7 +3,7 @@ import RealtimeTestServer
 import Testing
 
 /// The `/sse` and `/bulk` endpoints of the test server, checked byte by byte with a raw socket.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct TestServerSSETests {
     let server: TestServer
 

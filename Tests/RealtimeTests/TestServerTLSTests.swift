@@ -5,7 +5,7 @@ import RealtimeTestSupport
 import Testing
 
 /// TLS and mutual TLS on the test server, checked with the `openssl s_client` command.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct TestServerTLSTests {
     static let certificates: Result<TestCertificates, any Error> = Result {
         try TestCertificates.shared()

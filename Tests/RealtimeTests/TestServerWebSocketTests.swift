@@ -3,7 +3,7 @@ import RealtimeTestServer
 import Testing
 
 /// The `/ws` endpoint of the test server, driven by a raw client using the RealtimeCore codec.
-@Suite(.serialized)
+@Suite(.serialized, .timeLimit(.minutes(1)))
 struct TestServerWebSocketTests {
     let server: TestServer
 

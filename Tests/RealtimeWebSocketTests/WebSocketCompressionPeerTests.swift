@@ -6,7 +6,7 @@ import RealtimeWebSocket
 
 /// permessage-deflate (RFC 7692) against third-party servers: Python `websockets` (which
 /// answers our default offer with 12-bit windows both ways) and `aiohttp` (15-bit windows).
-@Suite(.serialized) struct WebSocketCompressionPeerTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct WebSocketCompressionPeerTests {
     static let peers = ["ws_websockets.py", "ws_aiohttp.py"]
 
     /// JSON-like text that compresses well and repeats across messages (context takeover).

@@ -4,7 +4,7 @@ import RealtimeTestSupport
 @testable import RealtimeWebSocket
 
 /// permessage-deflate compression (RFC 7692 §7.2.1), checked against the RFC's examples.
-@Suite struct WebSocketDeflaterTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketDeflaterTests {
     static let hello = Array("Hello".utf8)
 
     /// §7.2.3.1 and §7.2.3.2: "Hello" compresses to f2 48 cd c9 c9 07 00; with context

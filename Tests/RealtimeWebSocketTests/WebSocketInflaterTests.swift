@@ -5,7 +5,7 @@ import RealtimeTestSupport
 
 /// permessage-deflate decompression (RFC 7692 §7.2.2): the RFC's examples, fragments,
 /// context rules and the decompressed-size bound.
-@Suite struct WebSocketInflaterTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketInflaterTests {
     static let hello = Array("Hello".utf8)
 
     static func inflater(bits: Int = 15, noContextTakeover: Bool = false, max: Int = 1 << 20) throws -> WebSocketInflater {

@@ -5,7 +5,7 @@ import RealtimeTestSupport
 import RealtimeWebSocket
 
 /// Interop with third-party servers: Python `websockets` and `aiohttp` (Tests/Peers).
-@Suite(.serialized) struct WebSocketPeerTests {
+@Suite(.serialized, .timeLimit(.minutes(3))) struct WebSocketPeerTests {
     static let peers = ["ws_websockets.py", "ws_aiohttp.py"]
 
     @Test(arguments: peers) func echoTextAndBinary(peer script: String) async throws {

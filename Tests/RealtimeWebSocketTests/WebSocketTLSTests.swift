@@ -6,7 +6,7 @@ import RealtimeTestServer
 import RealtimeWebSocket
 
 /// `wss` against Python `websockets` and `aiohttp` serving a certificate from a test CA.
-@Suite(.serialized) struct WebSocketTLSTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct WebSocketTLSTests {
     static let certificates: TestCertificates = {
         try! TestCertificates.shared()
     }()

@@ -3,7 +3,7 @@ import Testing
 @testable import RealtimeWebSocket
 import RealtimeCore
 
-@Suite struct WebSocketTargetTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketTargetTests {
     @Test func defaultsAndResource() throws {
         let t = try WebSocketTarget(url: URL(string: "ws://example.com")!)
         #expect(t.host == "example.com" && t.port == 80 && !t.secure && t.resource == "/" && t.hostHeader == "example.com")

@@ -5,7 +5,7 @@ import RealtimeTestServer
 import RealtimeWebSocket
 
 /// The transport against the in-repo ``TestServer`` `/ws` endpoint and its fault modes.
-@Suite(.serialized) struct WebSocketTestServerTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct WebSocketTestServerTests {
     static func server(tls: TestServer.Configuration.TLS? = nil) throws -> TestServer {
         let server = TestServer(configuration: TestServer.Configuration(tls: tls))
         try server.start()

@@ -6,7 +6,7 @@ import Testing
 
 /// `verifyConnection(within:)` on WebSocket (issue 5, path change): a ping goes out, and a
 /// connection that hears nothing back within the probe timeout ends with `idleTimeout`.
-@Suite(.serialized) struct WebSocketTransportPathProbeTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct WebSocketTransportPathProbeTests {
     @Test func answeredPingPassesTheProbe() async throws {
         let server = TestServer()
         try server.start()

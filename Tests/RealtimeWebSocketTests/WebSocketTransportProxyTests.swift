@@ -8,7 +8,7 @@ import RealtimeWebSocket
 /// WebSocket through an HTTP proxy (`CONNECT` tunnel on our socket, before TLS and the
 /// handshake) against the loopback ``TestProxy`` and ``TestServer``. The environment rules
 /// are tested in a child process (RealtimeTests' `ProxyEnvironmentTests`).
-@Suite(.serialized) struct WebSocketTransportProxyTests {
+@Suite(.serialized, .timeLimit(.minutes(1))) struct WebSocketTransportProxyTests {
     static let certificates: TestCertificates = {
         try! TestCertificates.shared()
     }()

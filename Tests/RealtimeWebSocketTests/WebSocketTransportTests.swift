@@ -7,7 +7,7 @@ import RealtimeIO
 
 /// Transport behaviour that needs a scripted peer: heartbeat death, idle timeout, SIGPIPE,
 /// close before/while connecting, send ordering.
-@Suite struct WebSocketTransportTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketTransportTests {
     @Test func heartbeatDeclaresSilentServerDead() async throws {
         let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 5) }
         try await withDeadline {
@@ -225,7 +225,7 @@ import RealtimeIO
 
 /// permessage-deflate against a scripted server: exact bytes from RFC 7692, the RSV1 rules
 /// and a handshake answer that must be refused.
-@Suite struct WebSocketCompressionTransportTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketCompressionTransportTests {
     static let accepted = "Sec-WebSocket-Extensions: permessage-deflate\r\n"
 
     static func send(_ fd: Int32, _ bytes: [UInt8]) {
@@ -345,7 +345,7 @@ import RealtimeIO
 }
 
 /// A sender waiting for room in the outbound queue leaves it when its task is cancelled.
-@Suite struct WebSocketSendCancellationTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketSendCancellationTests {
     @Test func cancellingASenderWaitingForRoomThrowsCancelledAndSkipsTheMessage() async throws {
         // The handshake never completes, so the first send is admitted (it waits for the
         // handshake) and fills the queue of capacity 1; the second waits for room.
@@ -429,7 +429,7 @@ final class ScriptedServerNoHandshake: @unchecked Sendable {
     deinit { close(listener) }
 }
 
-@Suite struct WebSocketTransportLifetimeTests {
+@Suite(.timeLimit(.minutes(1))) struct WebSocketTransportLifetimeTests {
     @Test func droppingAnOpenTransportEndsItsEvents() async throws {
         let peer = try await PythonPeer.start(script: "ws_websockets.py")
         try await withDeadline {

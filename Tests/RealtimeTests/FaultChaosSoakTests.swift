@@ -320,15 +320,24 @@ struct FaultChaosSoakTests {
         }
 
         /// `ip netns exec …` until the server prints `ready` (≤ 10 s), on the calling thread.
+        ///
+        /// The server runs at normal priority: this soak runs in a child test process at nice
+        /// 19 (``ChildTestProcess/lowerPriority()``), and a server inheriting that could take
+        /// longer than the deadline to start on a machine busy with the parent's tests. Its
+        /// standard error goes into the error, so a server that dies says why.
         static func spawnReady(_ args: [String]) throws -> UncheckedProcess {
             let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            p.arguments = args
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
+            p.arguments = ["-n", "\(-getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))", "/usr/sbin/ip"] + args
             let out = Pipe()
+            let err = Pipe()
             p.standardOutput = out
-            p.standardError = FileHandle.nullDevice
+            p.standardError = err
             try p.run()
-            defer { try? out.fileHandleForReading.close() }
+            defer {
+                try? out.fileHandleForReading.close()
+                try? err.fileHandleForReading.close()
+            }
             let fd = out.fileHandleForReading.fileDescriptor
             let deadline = ContinuousClock.now + .seconds(10)
             var seen: [UInt8] = []
@@ -343,13 +352,19 @@ struct FaultChaosSoakTests {
             }
             guard String(decoding: seen, as: UTF8.self).contains("ready\n") else {
                 NetnsPair.kill(p)
-                throw ServerNotReady()
+                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile().suffix(2000), as: UTF8.self)
+                throw ServerNotReady(exited: !p.isRunning, stderr: stderr)
             }
             return UncheckedProcess(process: p)
         }
     }
 
-    struct ServerNotReady: Error {}
+    /// The server did not print `ready` within the deadline: what it wrote to standard error.
+    struct ServerNotReady: Error, CustomStringConvertible {
+        var exited: Bool
+        var stderr: String
+        var description: String { "server not ready (\(exited ? "exited" : "still starting")): \(stderr)" }
+    }
 
     /// A process handed from the thread that started it to the test; nothing else uses it meanwhile.
     struct UncheckedProcess: @unchecked Sendable { var process: Process }

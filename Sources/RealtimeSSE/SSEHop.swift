@@ -19,10 +19,14 @@ import Foundation
 /// - 307/308 (§15.4.8, §15.4.9): method and body are kept.
 /// - When the body is dropped, its content-specific header fields go with it (§15.4 step 5).
 /// - When the target's origin (scheme, host, port; RFC 6454) differs from the current one,
-///   every credential-bearing user header (``HTTPHeaders/isSensitive(_:)``: `Authorization`,
-///   `Proxy-Authorization`, `Cookie`, names containing `token`, `api-key`, `secret`…) is
-///   removed (§15.4 step 3). Once removed it stays removed for the rest of the chain, even if
-///   a later redirect leads back to the first origin (as Fetch does).
+///   every credential-bearing user header (``HTTPHeaders/isSensitive(_:markedSensitive:)``:
+///   `Authorization`, `Proxy-Authorization`, `Cookie`, names containing `auth`, `key`,
+///   `token`, `secret`, `session`, `cookie`, `password` or `signature`, and the names in
+///   ``TransportRequest/sensitiveHeaderNames``) is removed (§15.4 step 3). Once removed it
+///   stays removed for the rest of the chain, even if a later redirect leads back to the first
+///   origin (as Fetch does).
+/// - An `https` request is not redirected to `http` (its headers, cursor and body would
+///   travel in clear text) unless ``TransportRequest/allowsInsecureRedirects`` is set.
 /// - `Location` is resolved against the current URL (§10.2.2, RFC 3986 §5); it must be
 ///   present, non-empty, and name an `http` or `https` URL with a host.
 struct SSEHop: Sendable, Hashable {
@@ -35,6 +39,10 @@ struct SSEHop: Sendable, Hashable {
     /// The user's header fields for this request; the transport adds its own (`Accept`,
     /// `Cache-Control`, `Last-Event-ID`) to every hop.
     var headers: HTTPHeaders
+    /// The user's extra credential header names, dropped with the built-in ones.
+    var sensitiveHeaderNames: [String] = []
+    /// Whether an `https` → `http` redirect is followed.
+    var allowsInsecureRedirects = false
 
     /// The first request of an attempt.
     init(request: TransportRequest) {
@@ -42,6 +50,8 @@ struct SSEHop: Sendable, Hashable {
         self.method = request.method.uppercased()
         self.body = request.body
         self.headers = request.headers
+        self.sensitiveHeaderNames = request.sensitiveHeaderNames
+        self.allowsInsecureRedirects = request.allowsInsecureRedirects
     }
 
     init(url: URL, method: String, body: [UInt8]?, headers: HTTPHeaders) {
@@ -74,6 +84,9 @@ struct SSEHop: Sendable, Hashable {
         guard let host = target.host, !host.isEmpty else {
             throw RealtimeError(.redirect, detail: "\(status) to a URL without a host", status: status)
         }
+        if scheme == "http", url.scheme?.lowercased() == "https", !allowsInsecureRedirects {
+            throw RealtimeError(.redirect, detail: "\(status) from https to http refused (insecure redirects are not allowed)", status: status)
+        }
 
         var next = self
         next.url = target
@@ -86,7 +99,7 @@ struct SSEHop: Sendable, Hashable {
             next.headers = Self.removing(from: next.headers, where: Self.describesContent)
         }
         if !Self.sameOrigin(url, target) {
-            next.headers = next.headers.removingSensitive()
+            next.headers = next.headers.removingSensitive(markedSensitive: sensitiveHeaderNames)
         }
         return next
     }

@@ -14,8 +14,11 @@ import RealtimeIO
 /// Redirects follow RFC 9110 §15.4: 303 turns any method but HEAD into a GET without a body,
 /// 301/302 turn POST (only) into a GET without a body, 307/308 keep method and body; a dropped
 /// body takes its `Content-*` headers with it; credential headers (`Authorization`, `Cookie`,
-/// and every name ``HTTPHeaders/isSensitive(_:)`` matches) never go to another origin. A
-/// missing, empty or non-HTTP `Location`, or one redirect too many, fails with `.redirect`.
+/// every name ``HTTPHeaders/isSensitive(_:)`` matches and the request's
+/// ``TransportRequest/sensitiveHeaderNames``) never go to another origin. A missing, empty or
+/// non-HTTP `Location`, an `https` → `http` redirect (unless
+/// ``TransportRequest/allowsInsecureRedirects``), or one redirect too many, fails with
+/// `.redirect`.
 ///
 /// All I/O runs on an ``EventLoop`` through its curl multi handle: bytes go from curl's
 /// write callback straight into ``SSEParser``, events into ``events``. When the consumer

@@ -22,4 +22,24 @@ import Testing
         #expect(!d.contains("k1"))
         #expect(d.contains("Accept: text/event-stream"))
     }
+
+    @Test("credential names: the built-in ones, every name with a credential word, and the user's")
+    func sensitiveNames() {
+        for name in [
+            "Authorization", "proxy-authorization", "Cookie", "Set-Cookie", "X-Authorization", "X-Auth-Key",
+            "Ocp-Apim-Subscription-Key", "X-API-KEY", "api_key", "X-Amz-Security-Token", "X-Session-Id",
+            "X-Client-Secret", "X-Password", "X-Signature", "OAuth",
+        ] {
+            #expect(HTTPHeaders.isSensitive(name), "\(name)")
+        }
+        for name in ["Accept", "Content-Type", "X-Trace", "Last-Event-ID", "User-Agent", "Cache-Control", "X-Request-Id"] {
+            #expect(!HTTPHeaders.isSensitive(name), "\(name)")
+        }
+        #expect(HTTPHeaders.isSensitive("x-tenant", markedSensitive: ["X-Tenant"]))
+        #expect(!HTTPHeaders.isSensitive("x-tenant", markedSensitive: ["X-Tenant-Id"]))
+        let h: HTTPHeaders = ["X-Auth-Key": "k1", "Ocp-Apim-Subscription-Key": "k2", "X-Tenant": "t", "X-Trace": "abc"]
+        #expect(h.removingSensitive(markedSensitive: ["x-tenant"]) == ["X-Trace": "abc"])
+        #expect(h.removingSensitive() == ["X-Tenant": "t", "X-Trace": "abc"])
+        #expect(!h.description.contains("k1") && !h.description.contains("k2"))
+    }
 }

@@ -120,12 +120,47 @@ struct SSEHopTests {
         let same = try Self.hop("GET", body: nil, headers: headers).following(status: 302, location: "/elsewhere")
         #expect(same.headers == headers)
         for location in ["https://api.example:8080/x", "http://api.example:8081/x", "http://other.example:8080/x"] {
-            let cross = try Self.hop("GET", body: nil, headers: headers).following(status: 307, location: location)
+            var cross = try Self.hop("GET", body: nil, headers: headers).following(status: 307, location: location)
             #expect(cross.headers == ["X-Trace": "abc"], "Location \(location)")
-            // Back on the first origin: what was dropped stays dropped.
+            // Back on the first origin (from https only when allowed): what was dropped stays dropped.
+            cross.allowsInsecureRedirects = true
             let back = try cross.following(status: 307, location: Self.start.absoluteString)
             #expect(back.headers == ["X-Trace": "abc"], "Location \(location)")
         }
+    }
+
+    @Test("X-Authorization, X-Auth-Key, Ocp-Apim-Subscription-Key and user-marked names stay on their origin")
+    func vendorCredentials() throws {
+        let headers: HTTPHeaders = [
+            "X-Authorization": "a", "X-Auth-Key": "b", "Ocp-Apim-Subscription-Key": "c", "X-Tenant": "d", "X-Trace": "abc",
+        ]
+        var hop = Self.hop("GET", body: nil, headers: headers)
+        hop.sensitiveHeaderNames = ["x-tenant"]
+        let same = try hop.following(status: 302, location: "/elsewhere")
+        #expect(same.headers == headers)
+        let cross = try hop.following(status: 307, location: "http://other.example:8080/x")
+        #expect(cross.headers == ["X-Trace": "abc"])
+        #expect(cross.sensitiveHeaderNames == ["x-tenant"])
+    }
+
+    @Test("https to http is refused unless allowed; http to https and https to https are followed")
+    func insecureRedirects() throws {
+        let secure = SSEHop(url: URL(string: "https://api.example/stream")!, method: "GET", body: nil, headers: [:])
+        for location in ["http://api.example/stream", "HTTP://other.example/x"] {
+            do {
+                _ = try secure.following(status: 302, location: location)
+                Issue.record("followed https to \(location)")
+            } catch {
+                #expect(error.code == .redirect)
+                #expect(error.status == 302)
+                #expect(error.detail?.contains("https to http") == true)
+            }
+        }
+        var allowed = secure
+        allowed.allowsInsecureRedirects = true
+        #expect(try allowed.following(status: 302, location: "http://api.example/stream").url.scheme == "http")
+        #expect(try secure.following(status: 302, location: "https://other.example/x").url.host == "other.example")
+        #expect(try Self.hop("GET").following(status: 302, location: "https://api.example/x").url.scheme == "https")
     }
 
     @Test("only 301, 302, 303, 307 and 308 are followed")

@@ -224,6 +224,30 @@ struct SSETransportRedirectTests {
         #expect(info.url.absoluteString == target)
     }
 
+    @Test("another origin gets no X-Authorization, X-Auth-Key, Ocp-Apim-Subscription-Key or user-marked header")
+    func crossOriginDropsVendorCredentials() async throws {
+        let other = TestServer()
+        try other.start()
+        defer { other.stop() }
+        let headers: HTTPHeaders = [
+            "X-Authorization": "xa-secret", "X-Auth-Key": "xk-secret", "Ocp-Apim-Subscription-Key": "apim-secret",
+            "X-Tenant": "tenant-secret", "X-Trace": "abc",
+        ]
+        let r = await run(SSETransport(request: request(redirect(307, to: other.url("/sse?count=1").absoluteString)) {
+            $0.headers = headers
+            $0.sensitiveHeaderNames = ["x-tenant"]
+        }))
+        #expect(r.ids == ["1"])
+        let first = try #require(server.requests(path: "/redirect").first)
+        #expect(first.headers["X-Auth-Key"] == "xk-secret")
+        #expect(first.headers["X-Tenant"] == "tenant-secret")
+        let seen = try #require(other.requests(path: "/sse").last)
+        for name in ["X-Authorization", "X-Auth-Key", "Ocp-Apim-Subscription-Key", "X-Tenant"] {
+            #expect(seen.headers[name] == nil, "\(name) reached the other origin")
+        }
+        #expect(seen.headers["X-Trace"] == "abc")
+    }
+
     @Test("another origin (host, same port) gets no credentials")
     func crossHostDropsCredentials() async throws {
         let target = "http://localhost:\(server.port)/sse?count=1"

@@ -49,6 +49,30 @@ struct SSETransportTLSTests {
         #expect(r.end?.clean == true)
     }
 
+    @Test("an https response redirecting to http is not followed unless insecure redirects are allowed")
+    func httpsToHTTPRedirect() async throws {
+        let plain = TestServer()
+        try plain.start()
+        defer { plain.stop() }
+        let target = plain.url("/sse?count=1").absoluteString
+        let path = "/redirect?status=302&to=\(target.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+        func attempt(allowing: Bool) async -> TransportRun {
+            await run(SSETransport(request: request(server.url(path)) {
+                $0.tls.trustRoots = .file(certificates.caCertificateFile)
+                $0.headers = ["X-Trace": "abc"]
+                $0.allowsInsecureRedirects = allowing
+            }))
+        }
+        let refused = await attempt(allowing: false)
+        #expect(refused.opened.isEmpty)
+        #expect(refused.end?.error?.code == .redirect)
+        #expect(refused.end?.error?.status == 302)
+        #expect(plain.requests.isEmpty)
+        let allowed = await attempt(allowing: true)
+        #expect(allowed.ids == ["1"])
+        #expect(plain.requests(path: "/sse").count == 1)
+    }
+
     @Test("the system store does not trust the test CA: .tls")
     func systemTrustRejects() async throws {
         let r = await attempt { _ in }

@@ -54,12 +54,26 @@ public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, Expressi
 
     public var isEmpty: Bool { fields.isEmpty }
 
-    /// Whether a field's value may carry a credential and must never be printed.
+    /// Parts of a header name that mark it as carrying a credential (compared ignoring ASCII
+    /// case): `Authorization`, `X-Authorization`, `X-Auth-Key`, `Ocp-Apim-Subscription-Key`,
+    /// `X-Api-Key`, `X-Amz-Security-Token`, `X-Session-Id`, `Cookie`, `Set-Cookie`,
+    /// `X-Signature` all contain one. Deliberately broad: a name wrongly counted as a
+    /// credential is only redacted in logs and dropped on a cross-origin redirect.
+    public static let sensitiveNameParts = ["auth", "key", "token", "secret", "session", "cookie", "password", "signature"]
+
+    /// Whether a field's value may carry a credential and must never be printed or sent to
+    /// another origin: `Authorization`, `Proxy-Authorization`, `Cookie`, and every name that
+    /// contains one of ``sensitiveNameParts``, ignoring case.
     public static func isSensitive(_ name: String) -> Bool {
         let lower = name.lowercased()
         return lower == "authorization" || lower == "proxy-authorization" || lower == "cookie"
-            || lower == "set-cookie" || lower.contains("token") || lower.contains("api-key")
-            || lower.contains("apikey") || lower.contains("secret") || lower.contains("password")
+            || sensitiveNameParts.contains { lower.contains($0) }
+    }
+
+    /// ``isSensitive(_:)``, or one of the names the user marked sensitive (compared ignoring
+    /// ASCII case), e.g. `TransportRequest.sensitiveHeaderNames`.
+    public static func isSensitive(_ name: String, markedSensitive marked: [String]) -> Bool {
+        isSensitive(name) || marked.contains { equalsIgnoringCase($0, name) }
     }
 
     /// `Name: value` lines with sensitive values replaced by `<redacted>`.

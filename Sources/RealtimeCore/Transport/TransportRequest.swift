@@ -27,6 +27,14 @@ public struct TransportRequest: Sendable {
     public var idleTimeout: Duration? = .seconds(60)
     /// Redirects followed (SSE responses, WebSocket handshakes) before failing. Default 10.
     public var maxRedirects: Int = 10
+    /// Header names that carry a credential beyond those ``HTTPHeaders/isSensitive(_:)``
+    /// recognises (compared ignoring case): never forwarded to another origin on a redirect.
+    /// Default none.
+    public var sensitiveHeaderNames: [String] = []
+    /// Whether a redirect may go from `https` to `http` (or `wss` to `ws`), which would send
+    /// the request, its cursor and its body in clear text. Default false: such a redirect
+    /// fails the attempt with a `redirect` error.
+    public var allowsInsecureRedirects = false
     /// Events buffered for the consumer before the transport stops reading. Default 256.
     public var eventBufferCapacity: Int = 256
     /// 1 for the client's first attempt.

@@ -87,6 +87,14 @@ extension RealtimeClient {
         public var idleTimeout: Duration? = .seconds(60)
         /// Redirects followed per attempt. Default 10.
         public var maxRedirects: Int = 10
+        /// Header names that carry a credential beyond the built-in rule (`Authorization`,
+        /// `Cookie`, and any name containing `auth`, `key`, `token`, `secret`, `session`,
+        /// `cookie`, `password` or `signature`), compared ignoring case: never sent to another
+        /// origin after a redirect. Default none.
+        public var sensitiveHeaderNames: [String] = []
+        /// Whether a redirect may go from `https` to `http` (or `wss` to `ws`), sending the
+        /// request in clear text. Default false: such a redirect fails with `redirect`.
+        public var allowsInsecureRedirects = false
 
         #if os(Linux)
         /// SSE transport settings beyond the request: parser limits (8 MiB lines, 16 MiB

@@ -211,6 +211,8 @@ extension RealtimeClient {
         request.connectTimeout = configuration.connectTimeout
         request.idleTimeout = configuration.idleTimeout
         request.maxRedirects = configuration.maxRedirects
+        request.sensitiveHeaderNames = configuration.sensitiveHeaderNames
+        request.allowsInsecureRedirects = configuration.allowsInsecureRedirects
         request.eventBufferCapacity = configuration.eventBufferCapacity
         request.attempt = loop.attempt
 

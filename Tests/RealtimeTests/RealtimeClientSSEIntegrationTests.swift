@@ -141,5 +141,23 @@ struct RealtimeClientSSEIntegrationTests {
         c.close()
         #expect(await it.next() == nil)
     }
+
+    @Test func userMarkedCredentialHeadersStayOnTheirOrigin() async throws {
+        defer { server.stop() }
+        let other = TestServer()
+        try other.start()
+        defer { other.stop() }
+        let target = other.url("/sse?count=1").absoluteString.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+        let c = try client("/redirect?status=307&to=\(target)") {
+            $0.headers = ["X-Tenant": "tenant-secret", "X-Trace": "abc"]
+            $0.sensitiveHeaderNames = ["x-tenant"]
+            $0.reconnect = .never
+        }
+        _ = await collect(c)
+        let seen = try #require(other.requests(path: "/sse").first)
+        #expect(seen.headers["X-Tenant"] == nil)
+        #expect(seen.headers["X-Trace"] == "abc")
+        #expect(server.requests(path: "/redirect").first?.headers["X-Tenant"] == "tenant-secret")
+    }
 }
 #endif

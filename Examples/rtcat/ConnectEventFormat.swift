@@ -66,12 +66,8 @@ enum ConnectEventFormat {
         return (Double(s) * 1000 + (Double(attoseconds) / 1e15).rounded()) / 1000
     }
 
-    /// The URL without its password, so a `https://user:secret@host/` never reaches a log.
+    /// The URL without its userinfo, so a `https://user:secret@host/` never reaches a log.
     static func redacted(_ url: URL) -> String {
-        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false),
-            components.password != nil
-        else { return url.absoluteString }
-        components.password = "redacted"
-        return components.string ?? url.absoluteString
+        URLRedaction.redacted(url.absoluteString)
     }
 }

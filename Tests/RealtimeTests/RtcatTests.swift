@@ -148,6 +148,20 @@ import Testing
         }
     }
 
+    @Test func usageErrorsNeverPrintAURLPassword() async throws {
+        let secret = "pw-s3cret"
+        let cases: [[String]] = [
+            ["http://user:\(secret)@[::1"], ["http://127.0.0.1:9/sse", "http://user:\(secret)@127.0.0.1:9/other"],
+            ["user:\(secret)@127.0.0.1:9/sse"], ["ftp://user:\(secret)@example.com/x"],
+            ["--proxy", "http://127.0.0.1:9", "--bogus", "http://u:\(secret)@h/x"],
+        ]
+        for args in cases {
+            let r = try await rtcat(args)
+            #expect(r.status == 2, "\(args)")
+            #expect(!r.stderr.contains(secret) && !r.stdout.contains(secret), "\(args): \(r.stderr)")
+        }
+    }
+
     @Test func headersReachTheServerAndNoValueIsPrinted() async throws {
         let server = try startServer()
         defer { server.stop() }
@@ -175,7 +189,7 @@ import Testing
         let withPassword = "http://alice:\(secret)@127.0.0.1:\(server.port)/sse?count=1"
         let basic = try await rtcat(["--count", "1", withPassword])
         #expect(basic.status == 0, "\(basic.stderr)")
-        #expect(basic.objects.first?["url"] as? String == "http://alice:redacted@127.0.0.1:\(server.port)/sse?count=1")
+        #expect(basic.objects.first?["url"] as? String == "http://***@127.0.0.1:\(server.port)/sse?count=1")
         #expect(!basic.stdout.contains(secret) && !basic.stderr.contains(secret))
         #expect(server.requests(path: "/sse").last?.headers["Authorization"]?.hasPrefix("Basic ") == true)
     }

@@ -15,20 +15,13 @@ public enum ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// `invalidConfiguration`.
     case url(String)
 
-    /// `environment`, `none`, or `url(…)` with any userinfo replaced by `***`, so a
-    /// configuration can be logged without its proxy password.
+    /// `environment`, `none`, or `url(…)` with any userinfo replaced by `***`
+    /// (``URLRedaction``), so a configuration can be logged without its proxy password.
     public var description: String {
         switch self {
         case .environment: return "environment"
         case .none: return "none"
-        case .url(let text):
-            guard let at = text.lastIndex(of: "@") else { return "url(\(text))" }
-            var start = text.startIndex
-            if let colon = text.firstIndex(of: ":"), text[colon...].hasPrefix("://") {
-                start = text.index(colon, offsetBy: 3)
-            }
-            guard start <= at else { return "url(\(text))" }
-            return "url(\(text[..<start])***\(text[at...]))"
+        case .url(let text): return "url(\(URLRedaction.redacted(text)))"
         }
     }
 }

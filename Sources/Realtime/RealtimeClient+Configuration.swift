@@ -97,8 +97,8 @@ extension RealtimeClient {
         public var allowsInsecureRedirects = false
 
         #if os(Linux)
-        /// SSE transport settings beyond the request: parser limits (8 MiB lines, 16 MiB
-        /// events), proxy (`sse.proxy`: libcurl's environment rules by default), HTTP/2, TCP
+        /// SSE transport settings beyond the request: parser limits (16 MiB events, lines as
+        /// long as an event, 1 KiB ids), strict UTF-8, proxy (`sse.proxy`: libcurl's environment rules by default), HTTP/2, TCP
         /// keep-alive and user timeout.
         /// Default `SSETransport.Options()`.
         public var sse = SSETransport.Options()

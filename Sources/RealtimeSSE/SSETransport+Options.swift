@@ -22,8 +22,14 @@ extension SSETransport {
             }
         }
 
-        /// Line and event size bounds for the parser (default 8 MiB lines, 16 MiB events).
+        /// Size bounds for the parser: 16 MiB events, lines as long as an event, 1 KiB ids
+        /// (a longer `id` is ignored, never sent back as `Last-Event-ID`). See
+        /// ``SSEParser/Limits``.
         public var limits: SSEParser.Limits = .default
+        /// Invalid UTF-8 in an event's `data`, `event` or `id` ends the attempt with
+        /// `invalid_utf8` (a protocol error, retried per the reconnect policy) instead of being
+        /// replaced with U+FFFD as WHATWG prescribes. Default false.
+        public var strictUTF8 = false
         /// Default ``ProxyConfiguration/environment``. A proxy's refusal (`CONNECT` answered
         /// non-2xx, or 407) ends the attempt with a `proxy` error carrying its status.
         public var proxy: Proxy = .environment

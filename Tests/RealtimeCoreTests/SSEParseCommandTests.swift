@@ -104,7 +104,7 @@ import RealtimeTestSupport
     }
 
     @Test func limitErrorExitsOne() async throws {
-        let input = Array("data: ok\n\ndata: ".utf8) + [UInt8](repeating: 0x61, count: (8 << 20) + 10)
+        let input = Array("data: ok\n\ndata: ".utf8) + [UInt8](repeating: 0x61, count: (16 << 20) + 10)
         let r = try await run(["parse-sse"], input: input)
         #expect(r.status == 1)
         #expect(r.lines == [#"{"type": "message", "data": "ok", "id": ""}"#])

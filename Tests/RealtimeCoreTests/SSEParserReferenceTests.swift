@@ -5,8 +5,9 @@ import RealtimeTestSupport
 /// Differential test: the fast byte-level parser against a literal transcription of WHATWG
 /// HTML §9.2.5–9.2.6 that decodes the whole stream first and works on Unicode scalars.
 @Suite(.timeLimit(.minutes(1))) struct SSEParserReferenceTests {
-    /// The spec, step by step, with no attention to speed.
-    static func reference(_ bytes: [UInt8]) -> (outputs: [SSEParser.Output], lastEventID: String) {
+    /// The spec, step by step, with no attention to speed; plus the SDK's bound on ids
+    /// (`maxIDLength` bytes, not in WHATWG), applied like the NUL rule.
+    static func reference(_ bytes: [UInt8], maxIDLength: Int = SSEParser.Limits.default.maxIDLength) -> (outputs: [SSEParser.Output], lastEventID: String) {
         var input = bytes[...]
         if input.starts(with: [0xEF, 0xBB, 0xBF]) { input = input.dropFirst(3) }  // UTF-8 decode strips one BOM
         let text = Array(String(decoding: input, as: UTF8.self).unicodeScalars)
@@ -58,7 +59,7 @@ import RealtimeTestSupport
             switch string(field) {
             case "event": eventType = value
             case "data": dataBuffer += value + ["\n"]
-            case "id": if !value.contains("\0") { idBuffer = value }
+            case "id": if !value.contains("\0") && string(value).utf8.count <= maxIDLength { idBuffer = value }
             case "retry":
                 if !value.isEmpty && value.allSatisfy({ $0.properties.numericType != nil && $0.isASCII }) {
                     var ms = 0

@@ -18,12 +18,12 @@ struct SSEParseResult: Equatable {
 /// Parses `input` with every chunking in `Chunking.all` (plus a few fixed sizes), expects
 /// identical results from all of them, and returns that result.
 func parseSSE(
-    _ input: [UInt8], limits: SSEParser.Limits = .default, lastEventID: String = "",
+    _ input: [UInt8], limits: SSEParser.Limits = .default, lastEventID: String = "", strictUTF8: Bool = false,
     sourceLocation: SourceLocation = #_sourceLocation
 ) -> SSEParseResult {
     var results: [(String, SSEParseResult)] = []
     for chunking in Chunking.all + [.fixed(2), .fixed(3), .fixed(7)] {
-        var parser = SSEParser(limits: limits, lastEventID: lastEventID)
+        var parser = SSEParser(limits: limits, lastEventID: lastEventID, strictUTF8: strictUTF8)
         var outputs: [SSEParser.Output] = []
         var code: RealtimeError.Code?
         do {
@@ -44,8 +44,11 @@ func parseSSE(
     return first
 }
 
-func parseSSE(_ text: String, limits: SSEParser.Limits = .default, lastEventID: String = "", sourceLocation: SourceLocation = #_sourceLocation) -> SSEParseResult {
-    parseSSE(Array(text.utf8), limits: limits, lastEventID: lastEventID, sourceLocation: sourceLocation)
+func parseSSE(
+    _ text: String, limits: SSEParser.Limits = .default, lastEventID: String = "", strictUTF8: Bool = false,
+    sourceLocation: SourceLocation = #_sourceLocation
+) -> SSEParseResult {
+    parseSSE(Array(text.utf8), limits: limits, lastEventID: lastEventID, strictUTF8: strictUTF8, sourceLocation: sourceLocation)
 }
 
 private func ev(_ data: String, type: String = "message", id: String = "") -> SSEParser.Output {

@@ -8,6 +8,12 @@
 /// from the caller's bytes with a single copy, into its `String`.
 struct SSEFieldInterpreter: Sendable {
     var maxEventSize: Int
+    /// Longer `id` values are ignored (see ``SSEParser/Limits/maxIDLength``).
+    let maxIDLength: Int
+    /// Invalid UTF-8 in `data`, `event` or `id` throws instead of being replaced.
+    let strictUTF8: Bool
+    /// Ignored ids, counted.
+    private(set) var diagnostics = SSEParser.Diagnostics()
     /// The event type buffer; empty means "message".
     private var eventType = ""
     /// The last event ID buffer (set by `id`).
@@ -38,8 +44,10 @@ struct SSEFieldInterpreter: Sendable {
     private var typeCacheBytes: [UInt8] = []
     private var typeCacheString = ""
 
-    init(maxEventSize: Int, lastEventID: String) {
+    init(maxEventSize: Int, maxIDLength: Int = 1024, strictUTF8: Bool = false, lastEventID: String) {
         self.maxEventSize = maxEventSize
+        self.maxIDLength = maxIDLength
+        self.strictUTF8 = strictUTF8
         self.idBuffer = lastEventID
         self.lastEventID = lastEventID
     }
@@ -75,16 +83,9 @@ struct SSEFieldInterpreter: Sendable {
             try appendData(b + v, count: n &- v, chunk: chunk, stable: stable)
             if firstHigh < n { noteNonASCII(b, from: Swift.max(firstHigh, v), to: n) }
         case 5 where Self.equals(b, "event"):
-            setEventType(value)
+            try setEventType(value)
         case 2 where b.load(as: UInt8.self) == UInt8(ascii: "i") && b.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: "d"):
-            // An id containing NUL is ignored (it could not be sent back in a header).
-            if value.isEmpty {
-                idBuffer = ""
-                idSet = true
-            } else if ByteScan.first(0, in: b, from: v, to: n) == n {
-                idBuffer = SSEUTF8.string(value)
-                idSet = true
-            }
+            try setID(value)
         case 5 where Self.equals(b, "retry"):
             if let ms = Self.parseRetry(value) { try emit(.retry(milliseconds: ms)) }
         default:
@@ -189,15 +190,45 @@ struct SSEFieldInterpreter: Sendable {
     }
 
     @inline(__always)
-    private mutating func setEventType(_ value: UnsafeRawBufferPointer) {
+    private mutating func setEventType(_ value: UnsafeRawBufferPointer) throws {
         let same = value.count == typeCacheBytes.count && typeCacheBytes.withUnsafeBytes { cached in
             value.isEmpty || cached.elementsEqual(value)
         }
         if !same {
+            if strictUTF8 { try Self.requireValidUTF8(value, field: "event") }
             typeCacheBytes = Array(value)
             typeCacheString = SSEUTF8.string(value)
         }
         eventType = typeCacheString
+    }
+
+    /// WHATWG §9.2.6 `id`: sets the last event ID buffer, unless the value contains NUL (it
+    /// could not be sent back in a header) or is longer than ``maxIDLength``; either is
+    /// ignored and counted in ``diagnostics``.
+    private mutating func setID(_ value: UnsafeRawBufferPointer) throws {
+        guard let base = value.baseAddress, value.count > 0 else {
+            idBuffer = ""
+            idSet = true
+            return
+        }
+        if value.count > maxIDLength {
+            diagnostics.idsTooLong += 1
+            diagnostics.longestIgnoredID = Swift.max(diagnostics.longestIgnoredID, value.count)
+            return
+        }
+        if ByteScan.first(0, in: base, from: 0, to: value.count) != value.count {
+            diagnostics.idsWithNUL += 1
+            return
+        }
+        if strictUTF8 { try Self.requireValidUTF8(value, field: "id") }
+        idBuffer = SSEUTF8.string(value)
+        idSet = true
+    }
+
+    /// Strict mode: throws `invalid_utf8` unless `value` is valid UTF-8.
+    private static func requireValidUTF8(_ value: UnsafeRawBufferPointer, field: String) throws {
+        guard let base = value.baseAddress, !SSEUTF8.validate(base, count: value.count).valid else { return }
+        throw RealtimeError(.invalidUTF8, detail: "invalid UTF-8 in an SSE \(field) field")
     }
 
     /// WHATWG: "If the field value consists of only ASCII digits, then interpret the field
@@ -233,6 +264,10 @@ struct SSEFieldInterpreter: Sendable {
         guard hasData else {
             if !eventType.isEmpty { eventType = "" }
             return
+        }
+        if _slowPath(dataInvalid) && strictUTF8 {
+            clearEvent()
+            throw RealtimeError(.invalidUTF8, detail: "invalid UTF-8 in an SSE data field")
         }
         if borrowing {
             let type = eventType.isEmpty ? "message" : eventType

@@ -14,7 +14,9 @@
 /// `id` containing NUL is ignored; `retry` is accepted only when all ASCII digits; unknown
 /// and wrong-case field names are ignored; pending data at end of stream is discarded.
 /// Text is decoded per event with U+FFFD for invalid UTF-8, so a code point split across
-/// chunks is never damaged.
+/// chunks is never damaged; with ``strictUTF8`` invalid UTF-8 in a `data`, `event` or `id`
+/// value is an `invalid_utf8` error instead. An `id` longer than ``Limits/maxIDLength`` is
+/// ignored like one with NUL; both are counted in ``diagnostics``.
 ///
 /// Layers: ``SSELineSplitter`` cuts bytes into lines; ``SSEFieldInterpreter`` gives the lines
 /// meaning. Performance: one SIMD pass finds CR or LF and notes non-ASCII bytes (pure-ASCII
@@ -32,16 +34,28 @@ public struct SSEParser: Sendable {
     /// abandoned, later feeds rethrow it.
     private var failure: (any Error)?
     public let limits: Limits
+    /// Whether invalid UTF-8 in a `data`, `event` or `id` value is an error (`invalid_utf8`)
+    /// rather than decoded with U+FFFD as WHATWG's "UTF-8 decode" does. Comments and unknown
+    /// fields, whose text is never used, are not checked.
+    public let strictUTF8: Bool
 
     /// - Parameters:
-    ///   - limits: line and event size bounds (``Limits/default``: 8 MiB lines, 16 MiB events).
+    ///   - limits: line, event and id size bounds (``Limits/default``: 16 MiB events, lines
+    ///     as long as an event, 1 KiB ids).
     ///   - lastEventID: the ID to start from, e.g. the one a reconnecting client sent in
     ///     `Last-Event-ID`; events carry it until the stream sends an `id` field.
-    public init(limits: Limits = .default, lastEventID: String = "") {
+    ///   - strictUTF8: see ``strictUTF8``. Default false (WHATWG replacement).
+    public init(limits: Limits = .default, lastEventID: String = "", strictUTF8: Bool = false) {
         self.limits = limits
+        self.strictUTF8 = strictUTF8
         self.lines = SSELineSplitter(maxLineLength: limits.maxLineLength)
-        self.fields = SSEFieldInterpreter(maxEventSize: limits.maxEventSize, lastEventID: lastEventID)
+        self.fields = SSEFieldInterpreter(
+            maxEventSize: limits.maxEventSize, maxIDLength: limits.maxIDLength, strictUTF8: strictUTF8,
+            lastEventID: lastEventID)
     }
+
+    /// What was ignored so far (ids with NUL, ids too long); see ``Diagnostics``.
+    public var diagnostics: Diagnostics { fields.diagnostics }
 
     /// The last event ID string (WHATWG): the `id` in force at the most recent dispatch point
     /// (blank line), kept across events — including a blank line that dispatched nothing.
@@ -51,7 +65,7 @@ public struct SSEParser: Sendable {
     /// Feeds the next chunk of the stream; calls `emit` for each output, in order.
     ///
     /// Throws ``RealtimeError`` `line_too_long` / `event_too_large` when a limit is crossed,
-    /// or whatever `emit` throws. After any throw the stream is abandoned: later calls
+    /// `invalid_utf8` in ``strictUTF8`` mode, or whatever `emit` throws. After any throw the stream is abandoned: later calls
     /// rethrow the same error until ``finish()``.
     public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void) throws {
         try feed(bytes, emit, borrowing: false) { _ in }

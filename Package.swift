@@ -78,6 +78,7 @@ let package = Package(
             dependencies: [
                 "RealtimeCore",
                 .target(name: "COpenSSL", condition: linux),
+                .target(name: "CZlib", condition: linux),
                 .target(name: "CLinux", condition: linux),
             ],
             swiftSettings: swiftSettings

@@ -71,6 +71,7 @@ enum BuiltinEndpoints {
     static func serveSSE(_ writer: ResponseWriter, options: SSEStreamOptions, core: TestServerCore) throws {
         let request = writer.request
         if try !authorize(writer, token: options.requiredToken) { return }
+        if try serveHeadFault(writer, options: options) { return }
         let failing = options.failAttempts.map { request.attempt < $0 } ?? true
         if options.status != 200 && failing {
             var headers = HTTPHeaders()
@@ -86,7 +87,11 @@ enum BuiltinEndpoints {
             return
         }
 
-        let headers: HTTPHeaders = ["Content-Type": options.contentType, "Cache-Control": "no-cache"]
+        var headers: HTTPHeaders = ["Content-Type": options.contentType, "Cache-Control": "no-cache"]
+        if let encoding = options.encoding {
+            headers.add(name: "Content-Encoding", value: encoding)
+            writer.contentEncoder = ContentEncoder(name: encoding)
+        }
         if options.endless {
             try writer.writeHead(status: 200, headers: headers, framing: .chunked)
             try writeEndlessLine(writer, limit: options.endlessBytes)
@@ -136,6 +141,33 @@ enum BuiltinEndpoints {
                 try writer.write(Array(":ping".utf8) + options.lineEnding.bytes)
             }
         }
+    }
+
+    /// `before_head` and `long_header`: faults before a complete response head. Returns true
+    /// when one was served.
+    private static func serveHeadFault(_ writer: ResponseWriter, options: SSEStreamOptions) throws -> Bool {
+        if let length = options.longHeader {
+            try writer.writeRaw(Array("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nX-Long: ".utf8))
+            let block = [UInt8](repeating: UInt8(ascii: "h"), count: 16 * 1024)
+            var sent = 0
+            while sent < length {
+                let n = min(block.count, length - sent)
+                try writer.writeRaw(n == block.count ? block : Array(block.prefix(n)))
+                sent += n
+            }
+            try writer.hold()
+        }
+        switch options.beforeHead {
+        case .close?:
+            writer.abort(reset: false)
+        case .reset?:
+            writer.abort(reset: true)
+        case .hold?:
+            try writer.hold()
+        case nil:
+            return false
+        }
+        return true
     }
 
     /// Renders and writes the events as it goes: paced one by one, or in large batches.

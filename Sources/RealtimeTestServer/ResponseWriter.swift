@@ -34,6 +34,10 @@ public final class ResponseWriter {
     /// When set, body bytes are written one per write (one chunk each), pausing this many
     /// milliseconds between them (0 = no pause, but still one segment per byte).
     public var dripDelayMilliseconds: Int?
+    /// Compresses every body write from now on (set it, and the `Content-Encoding` header,
+    /// before the first); the compressed stream is ended by ``finish()``. Cuts, drips and
+    /// ``bodyBytesWritten`` then count compressed bytes, as they travel.
+    public var contentEncoder: ContentEncoder?
     /// Body bytes written so far (excluding chunk framing).
     public private(set) var bodyBytesWritten = 0
     /// Whether the head was written.
@@ -73,6 +77,7 @@ public final class ResponseWriter {
     /// Writes body bytes with the response's framing, honouring the cut and drip settings.
     public func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
+        let bytes = contentEncoder?.encode(bytes) ?? bytes
         if let delay = dripDelayMilliseconds {
             for (index, byte) in bytes.enumerated() {
                 if index > 0 || bodyBytesWritten > 0 { try sleep(milliseconds: delay) }
@@ -93,6 +98,10 @@ public final class ResponseWriter {
     /// Ends the body (the terminating chunk for chunked framing) and closes cleanly.
     public func finish() throws {
         guard !finished else { return }
+        if let encoder = contentEncoder, !connection.isClosed {
+            contentEncoder = nil
+            try writeBody(encoder.finish())
+        }
         finished = true
         if case .chunked = framing, !connection.isClosed { try guarded { try connection.write("0\r\n\r\n") } }
         connection.close()

@@ -89,6 +89,23 @@ public struct SSEStreamOptions: Sendable, Hashable {
     public var requiredToken: String?
     /// `endless_bytes`: with `endless`, stop after N bytes and stall.
     public var endlessBytes: Int?
+    /// `encoding`: a `Content-Encoding`; `gzip` and `deflate` compress the body (chunked or
+    /// close framing), any other name is sent with the body uncompressed.
+    public var encoding: String?
+    /// `before_head`: what the server does after reading the request, instead of answering.
+    public var beforeHead: BeforeHead?
+    /// `long_header`: a response head with a header line of this many bytes, never finished.
+    public var longHeader: Int?
+
+    /// A failure after the request was read and before any response byte.
+    public enum BeforeHead: String, Sendable, Hashable {
+        /// Close the connection (FIN): the client sees an empty reply.
+        case close
+        /// Reset the connection (RST).
+        case reset
+        /// Send nothing until the client leaves.
+        case hold
+    }
 
     /// Text appended to each event's data with `utf8=1`: 2-, 3- and 4-byte code points.
     public static let utf8Suffix = " h\u{E9}llo \u{20AC} \u{1F600} \u{65E5}\u{672C}"
@@ -130,6 +147,9 @@ public struct SSEStreamOptions: Sendable, Hashable {
         endless = flag("endless")
         requiredToken = query["auth"]
         endlessBytes = int("endless_bytes")
+        encoding = query["encoding"].flatMap { $0.isEmpty ? nil : $0 }
+        beforeHead = query["before_head"].flatMap(BeforeHead.init(rawValue:))
+        longHeader = int("long_header")
     }
 
     /// The id of the last event of the stream.

@@ -32,6 +32,9 @@ extension TestServer {
     /// | | `endless=1` | `data: xxxx…` forever without a line end |
     /// | | `endless_bytes=N` | with `endless`: stop after N bytes and stall |
     /// | | `auth=TOKEN` | answer 401 (`WWW-Authenticate: Bearer`) unless the request has `Authorization: Bearer TOKEN` |
+    /// | | `encoding=NAME` | `Content-Encoding: NAME`; `gzip` and `deflate` compress the body (flushed per write), any other name leaves it uncompressed |
+    /// | | `before_head=close\|reset\|hold` | read the request, then close, reset, or send nothing, without a response |
+    /// | | `long_header=N` | start a 200 head with a header line of N bytes, never finished |
     /// | `/redirect` | `n=N` | N redirects in a row, then one to `to` (1; a large N makes a redirect loop) |
     /// | | `to=TARGET` | the final `Location` (`/sse`) |
     /// | | `status=CODE` | the redirect status (302) |
@@ -72,6 +75,7 @@ extension TestServer {
           faults: cut=N  reset=1  cuts=N&seed=S  stall=1  stall_after=N  drip=1  drip_ms=N
                   status=CODE [fail_attempts=N location=URL retry_after=V body=TEXT]
                   content_type=T  endless=1 [endless_bytes=N]  auth=TOKEN (401 without the bearer token)
+                  encoding=gzip|deflate|NAME  before_head=close|reset|hold  long_header=N
         /redirect  n=N (1)  to=TARGET (/sse)  status=CODE (302): N redirects, then to TARGET
         /bulk  bytes=N (1 MiB)  event_size=B (128)  framing=close|chunked|length (close)
         /ws    mode=echo|send|close  count=N  interval_ms=N  binary=1  size=N  fragment=N

@@ -1,44 +1,158 @@
 #if os(Linux)
 import CCurl
+import Glibc
 import RealtimeCore
+import RealtimeIO
 
-/// How a libcurl result becomes a ``RealtimeError`` (the table is in the README).
+/// How a libcurl result becomes a ``RealtimeError``.
+///
+/// The wording is the WebSocket transport's for the same failure ("cannot connect to
+/// 127.0.0.1:8002 (connection refused)", "certificate verify failed: certificate has
+/// expired"), with curl's number as a trailing detail (`[curl 7]`), never as the message.
 enum CurlErrorMapping {
-    /// The error for a transfer that ended with `code` (not `CURLE_OK`).
-    /// `opened` tells a timeout before the response head (connect) from one after.
-    /// `proxyStatus` is `CURLINFO_HTTP_CONNECTCODE` (0 when no CONNECT was answered): a
-    /// refused tunnel is the proxy's answer, whatever transfer error curl reports for it
-    /// (7.88 says `CURLE_RECV_ERROR`, which alone would be retried as a network failure).
-    static func error(for code: CURLcode, opened: Bool, proxyStatus: Int = 0) -> RealtimeError {
-        let detail = "curl \(code.rawValue): " + (curl_easy_strerror(code).map { String(cString: $0) } ?? "unknown")
-        if !opened, proxyStatus >= 300 {
-            return HTTPProxy.tunnelRefusal(status: proxyStatus)
+    /// How far the transfer had come when it failed.
+    enum Stage: Sendable, Hashable {
+        /// No byte of the request was written: DNS, connect, proxy, TLS, or a request curl
+        /// could not build.
+        case beforeRequest
+        /// The request may have been (partly) written; no final response head yet.
+        case requestSent
+        /// The stream was open (200 + `text/event-stream`).
+        case open
+    }
+
+    /// What the transfer knew when it failed, read from the easy handle.
+    struct Failure: Sendable, Hashable {
+        var code: CURLcode
+        var stage: Stage
+        /// The URL's host and port (the request's, not the proxy's).
+        var host = ""
+        var port = 0
+        /// `host:port` of the proxy in use, nil when direct.
+        var proxy: String?
+        /// `CURLINFO_HTTP_CONNECTCODE`: the proxy's answer to `CONNECT`, 0 when none.
+        var proxyStatus = 0
+        /// `CURLINFO_OS_ERRNO`: the socket error behind a connect or receive failure, 0 when none.
+        var osErrno: Int32 = 0
+        /// `CURLINFO_SSL_VERIFYRESULT`: the X509 verification result, 0 (`X509_V_OK`) when none.
+        var verifyResult = 0
+        /// curl's own message (`CURLOPT_ERRORBUFFER`), already free of URL credentials.
+        var message = ""
+    }
+
+    /// The error for a transfer that ended with `failure.code` (not `CURLE_OK`).
+    static func error(for f: Failure) -> RealtimeError {
+        // A refused tunnel is the proxy's answer, whatever transfer error curl reports for it
+        // (7.88 says CURLE_RECV_ERROR, which alone would be retried as a network failure).
+        if f.stage != .open, f.proxyStatus >= 300 {
+            return HTTPProxy.tunnelRefusal(status: f.proxyStatus)
         }
-        switch code {
-        case CURLE_COULDNT_RESOLVE_HOST, CURLE_COULDNT_RESOLVE_PROXY:
-            return RealtimeError(.dnsFailure, detail: detail)
+        let (code, text) = classify(f)
+        return RealtimeError(code, detail: "\(text) [curl \(f.code.rawValue)]")
+    }
+
+    private static func classify(_ f: Failure) -> (RealtimeError.Code, String) {
+        if let tls = tlsFailure(f) { return tls }
+        switch f.code {
+        case CURLE_COULDNT_RESOLVE_HOST:
+            return (.dnsFailure, "cannot resolve \(f.host)")
+        case CURLE_COULDNT_RESOLVE_PROXY:
+            return (.dnsFailure, "cannot resolve the proxy")
+        case CURLE_COULDNT_CONNECT:
+            let what = f.proxy.map { "the proxy \($0)" } ?? "\(f.host):\(f.port)"
+            return (.network, "cannot connect to \(what)\(reason(f, fallback: ""))")
         case CURLE_OPERATION_TIMEDOUT:
-            return RealtimeError(opened ? .idleTimeout : .connectTimeout, detail: detail)
-        case CURLE_SSL_CONNECT_ERROR, CURLE_PEER_FAILED_VERIFICATION, CURLE_SSL_PINNEDPUBKEYNOTMATCH,
-            CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS, CURLE_USE_SSL_FAILED,
-            CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
-            CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE:
-            return RealtimeError(.tls, detail: detail)
-        case CURLE_SSL_CACERT_BADFILE, CURLE_SSL_CERTPROBLEM, CURLE_URL_MALFORMAT,
-            CURLE_UNSUPPORTED_PROTOCOL, CURLE_NOT_BUILT_IN, CURLE_BAD_FUNCTION_ARGUMENT, CURLE_UNKNOWN_OPTION:
-            return RealtimeError(.invalidConfiguration, detail: detail)
+            if f.stage == .open { return (.idleTimeout, "read timed out") }
+            return (.connectTimeout, "connect to \(f.host):\(f.port)\(f.proxy.map { " through the proxy \($0)" } ?? "") timed out")
+        case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_NOT_BUILT_IN, CURLE_BAD_FUNCTION_ARGUMENT,
+            CURLE_UNKNOWN_OPTION:
+            return (.invalidConfiguration, text(f))
         case CURLE_TOO_MANY_REDIRECTS:
-            return RealtimeError(.redirect, detail: detail)
+            return (.redirect, text(f))
         case CURLE_WEIRD_SERVER_REPLY:
-            return RealtimeError(.protocolViolation, detail: detail)
-        case CURLE_OUT_OF_MEMORY, CURLE_FAILED_INIT:
-            return RealtimeError(.internal, detail: detail)
+            return (.protocolViolation, "malformed response" + (f.message.isEmpty ? "" : ": \(f.message)"))
+        case CURLE_BAD_CONTENT_ENCODING:
+            return (.invalidContentEncoding, "the response body does not decode" + (f.message.isEmpty ? "" : ": \(f.message)"))
+        case CURLE_OUT_OF_MEMORY:
+            return outOfMemory(f)
+        case CURLE_FAILED_INIT:
+            return (.internal, text(f))
+        case CURLE_GOT_NOTHING:
+            return (.network, "connection closed by peer before the response head")
+        case CURLE_PARTIAL_FILE:
+            return (.network, "connection closed by peer in the middle of the body")
+        case CURLE_RECV_ERROR:
+            return (.network, "read\(reason(f, fallback: " failed"))")
+        case CURLE_SEND_ERROR:
+            return (.network, "write\(reason(f, fallback: " failed"))")
         default:
-            // COULDNT_CONNECT (refused), RECV_ERROR/SEND_ERROR (reset), GOT_NOTHING,
-            // PARTIAL_FILE (cut mid-body), HTTP2/HTTP2_STREAM, and anything unexpected:
-            // the connection failed; retrying is the right default.
-            return RealtimeError(.network, detail: detail)
+            // HTTP2/HTTP2_STREAM and anything unexpected: the connection failed; retrying
+            // is the right default.
+            return (.network, text(f))
         }
+    }
+
+    /// Certificate, pinning and handshake failures, worded as the `wss` transport does.
+    private static func tlsFailure(_ f: Failure) -> (RealtimeError.Code, String)? {
+        switch f.code {
+        case CURLE_PEER_FAILED_VERIFICATION:
+            // curl checks the host name itself, after OpenSSL accepted the chain (and then
+            // reports X509_V_ERR_UNSPECIFIED as the verify result).
+            if f.message.contains("subject name") || f.message.contains("host name") {
+                return (.tls, "certificate verify failed: hostname mismatch")
+            }
+            if f.verifyResult != X509VerifyResult.ok {
+                return (.tls, "certificate verify failed: \(X509VerifyResult.reason(f.verifyResult))")
+            }
+            return (.tls, "certificate verify failed" + (f.message.isEmpty ? "" : ": \(f.message)"))
+        case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
+            return (.tls, "server public key does not match any pinned key")
+        case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,
+            CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
+            CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE:
+            return (.tls, "handshake failed" + (f.message.isEmpty ? "" : ": \(f.message)"))
+        case CURLE_SSL_CACERT_BADFILE:
+            return (.invalidConfiguration, "cannot load CA file")
+        case CURLE_SSL_CERTPROBLEM:
+            return (.invalidConfiguration, "cannot load client certificate or key")
+        default:
+            return nil
+        }
+    }
+
+    /// libcurl says "out of memory" for three different things: a request head it will not
+    /// build (over its 1 MiB buffer), a response header line longer than it will buffer
+    /// (100 KiB), and a real allocation failure. None is a reason to stop for good.
+    private static func outOfMemory(_ f: Failure) -> (RealtimeError.Code, String) {
+        switch f.stage {
+        case .beforeRequest:
+            return (.network, "the request could not be sent (local resource failure: out of memory)")
+        case .requestSent:
+            return (.protocolViolation, "response header line too long")
+        case .open:
+            return (.network, "local resource failure while reading (out of memory)")
+        }
+    }
+
+    /// " (connection refused)" from the socket error, else `fallback`.
+    private static func reason(_ f: Failure, fallback: String) -> String {
+        guard f.osErrno != 0 else { return fallback }
+        let text = errnoText(f.osErrno)
+        return fallback.isEmpty ? " (\(text))" : ": \(text)"
+    }
+
+    /// `strerror` with a lower-case first letter ("connection refused"), as both transports
+    /// word socket errors.
+    static func errnoText(_ code: Int32) -> String {
+        let text = String(cString: strerror(code))
+        guard let first = text.first else { return text }
+        return first.lowercased() + text.dropFirst()
+    }
+
+    /// curl's own message, or its text for the code.
+    private static func text(_ f: Failure) -> String {
+        if !f.message.isEmpty { return f.message }
+        return curl_easy_strerror(f.code).map { String(cString: $0) } ?? "unknown libcurl error"
     }
 }
 #endif

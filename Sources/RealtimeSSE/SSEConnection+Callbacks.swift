@@ -88,6 +88,11 @@ extension SSEConnection {
                 abortReason = RealtimeError(.invalidContentType, detail: "Content-Type \(head.mediaType)", status: status)
                 return false
             }
+            if let coding = head.undecodableContentCoding(decodable: CurlGlobal.contentEncodings) {
+                abortReason = RealtimeError(
+                    .invalidContentEncoding, detail: "Content-Encoding \(coding) cannot be decoded", status: status)
+                return false
+            }
             phase = .open
             let info = ConnectionInfo(
                 transport: .sse, url: effectiveURL(), status: status, headers: head.headers, attempt: request.attempt,

@@ -51,13 +51,13 @@ extension SSEConnection {
         redirects += 1
         redirectBodyBytes = 0
         if let problem = configure(easy) {
-            finish(TransportEnd(clean: false, error: problem, requestWasDelivered: head.sawResponse))
+            finish(TransportEnd(clean: false, error: problem, requestWasDelivered: requestMayHaveBeenDelivered()))
             return
         }
         guard driver.add(easy, completion: { [self] code in completed(code) }) else {
             finish(TransportEnd(
                 clean: false, error: RealtimeError(.internal, detail: "curl_multi_add_handle failed"),
-                requestWasDelivered: head.sawResponse))
+                requestWasDelivered: requestMayHaveBeenDelivered()))
             return
         }
     }

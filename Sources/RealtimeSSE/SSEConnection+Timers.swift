@@ -11,9 +11,12 @@ extension SSEConnection {
     func armConnectTimer() {
         connectTimer = loop.schedule(after: request.connectTimeout) { [self] in
             connectTimer = nil
-            finish(TransportEnd(
-                clean: false, error: RealtimeError(.connectTimeout, detail: "no response head within \(request.connectTimeout)"),
-                requestWasDelivered: head.sawResponse))
+            let delivered = requestMayHaveBeenDelivered()
+            let host = "\(hop.url.host ?? ""):\(hopPort)"
+            let detail = delivered
+                ? "no response head within \(request.connectTimeout)"
+                : "connect to \(host)\(proxyEndpoint.map { " through the proxy \($0)" } ?? "") timed out"
+            finish(TransportEnd(clean: false, error: RealtimeError(.connectTimeout, detail: detail), requestWasDelivered: delivered))
         }
     }
 

@@ -54,6 +54,13 @@ final class SSEConnection {
     /// Events parsed during the current curl action, handed to the channel together when
     /// curl returns.
     var batcher: SSEEventBatcher
+    /// Set by curl's pre-request callback: connected (TLS included) and about to build and
+    /// send the request. From then on a byte of the request may reach the server.
+    var requestStarting = false
+    /// `host:port` of the proxy the transfer goes through, nil when direct (for messages).
+    var proxyEndpoint: String?
+    /// curl's message for the last failure (`CURLOPT_ERRORBUFFER`, `CURL_ERROR_SIZE` bytes).
+    let errorBuffer: UnsafeMutablePointer<CChar>
 
     enum Phase {
         /// Before the final response head: DNS, connect, TLS, request, 1xx, redirects.
@@ -72,9 +79,16 @@ final class SSEConnection {
         self.options = options
         self.loop = loop
         self.events = events
-        self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "")
+        self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "", strictUTF8: options.strictUTF8)
         self.hop = SSEHop(request: request)
         self.batcher = SSEEventBatcher(channelCapacity: request.eventBufferCapacity)
+        self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
+        errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+    }
+
+    deinit {
+        // The handle, which writes here, is gone by now (finish() runs before the last release).
+        errorBuffer.deallocate()
     }
 
     var isFinished: Bool {
@@ -85,10 +99,13 @@ final class SSEConnection {
     // MARK: Lifecycle
 
     func start() {
-        if let problem = SSERequestValidation.problem(in: request) {
+        let environment = ProcessInfo.processInfo.environment
+        if let problem = SSERequestValidation.problem(in: request, proxy: options.proxy, environment: environment) {
             finish(TransportEnd(clean: false, error: problem, requestWasDelivered: false))
             return
         }
+        proxyEndpoint = SSERequestValidation.proxyEndpoint(
+            options.proxy, url: request.url, environment: environment)
         guard CurlGlobal.ensureInitialized(), let easy = curl_easy_init() else {
             finish(TransportEnd(clean: false, error: RealtimeError(.internal, detail: "curl_easy_init failed"), requestWasDelivered: false))
             return
@@ -111,9 +128,11 @@ final class SSEConnection {
     func configure(_ easy: UnsafeMutableRawPointer) -> RealtimeError? {
         var o = SSECurlOptions(easy: easy)
         o.transfer(url: hop.url, connectTimeout: request.connectTimeout, receiveBufferSize: options.receiveBufferSize)
+        o.errorBuffer(errorBuffer)
         o.callbacks(context: Unmanaged.passUnretained(self).toOpaque())
         o.methodAndBody(hop)
         headerList = o.headers(hop, lastEventID: request.lastEventID, userAgent: options.userAgent)
+        o.contentEncoding()
         o.httpVersion(for: hop.url, preferHTTP2: options.preferHTTP2)
         o.proxy(options.proxy)
         o.tcp(keepAlive: options.tcpKeepAlive, userTimeout: options.tcpUserTimeout)
@@ -124,7 +143,7 @@ final class SSEConnection {
     /// User close or consumer cancellation.
     func cancel() {
         guard !isFinished else { return }
-        finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: head.sawResponse))
+        finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: requestMayHaveBeenDelivered()))
     }
 
     /// The consumer drained the channel: read again.
@@ -159,7 +178,7 @@ final class SSEConnection {
             follow(next)
             return
         }
-        let delivered = head.sawResponse
+        let delivered = requestMayHaveBeenDelivered(failure: code)
         if let abortReason {
             finish(TransportEnd(clean: false, error: abortReason, requestWasDelivered: delivered))
             return
@@ -171,7 +190,7 @@ final class SSEConnection {
                 parser.finish()
                 finish(TransportEnd(clean: true))
             } else {
-                finish(TransportEnd(clean: false, error: CurlErrorMapping.error(for: code, opened: true)))
+                finish(TransportEnd(clean: false, error: curlError(code, stage: .open)))
             }
         case .noContent:
             finish(TransportEnd(clean: true, doNotReconnect: true))
@@ -180,11 +199,44 @@ final class SSEConnection {
         case .connecting:
             let error = code == CURLE_OK
                 ? RealtimeError(.protocolViolation, detail: "response ended before its head")
-                : CurlErrorMapping.error(for: code, opened: false, proxyStatus: proxyConnectStatus())
+                : curlError(code, stage: delivered ? .requestSent : .beforeRequest)
             finish(TransportEnd(clean: false, error: error, requestWasDelivered: delivered))
         case .finished:
             break
         }
+    }
+
+    /// Whether any byte of the request may have reached the server: a response was seen, or
+    /// curl got as far as sending it (``requestStarting``). A non-repeatable request (POST) is
+    /// retried only when this is false: DNS, connect, proxy and TLS failures, and a connect
+    /// timeout before the request was written. curl builds the request after the
+    /// pre-request callback, so a request it refused to build (`CURLE_OUT_OF_MEMORY` with
+    /// `CURLINFO_REQUEST_SIZE` still 0) sent nothing.
+    func requestMayHaveBeenDelivered(failure code: CURLcode? = nil) -> Bool {
+        if head.sawResponse { return true }
+        guard requestStarting else { return false }
+        if code == CURLE_OUT_OF_MEMORY, let easy {
+            var sent = 0
+            if rt_easy_getinfo_long(easy, CURLINFO_REQUEST_SIZE, &sent) == CURLE_OK, sent == 0 { return false }
+        }
+        return true
+    }
+
+    /// The current request's port, the scheme's default when the URL has none.
+    var hopPort: Int { hop.url.port ?? (hop.url.scheme?.lowercased() == "https" ? 443 : 80) }
+
+    /// The error for a failed transfer, with what the handle knows about it.
+    func curlError(_ code: CURLcode, stage: CurlErrorMapping.Stage) -> RealtimeError {
+        var f = CurlErrorMapping.Failure(code: code, stage: stage, host: hop.url.host ?? "", port: hopPort)
+        f.proxy = proxyEndpoint
+        f.proxyStatus = proxyConnectStatus()
+        if let easy {
+            var value = 0
+            if rt_easy_getinfo_long(easy, CURLINFO_OS_ERRNO, &value) == CURLE_OK { f.osErrno = Int32(truncatingIfNeeded: value) }
+            if rt_easy_getinfo_long(easy, CURLINFO_SSL_VERIFYRESULT, &value) == CURLE_OK { f.verifyResult = value }
+        }
+        f.message = URLRedaction.redacted(String(cString: errorBuffer))
+        return CurlErrorMapping.error(for: f)
     }
 
     /// The error for a final status that opens no stream, with its body excerpt. Reported even

@@ -43,7 +43,14 @@ struct SSECurlOptions {
         check(rt_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1), "proxy headers")
     }
 
-    /// The write and header callbacks, which reach the unretained ``SSEConnection`` at `context`
+    /// Where curl writes its message for a failure (`CURL_ERROR_SIZE` bytes, owned by the
+    /// caller for the handle's lifetime).
+    mutating func errorBuffer(_ buffer: UnsafeMutablePointer<CChar>) {
+        buffer[0] = 0
+        check(rt_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, buffer), "error buffer")
+    }
+
+    /// The write, header and pre-request callbacks, which reach the unretained ``SSEConnection`` at `context`
     /// (the connection outlives its handle: it frees the handle before it goes).
     mutating func callbacks(context: UnsafeMutableRawPointer) {
         check(rt_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION) { p, size, n, me in
@@ -54,6 +61,12 @@ struct SSECurlOptions {
             Unmanaged<SSEConnection>.fromOpaque(me!).takeUnretainedValue().headerLine(p, size * n)
         }, "header function")
         check(rt_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, context), "header data")
+        // Called once connected (TLS included) and before the request is built and sent.
+        check(rt_easy_setopt_prereq(easy) { me, _, _, _, _ in
+            Unmanaged<SSEConnection>.fromOpaque(me!).takeUnretainedValue().requestStarting = true
+            return 0  // CURL_PREREQFUNC_OK
+        }, "prereq function")
+        check(rt_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, context), "prereq data")
     }
 
     /// The method, and the body copied into curl (size first, so a body with NUL bytes is
@@ -94,6 +107,15 @@ struct SSECurlOptions {
             check(rt_easy_setopt_str(easy, CURLOPT_USERAGENT, userAgent), "user agent")
         }
         return list
+    }
+
+    /// `Accept-Encoding` with every coding libcurl decodes (``CurlGlobal/contentEncodings``),
+    /// and decoding of the body on. A user `Accept-Encoding` header replaces the advertised
+    /// list; decoding stays on either way.
+    mutating func contentEncoding() {
+        let names = CurlGlobal.contentEncodings
+        guard !names.isEmpty else { return }
+        check(rt_easy_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, names.joined(separator: ", ")), "accept encoding")
     }
 
     /// HTTP/2 over TLS when preferred and built in (ALPN); HTTP/1.1 otherwise.

@@ -48,6 +48,21 @@ struct SSEResponseHead {
         return media.trimmingASCIISpaces().lowercased() == "text/event-stream"
     }
 
+    /// The first content coding of `Content-Encoding` (RFC 9110 §8.4) that is neither
+    /// `identity` nor in `decodable` (`x-gzip` counts as `gzip`, §8.4.1.3), lower-cased and
+    /// cut to 32 characters for an error detail; nil when the body can be decoded.
+    func undecodableContentCoding(decodable: [String]) -> String? {
+        for value in headers.values(for: "Content-Encoding") {
+            for part in value.split(separator: ",") {
+                var coding = part.trimmingASCIISpaces().lowercased()
+                if coding == "x-gzip" { coding = "gzip" }
+                if coding.isEmpty || coding == "identity" || decodable.contains(coding) { continue }
+                return String(coding.prefix(32).filter { $0.isASCII && !$0.isWhitespace })
+            }
+        }
+        return nil
+    }
+
     /// The media type only, for error details (never a header value that can hold secrets).
     var mediaType: String {
         guard let ct = headers["Content-Type"] else { return "none" }

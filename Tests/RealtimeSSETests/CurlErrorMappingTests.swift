@@ -1,38 +1,91 @@
 #if os(Linux)
 import CCurl
+import Glibc
 import RealtimeCore
 @testable import RealtimeSSE
 import Testing
 
 @Suite("CurlErrorMapping", .timeLimit(.minutes(1)))
 struct CurlErrorMappingTests {
-    @Test("curl results map to stable error codes")
+    typealias Stage = CurlErrorMapping.Stage
+
+    static func failure(_ code: CURLcode, _ stage: Stage = .beforeRequest) -> CurlErrorMapping.Failure {
+        CurlErrorMapping.Failure(code: code, stage: stage, host: "127.0.0.1", port: 8002)
+    }
+
+    @Test("curl results map to stable error codes; curl's number is a trailing detail")
     func table() {
-        let table: [(CURLcode, Bool, RealtimeError.Code)] = [
-            (CURLE_COULDNT_RESOLVE_HOST, false, .dnsFailure),
-            (CURLE_COULDNT_RESOLVE_PROXY, false, .dnsFailure),
-            (CURLE_COULDNT_CONNECT, false, .network),
-            (CURLE_RECV_ERROR, true, .network),
-            (CURLE_SEND_ERROR, true, .network),
-            (CURLE_PARTIAL_FILE, true, .network),
-            (CURLE_GOT_NOTHING, false, .network),
-            (CURLE_OPERATION_TIMEDOUT, false, .connectTimeout),
-            (CURLE_OPERATION_TIMEDOUT, true, .idleTimeout),
-            (CURLE_SSL_CONNECT_ERROR, false, .tls),
-            (CURLE_PEER_FAILED_VERIFICATION, false, .tls),
-            (CURLE_SSL_PINNEDPUBKEYNOTMATCH, false, .tls),
-            (CURLE_SSL_CACERT_BADFILE, false, .invalidConfiguration),
-            (CURLE_SSL_CERTPROBLEM, false, .invalidConfiguration),
-            (CURLE_URL_MALFORMAT, false, .invalidConfiguration),
-            (CURLE_TOO_MANY_REDIRECTS, false, .redirect),
-            (CURLE_WEIRD_SERVER_REPLY, false, .protocolViolation),
-            (CURLE_OUT_OF_MEMORY, false, .internal),
+        let table: [(CURLcode, Stage, RealtimeError.Code)] = [
+            (CURLE_COULDNT_RESOLVE_HOST, .beforeRequest, .dnsFailure),
+            (CURLE_COULDNT_RESOLVE_PROXY, .beforeRequest, .dnsFailure),
+            (CURLE_COULDNT_CONNECT, .beforeRequest, .network),
+            (CURLE_RECV_ERROR, .open, .network),
+            (CURLE_SEND_ERROR, .requestSent, .network),
+            (CURLE_PARTIAL_FILE, .open, .network),
+            (CURLE_GOT_NOTHING, .requestSent, .network),
+            (CURLE_OPERATION_TIMEDOUT, .beforeRequest, .connectTimeout),
+            (CURLE_OPERATION_TIMEDOUT, .open, .idleTimeout),
+            (CURLE_SSL_CONNECT_ERROR, .beforeRequest, .tls),
+            (CURLE_PEER_FAILED_VERIFICATION, .beforeRequest, .tls),
+            (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .beforeRequest, .tls),
+            (CURLE_SSL_CACERT_BADFILE, .beforeRequest, .invalidConfiguration),
+            (CURLE_SSL_CERTPROBLEM, .beforeRequest, .invalidConfiguration),
+            (CURLE_URL_MALFORMAT, .beforeRequest, .invalidConfiguration),
+            (CURLE_TOO_MANY_REDIRECTS, .requestSent, .redirect),
+            (CURLE_WEIRD_SERVER_REPLY, .requestSent, .protocolViolation),
+            (CURLE_BAD_CONTENT_ENCODING, .open, .invalidContentEncoding),
+            (CURLE_FAILED_INIT, .beforeRequest, .internal),
         ]
-        for (code, opened, expected) in table {
-            let e = CurlErrorMapping.error(for: code, opened: opened)
+        for (code, stage, expected) in table {
+            let e = CurlErrorMapping.error(for: Self.failure(code, stage))
             #expect(e.code == expected, "curl \(code.rawValue)")
-            #expect(e.detail?.hasPrefix("curl \(code.rawValue):") == true)
+            #expect(e.detail?.hasSuffix("[curl \(code.rawValue)]") == true, "\(e)")
+            #expect(e.detail?.hasPrefix("curl") == false, "\(e)")
         }
+    }
+
+    @Test("out of memory is never a permanent internal stop: request not sent, response head, or while reading")
+    func outOfMemory() {
+        let before = CurlErrorMapping.error(for: Self.failure(CURLE_OUT_OF_MEMORY, .beforeRequest))
+        #expect(before.code == .network)
+        let head = CurlErrorMapping.error(for: Self.failure(CURLE_OUT_OF_MEMORY, .requestSent))
+        #expect(head.code == .protocolViolation)
+        #expect(head.detail?.contains("header line too long") == true)
+        let open = CurlErrorMapping.error(for: Self.failure(CURLE_OUT_OF_MEMORY, .open))
+        #expect(open.code == .network)
+    }
+
+    @Test("a refused connection is worded as on WebSocket, with the proxy when there is one")
+    func wording() {
+        var f = Self.failure(CURLE_COULDNT_CONNECT)
+        f.osErrno = ECONNREFUSED
+        #expect(CurlErrorMapping.error(for: f).detail == "cannot connect to 127.0.0.1:8002 (connection refused) [curl 7]")
+        f.proxy = "10.0.0.1:3128"
+        #expect(CurlErrorMapping.error(for: f).detail == "cannot connect to the proxy 10.0.0.1:3128 (connection refused) [curl 7]")
+        var reset = Self.failure(CURLE_RECV_ERROR, .open)
+        reset.osErrno = ECONNRESET
+        #expect(CurlErrorMapping.error(for: reset).detail == "read: connection reset by peer [curl 56]")
+    }
+
+    @Test("certificate failures say why: the X509 result, or curl's host name check")
+    func certificateReasons() {
+        var expired = Self.failure(CURLE_PEER_FAILED_VERIFICATION)
+        expired.verifyResult = 10  // X509_V_ERR_CERT_HAS_EXPIRED
+        #expect(CurlErrorMapping.error(for: expired).detail == "certificate verify failed: certificate has expired [curl 60]")
+        var unknownCA = Self.failure(CURLE_PEER_FAILED_VERIFICATION)
+        unknownCA.verifyResult = 20  // X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
+        #expect(CurlErrorMapping.error(for: unknownCA).detail?.contains("unable to get local issuer certificate") == true)
+        var host = Self.failure(CURLE_PEER_FAILED_VERIFICATION)
+        host.message = "SSL: no alternative certificate subject name matches target host name 'localhost'"
+        #expect(CurlErrorMapping.error(for: host).detail == "certificate verify failed: hostname mismatch [curl 60]")
+    }
+
+    @Test("a refused CONNECT is the proxy's answer, before any transfer error")
+    func tunnelRefusal() {
+        var f = Self.failure(CURLE_RECV_ERROR)
+        f.proxyStatus = 407
+        #expect(CurlErrorMapping.error(for: f).code == .proxy)
+        #expect(CurlErrorMapping.error(for: f).status == 407)
     }
 }
 #endif

@@ -108,9 +108,11 @@ struct SSETransportLifecycleTests {
             $0.idleTimeout = .milliseconds(400)
         })
         t.start()
-        // The consumer does not read for a while (longer than the idle timeout, which must
-        // not fire while paused). The producer must stop near capacity: at most one
-        // receive buffer (64 KiB ≈ 560 events of ~117 bytes) beyond it.
+        // The consumer does not read: the channel fills (however slowly a loaded machine
+        // serves), then stays paused for longer than the idle timeout, which must not fire
+        // while paused. The producer must stop near capacity: at most one receive buffer
+        // (64 KiB ≈ 560 events of ~117 bytes) beyond it.
+        #expect(await eventually(timeout: .seconds(20)) { t.events.bufferedCount >= capacity })
         try await Task.sleep(for: .milliseconds(800))
         let buffered = t.events.bufferedCount
         #expect(buffered >= capacity)

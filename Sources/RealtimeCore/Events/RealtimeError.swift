@@ -17,6 +17,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case tls = "tls"
             case httpStatus = "http_status"
             case invalidContentType = "invalid_content_type"
+            case invalidContentEncoding = "invalid_content_encoding"
             case redirect = "redirect"
             case handshake = "handshake"
             case proxy = "proxy"
@@ -60,6 +61,9 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let httpStatus = Code(.httpStatus)
         /// An SSE response whose `Content-Type` is not `text/event-stream`.
         public static let invalidContentType = Code(.invalidContentType)
+        /// An SSE response body in a `Content-Encoding` the client cannot decode (or that does
+        /// not decode); never parsed as text.
+        public static let invalidContentEncoding = Code(.invalidContentEncoding)
         /// Too many redirects, or a redirect without a usable `Location`.
         public static let redirect = Code(.redirect)
         /// The WebSocket opening handshake was refused or invalid.
@@ -173,7 +177,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unreachable: return .unreachable
         case .tls: return .tls
         case .httpStatus, .redirect, .handshake, .proxy: return .http
-        case .invalidContentType: return .content
+        case .invalidContentType, .invalidContentEncoding: return .content
         case .protocolViolation, .invalidUTF8: return .protocol
         case .lineTooLong, .eventTooLarge, .frameTooLarge, .messageTooLarge: return .limit
         case .heartbeatTimeout: return .heartbeat

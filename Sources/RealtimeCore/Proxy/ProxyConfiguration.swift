@@ -25,3 +25,19 @@ public enum ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
         }
     }
 }
+
+extension ProxyConfiguration {
+    /// The scheme of a proxy URL as libcurl reads it, lower-cased: the text before `://`, or
+    /// `http` when there is none (`proxy.local:3128`). Never the rest of the URL, which may
+    /// hold a password.
+    package static func scheme(ofProxyURL text: String) -> String {
+        let parts = text.split(separator: "://", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return "http" }
+        let scheme = parts[0]
+        // Only a scheme's characters (RFC 3986 §3.1); anything else is not a scheme at all.
+        guard !scheme.isEmpty, scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+-.".contains($0)) }) else {
+            return "invalid"
+        }
+        return scheme.lowercased()
+    }
+}

@@ -23,6 +23,19 @@ public enum CurlGlobal {
         return info.pointee.features & CURL_VERSION_HTTP2 != 0
     }()
 
+    /// The content codings the linked libcurl decodes, in the order advertised in
+    /// `Accept-Encoding`: `gzip` and `deflate` with zlib, `br` with brotli, `zstd` with zstd
+    /// (from `curl_version_info` features).
+    package static let contentEncodings: [String] = {
+        ensureInitialized()
+        guard let features = rt_curl_version_info()?.pointee.features else { return [] }
+        var names: [String] = []
+        if features & CURL_VERSION_LIBZ != 0 { names += ["gzip", "deflate"] }
+        if features & CURL_VERSION_BROTLI != 0 { names.append("br") }
+        if features & CURL_VERSION_ZSTD != 0 { names.append("zstd") }
+        return names
+    }()
+
     /// The linked libcurl's version, e.g. `7.88.1`.
     public static let version: String = {
         ensureInitialized()

@@ -156,7 +156,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
                 if rc == 0 { tcpConnected() }
                 return
             }
-            lastConnectError = "\(address.numericHost): \(Self.errnoString(err))"
+            lastConnectError = connectError(address.numericHost, err)
             Glibc.close(s)
         }
         let what = endpoint.proxy.map { "the proxy \($0.host):\($0.port)" } ?? "\(endpoint.host):\(endpoint.port)"
@@ -288,7 +288,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
             if soError == 0 && !ready.contains(.error) {
                 tcpConnected()
             } else {
-                lastConnectError = "\(addresses[nextAddress - 1].numericHost): \(Self.errnoString(soError))"
+                lastConnectError = connectError(addresses[nextAddress - 1].numericHost, soError)
                 releaseSocket()
                 tryNextAddress()
             }
@@ -643,8 +643,19 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
         }
     }
 
+    /// A socket error as both transports word it: `strerror` with a lower-case first letter
+    /// ("connection refused").
     static func errnoString(_ err: Int32) -> String {
-        String(cString: strerror(err))
+        let text = String(cString: strerror(err))
+        guard let first = text.first else { return text }
+        return first.lowercased() + text.dropFirst()
+    }
+
+    /// Why connecting to `address` failed; the address is named only when it is not the host
+    /// itself (a name that resolved to several addresses).
+    private func connectError(_ address: String, _ err: Int32) -> String {
+        let host = endpoint.map { $0.host.hasPrefix("[") ? String($0.host.dropFirst().dropLast()) : $0.host }
+        return address == host ? Self.errnoString(err) : "\(address): \(Self.errnoString(err))"
     }
 }
 #endif

@@ -28,6 +28,13 @@ struct ConnectOptions {
     var insecure = false
     /// nil: the environment's proxy (`http_proxy`, `https_proxy`, `all_proxy`, `no_proxy`).
     var proxy: ProxyConfiguration?
+    /// Send the request again on reconnect even if it is a POST (the API says it is safe).
+    var repeatRequest = false
+    // SSE only.
+    /// The largest event, in bytes (a line may be as long).
+    var maxEventSize: Int?
+    /// Invalid UTF-8 is an error instead of U+FFFD.
+    var strictUTF8 = false
     /// A clean end of stream is final (no reconnect); failures are still retried.
     var finite = false
     /// One attempt only.
@@ -48,6 +55,7 @@ struct ConnectOptions {
               -H 'Name: value'      request header (repeatable)
               -d BODY | -d @FILE    request body (SSE)
               --last-event-id ID    resume after ID (SSE Last-Event-ID)
+              --repeat-request      send a POST again on reconnect (only for APIs that say it is safe)
               --count N             exit 0 after N events
               --max-retries N       give up after N failed retries in a row (default: never)
               --backoff-initial S   first reconnect delay (1)
@@ -62,6 +70,9 @@ struct ConnectOptions {
               --insecure, -k        do not verify the server certificate
               --proxy URL           use this proxy (http://[user:pass@]host:port; SSE also socks5h:// …)
               --no-proxy            connect directly, ignoring http_proxy/https_proxy/all_proxy
+            SSE (http://, https://):
+              --max-event-size N    largest event in bytes; a line may be as long (16777216)
+              --strict-utf8         invalid UTF-8 is an error (default: replaced with U+FFFD)
             WebSocket (ws://, wss://):
               --send                send each line of stdin as a text message; EOF closes (1000)
               --ping-interval S     ping after S seconds of silence (30; 0 = off)
@@ -81,6 +92,7 @@ struct ConnectOptions {
             if try o.parseRequestOption(&cursor) { continue }
             if try o.parseReconnectOption(&cursor) { continue }
             if try o.parseTLSOption(&cursor) { continue }
+            if try o.parseSSEOption(&cursor) { continue }
             if try o.parseWebSocketOption(&cursor) { continue }
             let arg = cursor.option
             if arg.hasPrefix("-") && arg.count > 1 { throw UsageError("unknown option '\(arg)'") }
@@ -132,6 +144,9 @@ struct ConnectOptions {
         case "--no-proxy":
             try cursor.flag()
             proxy = ProxyConfiguration.none
+        case "--repeat-request":
+            try cursor.flag()
+            repeatRequest = true
         default:
             return false
         }
@@ -197,6 +212,19 @@ struct ConnectOptions {
         return true
     }
 
+    /// SSE only: parser bounds and UTF-8 strictness.
+    private mutating func parseSSEOption(_ cursor: inout ArgumentCursor) throws(UsageError) -> Bool {
+        switch cursor.option {
+        case "--max-event-size": maxEventSize = try cursor.integer(minimum: 1)
+        case "--strict-utf8":
+            try cursor.flag()
+            strictUTF8 = true
+        default:
+            return false
+        }
+        return true
+    }
+
     /// WebSocket only: sending, heartbeat, subprotocols, compression.
     private mutating func parseWebSocketOption(_ cursor: inout ArgumentCursor) throws(UsageError) -> Bool {
         switch cursor.option {
@@ -234,6 +262,7 @@ struct ConnectOptions {
             if body != nil { throw UsageError("-d needs an http:// or https:// URL (WebSocket has no request body)") }
             if let method, method.uppercased() != "GET" { throw UsageError("-X \(method): a WebSocket handshake is always GET") }
             if lastEventID != nil { throw UsageError("--last-event-id needs an http:// or https:// URL") }
+            if maxEventSize != nil || strictUTF8 { throw UsageError("--max-event-size and --strict-utf8 need an http:// or https:// URL") }
         }
         if (certFile == nil) != (keyFile == nil) { throw UsageError("--cert and --key go together") }
         if let backoffInitial, let backoffMax, backoffMax < backoffInitial {
@@ -252,6 +281,9 @@ struct ConnectOptions {
         c.body = body
         c.lastEventID = lastEventID
         c.subprotocols = protocols
+        if repeatRequest { c.requestIsRepeatable = true }
+        if let maxEventSize { c.sse.limits = SSEParser.Limits(maxEventSize: maxEventSize) }
+        c.sse.strictUTF8 = strictUTF8
 
         let initial = backoffInitial ?? BackoffPolicy.default.initial
         let maximum = backoffMax ?? max(BackoffPolicy.default.maximum, initial)

@@ -138,7 +138,9 @@ import Testing
             ["--send", url], ["--ping-interval", "1", url], ["--cert", "c.pem", url],
             ["--backoff-initial", "5", "--backoff-max", "1", url], ["--pin", "md5//x", url],
             ["-d", "x", "ws://127.0.0.1:9/ws"], ["--idle-timeout", "-1", url], ["--no-compression", url],
-            ["--no-compression=1", "ws://127.0.0.1:9/ws"],
+            ["--no-compression=1", "ws://127.0.0.1:9/ws"], ["--max-event-size", "0", url],
+            ["--max-event-size", "100", "ws://127.0.0.1:9/ws"], ["--strict-utf8", "ws://127.0.0.1:9/ws"],
+            ["--repeat-request=1", url],
         ]
         for args in cases {
             let r = try await rtcat(args)
@@ -239,6 +241,56 @@ import Testing
         #expect(resumes.count == 3)
         #expect(resumes.first == .some(nil))
         #expect(resumes.dropFirst().allSatisfy { $0 != nil })
+    }
+
+    @Test func aTenMiBDataLineInTwoChunksIsOneEvent() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let size = 10 << 20
+        server.setHandler(path: "/long-line") { w in
+            try w.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
+            var line = Array("data: ".utf8) + [UInt8](repeating: UInt8(ascii: "x"), count: size) + Array("\n\n".utf8)
+            let half = line.count / 2
+            try w.write(Array(line[..<half]))
+            line.removeFirst(half)
+            try w.write(line)
+        }
+        let r = try await rtcat(["--count", "1", server.url("/long-line").absoluteString], timeout: 60)
+        #expect(r.status == 0, "\(r.stderr.prefix(500))")
+        #expect(r.kinds() == ["open", "event"])
+        #expect((r.objects.last?["data"] as? String)?.utf8.count == size)
+    }
+
+    @Test func maxEventSizeBoundsEventsAndLines() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        // size=1500: 1.5 KB data lines, over a 1000-byte bound, within a 2000-byte one.
+        let url = server.url("/sse?count=2&size=1500").absoluteString
+        let small = try await rtcat(["--max-event-size", "1000", "--no-reconnect", url])
+        #expect(small.status == 1)
+        // The one data line is longer than event + `data: `: the line bound trips first.
+        #expect(small.objects.last { $0["kind"] as? String == "error" }?["code"] as? String == "line_too_long", "\(small.stdout)")
+        let large = try await rtcat(["--max-event-size", "2000", "--count", "2", url])
+        #expect(large.status == 0, "\(large.stderr)")
+        #expect(large.kinds() == ["open", "event", "event"])
+    }
+
+    @Test func repeatRequestSendsThePOSTAgainOnReconnect() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        // Every connection is cut after 60 bytes; each resumes after the last id it saw.
+        let url = server.url("/sse?count=6&cut=60&end=204").absoluteString
+        let once = try await rtcat(["-d", "{}", "--backoff-initial", "0.05", url])
+        #expect(once.status == 1)
+        #expect(once.objects.last { $0["kind"] as? String == "error" }?["code"] as? String == "request_not_repeatable", "\(once.stdout)")
+        #expect(server.requests(path: "/sse").count == 1)
+        server.clearRequests()
+        let repeated = try await rtcat(["-d", "{}", "--repeat-request", "--backoff-initial", "0.05", "--backoff-max", "0.1", url])
+        #expect(repeated.status == 0, "\(repeated.stderr)")
+        #expect(repeated.objects.compactMap { $0["id"] as? String } == (1...6).map(String.init))
+        let posts = server.requests(path: "/sse")
+        #expect(posts.count > 1)
+        #expect(posts.allSatisfy { $0.method == "POST" && $0.bodyText == "{}" })
     }
 
     @Test func a204EndsWithoutReconnectAndExitsZero() async throws {

@@ -20,6 +20,14 @@ import RealtimeIO
 /// ``TransportRequest/allowsInsecureRedirects``), or one redirect too many, fails with
 /// `.redirect`.
 ///
+/// Every coding the installed libcurl decodes is advertised (`Accept-Encoding: gzip, deflate,
+/// br, zstd`) and decoded before parsing; a response in any other `Content-Encoding`, or a body
+/// that does not decode, ends with `invalid_content_encoding` and is never parsed as text.
+/// ``TransportEnd/requestWasDelivered`` is false only while no byte of the request can have
+/// been written (libcurl's pre-request callback marks the moment), so a POST is never sent
+/// twice. Request header fields above 256 KiB, invalid header bytes and a proxy scheme libcurl
+/// cannot use are `invalid_configuration` before any I/O.
+///
 /// All I/O runs on an ``EventLoop`` through its curl multi handle: bytes go from curl's
 /// write callback straight into ``SSEParser``, events into ``events``. When the consumer
 /// falls behind (the channel is full) the transfer is paused (`CURL_WRITEFUNC_PAUSE`), so

@@ -265,7 +265,7 @@ struct SSEFieldInterpreter: Sendable {
             if !eventType.isEmpty { eventType = "" }
             return
         }
-        if _slowPath(dataInvalid) && strictUTF8 {
+        if _slowPath(dataInvalid && strictUTF8) {
             clearEvent()
             throw RealtimeError(.invalidUTF8, detail: "invalid UTF-8 in an SSE data field")
         }

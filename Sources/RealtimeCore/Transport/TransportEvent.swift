@@ -26,8 +26,10 @@ public struct TransportEnd: Sendable, Hashable {
     public var error: RealtimeError?
     /// True when the server explicitly asked not to reconnect (SSE HTTP 204).
     public var doNotReconnect: Bool
-    /// True when the request had been delivered (a response was seen) before the end,
-    /// which matters for repeating non-idempotent requests.
+    /// True when any byte of the request may have reached the server before the end (a
+    /// response was seen, or the request was being written); false only when none can have
+    /// (DNS, connect, proxy or TLS failure, a connect timeout before the request). A
+    /// non-idempotent request (POST) is repeated only when this is false.
     public var requestWasDelivered: Bool
 
     public init(

@@ -44,6 +44,17 @@ struct TransportErrorWordingTests {
         #expect(sse?.error?.code == ws?.error?.code)
     }
 
+    @Test("connection reset by the server mid-stream")
+    func reset() async throws {
+        let server = TestServer()
+        try server.start()
+        defer { server.stop() }
+        let sse = await end(SSETransport(request: request("http://127.0.0.1:\(server.port)/sse?count=100&cut=20&reset=1")))
+        let ws = await end(WebSocketTransport(request: request("ws://127.0.0.1:\(server.port)/ws?drop_mid_frame=1&reset=1")))
+        #expect(message(sse) == "read: connection reset by peer", "\(String(describing: sse?.error))")
+        #expect(message(ws) == message(sse), "\(String(describing: ws?.error))")
+    }
+
     @Test("a certificate from an unknown CA, and one for another host, say why on both")
     func certificateReasons() async throws {
         let certificates = try TestCertificates.shared()

@@ -15,7 +15,7 @@ extension WebSocketConnection {
         do {
             outcome = try handshake.receive(bytes, sha1: OpenSSLSHA1.digest)
         } catch {
-            end(TransportEnd(clean: false, error: error))
+            if let ending = machine.handshakeFailed(error) { perform(ending) }
             return
         }
         self.handshake = handshake
@@ -32,42 +32,40 @@ extension WebSocketConnection {
     }
 
     private func upgrade(_ upgraded: WebSocketHandshake.Upgraded) {
-        if let timer = connectTimer {
-            eventLoop.cancel(timer)
-            connectTimer = nil
-        }
         if let agreed = upgraded.deflate {
             do {
                 try startCompression(agreed)
             } catch {
-                end(TransportEnd(clean: false, error: error))
+                if let ending = machine.handshakeFailed(error) { perform(ending) }
                 return
             }
         }
-        state = .open
-        let info = ConnectionInfo(
-            transport: .webSocket, url: url, status: 101, headers: upgraded.head.headers,
+        switch machine.handshakeSucceeded(now: clock.now) {
+        case .open(let heartbeat, let idle):
+            cancel(.connect)
+            if let heartbeat { arm(.heartbeat, at: heartbeat) }
+            if let idle { arm(.idle, at: idle) }
+        }
+        events.send(.opened(ConnectionInfo(
+            transport: .webSocket, url: machine.url, status: 101, headers: upgraded.head.headers,
             subprotocol: upgraded.subprotocol, extensions: upgraded.extensions.map(\.description),
-            attempt: request.attempt, httpVersion: "1.1")
-        openedInfo = info
-        events.send(.opened(info))
-        startTimers()
+            attempt: request.attempt, httpVersion: "1.1")))
         let early = sendsBeforeOpen
         sendsBeforeOpen = []
         for (message, continuation) in early {
             sendAdmitted(message, continuation)
         }
-        if !upgraded.leftover.isEmpty {
+        if !upgraded.leftover.isEmpty, !machine.isClosed {
             // Frames the server sent right behind its 101 (same TCP segment).
             upgraded.leftover.withUnsafeBytes { receiveFrames($0) }
         }
     }
 
-    /// Sets up permessage-deflate with the agreed parameters (RFC 7692 §7.1) and lets the
-    /// decoder accept RSV1.
+    /// Sets up permessage-deflate with the agreed parameters (RFC 7692 §7.1): the inflater
+    /// joins the receive pipeline, and the decoder accepts RSV1.
     private func startCompression(_ agreed: WebSocketDeflateParameters) throws(RealtimeError) {
         let offer = options.compression.deflateOffer ?? WebSocketDeflateOptions()
-        inflater = try WebSocketInflater(
+        receiver.inflater = try WebSocketInflater(
             windowBits: agreed.serverMaxWindowBits, noContextTakeover: agreed.serverNoContextTakeover,
             maxMessageSize: options.maxMessageSize)
         if agreed.clientMaxWindowBits >= 9 {
@@ -77,27 +75,22 @@ extension WebSocketConnection {
                 noContextTakeover: agreed.clientNoContextTakeover || offer.clientNoContextTakeover,
                 level: offer.compressionLevel)
         }
-        decoder.allowedReservedBits = 0x40
+        receiver.decoder.allowedReservedBits = 0x40
     }
 
-    /// 3xx with `Location`: a new connection to the new URL, within `maxRedirects`.
+    /// 3xx with `Location`: a new connection to the new URL, if the machine allows it.
     private func redirect(to next: URL, status: Int) {
-        redirects += 1
-        guard redirects <= request.maxRedirects else {
-            end(TransportEnd(
-                clean: false, error: RealtimeError(.redirect, detail: "more than \(request.maxRedirects) redirects", status: status),
-                requestWasDelivered: false))
-            return
+        switch machine.redirected(to: next, status: status) {
+        case .follow(let url, let sendCredentials):
+            if let stream {
+                stream.delegate = nil
+                stream.close()
+                self.stream = nil
+            }
+            connect(to: url, sendCredentials: sendCredentials)
+        case .end(let ending):
+            perform(ending)
         }
-        if let stream {
-            stream.delegate = nil
-            stream.close()
-            self.stream = nil
-        }
-        // Credentials never leave their origin (as for SSE, RFC 9110 §15.4 / RFC 6454).
-        if HTTPOrigin(url) != HTTPOrigin(next) { credentialsDropped = true }
-        url = next
-        connect()
     }
 
     /// A non-101 answer: the handshake failed. Collects up to
@@ -110,27 +103,31 @@ extension WebSocketConnection {
         case .contentLength(let n): wanted = min(wanted, n)
         case .chunked, .untilClose: break
         }
-        refusedHead = head
         let body = Array(leftover.prefix(wanted))
-        state = .readingErrorBody(status: head.status, body: body, wanted: wanted)
-        if body.count >= wanted {
-            finishErrorBody()
-        } else {
-            if let timer = connectTimer { eventLoop.cancel(timer) }
-            connectTimer = eventLoop.schedule(after: .milliseconds(500)) { [weak self] in
-                self?.connectTimer = nil
-                self?.finishErrorBody()
-            }
+        refusal = (head, body, wanted)
+        switch machine.handshakeRefused(now: clock.now, bodyComplete: body.count >= wanted) {
+        case .finishErrorBody: finishErrorBody()
+        case .collectBody(let deadline): arm(.connect, at: deadline)
         }
     }
 
+    func collectErrorBody(_ bytes: UnsafeRawBufferPointer) {
+        guard var refusal else { return }
+        refusal.body.append(contentsOf: bytes.prefix(refusal.wanted - refusal.body.count))
+        self.refusal = refusal
+        if refusal.body.count >= refusal.wanted { finishErrorBody() }
+    }
+
     func finishErrorBody() {
-        guard case .readingErrorBody(_, let body, _) = state, let head = refusedHead else { return }
-        var excerpt = body
-        if head.bodyFraming == .chunked {
-            excerpt = Self.dechunkedPrefix(body)
+        guard let refusal else { return }
+        self.refusal = nil
+        var excerpt = refusal.body
+        if refusal.head.bodyFraming == .chunked {
+            excerpt = Self.dechunkedPrefix(excerpt)
         }
-        end(TransportEnd(clean: false, error: WebSocketHandshake.refusalError(head, body: excerpt)))
+        if let ending = machine.handshakeFailed(WebSocketHandshake.refusalError(refusal.head, body: excerpt)) {
+            perform(ending)
+        }
     }
 
     /// The data of the first chunks of a chunked body (RFC 9112 §7.1), for an error excerpt.

@@ -6,23 +6,18 @@ import Foundation
 import RealtimeCore
 import RealtimeIO
 
-/// The loop-confined half of a ``WebSocketTransport``: socket, handshake, codec, timers.
+/// The loop-confined half of a ``WebSocketTransport``: the thin driver of a
+/// ``WebSocketConnectionStateMachine``. It owns the socket, the handshake codec, the receive
+/// pipeline, the encoder and the timers, feeds the machine what happens, and performs the
+/// actions it returns.
 ///
-/// Every method runs on `eventLoop`'s thread (the transport hops there with `execute`), so
-/// the state needs no lock; that rule is why the class is `@unchecked Sendable`.
-final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
-    enum State {
-        case idle
-        /// DNS, TCP, TLS, then the opening handshake.
-        case connecting
-        /// A non-101 answer: gathering a short body excerpt for the error.
-        case readingErrorBody(status: Int, body: [UInt8], wanted: Int)
-        case open
-        /// We sent a close frame (or are failing the connection) and wait for the server's
-        /// close frame and its TCP close.
-        case closing(receivedClose: Bool)
-        case closed
-    }
+/// Threading: every method runs on `eventLoop`'s thread. The transport reaches the
+/// connection only through a `LoopBoundBox` (which checks the thread on every access), and
+/// callbacks that must be `@Sendable` hold ``reference`` (a weak reference in a
+/// `LoopBoundBox`), so the class itself is not `Sendable`.
+final class WebSocketConnection: ByteStreamDelegate {
+    typealias Machine = WebSocketConnectionStateMachine<ContinuousClock.Instant>
+    typealias Completion = @Sendable (RealtimeError?) -> Void
 
     let request: TransportRequest
     let options: WebSocketTransport.Options
@@ -30,27 +25,19 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     let events: BoundedChannel<TransportEvent>
     weak var transport: WebSocketTransport?
 
-    var state = State.idle
-    var stream: SocketByteStream?
-    /// The URL of the current handshake (changes on redirects).
-    var url: URL
-    var redirects = 0
-    /// A redirect left the first origin: credential headers are no longer sent (they stay
-    /// dropped even if a later redirect comes back).
-    var credentialsDropped = false
-    var handshake: WebSocketHandshake?
-
-    var decoder: WebSocketFrameDecoder
-    var assembler: WebSocketMessageAssembler
-    var encoder = WebSocketFrameEncoder(role: .client, generator: BufferedSystemRandom())
-    /// permessage-deflate, once negotiated (RFC 7692). No deflater when the agreed client
-    /// window is 8 bits (zlib cannot honour it): messages are then sent uncompressed.
-    var inflater: WebSocketInflater?
-    var deflater: WebSocketDeflater?
-    var heartbeat: HeartbeatStateMachine<ContinuousClock.Instant>
+    var machine: Machine
     let clock = ContinuousClock()
-    var lastRead: ContinuousClock.Instant
-    var readsPausedForConsumer = false
+    var stream: SocketByteStream?
+    var handshake: WebSocketHandshake?
+    /// decoder → inflater (once permessage-deflate is agreed) → assembler.
+    var receiver: WebSocketReceiver<WebSocketInflater?>
+    var encoder = WebSocketFrameEncoder(role: .client, generator: BufferedSystemRandom())
+    /// permessage-deflate's sending half. None when the agreed client window is 8 bits (zlib
+    /// cannot honour it): messages are then sent uncompressed (RFC 7692 §6).
+    var deflater: WebSocketDeflater?
+    /// One handle per armed timer; the machine's `deadlines` say which should exist.
+    var timers: [Machine.Timer: TimerHandle] = [:]
+
     /// Messages decoded from the current read, handed to the channel together (one lock and at
     /// most one consumer wake-up per read, not per message); see `deliverPending()`.
     var pendingMessages: [TransportEvent] = []
@@ -59,41 +46,32 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     let deliveryBatch: Int
     /// Received bytes not yet decoded because the consumer's buffer filled up.
     var stashedInput: [UInt8] = []
-
-    var connectTimer: TimerHandle?
-    var heartbeatTimer: TimerHandle?
-    var idleTimer: TimerHandle?
-    var closeTimer: TimerHandle?
-    /// Armed by ``verify(within:)`` after a network path change.
-    var probeTimer: TimerHandle?
-
     /// Messages from `send` accepted before the handshake finished.
     var sendsBeforeOpen: [(OutboundMessage, CheckedContinuation<Void, any Error>)] = []
-    /// How the attempt ends once the closing handshake is over.
-    var pendingEnd: TransportEnd?
-    /// True once we are failing the connection (RFC 6455 §7.1.7): input is ignored.
-    var failing = false
-    var openedInfo: ConnectionInfo?
-    /// The non-101 response being reported.
-    var refusedHead: HTTPResponseHead?
+    /// A refused handshake's response and the body excerpt gathered so far.
+    var refusal: (head: HTTPResponseHead, body: [UInt8], wanted: Int)?
 
     init(request: TransportRequest, options: WebSocketTransport.Options, eventLoop: EventLoop, events: BoundedChannel<TransportEvent>) {
         self.request = request
         self.options = options
         self.eventLoop = eventLoop
         self.events = events
-        self.url = request.url
-        self.decoder = WebSocketFrameDecoder(role: .client, maxFrameSize: options.maxFrameSize)
-        self.assembler = WebSocketMessageAssembler(maxMessageSize: options.maxMessageSize)
-        self.heartbeat = HeartbeatStateMachine(policy: options.heartbeat)
-        self.lastRead = ContinuousClock.now
+        self.machine = Machine(configuration: Machine.Configuration(
+            url: request.url, connectTimeout: request.connectTimeout, idleTimeout: request.idleTimeout,
+            closeTimeout: options.closeTimeout, maxRedirects: request.maxRedirects, heartbeat: options.heartbeat))
+        self.receiver = WebSocketReceiver(
+            role: .client, maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize, inflater: nil)
         self.deliveryBatch = max(1, min(64, request.eventBufferCapacity / 2))
     }
+
+    /// A weak reference to this connection for `@Sendable` callbacks (write completions,
+    /// hops through `execute`); usable on the loop thread only.
+    private(set) lazy var reference = LoopBoundBox(WeakConnection(self), loop: eventLoop)
 
     deinit {
         // The transport was dropped without `close()`: the socket goes with us (the stream
         // releases it on the loop), and a consumer still iterating must not wait forever.
-        if case .closed = state { return }
+        if machine.isClosed { return }
         events.send(draining: &pendingMessages)
         events.send(.ended(TransportEnd(clean: false, error: .cancelled)))
         events.finish()
@@ -102,25 +80,18 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     // MARK: - Starting
 
     func start() {
-        guard case .idle = state else { return }
-        state = .connecting
-        connectTimer = eventLoop.schedule(after: request.connectTimeout) { [weak self] in
-            guard let self else { return }
-            self.connectTimer = nil
-            guard case .connecting = self.state else {
-                if case .readingErrorBody = self.state { self.finishErrorBody() }
-                return
-            }
-            self.end(TransportEnd(
-                clean: false,
-                error: RealtimeError(.connectTimeout, detail: "no WebSocket handshake within \(self.request.connectTimeout)"),
-                requestWasDelivered: false))
+        // `close()` may have ended the attempt before it started.
+        guard machine.isIdle else { return }
+        switch machine.start(now: clock.now) {
+        case .connect(let url, let deadline):
+            arm(.connect, at: deadline)
+            connect(to: url, sendCredentials: true)
         }
-        connect()
     }
 
-    /// Opens the socket for `url` (the first attempt, or after a redirect).
-    func connect() {
+    /// Opens the socket for `url` (the first attempt, or after a redirect) and writes the
+    /// opening handshake.
+    func connect(to url: URL, sendCredentials: Bool) {
         let target: WebSocketTarget
         let handshake: WebSocketHandshake
         let proxy: HTTPProxy?
@@ -130,10 +101,10 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
             var generator = SystemRandomNumberGenerator()
             handshake = try WebSocketHandshake(
                 url: url, subprotocols: request.subprotocols, deflate: options.compression.deflateOffer,
-                headers: credentialsDropped ? request.headers.removingSensitive() : request.headers,
+                headers: sendCredentials ? request.headers : request.headers.removingSensitive(),
                 generator: &generator)
         } catch {
-            end(TransportEnd(clean: false, error: error, requestWasDelivered: false))
+            if let ending = machine.handshakeFailed(error, requestWasDelivered: false) { perform(ending) }
             return
         }
         var socketOptions = options.socket
@@ -153,58 +124,36 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
     func byteStreamDidConnect(_ stream: any ByteStream) {}
 
     func byteStream(_ stream: any ByteStream, didRead bytes: UnsafeRawBufferPointer) {
-        switch state {
-        case .connecting:
+        if machine.isHandshaking {
             receiveHandshakeBytes(bytes)
-        case .readingErrorBody(let status, var body, let wanted):
-            body.append(contentsOf: bytes.prefix(wanted - body.count))
-            state = .readingErrorBody(status: status, body: body, wanted: wanted)
-            if body.count >= wanted { finishErrorBody() }
-        case .open, .closing:
+        } else if machine.isRefused {
+            collectErrorBody(bytes)
+        } else if !machine.isClosed {
             receiveFrames(bytes)
-        case .idle, .closed:
-            break
         }
     }
 
     func byteStream(_ stream: any ByteStream, didCloseWith error: RealtimeError?) {
         self.stream = nil
-        switch state {
-        case .connecting:
-            end(TransportEnd(
-                clean: false,
-                error: error ?? RealtimeError(.handshake, detail: "connection closed before the handshake response"),
-                requestWasDelivered: false))
-        case .readingErrorBody:
-            finishErrorBody()
-        case .open:
-            // A TCP end without a close frame (RFC 6455 §7.1.5: code 1006, not clean).
-            end(TransportEnd(
-                clean: false,
-                error: error ?? RealtimeError(.remoteClosed, detail: "connection closed without a close frame")))
-        case .closing:
-            end(pendingEnd ?? TransportEnd(clean: false, error: error))
-        case .idle, .closed:
-            break
+        switch machine.streamClosed(error) {
+        case .none: break
+        case .finishErrorBody: finishErrorBody()
+        case .end(let ending): perform(ending)
         }
     }
 
     // MARK: - Ending
 
-    /// Ends the attempt once: releases the socket and every timer, fails waiting senders,
-    /// yields `ended` and finishes the event stream.
-    func end(_ result: TransportEnd) {
-        if case .closed = state { return }
-        state = .closed
-        for timer in [connectTimer, heartbeatTimer, idleTimer, closeTimer, probeTimer].compactMap({ $0 }) {
-            eventLoop.cancel(timer)
+    /// Performs the machine's end: the best-effort close frame, then the release of the
+    /// socket and every timer, the failure of waiting senders, `ended`, and the end of the
+    /// event stream.
+    func perform(_ ending: Machine.Ending) {
+        if let code = ending.closeFrame {
+            writeFrame(encoder.close(code: code, reason: ""), completion: nil)
         }
-        probeTimer = nil
-        connectTimer = nil
-        heartbeatTimer = nil
-        idleTimer = nil
-        closeTimer = nil
-        heartbeat.stop()
+        assert(machine.isClosed && machine.deadlines.armed.isEmpty, "an end leaves no timer armed")
+        for timer in timers.values { eventLoop.cancel(timer) }
+        timers = [:]
         if let stream {
             stream.delegate = nil
             stream.close()
@@ -219,7 +168,20 @@ final class WebSocketConnection: ByteStreamDelegate, @unchecked Sendable {
         for continuation in rejected { continuation.resume(throwing: notConnected) }
         // Messages decoded before the end come before it.
         deliverPending()
-        events.send(.ended(result))
+        events.send(.ended(ending.end))
         events.finish()
     }
 }
+
+/// A weak reference, for callbacks that must not keep a connection alive.
+struct WeakConnection {
+    weak var connection: WebSocketConnection?
+
+    init(_ connection: WebSocketConnection) {
+        self.connection = connection
+    }
+}
+
+/// Loop-confined: reached through `LoopBoundBox`, never shared across threads directly.
+@available(*, unavailable)
+extension WebSocketConnection: Sendable {}

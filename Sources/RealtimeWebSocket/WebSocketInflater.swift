@@ -23,9 +23,9 @@ import RealtimeCore
 ///   agree to 8 deflate with 9 (zlib has no 256-byte raw window), and a stricter window would
 ///   reject their valid output.
 ///
-/// Uncompressed messages and control frames pass through unchanged. Loop-confined: not
-/// thread-safe.
-final class WebSocketInflater {
+/// Uncompressed messages and control frames pass through unchanged. The inflater stage of the
+/// connection's ``WebSocketReceiver``. Loop-confined: not thread-safe.
+final class WebSocketInflater: WebSocketFrameInflater {
     let windowBits: Int
     let noContextTakeover: Bool
     /// Bound on one decompressed message, in bytes.
@@ -77,7 +77,7 @@ final class WebSocketInflater {
     /// Returns `frame` with its payload inflated when it belongs to a compressed message, or
     /// unchanged otherwise. Frame-sequence errors (a continuation without a message…) are left
     /// to the assembler, which sees the frames in the same order.
-    func process(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> WebSocketFrame {
+    func inflate(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> WebSocketFrame {
         switch frame.opcode {
         case .close, .ping, .pong:
             return frame

@@ -20,7 +20,8 @@ public final class WebSocketTransport: Transport, Sendable {
     public let options: Options
     public let eventLoop: EventLoop
     let outbox: LockedValue<WebSocketOutbox>
-    private let connection: WebSocketConnection
+    /// The connection, confined to the loop thread (the box checks it on every access).
+    private let connection: LoopBoundBox<WebSocketConnection>
     private let started = Atomic<Bool>(false)
     /// Ids for senders, so a cancelled one can be found in the outbox's waiting queue.
     private let nextSenderID = Atomic<UInt64>(0)
@@ -32,13 +33,14 @@ public final class WebSocketTransport: Transport, Sendable {
         self.eventLoop = eventLoop
         self.events = BoundedChannel(capacity: max(request.eventBufferCapacity, 1))
         self.outbox = LockedValue(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1)))
-        self.connection = WebSocketConnection(request: request, options: options, eventLoop: eventLoop, events: events)
+        let connection = WebSocketConnection(request: request, options: options, eventLoop: eventLoop, events: events)
+        self.connection = LoopBoundBox(connection, loop: eventLoop)
         connection.transport = self
         // Weak: the channel must never own the connection (its deinit reports to the channel,
         // which must not happen while the channel holds its own lock).
-        events.setDemandHandler { [eventLoop, weak connection] in
-            guard let connection else { return }
-            eventLoop.execute { connection.consumerDemand() }
+        events.setDemandHandler { [eventLoop, weak box = self.connection] in
+            guard let box else { return }
+            eventLoop.execute { box.value.consumerDemand() }
         }
         events.setTerminationHandler { [weak self] in
             // The consumer stopped iterating: the attempt is over (contract item 6).
@@ -49,7 +51,7 @@ public final class WebSocketTransport: Transport, Sendable {
     public func start() {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let connection = self.connection
-        eventLoop.execute { connection.start() }
+        eventLoop.execute { connection.value.start() }
     }
 
     /// Sends a text, binary or ping message. Returns once the frame is written to the socket
@@ -77,7 +79,7 @@ public final class WebSocketTransport: Transport, Sendable {
                     continuation.resume(throwing: error)
                 case .scheduleDrain:
                     let connection = self.connection
-                    eventLoop.execute { connection.drainOutbox() }
+                    eventLoop.execute { connection.value.drainOutbox() }
                 case .none:
                     // Cancelled before the handler could see the submission: leave now.
                     if Task.isCancelled { cancelWaitingSender(id) }
@@ -92,7 +94,7 @@ public final class WebSocketTransport: Transport, Sendable {
     /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
     public func verifyConnection(within timeout: Duration) {
         let connection = self.connection
-        eventLoop.execute { connection.verify(within: timeout) }
+        eventLoop.execute { connection.value.verify(within: timeout) }
     }
 
     /// Resumes sender `id` with `cancelled` if it is still waiting for room (outside the lock).
@@ -107,7 +109,7 @@ public final class WebSocketTransport: Transport, Sendable {
     public func close(code: UInt16, reason: String) {
         rejectQueuedSends()
         let connection = self.connection
-        eventLoop.execute { connection.close(code: code, reason: reason) }
+        eventLoop.execute { connection.value.close(code: code, reason: reason) }
     }
 
     /// Ends the attempt at once: a best-effort close frame (1001, going away), then the socket
@@ -116,7 +118,7 @@ public final class WebSocketTransport: Transport, Sendable {
     public func abort() {
         rejectQueuedSends()
         let connection = self.connection
-        eventLoop.execute { connection.abort() }
+        eventLoop.execute { connection.value.abort() }
     }
 
     private func rejectQueuedSends() {

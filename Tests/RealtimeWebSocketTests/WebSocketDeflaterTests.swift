@@ -28,7 +28,7 @@ import RealtimeTestSupport
         let inflater = try WebSocketInflater(windowBits: 15, noContextTakeover: false, maxMessageSize: 100)
         let compressed = try deflater.compress([])
         #expect(compressed.count <= 2)
-        let frame = try inflater.process(WebSocketFrame(rsv1: true, opcode: .binary, payload: compressed))
+        let frame = try inflater.inflate(WebSocketFrame(rsv1: true, opcode: .binary, payload: compressed))
         #expect(frame.payload.isEmpty && !frame.rsv1)
     }
 
@@ -45,7 +45,7 @@ import RealtimeTestSupport
             let text = (0..<2000).map { _ in words.randomElement(using: &generator)! }.joined(separator: " ")
             let bytes = Array(text.utf8)
             let compressed = try deflater.compress(bytes)
-            let frame = try inflater.process(WebSocketFrame(rsv1: true, opcode: .text, payload: compressed))
+            let frame = try inflater.inflate(WebSocketFrame(rsv1: true, opcode: .text, payload: compressed))
             #expect(frame.payload == bytes)
             wire += compressed.count
             plain += bytes.count

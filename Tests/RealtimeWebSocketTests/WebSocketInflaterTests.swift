@@ -14,7 +14,7 @@ import RealtimeTestSupport
 
     /// Inflates one unfragmented compressed text message.
     static func message(_ inflater: WebSocketInflater, _ payload: [UInt8]) throws(RealtimeError) -> [UInt8] {
-        try inflater.process(WebSocketFrame(rsv1: true, opcode: .text, payload: payload)).payload
+        try inflater.inflate(WebSocketFrame(rsv1: true, opcode: .text, payload: payload)).payload
     }
 
     @Test(arguments: [
@@ -37,8 +37,8 @@ import RealtimeTestSupport
     /// §7.2.3.1, fragmented: RSV1 on the first frame only, the stream spans both frames.
     @Test func rfcExampleFragmented() throws {
         let inflater = try Self.inflater()
-        let first = try inflater.process(WebSocketFrame(fin: false, rsv1: true, opcode: .text, payload: [0xF2, 0x48, 0xCD]))
-        let second = try inflater.process(WebSocketFrame(fin: true, opcode: .continuation, payload: [0xC9, 0xC9, 0x07, 0x00]))
+        let first = try inflater.inflate(WebSocketFrame(fin: false, rsv1: true, opcode: .text, payload: [0xF2, 0x48, 0xCD]))
+        let second = try inflater.inflate(WebSocketFrame(fin: true, opcode: .continuation, payload: [0xC9, 0xC9, 0x07, 0x00]))
         #expect(!first.rsv1)
         #expect(first.payload + second.payload == Self.hello)
     }
@@ -66,16 +66,16 @@ import RealtimeTestSupport
     @Test func uncompressedMessagesAndControlFramesPassThrough() throws {
         let inflater = try Self.inflater()
         let plain = WebSocketFrame(opcode: .text, payload: Self.hello)
-        #expect(try inflater.process(plain) == plain)
+        #expect(try inflater.inflate(plain) == plain)
         let ping = WebSocketFrame(opcode: .ping, payload: [1, 2])
-        #expect(try inflater.process(ping) == ping)
+        #expect(try inflater.inflate(ping) == ping)
         // A ping between the fragments of a compressed message leaves the stream alone.
-        let first = try inflater.process(WebSocketFrame(fin: false, rsv1: true, opcode: .text, payload: [0xF2, 0x48, 0xCD]))
-        #expect(try inflater.process(ping) == ping)
-        let rest = try inflater.process(WebSocketFrame(fin: true, opcode: .continuation, payload: [0xC9, 0xC9, 0x07, 0x00]))
+        let first = try inflater.inflate(WebSocketFrame(fin: false, rsv1: true, opcode: .text, payload: [0xF2, 0x48, 0xCD]))
+        #expect(try inflater.inflate(ping) == ping)
+        let rest = try inflater.inflate(WebSocketFrame(fin: true, opcode: .continuation, payload: [0xC9, 0xC9, 0x07, 0x00]))
         #expect(first.payload + rest.payload == Self.hello)
         // The next uncompressed message is left alone too.
-        #expect(try inflater.process(plain) == plain)
+        #expect(try inflater.inflate(plain) == plain)
     }
 
     @Test func invalidDataIs1007() throws {
@@ -100,10 +100,10 @@ import RealtimeTestSupport
         do {
             if fragmented {
                 let half = bomb.count / 2
-                _ = try inflater.process(WebSocketFrame(fin: false, rsv1: true, opcode: .binary, payload: Array(bomb[..<half])))
-                _ = try inflater.process(WebSocketFrame(fin: true, opcode: .continuation, payload: Array(bomb[half...])))
+                _ = try inflater.inflate(WebSocketFrame(fin: false, rsv1: true, opcode: .binary, payload: Array(bomb[..<half])))
+                _ = try inflater.inflate(WebSocketFrame(fin: true, opcode: .continuation, payload: Array(bomb[half...])))
             } else {
-                _ = try inflater.process(WebSocketFrame(rsv1: true, opcode: .binary, payload: bomb))
+                _ = try inflater.inflate(WebSocketFrame(rsv1: true, opcode: .binary, payload: bomb))
             }
             Issue.record("expected messageTooLarge")
         } catch {
@@ -116,7 +116,7 @@ import RealtimeTestSupport
         let deflater = try WebSocketDeflater(windowBits: 15, noContextTakeover: false, level: 6)
         let inflater = try Self.inflater(max: 100_000)
         let data = [UInt8](repeating: 7, count: 100_000)
-        #expect(try inflater.process(WebSocketFrame(rsv1: true, opcode: .binary, payload: deflater.compress(data))).payload == data)
+        #expect(try inflater.inflate(WebSocketFrame(rsv1: true, opcode: .binary, payload: deflater.compress(data))).payload == data)
     }
 
     /// server_max_window_bits=8: zlib-based servers deflate with 9 bits anyway, so the

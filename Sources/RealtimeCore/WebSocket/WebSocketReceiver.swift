@@ -1,5 +1,8 @@
-/// The receive side of a WebSocket connection in one value: a ``WebSocketFrameDecoder`` feeding a
-/// ``WebSocketMessageAssembler``, with the assembler's early checks run on partly received frames.
+/// The receive side of a WebSocket connection in one value, the one pipeline every receiver
+/// runs: a ``WebSocketFrameDecoder`` (framing rules), a ``WebSocketFrameInflater``
+/// (permessage-deflate, when negotiated), a ``WebSocketMessageAssembler`` (message rules and
+/// incremental UTF-8 validation), with the assembler's early checks run on partly received
+/// frames.
 ///
 /// ```swift
 /// var receiver = WebSocketReceiver(role: .client)
@@ -10,35 +13,42 @@
 ///     }
 /// }
 /// ```
-/// Errors are ``RealtimeError``s carrying the close code to send (see the two parts' docs).
+/// Errors are ``RealtimeError``s carrying the close code to send (see the parts' docs).
 ///
-/// permessage-deflate is not handled here (this module has no zlib): with
-/// `allowedReservedBits: 0x40` compressed payloads would reach the assembler as they are.
-/// The client transport (`RealtimeWebSocket`) runs the decoder and assembler itself with its
-/// zlib inflater between them.
-public struct WebSocketReceiver: Sendable {
+/// This module has no zlib: with ``WebSocketNoInflater`` (what `init(role:…)` uses) and
+/// `allowedReservedBits: 0x40`, compressed payloads would reach the assembler as they are.
+/// The client transport (`RealtimeWebSocket`) passes its zlib inflater once permessage-deflate
+/// is agreed.
+public struct WebSocketReceiver<Inflater: WebSocketFrameInflater> {
     public var decoder: WebSocketFrameDecoder
+    public var inflater: Inflater
     public var assembler: WebSocketMessageAssembler
 
     public init(
         role: WebSocketRole = .client,
         maxFrameSize: Int = WebSocketFrameDecoder.defaultMaxFrameSize,
         maxMessageSize: Int = WebSocketMessageAssembler.defaultMaxMessageSize,
-        allowedReservedBits: UInt8 = 0
+        allowedReservedBits: UInt8 = 0,
+        inflater: Inflater
     ) {
         decoder = WebSocketFrameDecoder(role: role, maxFrameSize: maxFrameSize, allowedReservedBits: allowedReservedBits)
+        self.inflater = inflater
         assembler = WebSocketMessageAssembler(maxMessageSize: maxMessageSize)
     }
 
     /// Consumes bytes from `input` until a message or control event is ready and returns it;
     /// returns nil with `input` empty when more bytes are needed.
+    @inlinable
     public mutating func next(from input: inout UnsafeRawBufferPointer) throws(RealtimeError) -> WebSocketMessageAssembler.Output? {
         while let frame = try decoder.next(from: &input) {
-            if let output = try assembler.receive(frame) { return output }
+            if let output = try assembler.receive(try inflater.inflate(frame)) { return output }
         }
-        // Input exhausted inside a frame: check what we have so far (fail fast).
-        try decoder.withPartialPayload { (header, payload) throws(RealtimeError) in
-            try assembler.inspectPartialFrame(header, payload: payload)
+        // Input exhausted inside a frame: check what we have so far (fail fast), unless it is
+        // compressed (its bytes mean nothing until inflated).
+        if let (header, _) = decoder.partialFrame, !inflater.isCompressed(header) {
+            try decoder.withPartialPayload { (header, payload) throws(RealtimeError) in
+                try assembler.inspectPartialFrame(header, payload: payload)
+            }
         }
         return nil
     }
@@ -51,5 +61,21 @@ public struct WebSocketReceiver: Sendable {
             while let output = try next(from: &input) { outputs.append(output) }
         }
         return outputs
+    }
+}
+
+extension WebSocketReceiver: Sendable where Inflater: Sendable {}
+
+extension WebSocketReceiver where Inflater == WebSocketNoInflater {
+    /// A receiver without an extension stage.
+    public init(
+        role: WebSocketRole = .client,
+        maxFrameSize: Int = WebSocketFrameDecoder.defaultMaxFrameSize,
+        maxMessageSize: Int = WebSocketMessageAssembler.defaultMaxMessageSize,
+        allowedReservedBits: UInt8 = 0
+    ) {
+        self.init(
+            role: role, maxFrameSize: maxFrameSize, maxMessageSize: maxMessageSize,
+            allowedReservedBits: allowedReservedBits, inflater: WebSocketNoInflater())
     }
 }

@@ -1,0 +1,53 @@
+extension WebSocketConnectionStateMachine {
+    /// `close()` from the application, in any state: before the connection opens the attempt
+    /// is abandoned; once open, the closing handshake starts (§7.1.2) with `code` (1000 when
+    /// it is not valid on the wire, §7.4.1) and ends when the server has answered and closed
+    /// TCP, or at the close deadline.
+    package mutating func closeRequested(code: UInt16, reason: String, now: Instant) -> ClosingAction {
+        switch state {
+        case .idle, .handshaking, .refused:
+            return .end(finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false)))
+        case .open:
+            let wireCode = WebSocketCloseCode.isValidOnWire(code) ? code : WebSocketCloseCode.normal
+            let end = TransportEnd(clean: false, code: wireCode, reason: reason, error: .cancelled)
+            return startClosing(.closingAsInitiator(receivedClose: false, end: end), code: wireCode, reason: reason, now: now)
+        case .closingAsInitiator, .closingAsResponder, .failing, .closed:
+            return .none
+        }
+    }
+
+    /// `abort()` from the application: the path is gone, so no closing handshake. A
+    /// best-effort close frame (1001) when open, then the attempt ends at once. Nil when it
+    /// already ended.
+    package mutating func abortRequested() -> Ending? {
+        switch state {
+        case .idle, .handshaking, .refused:
+            return finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false))
+        case .open:
+            return finish(TransportEnd(clean: false, code: WebSocketCloseCode.goingAway, error: .cancelled), closeFrame: WebSocketCloseCode.goingAway)
+        case .closingAsInitiator(_, let end), .closingAsResponder(let end), .failing(let end):
+            return finish(end)
+        case .closed:
+            return nil
+        }
+    }
+
+    package enum SendAction: Sendable, Hashable {
+        /// Write the message now.
+        case write
+        /// Keep it until the handshake completes (then write it, in order).
+        case hold
+        /// The connection is closing or over.
+        case reject(RealtimeError)
+    }
+
+    /// An application message was admitted by the outbound queue.
+    package func sendAdmitted() -> SendAction {
+        switch state {
+        case .idle, .handshaking: return .hold
+        case .open: return .write
+        case .refused, .closingAsInitiator, .closingAsResponder, .failing, .closed:
+            return .reject(RealtimeError(.notConnected, detail: "connection closed"))
+        }
+    }
+}

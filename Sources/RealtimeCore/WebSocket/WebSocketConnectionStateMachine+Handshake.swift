@@ -1,0 +1,97 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension WebSocketConnectionStateMachine {
+    package enum StartAction: Sendable, Hashable {
+        /// Arm the `connect` timer for `deadline`, open a socket to `url` and write the
+        /// opening handshake.
+        case connect(URL, deadline: Instant)
+    }
+
+    /// The attempt begins.
+    package mutating func start(now: Instant) -> StartAction {
+        guard case .idle = state else { preconditionFailure("WebSocketConnectionStateMachine.start called twice") }
+        state = .handshaking
+        return .connect(url, deadline: arm(.connect, at: now.advanced(by: configuration.connectTimeout)))
+    }
+
+    package enum RedirectAction: Sendable, Hashable {
+        /// Drop the socket and connect to `url`; send credentials (user headers marked
+        /// sensitive, URL userinfo) only when `sendCredentials`.
+        case follow(URL, sendCredentials: Bool)
+        case end(Ending)
+    }
+
+    /// The server answered the handshake with a redirect to `next` (a 3xx with `Location`).
+    package mutating func redirected(to next: URL, status: Int) -> RedirectAction {
+        guard case .handshaking = state else { preconditionFailure("redirect outside the handshake") }
+        redirects += 1
+        guard redirects <= configuration.maxRedirects else {
+            let error = RealtimeError(.redirect, detail: "more than \(configuration.maxRedirects) redirects", status: status)
+            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: false)))
+        }
+        // Credentials never leave their origin (as for SSE, RFC 9110 §15.4 / RFC 6454).
+        if HTTPOrigin(url) != HTTPOrigin(next) { credentialsDropped = true }
+        url = next
+        return .follow(next, sendCredentials: !credentialsDropped)
+    }
+
+    /// Whether the current handshake may carry credentials.
+    package var sendsCredentials: Bool { !credentialsDropped }
+
+    package enum RefusedAction: Sendable, Hashable {
+        /// The excerpt is complete: build the error and report ``handshakeFailed(_:)``.
+        case finishErrorBody
+        /// Re-arm the `connect` timer for `deadline` and gather body bytes until then.
+        case collectBody(deadline: Instant)
+    }
+
+    /// How long a refused handshake's body excerpt may take to arrive.
+    static var errorBodyWait: Duration { .milliseconds(500) }
+
+    /// The server answered with a status that is neither 101 nor a redirect.
+    package mutating func handshakeRefused(now: Instant, bodyComplete: Bool) -> RefusedAction {
+        guard case .handshaking = state else { preconditionFailure("refusal outside the handshake") }
+        state = .refused
+        if bodyComplete { return .finishErrorBody }
+        return .collectBody(deadline: arm(.connect, at: now.advanced(by: Self.errorBodyWait)))
+    }
+
+    package enum OpenAction: Sendable, Hashable {
+        /// Cancel the `connect` timer, arm the given ones, report `opened`, write the
+        /// messages sent during the handshake, then decode the bytes behind the 101.
+        case open(heartbeat: Instant?, idle: Instant?)
+    }
+
+    /// The server accepted the handshake (101 with every check passed).
+    package mutating func handshakeSucceeded(now: Instant) -> OpenAction {
+        guard case .handshaking = state else { preconditionFailure("upgrade outside the handshake") }
+        state = .open
+        deadlines.connect = nil
+        lastRead = now
+        var heartbeatAt: Instant?
+        if configuration.heartbeat.isEnabled {
+            heartbeat.start(now: now)
+            heartbeatAt = heartbeat.nextDeadline.map { arm(.heartbeat, at: $0) }
+        }
+        let idleAt = configuration.idleTimeout.map { arm(.idle, at: now.advanced(by: $0)) }
+        return .open(heartbeat: heartbeatAt, idle: idleAt)
+    }
+
+    /// The handshake cannot go on: a bad URL or option (`requestWasDelivered` false: nothing
+    /// reached the server), an invalid answer, the refusal error once its excerpt is in.
+    /// Nil when the attempt already ended.
+    package mutating func handshakeFailed(_ error: RealtimeError, requestWasDelivered: Bool = true) -> Ending? {
+        switch state {
+        case .idle, .handshaking, .refused:
+            return finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestWasDelivered))
+        case .closed:
+            return nil
+        case .open, .closingAsInitiator, .closingAsResponder, .failing:
+            preconditionFailure("handshake failure after the handshake")
+        }
+    }
+}

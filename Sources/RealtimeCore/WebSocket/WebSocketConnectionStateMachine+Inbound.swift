@@ -1,0 +1,161 @@
+extension WebSocketConnectionStateMachine {
+    package enum ReadAction: Sendable, Hashable {
+        /// Feed the bytes to the receive pipeline.
+        case decode
+        /// Ignore them: the connection is failing (RFC 6455 §7.1.7) or over.
+        case discard
+    }
+
+    /// Bytes arrived after the handshake. Any byte proves the peer alive (idle timeout,
+    /// heartbeat, path probe).
+    package mutating func bytesReceived(now: Instant) -> ReadAction {
+        switch state {
+        case .open, .closingAsInitiator, .closingAsResponder:
+            lastRead = now
+            heartbeat.messageReceived(now: now)
+            return .decode
+        case .failing, .closed:
+            return .discard
+        case .idle, .handshaking, .refused:
+            preconditionFailure("frame bytes before the handshake completed")
+        }
+    }
+
+    package enum MessageAction: Sendable, Hashable {
+        /// Hand the message to the consumer.
+        case deliver
+        /// Heartbeat traffic, or a message after the server's close frame: drop it.
+        case consume
+        /// A server's application heartbeat: write this answer, do not deliver.
+        case reply(OutboundMessage)
+    }
+
+    /// A complete text or binary message came out of the receive pipeline.
+    package mutating func messageReceived(_ message: Message, now: Instant) -> MessageAction {
+        let sendsAllowed: Bool
+        switch state {
+        case .open: sendsAllowed = true
+        case .closingAsInitiator(receivedClose: false, _): sendsAllowed = false
+        default: return .consume
+        }
+        guard case .application = configuration.heartbeat.kind else { return .deliver }
+        switch heartbeat.inspect(message, now: now) {
+        case .deliver: return .deliver
+        case .consume: return .consume
+        // Nothing follows our close frame, not even a heartbeat answer (§5.5.1).
+        case .reply(let answer): return sendsAllowed ? .reply(answer) : .consume
+        }
+    }
+
+    package enum PingAction: Sendable, Hashable {
+        case none
+        /// Answer with a pong carrying `payload` (§5.5.2).
+        case sendPong([UInt8])
+    }
+
+    /// A ping arrived. No pong once a close frame was sent (§5.5.1: nothing follows it).
+    package mutating func pingReceived(_ payload: [UInt8], now: Instant) -> PingAction {
+        guard case .open = state else { return .none }
+        return .sendPong(payload)
+    }
+
+    /// A pong arrived: the answer to a heartbeat (or unsolicited, §5.5.3); either way, life.
+    package mutating func pongReceived(now: Instant) {
+        heartbeat.pongReceived(now: now)
+    }
+
+    package enum ClosingAction: Sendable, Hashable {
+        case none
+        /// Write a close frame with `code` (nil: an empty close frame) and `reason`, stop
+        /// accepting sends, cancel the `heartbeat`, `idle` and `probe` timers, arm the `close`
+        /// timer for `closeDeadline`, and keep reading (the server's close frame, then TCP's
+        /// end) even if the consumer is full.
+        case startClosing(code: UInt16?, reason: String, closeDeadline: Instant)
+        case end(Ending)
+    }
+
+    /// The server's close frame (§7.1.5).
+    package mutating func closeReceived(code: UInt16?, reason: String, now: Instant) -> ClosingAction {
+        switch state {
+        case .open:
+            // 1000 and 1001 (going away: a server shutting down or redeploying) are orderly
+            // ends; any other code is the server closing on an error.
+            let normal = code == nil || code == WebSocketCloseCode.normal || code == WebSocketCloseCode.goingAway
+            let end = TransportEnd(
+                clean: true, code: code, reason: reason,
+                error: normal ? nil : RealtimeError(.remoteClosed, detail: "server closed the connection", closeCode: code))
+            // Echo the status code (§5.5.1), then wait for the server to close TCP (§7.1.1).
+            return startClosing(.closingAsResponder(end: end), code: code, reason: "", now: now)
+        case .closingAsInitiator(_, var end):
+            // The answer to our close: the handshake is complete.
+            end.clean = true
+            state = .closingAsInitiator(receivedClose: true, end: end)
+            return .none
+        case .closingAsResponder, .failing, .closed:
+            return .none
+        case .idle, .handshaking, .refused:
+            preconditionFailure("close frame before the handshake completed")
+        }
+    }
+
+    /// The receive pipeline found a violation (framing, UTF-8, size): fail the connection
+    /// (§7.1.7) with the error's close code (1002 when it has none).
+    package mutating func protocolViolation(_ error: RealtimeError, now: Instant) -> ClosingAction {
+        switch state {
+        case .open:
+            let code = error.closeCode ?? 1002
+            return startClosing(.failing(end: TransportEnd(clean: false, code: code, error: error)), code: code, reason: "", now: now)
+        case .closingAsInitiator(_, var end), .closingAsResponder(var end):
+            // Our close frame is out: stop listening and wait for TCP to end.
+            if end.error == nil || end.error?.code == .cancelled {
+                end.clean = false
+                end.error = error
+            }
+            state = .failing(end: end)
+            return .none
+        case .failing, .closed:
+            return .none
+        case .idle, .handshaking, .refused:
+            return .end(finish(TransportEnd(clean: false, error: error)))
+        }
+    }
+
+    package enum StreamClosedAction: Sendable, Hashable {
+        case none
+        /// A refused handshake: build the error from the excerpt gathered so far.
+        case finishErrorBody
+        case end(Ending)
+    }
+
+    /// The byte stream ended: EOF (`error` nil) or a failure.
+    package mutating func streamClosed(_ error: RealtimeError?) -> StreamClosedAction {
+        switch state {
+        case .idle, .closed:
+            return .none
+        case .handshaking:
+            let error = error ?? RealtimeError(.handshake, detail: "connection closed before the handshake response")
+            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: false)))
+        case .refused:
+            return .finishErrorBody
+        case .open:
+            // A TCP end without a close frame (§7.1.5: code 1006, not clean).
+            let error = error ?? RealtimeError(.remoteClosed, detail: "connection closed without a close frame")
+            return .end(finish(TransportEnd(clean: false, error: error)))
+        case .closingAsInitiator(_, let end), .closingAsResponder(let end), .failing(let end):
+            return .end(finish(end))
+        }
+    }
+
+    /// Enters a closing state from `open`: the timers of an open connection stop and the
+    /// closing handshake is bounded by ``Configuration/closeTimeout``.
+    mutating func startClosing(_ next: State, code: UInt16?, reason: String, now: Instant) -> ClosingAction {
+        state = next
+        deadlines.heartbeat = nil
+        deadlines.idle = nil
+        deadlines.probe = nil
+        probeSince = nil
+        heartbeat.stop()
+        let deadline = arm(.close, at: now.advanced(by: configuration.closeTimeout))
+        return .startClosing(code: code, reason: reason, closeDeadline: deadline)
+    }
+}

@@ -1,0 +1,209 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The life of one WebSocket client connection attempt (RFC 6455 §4, §5.5, §7), without I/O:
+/// events in (with the time they happened), actions out, for a thin driver to perform.
+///
+/// States: `idle` → `handshaking` (DNS, TCP, TLS, the opening handshake, redirects) →
+/// `open` → `closingAsInitiator` (we sent the close frame), `closingAsResponder` (the server
+/// sent it, we echoed it) or `failing` (we sent a close frame with an error code and ignore
+/// further input, §7.1.7) → `closed`. A non-101 answer goes through `refused` while the
+/// driver collects a short body excerpt for the error.
+///
+/// Rules the machine keeps, whatever the order of events:
+/// - at most one close frame is sent, and nothing after it (no pong, no heartbeat, no
+///   application message: the closing handshake has begun, §5.5.1);
+/// - exactly one end: every path reaches one `end` action, and after it every event is a
+///   no-op;
+/// - timers are actions (`connect`, `heartbeat`, `idle`, `close`, `probe`) with deadlines
+///   computed from the `now` passed in; ``deadlines`` lists the armed ones, and an `end`
+///   cancels them all.
+///
+/// Impossible calls (`start` twice, a handshake outcome outside the handshake) are
+/// `preconditionFailure`s: they are driver bugs, not network events.
+package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    /// The timers a connection runs; the driver keeps one handle per kind.
+    package enum Timer: Int, Hashable, CaseIterable, Sendable {
+        /// Bounds DNS + TCP + TLS + the handshake (then, on a refusal, the body excerpt).
+        case connect
+        /// The next heartbeat check (``HeartbeatStateMachine``).
+        case heartbeat
+        /// The request's idle timeout; fires at the earliest possible deadline and re-arms.
+        case idle
+        /// Bounds the closing handshake (§7.1.1: the client may drop TCP after waiting).
+        case close
+        /// A path-change verification (``verifyRequested(within:now:)``).
+        case probe
+    }
+
+    /// What the machine needs from the request and the transport's options.
+    package struct Configuration: Sendable {
+        package var url: URL
+        package var connectTimeout: Duration
+        package var idleTimeout: Duration?
+        package var closeTimeout: Duration
+        package var maxRedirects: Int
+        package var heartbeat: HeartbeatPolicy
+
+        package init(
+            url: URL, connectTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil,
+            closeTimeout: Duration = .seconds(5), maxRedirects: Int = 10, heartbeat: HeartbeatPolicy = .disabled
+        ) {
+            self.url = url
+            self.connectTimeout = connectTimeout
+            self.idleTimeout = idleTimeout
+            self.closeTimeout = closeTimeout
+            self.maxRedirects = maxRedirects
+            self.heartbeat = heartbeat
+        }
+    }
+
+    enum State: Sendable {
+        case idle
+        case handshaking
+        case refused
+        case open
+        /// We sent a close frame; `receivedClose` once the server's answer arrived.
+        case closingAsInitiator(receivedClose: Bool, end: TransportEnd)
+        /// The server sent a close frame and we echoed it; waiting for TCP to end.
+        case closingAsResponder(end: TransportEnd)
+        /// We sent a close frame with an error code; input is ignored until TCP ends.
+        case failing(end: TransportEnd)
+        case closed
+    }
+
+    package let configuration: Configuration
+    var state = State.idle
+    /// The URL of the current handshake (changes on redirects).
+    package internal(set) var url: URL
+    package internal(set) var redirects = 0
+    /// A redirect left the first origin: credentials are no longer sent, even if a later
+    /// redirect comes back (RFC 9110 §15.4).
+    package internal(set) var credentialsDropped = false
+    var heartbeat: HeartbeatStateMachine<Instant>
+    /// When the last byte arrived (liveness for the idle timeout and the path probe).
+    var lastRead: Instant?
+    /// The consumer's buffer is full and the driver stopped reading on purpose: silence is
+    /// then not the peer's fault.
+    package internal(set) var readsPausedForConsumer = false
+    /// The start of the pending path-change verification.
+    var probeSince: Instant?
+    /// Armed timers and their deadlines.
+    package internal(set) var deadlines = Deadlines()
+
+    package init(configuration: Configuration) {
+        self.configuration = configuration
+        self.url = configuration.url
+        self.heartbeat = HeartbeatStateMachine(policy: configuration.heartbeat)
+    }
+
+    /// Deadlines of the armed timers (nil: not armed).
+    package struct Deadlines: Sendable, Equatable {
+        var connect, heartbeat, idle, close, probe: Instant?
+
+        package subscript(timer: Timer) -> Instant? {
+            get {
+                switch timer {
+                case .connect: return connect
+                case .heartbeat: return heartbeat
+                case .idle: return idle
+                case .close: return close
+                case .probe: return probe
+                }
+            }
+            set {
+                switch timer {
+                case .connect: connect = newValue
+                case .heartbeat: heartbeat = newValue
+                case .idle: idle = newValue
+                case .close: close = newValue
+                case .probe: probe = newValue
+                }
+            }
+        }
+
+        /// The armed timers.
+        package var armed: [Timer] { Timer.allCases.filter { self[$0] != nil } }
+    }
+
+    // MARK: - Queries
+
+    /// True once `opened` was reported and before the closing handshake began.
+    package var isOpen: Bool {
+        if case .open = state { return true }
+        return false
+    }
+
+    /// True after the end action.
+    package var isClosed: Bool {
+        if case .closed = state { return true }
+        return false
+    }
+
+    /// True while the handshake runs (`send` then holds messages until the connection opens).
+    package var isHandshaking: Bool {
+        switch state {
+        case .idle, .handshaking: return true
+        default: return false
+        }
+    }
+
+    /// True between a refusal and its end (the driver gathers the body excerpt).
+    package var isRefused: Bool {
+        if case .refused = state { return true }
+        return false
+    }
+
+    /// True before ``start(now:)``.
+    package var isIdle: Bool {
+        if case .idle = state { return true }
+        return false
+    }
+
+    /// True while failing the connection (§7.1.7) and after the end: received bytes are
+    /// ignored.
+    package var discardsInput: Bool {
+        switch state {
+        case .failing, .closed: return true
+        default: return false
+        }
+    }
+
+    /// The close frame was sent (or the attempt ended): nothing may be written any more.
+    package var closeFrameSent: Bool {
+        switch state {
+        case .closingAsInitiator, .closingAsResponder, .failing, .closed: return true
+        case .idle, .handshaking, .refused, .open: return false
+        }
+    }
+
+    // MARK: - Shared actions
+
+    /// How an attempt ends.
+    package struct Ending: Sendable, Hashable {
+        /// What `ended` reports.
+        package var end: TransportEnd
+        /// A best-effort close frame to write before the socket is dropped (the end does not
+        /// wait for an answer), nil for none.
+        package var closeFrame: UInt16?
+    }
+
+    /// Ends the attempt: every timer is cancelled (``deadlines`` is empty afterwards).
+    mutating func finish(_ end: TransportEnd, closeFrame: UInt16? = nil) -> Ending {
+        precondition(!isClosed, "WebSocketConnectionStateMachine ended twice")
+        let frame = closeFrameSent ? nil : closeFrame
+        state = .closed
+        deadlines = Deadlines()
+        heartbeat.stop()
+        probeSince = nil
+        return Ending(end: end, closeFrame: frame)
+    }
+
+    mutating func arm(_ timer: Timer, at deadline: Instant) -> Instant {
+        deadlines[timer] = deadline
+        return deadline
+    }
+}

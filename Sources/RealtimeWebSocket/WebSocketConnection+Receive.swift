@@ -1,0 +1,98 @@
+import RealtimeCore
+import RealtimeIO
+
+extension WebSocketConnection {
+    // MARK: - Receiving (RFC 6455 §5, §6.2)
+
+    func receiveFrames(_ bytes: UnsafeRawBufferPointer) {
+        let now = clock.now
+        switch machine.bytesReceived(now: now) {
+        case .discard: return // failing the connection: input is ignored until the server closes
+        case .decode: break
+        }
+        if !stashedInput.isEmpty {
+            // Only possible when bytes were already in flight as reads paused; keep order.
+            stashedInput.append(contentsOf: bytes)
+            return
+        }
+        decodeFrames(bytes, now: now)
+    }
+
+    /// Runs the receive pipeline until the input is used up, the connection stops taking
+    /// input, or the consumer's buffer is full, in which case the rest of the input waits in
+    /// ``stashedInput`` (so at most one delivery batch beyond the channel's capacity is in
+    /// hand). Messages go to the channel together when the input is used up.
+    func decodeFrames(_ bytes: UnsafeRawBufferPointer, now: ContinuousClock.Instant) {
+        var input = bytes
+        defer { deliverPending() }
+        do {
+            while let output = try receiver.next(from: &input) {
+                handle(output, now: now)
+                if machine.discardsInput { return }
+                if machine.readsPausedForConsumer {
+                    if !input.isEmpty { stashedInput = Array(input) }
+                    return
+                }
+            }
+        } catch {
+            perform(machine.protocolViolation(error, now: now))
+        }
+    }
+
+    private func handle(_ output: WebSocketMessageAssembler.Output, now: ContinuousClock.Instant) {
+        switch output {
+        case .text, .binary:
+            guard let message = output.message else { return }
+            switch machine.messageReceived(message, now: now) {
+            case .deliver:
+                pendingMessages.append(.message(message))
+                if pendingMessages.count >= deliveryBatch { deliverPending() }
+            case .consume:
+                break
+            case .reply(let answer):
+                write(answer, completion: nil)
+            }
+        case .ping(let payload):
+            switch machine.pingReceived(payload, now: now) {
+            case .none: break
+            case .sendPong(let payload): writeFrame(encoder.encode(opcode: .pong, payload: payload), completion: nil)
+            }
+        case .pong:
+            machine.pongReceived(now: now)
+        case .close(let code, let reason):
+            perform(machine.closeReceived(code: code, reason: reason, now: now))
+        }
+    }
+
+    // MARK: - Back-pressure
+
+    /// Hands the messages decoded so far to the channel (before anything else is sent on it,
+    /// so order is kept); a full channel pauses reading (contract item 3) until the consumer
+    /// drains it.
+    func deliverPending() {
+        guard !pendingMessages.isEmpty else { return }
+        if !events.send(draining: &pendingMessages), !machine.readsPausedForConsumer, machine.isOpen {
+            machine.readsPaused(true)
+            stream?.pauseReading()
+        }
+    }
+
+    func consumerDemand() {
+        guard machine.readsPausedForConsumer else { return }
+        resumeDelivery()
+    }
+
+    /// Delivers what was held back while the consumer was full, then reads the socket again.
+    func resumeDelivery() {
+        machine.readsPaused(false)
+        if !stashedInput.isEmpty {
+            let pending = stashedInput
+            stashedInput = []
+            let now = clock.now
+            pending.withUnsafeBytes { decodeFrames($0, now: now) }
+        }
+        if !machine.readsPausedForConsumer {
+            stream?.resumeReading()
+        }
+    }
+}

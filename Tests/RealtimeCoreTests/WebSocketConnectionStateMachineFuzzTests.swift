@@ -1,0 +1,272 @@
+import Foundation
+import RealtimeTestSupport
+import Testing
+
+@testable import RealtimeCore
+
+/// Thousands of seeded random event sequences through the WebSocket connection machine,
+/// performed by a model driver that does exactly what the actions say, with invariants
+/// checked after every step:
+/// - at most one close frame is sent, and nothing (pong, heartbeat, message) after it;
+/// - at most one `opened`, before any message; nothing delivered after the end;
+/// - the timers the driver holds are exactly the machine's ``deadlines`` (so an end, which
+///   cancels every handle, leaves none running);
+/// - exactly one `ended` once the machine is closed, and every sequence reaches it.
+@Suite(.timeLimit(.minutes(1))) struct WebSocketConnectionStateMachineFuzzTests {
+    typealias Instant = ManualClock.Instant
+    typealias Machine = WebSocketConnectionStateMachine<Instant>
+
+    @Test func randomEventSequencesKeepTheInvariants() {
+        var rng = SeededGenerator(seed: 0x5EED_0F_50C4E7)
+        for sequence in 0..<3000 {
+            var driver = ModelDriver(heartbeat: Self.randomHeartbeat(&rng), idle: Bool.random(using: &rng) ? .seconds(4) : nil)
+            let steps = Int.random(in: 1...80, using: &rng)
+            for step in 0..<steps {
+                driver.step(&rng)
+                // The first broken sequence is enough to report.
+                guard driver.checkInvariants() else {
+                    Issue.record("sequence \(sequence), step \(step)")
+                    return
+                }
+            }
+            driver.driveToTheEnd()
+            guard driver.checkInvariants(), driver.ends == 1, driver.armed.isEmpty else {
+                Issue.record("sequence \(sequence) did not end exactly once with no timer left (ends: \(driver.ends), armed: \(driver.armed.keys))")
+                return
+            }
+        }
+    }
+
+    static func randomHeartbeat(_ rng: inout SeededGenerator) -> HeartbeatPolicy {
+        switch Int.random(in: 0..<3, using: &rng) {
+        case 0: return .disabled
+        case 1: return .ping(every: .seconds(3), missedLimit: 2)
+        default: return .application(every: .seconds(2), missedLimit: 1, .text(ping: "ping", pong: "pong", answersServerPings: true))
+        }
+    }
+}
+
+/// Performs the machine's actions on a model of the I/O layer and records what went out.
+struct ModelDriver {
+    typealias Instant = ManualClock.Instant
+    typealias Machine = WebSocketConnectionStateMachine<Instant>
+
+    var machine: Machine
+    var now = Instant(offset: .zero)
+    /// The timer handles the driver holds.
+    var armed: [Machine.Timer: Instant] = [:]
+    var closeFrames = 0
+    var writesAfterClose = 0
+    var opened = 0
+    var ends = 0
+    var deliveredBeforeOpen = 0
+    var deliveredAfterEnd = 0
+    var held = 0
+
+    init(heartbeat: HeartbeatPolicy, idle: Duration?) {
+        machine = Machine(configuration: .init(
+            url: URL(string: "wss://a.example/")!, connectTimeout: .seconds(5), idleTimeout: idle,
+            closeTimeout: .seconds(2), maxRedirects: 2, heartbeat: heartbeat))
+    }
+
+    // MARK: Events
+
+    mutating func step(_ rng: inout SeededGenerator) {
+        if Int.random(in: 0..<4, using: &rng) == 0, let timer = armed.keys.randomElement(using: &rng) {
+            fire(timer)
+            return
+        }
+        if machine.isIdle {
+            startOrCancel(&rng)
+        } else if machine.isHandshaking {
+            handshakeEvent(&rng)
+        } else if machine.isRefused {
+            refusedEvent(&rng)
+        } else {
+            connectedEvent(&rng)
+        }
+    }
+
+    private mutating func startOrCancel(_ rng: inout SeededGenerator) {
+        switch Int.random(in: 0..<6, using: &rng) {
+        case 0: perform(machine.closeRequested(code: 1000, reason: "", now: now))
+        case 1: send()
+        default:
+            switch machine.start(now: now) {
+            case .connect(_, let deadline): armed[.connect] = deadline
+            }
+        }
+    }
+
+    private mutating func handshakeEvent(_ rng: inout SeededGenerator) {
+        switch Int.random(in: 0..<10, using: &rng) {
+        case 0...3:
+            switch machine.handshakeSucceeded(now: now) {
+            case .open(let heartbeat, let idle):
+                armed[.connect] = nil
+                armed[.heartbeat] = heartbeat
+                armed[.idle] = idle
+                opened += 1
+                for _ in 0..<held { write() }
+                held = 0
+            }
+        case 4:
+            let host = Bool.random(using: &rng) ? "a.example" : "b.example"
+            switch machine.redirected(to: URL(string: "wss://\(host)/")!, status: 302) {
+            case .follow: break
+            case .end(let ending): perform(ending)
+            }
+        case 5:
+            switch machine.handshakeRefused(now: now, bodyComplete: Bool.random(using: &rng)) {
+            case .finishErrorBody: if let ending = machine.handshakeFailed(RealtimeError(.handshake)) { perform(ending) }
+            case .collectBody(let deadline): armed[.connect] = deadline
+            }
+        case 6: if let ending = machine.handshakeFailed(RealtimeError(.handshake)) { perform(ending) }
+        case 7: perform(machine.streamClosed(Bool.random(using: &rng) ? nil : RealtimeError(.network)))
+        default: common(&rng)
+        }
+    }
+
+    private mutating func refusedEvent(_ rng: inout SeededGenerator) {
+        switch Int.random(in: 0..<4, using: &rng) {
+        case 0: if let ending = machine.handshakeFailed(RealtimeError(.handshake, status: 500)) { perform(ending) }
+        case 1: perform(machine.streamClosed(nil))
+        default: common(&rng)
+        }
+    }
+
+    private mutating func connectedEvent(_ rng: inout SeededGenerator) {
+        switch Int.random(in: 0..<12, using: &rng) {
+        case 0...3: read(&rng)
+        case 4: perform(machine.protocolViolation(RealtimeError.protocolViolation("x"), now: now))
+        case 5: perform(machine.streamClosed(Bool.random(using: &rng) ? nil : RealtimeError(.network)))
+        case 6:
+            switch machine.verifyRequested(within: .seconds(1), now: now) {
+            case .none: break
+            case .sendPing(let deadline):
+                write()
+                armed[.probe] = deadline
+            }
+        case 7: machine.readsPaused(Bool.random(using: &rng))
+        default: common(&rng)
+        }
+    }
+
+    /// Events possible in every state: the application closes, aborts, sends; time passes.
+    private mutating func common(_ rng: inout SeededGenerator) {
+        switch Int.random(in: 0..<5, using: &rng) {
+        case 0: perform(machine.closeRequested(code: UInt16.random(in: 999...4999, using: &rng), reason: "", now: now))
+        case 1: if let ending = machine.abortRequested() { perform(ending) }
+        case 2: send()
+        default: now = now.advanced(by: .milliseconds(Int64.random(in: 0...1500, using: &rng)))
+        }
+    }
+
+    /// One read: bytes, then what the pipeline makes of them, until input is discarded.
+    private mutating func read(_ rng: inout SeededGenerator) {
+        guard machine.bytesReceived(now: now) == .decode else { return }
+        for _ in 0..<Int.random(in: 0...3, using: &rng) where !machine.discardsInput {
+            switch Int.random(in: 0..<6, using: &rng) {
+            case 0: message(["data", "ping", "pong"].randomElement(using: &rng)!)
+            case 1:
+                if case .sendPong = machine.pingReceived([1], now: now) { write() }
+            case 2: machine.pongReceived(now: now)
+            case 3: perform(machine.closeReceived(code: [nil, 1000, 1011].randomElement(using: &rng)!, reason: "", now: now))
+            case 4: perform(machine.protocolViolation(RealtimeError(.invalidUTF8, closeCode: 1007), now: now))
+            default: message("data")
+            }
+        }
+    }
+
+    private mutating func message(_ text: String) {
+        switch machine.messageReceived(Message(content: .text(text)), now: now) {
+        case .deliver:
+            if opened == 0 { deliveredBeforeOpen += 1 }
+            if ends > 0 { deliveredAfterEnd += 1 }
+        case .consume: break
+        case .reply: write()
+        }
+    }
+
+    private mutating func send() {
+        switch machine.sendAdmitted() {
+        case .hold: held += 1
+        case .write: write()
+        case .reject: break
+        }
+    }
+
+    private mutating func fire(_ timer: Machine.Timer) {
+        if let deadline = armed.removeValue(forKey: timer), now < deadline { now = deadline }
+        switch machine.timerFired(timer, now: now) {
+        case .none: break
+        case .rearm(let deadline): armed[timer] = deadline
+        case .sendHeartbeat(_, let next):
+            write()
+            armed[.heartbeat] = next
+        case .finishErrorBody: if let ending = machine.handshakeFailed(RealtimeError(.handshake)) { perform(ending) }
+        case .end(let ending): perform(ending)
+        }
+    }
+
+    /// Ends whatever is still running the way an application would: close, then time.
+    mutating func driveToTheEnd() {
+        perform(machine.closeRequested(code: 1000, reason: "", now: now))
+        var guardrail = 0
+        while !machine.isClosed, let timer = armed.min(by: { $0.value < $1.value })?.key, guardrail < 100 {
+            fire(timer)
+            guardrail += 1
+        }
+        if !machine.isClosed { perform(machine.streamClosed(nil)) }
+    }
+
+    // MARK: Performing actions
+
+    private mutating func write() {
+        if closeFrames > 0 || ends > 0 { writesAfterClose += 1 }
+    }
+
+    private mutating func perform(_ action: Machine.ClosingAction) {
+        switch action {
+        case .none: break
+        case .end(let ending): perform(ending)
+        case .startClosing(_, _, let deadline):
+            closeFrames += 1
+            armed[.heartbeat] = nil
+            armed[.idle] = nil
+            armed[.probe] = nil
+            armed[.close] = deadline
+        }
+    }
+
+    private mutating func perform(_ action: Machine.StreamClosedAction) {
+        switch action {
+        case .none: break
+        case .finishErrorBody: if let ending = machine.handshakeFailed(RealtimeError(.handshake)) { perform(ending) }
+        case .end(let ending): perform(ending)
+        }
+    }
+
+    private mutating func perform(_ ending: Machine.Ending) {
+        if ending.closeFrame != nil { closeFrames += 1 }
+        ends += 1
+        armed = [:]
+    }
+
+    // MARK: Invariants
+
+    /// Records what is broken; false when anything is.
+    func checkInvariants() -> Bool {
+        let machineArmed = Dictionary(uniqueKeysWithValues: machine.deadlines.armed.map { ($0, machine.deadlines[$0]!) })
+        let checks: [(Bool, String)] = [
+            (closeFrames <= 1, "one close frame at most"),
+            (writesAfterClose == 0, "nothing is sent after the close frame"),
+            (opened <= 1, "one opened"),
+            (deliveredBeforeOpen == 0 && deliveredAfterEnd == 0, "messages only between opened and the end"),
+            (ends <= 1 && machine.isClosed == (ends == 1), "one end, when the machine is closed"),
+            (armed == machineArmed, "the driver holds exactly the timers the machine armed: \(armed.keys) vs \(machineArmed.keys)"),
+        ]
+        for (ok, what) in checks where !ok { Issue.record(Comment(rawValue: what)) }
+        return checks.allSatisfy(\.0)
+    }
+}

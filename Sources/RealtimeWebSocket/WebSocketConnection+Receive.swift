@@ -24,7 +24,14 @@ extension WebSocketConnection {
     /// hand). Messages go to the channel together when the input is used up.
     func decodeFrames(_ bytes: UnsafeRawBufferPointer, now: ContinuousClock.Instant) {
         var input = bytes
-        defer { deliverPending() }
+        // What the read makes us write (pongs, heartbeat answers) leaves in one system call.
+        let stream = self.stream
+        stream?.beginBatch()
+        defer {
+            stream?.endBatch()
+            machine.readFinished()
+            deliverPending()
+        }
         do {
             while let output = try receiver.next(from: &input) {
                 handle(output, now: now)
@@ -55,12 +62,24 @@ extension WebSocketConnection {
         case .ping(let payload):
             switch machine.pingReceived(payload, now: now) {
             case .none: break
-            case .sendPong(let payload): writeFrame(encoder.encode(opcode: .pong, payload: payload), completion: nil)
+            case .sendPong(let payload): writePong(payload)
+            case .end(let ending): perform(ending)
             }
         case .pong:
             machine.pongReceived(now: now)
         case .close(let code, let reason):
             perform(machine.closeReceived(code: code, reason: reason, now: now))
+        }
+    }
+
+    /// Writes a pong and tells the machine when the kernel has taken it; then the pong owed
+    /// for the latest ping of a stall, if any, follows.
+    func writePong(_ payload: [UInt8]) {
+        let reference = self.reference
+        writeFrame(encoder.encode(opcode: .pong, payload: payload)) { _ in
+            guard let connection = reference.value.connection else { return }
+            connection.machine.pongWritten()
+            if let owed = connection.machine.pongToSend() { connection.writePong(owed) }
         }
     }
 

@@ -69,19 +69,19 @@ extension WebSocketConnection {
                 } else {
                     continuation.resume()
                 }
-                reference.value.connection?.sendCompleted()
+                reference.value.connection?.sendCompleted(message)
             }
         case .reject(let error):
             continuation.resume(throwing: error)
-            sendCompleted()
+            sendCompleted(message)
         }
     }
 
     /// One admitted message is done: room for waiting senders. The drain runs on a later
     /// loop iteration so a long queue never recurses through write completions.
-    private func sendCompleted() {
+    private func sendCompleted(_ message: OutboundMessage) {
         guard let transport else { return }
-        if transport.outbox.withLock({ $0.completed() }) {
+        if transport.outbox.withLock({ $0.completed(message) }) {
             let reference = self.reference
             eventLoop.execute { reference.value.connection?.drainOutbox() }
         }

@@ -58,7 +58,8 @@ final class WebSocketConnection: ByteStreamDelegate {
         self.events = events
         self.machine = Machine(configuration: Machine.Configuration(
             url: request.url, connectTimeout: request.connectTimeout, idleTimeout: request.idleTimeout,
-            closeTimeout: options.closeTimeout, maxRedirects: request.maxRedirects, heartbeat: options.heartbeat))
+            closeTimeout: options.closeTimeout, maxRedirects: request.maxRedirects, heartbeat: options.heartbeat,
+            maxOutboundBytes: options.maxOutboundBytes))
         self.receiver = WebSocketReceiver(
             role: .client, maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize, inflater: nil)
         self.deliveryBatch = max(1, min(64, request.eventBufferCapacity / 2))

@@ -2,12 +2,16 @@ import RealtimeCore
 
 /// The bounded, ordered queue between `send` callers (any task) and the loop thread.
 ///
-/// Lives in a `Mutex` inside ``WebSocketTransport``. Order is the order in which callers
-/// take the lock: admitted messages go to `ready` (drained by the loop in FIFO order) and
-/// callers beyond ``capacity`` wait in `waiting`, also FIFO, so a waiting sender is never
-/// overtaken by a later one.
-struct WebSocketOutbox {
-    typealias Continuation = CheckedContinuation<Void, any Error>
+/// Lives in a `LockedValue` inside ``WebSocketTransport``. Order is the order in which
+/// callers take the lock: admitted messages go to `ready` (drained by the loop in FIFO
+/// order) and callers beyond the bounds wait in `waiting`, also FIFO, so a waiting sender is
+/// never overtaken by a later one. Two bounds: ``capacity`` messages and ``maxBytes`` bytes
+/// of payload admitted and not yet written; a message larger than ``maxBytes`` is admitted
+/// alone, when nothing else is in flight (it could never fit otherwise).
+///
+/// `Continuation` is whatever resumes a sender (a `CheckedContinuation` in the transport,
+/// a plain value in tests).
+struct WebSocketOutbox<Continuation> {
 
     enum SubmitAction {
         case none
@@ -16,8 +20,11 @@ struct WebSocketOutbox {
     }
 
     let capacity: Int
+    let maxBytes: Int
     /// Admitted and not yet written to the socket (in `ready` or inside the connection).
     private(set) var inFlight = 0
+    /// Payload bytes of the messages in flight.
+    private(set) var inFlightBytes = 0
     private var ready: [(OutboundMessage, Continuation)] = []
     /// Senders waiting for room, with the id their cancellation handler knows them by.
     private var waiting: [(OutboundMessage, Continuation, id: UInt64)] = []
@@ -25,8 +32,22 @@ struct WebSocketOutbox {
     private var drainScheduled = false
     private(set) var accepting = true
 
-    init(capacity: Int) {
+    init(capacity: Int, maxBytes: Int) {
         self.capacity = capacity
+        self.maxBytes = maxBytes
+    }
+
+    /// Payload bytes a message counts for.
+    static func size(of message: OutboundMessage) -> Int {
+        switch message {
+        case .text(let text): return text.utf8.count
+        case .binary(let bytes): return bytes.count
+        case .ping(let payload): return payload.count
+        }
+    }
+
+    private func hasRoom(for size: Int) -> Bool {
+        inFlight == 0 || (inFlight < capacity && inFlightBytes + size <= maxBytes)
     }
 
     /// `id` identifies the sender for ``cancelWaiting(id:)``.
@@ -34,8 +55,10 @@ struct WebSocketOutbox {
         guard accepting else {
             return .rejected(RealtimeError(.notConnected, detail: "connection closed"))
         }
-        if inFlight < capacity && waitingHead == waiting.count {
+        let size = Self.size(of: message)
+        if waitingHead == waiting.count && hasRoom(for: size) {
             inFlight += 1
+            inFlightBytes += size
             ready.append((message, continuation))
             if drainScheduled { return .none }
             drainScheduled = true
@@ -62,14 +85,16 @@ struct WebSocketOutbox {
 
     /// Loop side: one admitted message was written (or failed). Admits waiters into the
     /// freed room; returns true when a drain is now needed.
-    mutating func completed() -> Bool {
+    mutating func completed(_ message: OutboundMessage) -> Bool {
         inFlight -= 1
+        inFlightBytes -= Self.size(of: message)
         var admitted = false
-        while inFlight < capacity && waitingHead < waiting.count {
+        while waitingHead < waiting.count, hasRoom(for: Self.size(of: waiting[waitingHead].0)) {
             let (message, continuation, _) = waiting[waitingHead]
             ready.append((message, continuation))
             waitingHead += 1
             inFlight += 1
+            inFlightBytes += Self.size(of: message)
             admitted = true
         }
         if waitingHead == waiting.count {
@@ -86,6 +111,7 @@ struct WebSocketOutbox {
         accepting = false
         let rejected = ready.map(\.1) + waiting[waitingHead...].map(\.1)
         inFlight -= ready.count
+        inFlightBytes -= ready.reduce(0) { $0 + Self.size(of: $1.0) }
         ready = []
         waiting = []
         waitingHead = 0

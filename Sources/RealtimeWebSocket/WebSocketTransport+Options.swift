@@ -23,6 +23,13 @@ extension WebSocketTransport {
         /// Messages accepted by `send` and not yet written to the socket; further senders
         /// wait (in call order) until there is room. Default 64.
         public var outboundQueueCapacity: Int = 64
+        /// The outbound bound in bytes. Senders also wait while the messages accepted and not
+        /// yet written reach this many bytes of payload (a larger message goes alone, when
+        /// nothing else is queued). Pongs are not queued per ping: only the latest ping is
+        /// answered (RFC 6455 §5.5.3), one pong at a time, so a peer that floods pings and
+        /// reads nothing costs no memory; when the pongs it asked for and did not read pass
+        /// this bound, the connection ends with `peerNotReading`. Default 16 MiB.
+        public var maxOutboundBytes: Int = 16 << 20
         /// permessage-deflate (RFC 7692). Default ``Compression/default``: offered as
         /// `permessage-deflate; client_max_window_bits`; when the server accepts, received
         /// messages are inflated (bounded by ``maxMessageSize``) and sent messages deflated.

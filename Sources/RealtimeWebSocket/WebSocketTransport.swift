@@ -19,7 +19,7 @@ public final class WebSocketTransport: Transport, Sendable {
     public let request: TransportRequest
     public let options: Options
     public let eventLoop: EventLoop
-    let outbox: LockedValue<WebSocketOutbox>
+    let outbox: LockedValue<WebSocketOutbox<CheckedContinuation<Void, any Error>>>
     /// The connection, confined to the loop thread (the box checks it on every access).
     private let connection: LoopBoundBox<WebSocketConnection>
     private let started = Atomic<Bool>(false)
@@ -32,7 +32,7 @@ public final class WebSocketTransport: Transport, Sendable {
         self.options = options
         self.eventLoop = eventLoop
         self.events = BoundedChannel(capacity: max(request.eventBufferCapacity, 1))
-        self.outbox = LockedValue(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1)))
+        self.outbox = LockedValue(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1), maxBytes: max(options.maxOutboundBytes, 1)))
         let connection = WebSocketConnection(request: request, options: options, eventLoop: eventLoop, events: events)
         self.connection = LoopBoundBox(connection, loop: eventLoop)
         connection.transport = self

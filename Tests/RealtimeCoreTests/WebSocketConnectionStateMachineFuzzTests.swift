@@ -62,11 +62,12 @@ struct ModelDriver {
     var deliveredBeforeOpen = 0
     var deliveredAfterEnd = 0
     var held = 0
+    var pongsInFlight = 0
 
     init(heartbeat: HeartbeatPolicy, idle: Duration?) {
         machine = Machine(configuration: .init(
             url: URL(string: "wss://a.example/")!, connectTimeout: .seconds(5), idleTimeout: idle,
-            closeTimeout: .seconds(2), maxRedirects: 2, heartbeat: heartbeat))
+            closeTimeout: .seconds(2), maxRedirects: 2, heartbeat: heartbeat, maxOutboundBytes: 30))
     }
 
     // MARK: Events
@@ -148,6 +149,7 @@ struct ModelDriver {
                 armed[.probe] = deadline
             }
         case 7: machine.readsPaused(Bool.random(using: &rng))
+        case 8 where pongsInFlight > 0: pongTaken()
         default: common(&rng)
         }
     }
@@ -169,12 +171,31 @@ struct ModelDriver {
             switch Int.random(in: 0..<6, using: &rng) {
             case 0: message(["data", "ping", "pong"].randomElement(using: &rng)!)
             case 1:
-                if case .sendPong = machine.pingReceived([1], now: now) { write() }
+                switch machine.pingReceived([1], now: now) {
+                case .none: break
+                case .sendPong:
+                    write()
+                    pongsInFlight += 1
+                case .end(let ending): perform(ending)
+                }
             case 2: machine.pongReceived(now: now)
             case 3: perform(machine.closeReceived(code: [nil, 1000, 1011].randomElement(using: &rng)!, reason: "", now: now))
             case 4: perform(machine.protocolViolation(RealtimeError(.invalidUTF8, closeCode: 1007), now: now))
             default: message("data")
             }
+        }
+        // The kernel takes the read's pongs, or does not (the peer is not reading).
+        if Bool.random(using: &rng) { while pongsInFlight > 0 { pongTaken() } }
+        machine.readFinished()
+    }
+
+    /// The kernel took a pong; the one owed for the latest ping of a stall may follow.
+    private mutating func pongTaken() {
+        pongsInFlight -= 1
+        machine.pongWritten()
+        if machine.pongToSend() != nil {
+            write()
+            pongsInFlight += 1
         }
     }
 

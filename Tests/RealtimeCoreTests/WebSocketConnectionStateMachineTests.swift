@@ -14,16 +14,17 @@ import Testing
     static let url = URL(string: "wss://a.example/feed")!
 
     static func machine(
-        heartbeat: HeartbeatPolicy = .disabled, idle: Duration? = nil, maxRedirects: Int = 10
+        heartbeat: HeartbeatPolicy = .disabled, idle: Duration? = nil, maxRedirects: Int = 10,
+        maxOutboundBytes: Int = 16 << 20
     ) -> Machine {
         Machine(configuration: .init(
             url: url, connectTimeout: .seconds(10), idleTimeout: idle, closeTimeout: .seconds(5),
-            maxRedirects: maxRedirects, heartbeat: heartbeat))
+            maxRedirects: maxRedirects, heartbeat: heartbeat, maxOutboundBytes: maxOutboundBytes))
     }
 
     /// A machine that is open at t = 0.
-    static func open(heartbeat: HeartbeatPolicy = .disabled, idle: Duration? = nil) -> Machine {
-        var m = machine(heartbeat: heartbeat, idle: idle)
+    static func open(heartbeat: HeartbeatPolicy = .disabled, idle: Duration? = nil, maxOutboundBytes: Int = 16 << 20) -> Machine {
+        var m = machine(heartbeat: heartbeat, idle: idle, maxOutboundBytes: maxOutboundBytes)
         _ = m.start(now: at(0))
         _ = m.handshakeSucceeded(now: at(0))
         return m
@@ -62,7 +63,8 @@ import Testing
         #expect(m.bytesReceived(now: Self.at(2)) == .decode, "the server's frames are still read")
         #expect(m.messageReceived(Message(content: .text("late")), now: Self.at(2)) == .deliver)
         #expect(m.closeReceived(code: 4000, reason: "", now: Self.at(2)) == .none)
-        #expect(m.pingReceived([1], now: Self.at(2)) == .none, "no pong after our close frame")
+        #expect(m.pingReceived([1], now: Self.at(2)) == .none)
+        #expect(m.pongToSend() == nil, "no pong after our close frame")
         guard case .end(let ending) = m.streamClosed(nil) else {
             Issue.record("expected the end")
             return
@@ -284,6 +286,68 @@ import Testing
     @Test func pingsAreAnsweredWhileOpen() {
         var m = Self.open()
         #expect(m.pingReceived([7], now: Self.at(0)) == .sendPong([7]))
+        #expect(m.pingReceived([8], now: Self.at(0)) == .sendPong([8]), "each ping while the peer reads")
+    }
+
+    /// RFC 6455 §5.5.3: while our pongs are not taken, only the most recent ping is answered,
+    /// once they are.
+    @Test func pingsCoalesceWhileThePongsAreNotTaken() {
+        var m = Self.open()
+        #expect(m.pingReceived([1], now: Self.at(0)) == .sendPong([1]))
+        m.readFinished() // the read ended with its pong still in flight: a stall
+        #expect(m.pingReceived([2], now: Self.at(1)) == .none)
+        #expect(m.pingReceived([3], now: Self.at(1)) == .none)
+        #expect(m.pongToSend() == nil, "nothing more while stalled")
+        m.pongWritten()
+        #expect(m.pongToSend() == [3], "the latest ping, once the stall is over")
+        m.pongWritten()
+        #expect(m.pongToSend() == nil)
+        #expect(m.pingReceived([4], now: Self.at(2)) == .sendPong([4]))
+    }
+
+    /// A peer that floods pings and reads nothing: once the pongs it asked for pass the
+    /// outbound bound, the attempt ends with peerNotReading (and nothing was queued for them).
+    @Test func pingFloodWithoutReadingEndsWithPeerNotReading() {
+        var m = Self.open(maxOutboundBytes: 1000)
+        #expect(m.pingReceived([], now: Self.at(0)) == .sendPong([]))
+        m.readFinished()
+        var pings = 0
+        var ending: Machine.Ending?
+        while ending == nil, pings < 10_000 {
+            pings += 1
+            if case .end(let e) = m.pingReceived(Array(repeating: 1, count: 125), now: Self.at(1)) { ending = e }
+        }
+        #expect(ending?.end.error?.code == .peerNotReading)
+        #expect(ending?.end.error?.closeCode == 1008)
+        #expect(pings == 1000 / 131 + 1, "ends as soon as more than 1000 bytes are owed")
+        #expect(m.isClosed && m.deadlines.armed.isEmpty)
+    }
+
+    /// A peer that reads (the pongs of each read reach the kernel) may ping as much as it likes.
+    @Test func pingsFromAReadingPeerNeverEndTheConnection() {
+        var m = Self.open(maxOutboundBytes: 1000)
+        for _ in 0..<10_000 {
+            #expect(m.pingReceived(Array(repeating: 1, count: 125), now: Self.at(0)) != .none)
+            _ = m.pingReceived(Array(repeating: 2, count: 125), now: Self.at(0))
+            m.pongWritten()
+            m.pongWritten()
+            m.readFinished()
+        }
+        #expect(m.isOpen)
+    }
+
+    /// A stall that clears (the peer read again) forgives what was owed.
+    @Test func aClearedStallForgivesTheDebt() {
+        var m = Self.open(maxOutboundBytes: 1000)
+        for round in 0..<100 {
+            #expect(m.pingReceived([], now: Self.at(0)) == .sendPong([]), "round \(round)")
+            m.readFinished()
+            for _ in 0..<7 { #expect(m.pingReceived(Array(repeating: 1, count: 125), now: Self.at(0)) == .none) }
+            m.pongWritten()
+            #expect(m.pongToSend() != nil)
+            m.pongWritten()
+        }
+        #expect(m.isOpen)
     }
 
     /// Application heartbeats: replies are consumed, server pings answered, but no answer

@@ -28,6 +28,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case frameTooLarge = "frame_too_large"
             case messageTooLarge = "message_too_large"
             case heartbeatTimeout = "heartbeat_timeout"
+            case peerNotReading = "peer_not_reading"
             case remoteClosed = "remote_closed"
             case streamEnded = "stream_ended"
             case requestNotRepeatable = "request_not_repeatable"
@@ -87,6 +88,9 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let messageTooLarge = Code(.messageTooLarge)
         /// Heartbeats went unanswered beyond the configured limit.
         public static let heartbeatTimeout = Code(.heartbeatTimeout)
+        /// The peer stopped reading while it kept asking for answers (a WebSocket ping flood):
+        /// what the client owed it passed the outbound bound in bytes.
+        public static let peerNotReading = Code(.peerNotReading)
         /// The server closed the connection (a WebSocket close frame or an unexpected EOF).
         public static let remoteClosed = Code(.remoteClosed)
         /// An SSE response ended; not a failure by itself.
@@ -171,7 +175,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
 
     public var failureClass: FailureClass {
         switch code.base {
-        case .network, .remoteClosed: return .network
+        case .network, .remoteClosed, .peerNotReading: return .network
         case .connectTimeout, .idleTimeout: return .timeout
         case .dnsFailure: return .dns
         case .unreachable: return .unreachable

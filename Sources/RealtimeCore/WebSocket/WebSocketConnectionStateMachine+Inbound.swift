@@ -49,15 +49,63 @@ extension WebSocketConnectionStateMachine {
 
     package enum PingAction: Sendable, Hashable {
         case none
-        /// Answer with a pong carrying `payload` (§5.5.2).
+        /// Write a pong with this payload (§5.5.2), then report ``pongWritten()`` when the
+        /// kernel has taken it.
         case sendPong([UInt8])
+        /// The peer keeps asking and reads nothing: end the attempt (`peerNotReading`).
+        case end(Ending)
     }
 
-    /// A ping arrived. No pong once a close frame was sent (§5.5.1: nothing follows it).
+    /// A ping arrived. While the peer takes our pongs, each ping gets one (the pongs of one
+    /// read leave together). Once a read ends with pongs still in flight (``readFinished()``)
+    /// the peer is not reading them: later pings only replace each other (§5.5.3: an
+    /// endpoint may answer only the most recent ping), so memory stays flat, and the bytes
+    /// their pongs would have taken are counted. When they pass
+    /// ``Configuration/maxOutboundBytes`` the attempt ends with `peerNotReading`. No pong
+    /// once a close frame was sent (§5.5.1).
     package mutating func pingReceived(_ payload: [UInt8], now: Instant) -> PingAction {
         guard case .open = state else { return .none }
-        return .sendPong(payload)
+        guard pongs.stalled else {
+            pongs.inFlight += 1
+            return .sendPong(payload)
+        }
+        pongs.waiting = payload
+        pongs.owedBytes += Self.pongFrameSize(payload.count)
+        guard pongs.owedBytes > configuration.maxOutboundBytes else { return .none }
+        let error = RealtimeError(
+            .peerNotReading,
+            detail: "the peer sent pings without reading the answers (more than \(configuration.maxOutboundBytes) bytes owed)",
+            closeCode: WebSocketCloseCode.policyViolation)
+        return .end(finish(TransportEnd(clean: false, code: error.closeCode, error: error), closeFrame: error.closeCode))
     }
+
+    /// A read was processed and its writes handed to the stream: pongs still in flight now
+    /// mean the peer is not reading them.
+    package mutating func readFinished() {
+        if pongs.inFlight > 0 { pongs.stalled = true }
+    }
+
+    /// The kernel took a pong (or the stream failed it). When none is left in flight the
+    /// peer is reading again: nothing is owed any more.
+    package mutating func pongWritten() {
+        pongs.inFlight = max(pongs.inFlight - 1, 0)
+        if pongs.inFlight == 0 {
+            pongs.stalled = false
+            pongs.owedBytes = 0
+        }
+    }
+
+    /// The pong owed for the latest ping of a stall, once the stall is over; it is then in
+    /// flight. The driver asks after each ``pongWritten()``.
+    package mutating func pongToSend() -> [UInt8]? {
+        guard case .open = state, !pongs.stalled, let payload = pongs.waiting else { return nil }
+        pongs.waiting = nil
+        pongs.inFlight += 1
+        return payload
+    }
+
+    /// A client pong frame: 2 header bytes, the 4-byte mask, the payload (≤ 125, §5.5).
+    static func pongFrameSize(_ payload: Int) -> Int { 6 + payload }
 
     /// A pong arrived: the answer to a heartbeat (or unsolicited, §5.5.3); either way, life.
     package mutating func pongReceived(now: Instant) {
@@ -154,6 +202,7 @@ extension WebSocketConnectionStateMachine {
         deadlines.idle = nil
         deadlines.probe = nil
         probeSince = nil
+        pongs.waiting = nil // nothing follows the close frame (§5.5.1)
         heartbeat.stop()
         let deadline = arm(.close, at: now.advanced(by: configuration.closeTimeout))
         return .startClosing(code: code, reason: reason, closeDeadline: deadline)

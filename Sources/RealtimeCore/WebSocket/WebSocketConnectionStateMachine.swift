@@ -47,10 +47,13 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         package var closeTimeout: Duration
         package var maxRedirects: Int
         package var heartbeat: HeartbeatPolicy
+        /// Bound on what the connection may owe the peer in bytes (see ``pingReceived(_:now:)``).
+        package var maxOutboundBytes: Int
 
         package init(
             url: URL, connectTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil,
-            closeTimeout: Duration = .seconds(5), maxRedirects: Int = 10, heartbeat: HeartbeatPolicy = .disabled
+            closeTimeout: Duration = .seconds(5), maxRedirects: Int = 10, heartbeat: HeartbeatPolicy = .disabled,
+            maxOutboundBytes: Int = 16 << 20
         ) {
             self.url = url
             self.connectTimeout = connectTimeout
@@ -58,6 +61,7 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
             self.closeTimeout = closeTimeout
             self.maxRedirects = maxRedirects
             self.heartbeat = heartbeat
+            self.maxOutboundBytes = maxOutboundBytes
         }
     }
 
@@ -93,6 +97,21 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
     var probeSince: Instant?
     /// Armed timers and their deadlines.
     package internal(set) var deadlines = Deadlines()
+    /// Pongs owed to the peer (RFC 6455 §5.5.3: only the most recent ping needs one).
+    var pongs = Pongs()
+
+    /// The pong side of the connection (see ``pingReceived(_:now:)``).
+    struct Pongs: Sendable {
+        /// Pongs written and not yet taken by the kernel.
+        var inFlight = 0
+        /// A read ended with pongs still in flight: the peer is not taking them, so only the
+        /// latest ping gets an answer, once they are gone.
+        var stalled = false
+        /// The latest ping's payload while stalled.
+        var waiting: [UInt8]?
+        /// Frame bytes of the pongs asked for while stalled.
+        var owedBytes = 0
+    }
 
     package init(configuration: Configuration) {
         self.configuration = configuration
@@ -199,6 +218,7 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         deadlines = Deadlines()
         heartbeat.stop()
         probeSince = nil
+        pongs = Pongs()
         return Ending(end: end, closeFrame: frame)
     }
 

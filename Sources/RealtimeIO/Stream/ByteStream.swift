@@ -40,7 +40,8 @@ public protocol ByteStream: AnyObject, Sendable {
     func pauseReading()
     func resumeReading()
 
-    /// Closes the connection at once: pending writes fail with `notConnected`, no delegate
+    /// Closes the connection at once: what is pending gets one non-blocking attempt to reach
+    /// the kernel (a last close frame), pending writes fail with `notConnected`, no delegate
     /// callback follows. Idempotent.
     func close()
 }

@@ -233,11 +233,15 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     public func close() {
         precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
         guard phase != .closed else { return }
-        if phase == .open, let tls {
-            tls.shutdown()
-            outbound.appendProduced { tls.drainCiphertext(into: &$0) }
+        if phase == .open {
+            if let tls {
+                if !batchPlaintext.isEmpty { batchPlaintext.withUnsafeBytes { try? tls.write($0) } }
+                tls.shutdown()
+                outbound.appendProduced { tls.drainCiphertext(into: &$0) }
+            }
             if !outbound.isEmpty, fd >= 0 {
-                // One best-effort attempt to deliver close_notify; never block.
+                // One best-effort attempt to deliver what is pending (a last close frame, TLS
+                // close_notify); never block.
                 let fd = self.fd
                 _ = outbound.withNextWrite { raw in send(fd, raw.baseAddress!, raw.count, Int32(MSG_NOSIGNAL)) }
             }

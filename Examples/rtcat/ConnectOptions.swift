@@ -44,6 +44,8 @@ struct ConnectOptions {
     /// 0 disables the heartbeat.
     var pingInterval: Duration?
     var heartbeatMisses: Int?
+    /// `--ping-mode`: when pings go out.
+    var pingMode: HeartbeatPolicy.Mode?
     var protocols: [String] = []
     /// Do not offer permessage-deflate.
     var noCompression = false
@@ -76,6 +78,8 @@ struct ConnectOptions {
             WebSocket (ws://, wss://):
               --send                send each line of stdin as a text message; EOF closes (1000)
               --ping-interval S     ping after S seconds of silence (30; 0 = off)
+              --ping-mode idle|fixed  ping after silence (idle, default) or every S seconds
+                                    whatever the traffic (fixed)
               --heartbeat-misses N  unanswered pings before the connection is dead (2)
               --protocol NAME       offer a subprotocol (repeatable)
               --no-compression      do not offer permessage-deflate (offered by default)
@@ -236,6 +240,12 @@ struct ConnectOptions {
             noCompression = true
         case "--ping-interval": pingInterval = try cursor.seconds(allowZero: true)
         case "--heartbeat-misses": heartbeatMisses = try cursor.integer(minimum: 1)
+        case "--ping-mode":
+            switch try cursor.value() {
+            case "idle": pingMode = .whenIdle
+            case "fixed": pingMode = .fixedInterval
+            default: throw UsageError("--ping-mode is idle or fixed")
+            }
         case "--protocol":
             let name = try cursor.value()
             guard !name.isEmpty, !name.contains(","), !name.contains(" ") else {
@@ -253,8 +263,8 @@ struct ConnectOptions {
         let kind = RealtimeClient.transportKind(for: url)
         if kind == .sse {
             if send { throw UsageError("--send needs a ws:// or wss:// URL") }
-            if pingInterval != nil || heartbeatMisses != nil {
-                throw UsageError("--ping-interval and --heartbeat-misses need a ws:// or wss:// URL (SSE uses --idle-timeout)")
+            if pingInterval != nil || heartbeatMisses != nil || pingMode != nil {
+                throw UsageError("--ping-interval, --ping-mode and --heartbeat-misses need a ws:// or wss:// URL (SSE uses --idle-timeout)")
             }
             if !protocols.isEmpty { throw UsageError("--protocol needs a ws:// or wss:// URL") }
             if noCompression { throw UsageError("--no-compression needs a ws:// or wss:// URL") }
@@ -294,6 +304,7 @@ struct ConnectOptions {
             c.heartbeat.interval = pingInterval == .zero ? nil : pingInterval
         }
         if let heartbeatMisses { c.heartbeat.missedLimit = heartbeatMisses }
+        if let pingMode { c.heartbeat.mode = pingMode }
         if noCompression { c.webSocket.compression = .disabled }
 
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }

@@ -69,7 +69,9 @@ extension RealtimeClient {
         /// (forever, also after a clean end; use ``ReconnectPolicy/finite`` for LLM replies).
         public var reconnect: ReconnectPolicy = .default
         /// WebSocket dead-peer detection. Default ``HeartbeatPolicy/default`` (ping after
-        /// 30 s of silence, dead after 2 unanswered). SSE relies on ``idleTimeout``.
+        /// 30 s of silence, dead after 2 unanswered); `heartbeat.mode = .fixedInterval` pings
+        /// on a fixed schedule whatever the traffic, for servers that drop silent clients.
+        /// SSE relies on ``idleTimeout``.
         public var heartbeat: HeartbeatPolicy = .default
 
         /// A reconnect budget shared with other clients (storm control): every reconnect books

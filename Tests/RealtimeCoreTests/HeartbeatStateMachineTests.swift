@@ -82,4 +82,72 @@ import Testing
         #expect(hb.nextDeadline == nil)
         #expect(hb.tick(now: at(1000)) == .none)
     }
+
+    // MARK: Modes
+
+    /// whenIdle: dead exactly I × (N + 1) after the last inbound byte.
+    @Test(arguments: [1, 2, 3])
+    func whenIdleDeadPeerTimeIsIntervalTimesLimitPlusOne(limit: Int) {
+        var hb = HeartbeatStateMachine<Instant>(policy: .ping(every: .seconds(10), missedLimit: limit))
+        hb.start(now: at(0))
+        hb.messageReceived(now: at(7)) // the last sign of life
+        var deadAt: Int?
+        var t = 7
+        while deadAt == nil, t < 1000 {
+            t += 1
+            if case .declareDead = hb.tick(now: at(t)) { deadAt = t }
+        }
+        #expect(deadAt == 7 + 10 * (limit + 1))
+    }
+
+    /// fixedInterval: a ping every interval from the open, whatever the traffic.
+    @Test func fixedIntervalPingsWhateverTheTraffic() {
+        var hb = HeartbeatStateMachine<Instant>(policy: .ping(every: .seconds(10), missedLimit: 2, mode: .fixedInterval))
+        hb.start(now: at(0))
+        var pings: [Int] = []
+        for t in 1...60 {
+            if t % 3 == 0 { hb.messageReceived(now: at(t)) } // a server that talks every 3 s
+            if hb.nextDeadline.map({ $0 <= at(t) }) == true, case .sendPing = hb.tick(now: at(t)) { pings.append(t) }
+        }
+        #expect(pings == [10, 20, 30, 40, 50, 60])
+        #expect(hb.unansweredPings == 1, "traffic restarts the count, not the schedule")
+    }
+
+    /// fixedInterval: dead at the (N + 1)-th tick after the last inbound byte, so between
+    /// I × N and I × (N + 1) after it.
+    @Test(arguments: [(1, 3), (2, 3), (2, 9), (3, 0)])
+    func fixedIntervalDeadPeerTime(limit: Int, lastHeard: Int) {
+        var hb = HeartbeatStateMachine<Instant>(policy: .ping(every: .seconds(10), missedLimit: limit, mode: .fixedInterval))
+        hb.start(now: at(0))
+        if lastHeard > 0 { hb.messageReceived(now: at(lastHeard)) }
+        var deadAt: Int?
+        while deadAt == nil, let next = hb.nextDeadline {
+            if case .declareDead = hb.tick(now: next) { deadAt = Int(next.offset.components.seconds) }
+        }
+        let firstTickAfter = (lastHeard / 10 + 1) * 10
+        #expect(deadAt == firstTickAfter + 10 * limit)
+        let silence = (deadAt ?? 0) - lastHeard
+        #expect(silence > 10 * limit && silence <= 10 * (limit + 1))
+    }
+
+    /// fixedInterval keeps its cadence when a tick comes late, and resumes from now after a
+    /// stall that skipped whole periods.
+    @Test func fixedIntervalKeepsItsCadence() {
+        var hb = HeartbeatStateMachine<Instant>(policy: .ping(every: .seconds(10), missedLimit: 5, mode: .fixedInterval))
+        hb.start(now: at(0))
+        #expect(hb.tick(now: at(12)) == .sendPing(.ping([])))
+        #expect(hb.nextDeadline == at(20))
+        #expect(hb.tick(now: at(55)) == .sendPing(.ping([])))
+        #expect(hb.nextDeadline == at(65))
+    }
+
+    @Test func fixedIntervalApplicationHeartbeat() {
+        let app = ApplicationHeartbeat.text(ping: "ping", pong: "pong")
+        var hb = HeartbeatStateMachine<Instant>(policy: .application(every: .seconds(5), mode: .fixedInterval, app))
+        hb.start(now: at(0))
+        #expect(hb.inspect(Message(content: .text("data")), now: at(4)) == .deliver)
+        #expect(hb.tick(now: at(5)) == .sendPing(.text("ping")))
+        #expect(hb.inspect(Message(content: .text("pong")), now: at(6)) == .consume)
+        #expect(hb.nextDeadline == at(10))
+    }
 }

@@ -173,6 +173,20 @@ import Testing
         #expect(m.timerFired(.heartbeat, now: Self.at(27)) == .rearm(Self.at(28)))
     }
 
+    /// Fixed interval: pings go out on schedule although the server talks all the time.
+    @Test func fixedIntervalHeartbeatIgnoresTraffic() {
+        var m = Self.open(heartbeat: .ping(every: .seconds(10), missedLimit: 1, mode: .fixedInterval))
+        _ = m.bytesReceived(now: Self.at(7))
+        #expect(m.timerFired(.heartbeat, now: Self.at(10)) == .sendHeartbeat(.ping([]), next: Self.at(20)))
+        _ = m.bytesReceived(now: Self.at(19))
+        #expect(m.timerFired(.heartbeat, now: Self.at(20)) == .sendHeartbeat(.ping([]), next: Self.at(30)))
+        guard case .end(let ending) = m.timerFired(.heartbeat, now: Self.at(30)) else {
+            Issue.record("silent since 19: dead at the second tick after it")
+            return
+        }
+        #expect(ending.end.error?.code == .heartbeatTimeout)
+    }
+
     /// Silence while we stopped reading for a slow consumer is not the peer's fault.
     @Test func pausedReadsCountAsLife() {
         var m = Self.open(heartbeat: .ping(every: .seconds(10), missedLimit: 1), idle: .seconds(15))

@@ -140,7 +140,8 @@ import Testing
             ["-d", "x", "ws://127.0.0.1:9/ws"], ["--idle-timeout", "-1", url], ["--no-compression", url],
             ["--no-compression=1", "ws://127.0.0.1:9/ws"], ["--max-event-size", "0", url],
             ["--max-event-size", "100", "ws://127.0.0.1:9/ws"], ["--strict-utf8", "ws://127.0.0.1:9/ws"],
-            ["--repeat-request=1", url],
+            ["--repeat-request=1", url], ["--ping-mode", "fixed", url],
+            ["--ping-mode", "sometimes", "ws://127.0.0.1:9/ws"],
         ]
         for args in cases {
             let r = try await rtcat(args)

@@ -1,10 +1,16 @@
-/// Dead-peer detection for a connection that may be silent: send a ping after a period
-/// without inbound traffic, and declare the connection dead after too many unanswered pings.
+/// Dead-peer detection, and a heartbeat the server can see: pings (or application
+/// heartbeats) on a schedule, and the connection declared dead after too many unanswered.
 ///
 /// Any inbound traffic (a message, a pong, a ping from the server) proves the peer alive and
-/// restarts the count. With interval `I` and limit `N`, a ping goes out after `I` of silence,
-/// another every `I` while unanswered, and the connection is declared dead after
-/// `I × (N + 1)` of silence (defaults: pings at 30 s and 60 s, dead at 90 s).
+/// restarts the count of unanswered pings. With interval `I` and limit `N`:
+/// - ``Mode/whenIdle`` (default): a ping goes out after `I` of inbound silence, another
+///   every `I` while unanswered; the connection is declared dead exactly `I × (N + 1)` after
+///   the last inbound byte (defaults: pings at 30 s and 60 s of silence, dead at 90 s). A
+///   server that talks more often than every `I` never receives a ping.
+/// - ``Mode/fixedInterval``: a ping goes out every `I` from the open, whatever the inbound
+///   traffic (for servers and proxies that drop clients that never send). The connection is
+///   declared dead at the `(N + 1)`-th tick after the last inbound byte: between `I × N` and
+///   `I × (N + 1)` after it, depending on where it fell between two ticks.
 ///
 /// Driven by ``HeartbeatStateMachine`` from the transport's event-loop timers.
 public struct HeartbeatPolicy: Sendable {
@@ -17,16 +23,26 @@ public struct HeartbeatPolicy: Sendable {
         case application(ApplicationHeartbeat)
     }
 
-    /// Silence before a ping, and between unanswered pings; nil disables the heartbeat.
-    /// Default 30 s.
+    /// When pings go out.
+    public enum Mode: Sendable, Hashable {
+        /// After `interval` of inbound silence, then every `interval` while unanswered.
+        case whenIdle
+        /// Every `interval` from the open, whatever the inbound traffic.
+        case fixedInterval
+    }
+
+    /// Silence before a ping and between unanswered pings (``Mode/whenIdle``), or the
+    /// period of pings (``Mode/fixedInterval``); nil disables the heartbeat. Default 30 s.
     public var interval: Duration?
+    /// When pings go out. Default ``Mode/whenIdle``.
+    public var mode: Mode
     /// Unanswered pings tolerated; the next interval of silence declares the connection dead
     /// (error `heartbeatTimeout`, then a reconnect per policy). Default 2, at least 1.
     public var missedLimit: Int
     /// Ping frames (default) or application messages.
     public var kind: Kind
 
-    public init(interval: Duration? = .seconds(30), missedLimit: Int = 2, kind: Kind = .ping(payload: [])) {
+    public init(interval: Duration? = .seconds(30), missedLimit: Int = 2, kind: Kind = .ping(payload: []), mode: Mode = .whenIdle) {
         precondition(missedLimit >= 1, "HeartbeatPolicy.missedLimit must be >= 1")
         precondition(interval.map { $0 > .zero } ?? true, "HeartbeatPolicy.interval must be positive")
         if case .ping(let payload) = kind {
@@ -35,6 +51,7 @@ public struct HeartbeatPolicy: Sendable {
         self.interval = interval
         self.missedLimit = missedLimit
         self.kind = kind
+        self.mode = mode
     }
 
     /// Ping frames every 30 s of silence; dead after 2 unanswered (90 s of silence).
@@ -42,16 +59,20 @@ public struct HeartbeatPolicy: Sendable {
     /// No heartbeat (the transport's idle timeout, if any, still applies).
     public static let disabled = HeartbeatPolicy(interval: nil)
 
-    /// Ping frames after `interval` of silence; dead after `missedLimit` unanswered.
-    public static func ping(every interval: Duration, missedLimit: Int = 2, payload: [UInt8] = []) -> HeartbeatPolicy {
-        HeartbeatPolicy(interval: interval, missedLimit: missedLimit, kind: .ping(payload: payload))
+    /// Ping frames after `interval` of silence (or every `interval` with
+    /// ``Mode/fixedInterval``); dead after `missedLimit` unanswered.
+    public static func ping(
+        every interval: Duration, missedLimit: Int = 2, payload: [UInt8] = [], mode: Mode = .whenIdle
+    ) -> HeartbeatPolicy {
+        HeartbeatPolicy(interval: interval, missedLimit: missedLimit, kind: .ping(payload: payload), mode: mode)
     }
 
-    /// An application-level heartbeat after `interval` of silence.
+    /// An application-level heartbeat after `interval` of silence (or every `interval` with
+    /// ``Mode/fixedInterval``).
     public static func application(
-        every interval: Duration, missedLimit: Int = 2, _ heartbeat: ApplicationHeartbeat
+        every interval: Duration, missedLimit: Int = 2, mode: Mode = .whenIdle, _ heartbeat: ApplicationHeartbeat
     ) -> HeartbeatPolicy {
-        HeartbeatPolicy(interval: interval, missedLimit: missedLimit, kind: .application(heartbeat))
+        HeartbeatPolicy(interval: interval, missedLimit: missedLimit, kind: .application(heartbeat), mode: mode)
     }
 
     public var isEnabled: Bool { interval != nil }

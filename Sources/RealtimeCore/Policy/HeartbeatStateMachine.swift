@@ -53,7 +53,7 @@ public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where In
         return nil
     }
 
-    /// The connection opened at `now`: the first ping is due after one interval of silence.
+    /// The connection opened at `now`: the first ping is due one interval later.
     public mutating func start(now: Instant) {
         guard let interval = policy.interval else { return }
         switch state {
@@ -71,7 +71,14 @@ public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where In
             return .declareDead(RealtimeError(
                 .heartbeatTimeout, detail: "\(unanswered) heartbeat(s) unanswered", closeCode: 1001))
         }
-        state = .running(nextPingAt: now.advanced(by: interval), unanswered: unanswered + 1)
+        var next = now.advanced(by: interval)
+        if policy.mode == .fixedInterval {
+            // Keep the cadence from the open; a tick that came late does not shift it, one
+            // that missed whole periods (a stalled loop) resumes from now.
+            let onSchedule = at.advanced(by: interval)
+            if onSchedule > now { next = onSchedule }
+        }
+        state = .running(nextPingAt: next, unanswered: unanswered + 1)
         return .sendPing(pingMessage)
     }
 
@@ -108,8 +115,14 @@ public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where In
         }
     }
 
+    /// The peer is alive: the count restarts; with ``HeartbeatPolicy/Mode/whenIdle`` the
+    /// next ping moves to one interval from now, with ``HeartbeatPolicy/Mode/fixedInterval``
+    /// it stays on its schedule.
     private mutating func heard(now: Instant) {
-        guard let interval = policy.interval, case .running = state else { return }
-        state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
+        guard let interval = policy.interval, case .running(let at, _) = state else { return }
+        switch policy.mode {
+        case .whenIdle: state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
+        case .fixedInterval: state = .running(nextPingAt: at, unanswered: 0)
+        }
     }
 }

@@ -47,7 +47,7 @@ extension WebSocketConnection {
             if let idle { arm(.idle, at: idle) }
         }
         events.send(.opened(ConnectionInfo(
-            transport: .webSocket, url: machine.url, status: 101, headers: upgraded.head.headers,
+            transport: .webSocket, url: machine.url.removingUserInfo, status: 101, headers: upgraded.head.headers,
             subprotocol: upgraded.subprotocol, extensions: upgraded.extensions.map(\.description),
             attempt: request.attempt, httpVersion: "1.1")))
         let early = sendsBeforeOpen

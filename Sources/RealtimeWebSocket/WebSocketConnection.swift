@@ -58,7 +58,8 @@ final class WebSocketConnection: ByteStreamDelegate {
         self.events = events
         self.machine = Machine(configuration: Machine.Configuration(
             url: request.url, connectTimeout: request.connectTimeout, idleTimeout: request.idleTimeout,
-            closeTimeout: options.closeTimeout, maxRedirects: request.maxRedirects, heartbeat: options.heartbeat,
+            closeTimeout: options.closeTimeout, maxRedirects: request.maxRedirects,
+            allowsInsecureRedirects: request.allowsInsecureRedirects, heartbeat: options.heartbeat,
             maxOutboundBytes: options.maxOutboundBytes))
         self.receiver = WebSocketReceiver(
             role: .client, maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize, inflater: nil)
@@ -102,8 +103,7 @@ final class WebSocketConnection: ByteStreamDelegate {
             var generator = SystemRandomNumberGenerator()
             handshake = try WebSocketHandshake(
                 url: url, subprotocols: request.subprotocols, deflate: options.compression.deflateOffer,
-                headers: sendCredentials ? request.headers : request.headers.removingSensitive(),
-                generator: &generator)
+                headers: handshakeHeaders(for: url, sendCredentials: sendCredentials), generator: &generator)
         } catch {
             if let ending = machine.handshakeFailed(error, requestWasDelivered: false) { perform(ending) }
             return
@@ -118,6 +118,26 @@ final class WebSocketConnection: ByteStreamDelegate {
             proxy: proxy))
         self.handshake = handshake
         stream.write(handshake.request, completion: nil)
+    }
+
+    /// The user's headers for a handshake to `url`. Off the first origin, every header that
+    /// may carry a credential (``HTTPHeaders/isSensitive(_:)``, or one the user marked) stays
+    /// behind. Credentials in the URL (`ws://user:pw@host/`) become `Authorization: Basic`
+    /// as libcurl sends them for SSE: unless the user set `Authorization` themselves, and
+    /// only to the URL's own origin (a redirect's `Location` may carry its own).
+    func handshakeHeaders(for url: URL, sendCredentials: Bool) -> HTTPHeaders {
+        var headers = request.headers
+        if !sendCredentials {
+            let marked = Set(request.sensitiveHeaderNames.map { $0.lowercased() })
+            headers = HTTPHeaders(headers.removingSensitive().fields
+                .filter { !marked.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })
+        }
+        if !headers.contains("Authorization"),
+            let basic = url.basicAuthorization ?? (sendCredentials ? request.url.basicAuthorization : nil)
+        {
+            headers.add(name: "Authorization", value: basic)
+        }
+        return headers
     }
 
     // MARK: - ByteStreamDelegate

@@ -15,11 +15,12 @@ import Testing
 
     static func machine(
         heartbeat: HeartbeatPolicy = .disabled, idle: Duration? = nil, maxRedirects: Int = 10,
-        maxOutboundBytes: Int = 16 << 20
+        allowsInsecureRedirects: Bool = false, maxOutboundBytes: Int = 16 << 20
     ) -> Machine {
         Machine(configuration: .init(
             url: url, connectTimeout: .seconds(10), idleTimeout: idle, closeTimeout: .seconds(5),
-            maxRedirects: maxRedirects, heartbeat: heartbeat, maxOutboundBytes: maxOutboundBytes))
+            maxRedirects: maxRedirects, allowsInsecureRedirects: allowsInsecureRedirects, heartbeat: heartbeat,
+            maxOutboundBytes: maxOutboundBytes))
     }
 
     /// A machine that is open at t = 0.
@@ -246,6 +247,34 @@ import Testing
         let next = URL(string: "wss://a.example:443/elsewhere")!
         #expect(m.redirected(to: next, status: 307) == .follow(next, sendCredentials: true))
         #expect(m.url == next)
+    }
+
+    /// wss → ws would put the handshake and every message in clear text: refused unless the
+    /// user opted in; staying secure (or going from ws to wss) is followed.
+    @Test(arguments: [
+        ("ws://a.example/x", false, false),
+        ("http://a.example/x", false, false),
+        ("ws://a.example/x", true, true),
+        ("wss://b.example/x", false, true),
+        ("https://a.example/x", false, true),
+    ])
+    func insecureRedirects(to target: String, allowed: Bool, followed: Bool) {
+        var m = Self.machine(allowsInsecureRedirects: allowed)
+        _ = m.start(now: Self.at(0))
+        let next = URL(string: target)!
+        switch m.redirected(to: next, status: 301) {
+        case .follow(let url, _):
+            #expect(followed && url == next)
+        case .end(let ending):
+            #expect(!followed)
+            #expect(ending.end.error?.code == .redirect && ending.end.error?.status == 301)
+            #expect(ending.end.error?.detail?.contains("wss to ws") == true)
+        }
+        var plain = Machine(configuration: .init(url: URL(string: "ws://a.example/")!))
+        _ = plain.start(now: Self.at(0))
+        if case .end = plain.redirected(to: URL(string: "wss://a.example/")!, status: 302) {
+            Issue.record("ws to wss is always fine")
+        }
     }
 
     @Test func refusalGathersItsExcerptWithinHalfASecond() {

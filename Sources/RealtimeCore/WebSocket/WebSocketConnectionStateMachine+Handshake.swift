@@ -25,7 +25,10 @@ extension WebSocketConnectionStateMachine {
         case end(Ending)
     }
 
-    /// The server answered the handshake with a redirect to `next` (a 3xx with `Location`).
+    /// The server answered the handshake with a redirect to `next` (a 3xx with `Location`):
+    /// followed within ``Configuration/maxRedirects``, never from `wss` to `ws` unless
+    /// ``Configuration/allowsInsecureRedirects`` (the handshake, its headers and every message
+    /// would then cross the network in clear text).
     package mutating func redirected(to next: URL, status: Int) -> RedirectAction {
         guard case .handshaking = state else { preconditionFailure("redirect outside the handshake") }
         redirects += 1
@@ -33,10 +36,20 @@ extension WebSocketConnectionStateMachine {
             let error = RealtimeError(.redirect, detail: "more than \(configuration.maxRedirects) redirects", status: status)
             return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: false)))
         }
+        if Self.isSecure(url), !Self.isSecure(next), !configuration.allowsInsecureRedirects {
+            let error = RealtimeError(
+                .redirect, detail: "refused a redirect from wss to ws (allowsInsecureRedirects is off)", status: status)
+            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: false)))
+        }
         // Credentials never leave their origin (as for SSE, RFC 9110 §15.4 / RFC 6454).
         if HTTPOrigin(url) != HTTPOrigin(next) { credentialsDropped = true }
         url = next
         return .follow(next, sendCredentials: !credentialsDropped)
+    }
+
+    static func isSecure(_ url: URL) -> Bool {
+        let scheme = url.scheme?.lowercased()
+        return scheme == "wss" || scheme == "https"
     }
 
     /// Whether the current handshake may carry credentials.

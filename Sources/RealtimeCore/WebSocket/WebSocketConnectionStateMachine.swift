@@ -46,20 +46,23 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         package var idleTimeout: Duration?
         package var closeTimeout: Duration
         package var maxRedirects: Int
+        /// Whether a `wss` handshake may be redirected to `ws` (clear text).
+        package var allowsInsecureRedirects: Bool
         package var heartbeat: HeartbeatPolicy
         /// Bound on what the connection may owe the peer in bytes (see ``pingReceived(_:now:)``).
         package var maxOutboundBytes: Int
 
         package init(
             url: URL, connectTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil,
-            closeTimeout: Duration = .seconds(5), maxRedirects: Int = 10, heartbeat: HeartbeatPolicy = .disabled,
-            maxOutboundBytes: Int = 16 << 20
+            closeTimeout: Duration = .seconds(5), maxRedirects: Int = 10, allowsInsecureRedirects: Bool = false,
+            heartbeat: HeartbeatPolicy = .disabled, maxOutboundBytes: Int = 16 << 20
         ) {
             self.url = url
             self.connectTimeout = connectTimeout
             self.idleTimeout = idleTimeout
             self.closeTimeout = closeTimeout
             self.maxRedirects = maxRedirects
+            self.allowsInsecureRedirects = allowsInsecureRedirects
             self.heartbeat = heartbeat
             self.maxOutboundBytes = maxOutboundBytes
         }

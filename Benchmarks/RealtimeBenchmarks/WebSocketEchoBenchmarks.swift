@@ -14,6 +14,7 @@ import RealtimeTestServer
 enum WebSocketEchoBenchmarks {
     static let suite = BenchmarkSuite(name: "ws-echo", benchmarks: [
         Benchmark(name: "loopback") { try loopback() },
+        Benchmark(name: "sequential-send") { try WebSocketSequentialSendBenchmarks.sequential() },
     ])
 
     static let count = 50_000
@@ -121,13 +122,18 @@ enum WebSocketEchoBenchmarks {
 
     /// The same pattern with Python `websockets` (from the repository's `.venv`).
     static func pythonEcho(url: URL, count: Int) -> Result<Double, PythonFailure> {
+        runPython(pythonClient, url: url, count: count, payload: payload)
+    }
+
+    /// Runs a Python client script (`url count payload` as arguments) that prints seconds.
+    static func runPython(_ script: String, url: URL, count: Int, payload: String) -> Result<Double, PythonFailure> {
         let python = FileManager.default.currentDirectoryPath + "/.venv/bin/python"
         guard FileManager.default.isExecutableFile(atPath: python) else {
             return .failure(PythonFailure(message: "no .venv (run make deps)"))
         }
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", pythonClient, url.absoluteString, String(count), payload]
+        process.arguments = ["-c", script, url.absoluteString, String(count), payload]
         let output = Pipe()
         process.standardOutput = output
         do { try process.run() } catch { return .failure(PythonFailure(message: "\(error)")) }

@@ -170,14 +170,22 @@ public final class RealtimeClient: Sendable {
         await commitDelivered()
     }
 
-    /// Sends a message on the live connection (WebSocket). See the ``Transport`` contract.
+    /// Sends a message on the live connection (WebSocket): returns once the message is
+    /// accepted into the connection's bounded outbound queue (it waits only while the queue
+    /// is full). See the ``Transport`` contract.
     /// - Throws: ``RealtimeError`` `notConnected` between connections or after ``close()``,
     ///   `sendNotSupported` on SSE.
     public func send(_ message: OutboundMessage) async throws {
+        try await send(message, flush: false)
+    }
+
+    /// ``send(_:)``; with `flush: true` it returns only once the frame is written to the
+    /// socket, and throws if it could not be.
+    public func send(_ message: OutboundMessage, flush: Bool) async throws {
         guard let transport = state.withLock({ $0.phase == .running ? $0.transport : nil }) else {
             throw RealtimeError(.notConnected)
         }
-        try await transport.send(message)
+        try await transport.send(message, flush: flush)
     }
 
     /// Pauses the client (an app going to the background): closes the live connection

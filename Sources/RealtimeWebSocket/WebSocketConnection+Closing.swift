@@ -2,8 +2,10 @@ import RealtimeCore
 import RealtimeIO
 
 extension WebSocketConnection {
-    /// `close()` from the application (any state).
+    /// `close()` from the application (any state). What `send` accepted goes out first: the
+    /// close frame is the last frame (RFC 6455 §5.5.1).
     func close(code: UInt16, reason: String) {
+        if machine.isOpen { drainOutbox() }
         perform(machine.closeRequested(code: code, reason: reason, now: clock.now))
     }
 
@@ -32,11 +34,7 @@ extension WebSocketConnection {
         cancel(.idle)
         cancel(.probe)
         arm(.close, at: deadline)
-        if let transport {
-            let rejected = transport.outbox.withLock { $0.stopAccepting() }
-            let error = RealtimeError(.notConnected, detail: "connection closing")
-            for continuation in rejected { continuation.resume(throwing: error) }
-        }
+        rejectSends(RealtimeError(.notConnected, detail: "connection closing"))
         // Reading must go on (the server's close frame, then EOF) even if the consumer is slow.
         if machine.readsPausedForConsumer {
             machine.readsPaused(false)

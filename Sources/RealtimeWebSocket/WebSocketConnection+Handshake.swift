@@ -52,9 +52,7 @@ extension WebSocketConnection {
             attempt: request.attempt, httpVersion: "1.1")))
         let early = sendsBeforeOpen
         sendsBeforeOpen = []
-        for (message, continuation) in early {
-            sendAdmitted(message, continuation)
-        }
+        if !early.isEmpty { writeBatch(early) }
         if !upgraded.leftover.isEmpty, !machine.isClosed {
             // Frames the server sent right behind its 101 (same TCP segment).
             upgraded.leftover.withUnsafeBytes { receiveFrames($0) }

@@ -2,25 +2,32 @@ import RealtimeCore
 import RealtimeIO
 
 extension WebSocketConnection {
+    typealias OutboxEntry = WebSocketOutbox<CheckedContinuation<Void, any Error>>.Entry
+
     // MARK: - Sending
 
     /// Encodes one application message (or heartbeat) as a single frame and writes it.
     func write(_ message: OutboundMessage, completion: Completion?) {
         var frame: [UInt8] = []
-        switch message {
-        case .text(let text):
-            var text = text
-            text.withUTF8 { writeData(opcode: .text, payload: UnsafeRawBufferPointer($0), into: &frame) }
-        case .binary(let bytes):
-            bytes.withUnsafeBytes { writeData(opcode: .binary, payload: $0, into: &frame) }
-        case .ping(let payload):
-            frame = encoder.encode(opcode: .ping, payload: payload.prefix(125))
-        }
+        encode(message, into: &frame)
         writeFrame(frame, completion: completion)
     }
 
+    /// Appends `message` as one frame.
+    private func encode(_ message: OutboundMessage, into frame: inout [UInt8]) {
+        switch message {
+        case .text(let text):
+            var text = text
+            text.withUTF8 { encodeData(opcode: .text, payload: UnsafeRawBufferPointer($0), into: &frame) }
+        case .binary(let bytes):
+            bytes.withUnsafeBytes { encodeData(opcode: .binary, payload: $0, into: &frame) }
+        case .ping(let payload):
+            encoder.encode(opcode: .ping, payload: payload.prefix(125), into: &frame)
+        }
+    }
+
     /// One data frame: compressed with RSV1 set when permessage-deflate is on (RFC 7692 §6).
-    private func writeData(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, into frame: inout [UInt8]) {
+    private func encodeData(opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, into frame: inout [UInt8]) {
         if let deflater {
             do {
                 let compressed = try deflater.compress(payload)
@@ -44,46 +51,68 @@ extension WebSocketConnection {
         stream.write(frame, completion: completion)
     }
 
-    /// Loop side of `send`: writes what the outbox admitted, in order.
+    /// Loop side of `send`: writes what the outbox accepted since the last drain.
     func drainOutbox() {
         guard let transport else { return }
         let batch = transport.outbox.withLock { $0.takeReady() }
-        // Everything admitted since the last drain leaves in one system call.
-        let stream = self.stream
-        stream?.beginBatch()
-        for (message, continuation) in batch {
-            sendAdmitted(message, continuation)
-        }
-        stream?.endBatch()
-    }
-
-    func sendAdmitted(_ message: OutboundMessage, _ continuation: CheckedContinuation<Void, any Error>) {
+        guard !batch.isEmpty else { return }
         switch machine.sendAdmitted() {
         case .hold:
-            sendsBeforeOpen.append((message, continuation))
+            sendsBeforeOpen += batch
         case .write:
-            let reference = self.reference
-            write(message) { error in
-                if let error {
-                    continuation.resume(throwing: error)
-                } else {
-                    continuation.resume()
-                }
-                reference.value.connection?.sendCompleted(message)
-            }
+            writeBatch(batch)
         case .reject(let error):
-            continuation.resume(throwing: error)
-            sendCompleted(message)
+            for entry in batch { entry.flushWaiter?.resume(throwing: error) }
+            sendsCompleted(count: batch.count, bytes: batch.reduce(0) { $0 + $1.message.payloadSize })
         }
     }
 
-    /// One admitted message is done: room for waiting senders. The drain runs on a later
-    /// loop iteration so a long queue never recurses through write completions.
-    private func sendCompleted(_ message: OutboundMessage) {
+    /// Encodes the batch into one buffer and writes it with one call, so the stream hands it
+    /// to the kernel in one system call (one `SSL_write` under TLS). One completion covers
+    /// the batch: it resumes the flush senders and frees the room in the outbox.
+    func writeBatch(_ batch: [OutboxEntry]) {
+        var frames = batchBuffer
+        batchBuffer = []
+        frames.removeAll(keepingCapacity: true)
+        var bytes = 0
+        var flushWaiters: [CheckedContinuation<Void, any Error>] = []
+        for entry in batch {
+            encode(entry.message, into: &frames)
+            bytes += entry.message.payloadSize
+            if let waiter = entry.flushWaiter { flushWaiters.append(waiter) }
+        }
+        let count = batch.count
+        let reference = self.reference
+        writeFrame(frames) { [bytes, flushWaiters] error in
+            for waiter in flushWaiters {
+                if let error { waiter.resume(throwing: error) } else { waiter.resume() }
+            }
+            reference.value.connection?.sendsCompleted(count: count, bytes: bytes)
+        }
+        // The stream copied what the kernel did not take: the buffer is ours again.
+        if frames.capacity <= 1 << 16 { batchBuffer = frames }
+    }
+
+    /// Written (or failed) messages free their room: senders waiting for it are accepted.
+    /// The drain runs on a later loop iteration so a long queue never recurses through write
+    /// completions.
+    private func sendsCompleted(count: Int, bytes: Int) {
         guard let transport else { return }
-        if transport.outbox.withLock({ $0.completed(message) }) {
+        let admission = transport.outbox.withLock { $0.completed(count: count, bytes: bytes) }
+        for waiter in admission.resume { waiter.resume() }
+        if admission.drain {
             let reference = self.reference
             eventLoop.execute { reference.value.connection?.drainOutbox() }
         }
+    }
+
+    /// Fails every sender still waiting: for room, for its held message, for its write.
+    func rejectSends(_ error: RealtimeError) {
+        var rejected = sendsBeforeOpen.compactMap(\.flushWaiter)
+        sendsBeforeOpen = []
+        if let transport {
+            rejected += transport.outbox.withLock { $0.stopAccepting() + $0.discardReady() }
+        }
+        for waiter in rejected { waiter.resume(throwing: error) }
     }
 }

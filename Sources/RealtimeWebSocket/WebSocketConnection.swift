@@ -47,7 +47,9 @@ final class WebSocketConnection: ByteStreamDelegate {
     /// Received bytes not yet decoded because the consumer's buffer filled up.
     var stashedInput: [UInt8] = []
     /// Messages from `send` accepted before the handshake finished.
-    var sendsBeforeOpen: [(OutboundMessage, CheckedContinuation<Void, any Error>)] = []
+    var sendsBeforeOpen: [OutboxEntry] = []
+    /// Reused for encoding a batch of outbound frames.
+    var batchBuffer: [UInt8] = []
     /// A refused handshake's response and the body excerpt gathered so far.
     var refusal: (head: HTTPResponseHead, body: [UInt8], wanted: Int)?
 
@@ -74,6 +76,7 @@ final class WebSocketConnection: ByteStreamDelegate {
         // The transport was dropped without `close()`: the socket goes with us (the stream
         // releases it on the loop), and a consumer still iterating must not wait forever.
         if machine.isClosed { return }
+        for entry in sendsBeforeOpen { entry.flushWaiter?.resume(throwing: RealtimeError.cancelled) }
         events.send(draining: &pendingMessages)
         events.send(.ended(TransportEnd(clean: false, error: .cancelled)))
         events.finish()
@@ -180,13 +183,7 @@ final class WebSocketConnection: ByteStreamDelegate {
             stream.close()
             self.stream = nil
         }
-        let notConnected = RealtimeError(.notConnected, detail: "connection closed")
-        var rejected = sendsBeforeOpen.map(\.1)
-        sendsBeforeOpen = []
-        if let transport {
-            rejected += transport.outbox.withLock { $0.stopAccepting() }
-        }
-        for continuation in rejected { continuation.resume(throwing: notConnected) }
+        rejectSends(RealtimeError(.notConnected, detail: "connection closed"))
         // Messages decoded before the end come before it.
         deliverPending()
         events.send(.ended(ending.end))

@@ -54,33 +54,56 @@ public final class WebSocketTransport: Transport, Sendable {
         eventLoop.execute { connection.value.start() }
     }
 
-    /// Sends a text, binary or ping message. Returns once the frame is written to the socket
-    /// (handed to the kernel). Calls are sent in the order they are made, from any number of
-    /// tasks; when ``Options/outboundQueueCapacity`` messages are already queued, the caller
-    /// waits for room. A message sent before the handshake completes waits for it.
+    /// Sends a text, binary or ping message: ``send(_:flush:)`` without waiting for the write.
+    public func send(_ message: OutboundMessage) async throws {
+        try await send(message, flush: false)
+    }
+
+    /// Sends a text, binary or ping message. Calls are sent in the order they are made, from
+    /// any number of tasks. A message sent before the handshake completes waits for it.
+    ///
+    /// - `flush: false`: returns as soon as the message is accepted into the outbound queue,
+    ///   without a trip through the event-loop thread, so a sequential loop of sends runs at
+    ///   the speed of the queue; the loop writes everything queued since its last wake-up in
+    ///   one system call (one `SSL_write` under TLS). The caller waits only while
+    ///   ``Options/outboundQueueCapacity`` messages or ``Options/maxOutboundBytes`` bytes are
+    ///   accepted and not yet written (back-pressure). An accepted message is written unless
+    ///   the connection ends first; such a loss is reported by the attempt's `ended`.
+    /// - `flush: true`: returns once the frame is written to the socket (handed to the
+    ///   kernel), and throws if it could not be.
+    ///
+    /// `close()` writes what was accepted before the close frame; `abort()` and a connection
+    /// that ends drop it.
     ///
     /// Cancelling the calling task while it waits for room removes the message from the queue
-    /// (it is never sent) and throws `cancelled`. Once admitted, a message is written even if
+    /// (it is never sent) and throws `cancelled`. Once accepted, a message is written even if
     /// the task is cancelled (a frame cannot be taken back half-written).
     ///
     /// - Throws: ``RealtimeError`` `notConnected` when the connection has ended or is
     ///   closing; `cancelled` when the task was cancelled while waiting for room;
     ///   `invalidConfiguration` for a ping payload over 125 bytes (RFC 6455 §5.5).
-    public func send(_ message: OutboundMessage) async throws {
+    public func send(_ message: OutboundMessage, flush: Bool) async throws {
         if case .ping(let payload) = message, payload.count > 125 {
             throw RealtimeError(.invalidConfiguration, detail: "a ping payload is at most 125 bytes (RFC 6455 §5.5)")
+        }
+        if !flush, let action = outbox.withLock({ $0.offer(message) }) {
+            switch action {
+            case .accepted(let drain): if drain { scheduleDrain() }
+            case .rejected(let error): throw error
+            case .waiting: preconditionFailure("WebSocketOutbox.offer never queues a sender")
+            }
+            return
         }
         let id = nextSenderID.add(1, ordering: .relaxed).newValue
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let action = outbox.withLock { $0.submit(message, continuation, id: id) }
-                switch action {
+                switch outbox.withLock({ $0.submit(message, continuation, flush: flush, id: id) }) {
                 case .rejected(let error):
                     continuation.resume(throwing: error)
-                case .scheduleDrain:
-                    let connection = self.connection
-                    eventLoop.execute { connection.value.drainOutbox() }
-                case .none:
+                case .accepted(let drain):
+                    if drain { scheduleDrain() }
+                    if !flush { continuation.resume() }
+                case .waiting:
                     // Cancelled before the handler could see the submission: leave now.
                     if Task.isCancelled { cancelWaitingSender(id) }
                 }
@@ -88,6 +111,12 @@ public final class WebSocketTransport: Transport, Sendable {
         } onCancel: {
             cancelWaitingSender(id)
         }
+    }
+
+    /// Asks the loop to write what the outbox accepted.
+    private func scheduleDrain() {
+        let connection = self.connection
+        eventLoop.execute { connection.value.drainOutbox() }
     }
 
     /// Sends a ping and expects a byte within `timeout`, else ends the attempt with

@@ -88,7 +88,7 @@ import RealtimeIO
             let chunk = [UInt8](repeating: 7, count: 256 * 1024)
             var failures = 0
             for _ in 0..<40 {
-                do { try await probe.transport.send(.binary(chunk)) } catch { failures += 1 }
+                do { try await probe.transport.send(.binary(chunk), flush: true) } catch { failures += 1 }
             }
             // The process is still alive (no SIGPIPE) and the sends report the failure.
             #expect(failures > 0)
@@ -347,7 +347,7 @@ import RealtimeIO
 /// A sender waiting for room in the outbound queue leaves it when its task is cancelled.
 @Suite(.timeLimit(.minutes(1))) struct WebSocketSendCancellationTests {
     @Test func cancellingASenderWaitingForRoomThrowsCancelledAndSkipsTheMessage() async throws {
-        // The handshake never completes, so the first send is admitted (it waits for the
+        // The handshake never completes, so the first send is accepted (held for the
         // handshake) and fills the queue of capacity 1; the second waits for room.
         let server = try ScriptedServerNoHandshake()
         try await withDeadline {
@@ -357,7 +357,7 @@ import RealtimeIO
                 $0.connectTimeout = .seconds(30)
             }
             let transport = probe.transport
-            let first = Task { try await transport.send(.text("first")) }
+            let first = Task { try await transport.send(.text("first"), flush: true) }
             // Wait (bounded) until the first message is the one holding the queue: a later
             // send then has to wait.
             for _ in 0..<200 where transport.outbox.withLock({ $0.inFlight }) == 0 { await Task.yield() }
@@ -370,11 +370,11 @@ import RealtimeIO
             } catch let error as RealtimeError {
                 #expect(error.code == .cancelled)
             }
-            // The first sender is unaffected until the attempt ends.
+            // The first sender (waiting for its write) is unaffected until the attempt ends.
             transport.close()
             do {
                 try await first.value
-                Issue.record("the admitted send must fail when the attempt ends")
+                Issue.record("a flushed send must fail when the attempt ends before the write")
             } catch let error as RealtimeError {
                 #expect(error.code == .notConnected)
             }

@@ -12,9 +12,14 @@
 ///    channel signals demand (TCP back-pressure), instead of buffering without bound.
 /// 4. **Partial data is never delivered.** An SSE event cut mid-way, or a WebSocket message
 ///    cut mid-frame, is discarded, never surfaced as a message.
-/// 5. **Sending** where the protocol allows it: ``send(_:)`` completes once the frame is
-///    written to the socket, in call order across tasks, and throws a ``RealtimeError`` with
-///    code `notConnected` when the connection is gone or `sendNotSupported` for SSE.
+/// 5. **Sending** where the protocol allows it, in call order across tasks: ``send(_:)``
+///    returns once the message is accepted into the transport's bounded outbound queue,
+///    waiting only while that queue is full (back-pressure); accepted messages are written
+///    in order, and one accepted when the connection ends is lost with it (the end is
+///    reported by `ended`). ``send(_:flush:)`` with `flush: true` returns only once the frame
+///    is written to the socket, and throws if it could not be. Both throw a
+///    ``RealtimeError`` with code `notConnected` when the connection is gone or closing, or
+///    `sendNotSupported` for SSE.
 /// 6. **Closing and cancellation.** ``close(code:reason:)`` is idempotent and may be called
 ///    from any thread at any time, even before the connection opens. It ends the attempt
 ///    promptly (a WebSocket close handshake bounded in time), releases every socket, handle
@@ -34,8 +39,11 @@ public protocol Transport: AnyObject, Sendable {
     /// Begins the attempt. Returns immediately; progress arrives on ``events``.
     func start()
 
-    /// Sends one message; see the contract above.
+    /// Sends one message once it is accepted for writing; see the contract above.
     func send(_ message: OutboundMessage) async throws
+
+    /// Sends one message; with `flush`, returns once it is written. See the contract above.
+    func send(_ message: OutboundMessage, flush: Bool) async throws
 
     /// Ends the attempt. `code`/`reason` go into a WebSocket close frame (default 1000).
     func close(code: UInt16, reason: String)
@@ -59,6 +67,11 @@ public protocol Transport: AnyObject, Sendable {
 }
 
 extension Transport {
+    /// ``send(_:)``, for transports whose `send` already waits for the write, or cannot send.
+    public func send(_ message: OutboundMessage, flush: Bool) async throws {
+        try await send(message)
+    }
+
     /// Closes with code 1000 and no reason.
     public func close() { close(code: 1000, reason: "") }
 

@@ -2,10 +2,8 @@ import RealtimeCore
 import RealtimeIO
 
 extension WebSocketConnection {
-    /// `close()` from the application (any state). What `send` accepted goes out first: the
-    /// close frame is the last frame (RFC 6455 §5.5.1).
+    /// `close()` from the application (any state).
     func close(code: UInt16, reason: String) {
-        if machine.isOpen { drainOutbox() }
         perform(machine.closeRequested(code: code, reason: reason, now: clock.now))
     }
 
@@ -26,9 +24,13 @@ extension WebSocketConnection {
         }
     }
 
-    /// Sends the close frame, stops the timers of an open connection and the outbound queue,
-    /// and bounds the rest of the closing handshake by the close timer.
+    /// Sends what `send` accepted, then the close frame (the last frame, RFC 6455 §5.5.1),
+    /// stops the timers of an open connection and the outbound queue, and bounds the rest of
+    /// the closing handshake by the close timer.
     private func startClosing(code: UInt16?, reason: String, deadline: ContinuousClock.Instant) {
+        if let accepted = transport?.outbox.withLock({ $0.takeReady() }), !accepted.isEmpty {
+            writeBatch(accepted)
+        }
         writeFrame(encoder.close(code: code, reason: reason), completion: nil)
         cancel(.heartbeat)
         cancel(.idle)

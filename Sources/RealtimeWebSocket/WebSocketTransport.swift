@@ -72,8 +72,9 @@ public final class WebSocketTransport: Transport, Sendable {
     /// - `flush: true`: returns once the frame is written to the socket (handed to the
     ///   kernel), and throws if it could not be.
     ///
-    /// `close()` writes what was accepted before the close frame; `abort()` and a connection
-    /// that ends drop it.
+    /// Whatever starts the closing handshake (`close()`, the server's close frame, a protocol
+    /// error) writes what was accepted before the close frame; `abort()` and a connection
+    /// that ends without one drop it.
     ///
     /// Cancelling the calling task while it waits for room removes the message from the queue
     /// (it is never sent) and throws `cancelled`. Once accepted, a message is written even if

@@ -124,17 +124,13 @@ final class WebSocketConnection: ByteStreamDelegate {
     }
 
     /// The user's headers for a handshake to `url`. Off the first origin, every header that
-    /// may carry a credential (``HTTPHeaders/isSensitive(_:)``, or one the user marked) stays
-    /// behind. Credentials in the URL (`ws://user:pw@host/`) become `Authorization: Basic`
+    /// may carry a credential stays behind (``HTTPHeaders/isSensitive(_:markedSensitive:)``,
+    /// the rule the SSE transport follows). Credentials in the URL (`ws://user:pw@host/`) become `Authorization: Basic`
     /// as libcurl sends them for SSE: unless the user set `Authorization` themselves, and
     /// only to the URL's own origin (a redirect's `Location` may carry its own).
     func handshakeHeaders(for url: URL, sendCredentials: Bool) -> HTTPHeaders {
         var headers = request.headers
-        if !sendCredentials {
-            let marked = Set(request.sensitiveHeaderNames.map { $0.lowercased() })
-            headers = HTTPHeaders(headers.removingSensitive().fields
-                .filter { !marked.contains($0.name.lowercased()) }.map { ($0.name, $0.value) })
-        }
+        if !sendCredentials { headers = headers.removingSensitive(markedSensitive: request.sensitiveHeaderNames) }
         if !headers.contains("Authorization"),
             let basic = url.basicAuthorization ?? (sendCredentials ? request.url.basicAuthorization : nil)
         {

@@ -39,6 +39,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case invalidConfiguration = "invalid_configuration"
             case retriesExhausted = "retries_exhausted"
             case circuitOpen = "circuit_open"
+            case truncated = "truncated"
             case unauthorized = "unauthorized"
             case `internal` = "internal"
         }
@@ -111,6 +112,9 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let retriesExhausted = Code(.retriesExhausted)
         /// Too many consecutive failures: the client waits out a cool-down.
         public static let circuitOpen = Code(.circuitOpen)
+        /// A finite stream with a configured terminator (e.g. `data: [DONE]`) ended cleanly
+        /// without it: what arrived was delivered, but the reply is incomplete. Not retried.
+        public static let truncated = Code(.truncated)
         /// Authentication failed even after refreshing credentials.
         public static let unauthorized = Code(.unauthorized)
         /// A bug or resource failure inside the SDK.
@@ -157,6 +161,27 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public var closeCode: UInt16?
     /// A short human-readable detail written by the SDK (never a header value or body).
     public var detail: String?
+    /// The failure this one wraps, with its own code, status, body excerpt and
+    /// `Retry-After`: set on `requestNotRepeatable`, `retriesExhausted`, `circuitOpen` and
+    /// `unauthorized` when the policy stopped (or paused) because of another error, e.g. the
+    /// 503 that exhausted the attempts. nil when there is no cause (a clean end). Not part of
+    /// ``description``.
+    public var underlying: RealtimeError? {
+        get { cause?.error }
+        set { cause = newValue.map(Cause.init) }
+    }
+
+    /// Indirect storage for ``underlying`` (a struct cannot contain itself).
+    private indirect enum Cause: Sendable, Hashable {
+        case some(RealtimeError)
+        init(_ error: RealtimeError) { self = .some(error) }
+        var error: RealtimeError {
+            switch self {
+            case .some(let e): return e
+            }
+        }
+    }
+    private var cause: Cause?
 
     /// The longest body excerpt an error keeps, in bytes.
     public static let maxBodyExcerpt = 512
@@ -185,7 +210,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case .protocolViolation, .invalidUTF8: return .protocol
         case .lineTooLong, .eventTooLarge, .frameTooLarge, .messageTooLarge: return .limit
         case .heartbeatTimeout: return .heartbeat
-        case .streamEnded: return .endOfStream
+        case .streamEnded, .truncated: return .endOfStream
         case .cancelled: return .cancelled
         case .unsupportedScheme, .invalidConfiguration, .sendNotSupported, .notConnected: return .configuration
         case .unauthorized: return .auth

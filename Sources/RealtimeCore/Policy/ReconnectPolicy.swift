@@ -110,6 +110,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
             if case .stop = verdict { return verdict }
             var e = RealtimeError(.requestNotRepeatable, detail: "not repeated after \(end.error?.code.description ?? "end of stream")")
             e.status = end.error?.status
+            e.underlying = end.error
             return .stop(reason: e)
         }
         return verdict
@@ -128,6 +129,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
                 if context.canRefreshCredentials { return .refreshCredentials }
                 var e = RealtimeError(.unauthorized, detail: "server answered 401", status: 401)
                 e.bodyExcerpt = error.bodyExcerpt
+                e.underlying = error
                 return .stop(reason: e)
             case 408, 429, 500...599:
                 return .backoff(retryAfter: error.retryAfter)
@@ -170,6 +172,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
                     detail: "gave up after \(backoff.retry + 1) attempt(s); last: \(end.error?.code.description ?? "end of stream")")
                 e.status = end.error?.status
                 e.closeCode = end.error?.closeCode ?? end.code
+                e.underlying = end.error
                 return .stop(reason: e)
             }
             let delay = backoff.nextDelay(retryAfter: retryAfter, using: &rng)
@@ -178,6 +181,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
                     .circuitOpen,
                     detail: "\(backoff.retry) consecutive failures; last: \(end.error?.code.description ?? "end of stream")")
                 e.status = end.error?.status
+                e.underlying = end.error
                 return .coolDown(after: Swift.max(breaker.coolDown, delay), error: e)
             }
             return .retry(after: delay)

@@ -1,0 +1,83 @@
+extension ClientStateMachine {
+    /// What the driver must do after an event, in the order given.
+    package enum Action: Sendable {
+        /// Hand `event` to the consumer's buffer, numbered `sequence` (emission order).
+        case emit(ClientEvent, sequence: UInt64)
+        /// End the consumer's events after what was emitted (the policy stopped).
+        case finish
+        /// Load the cursor from the store, then report ``ClientStateMachine/cursorLoaded(_:now:)``.
+        case loadCursor
+        /// Prepare attempt `plan.attempt` (headers, URL, transport), then report
+        /// ``ClientStateMachine/transportMade(attempt:now:)`` or
+        /// ``ClientStateMachine/attemptFailedToStart(attempt:error:now:)``.
+        case connect(ConnectPlan)
+        /// Call ``ClientStateMachine/timerFired(_:now:)`` with `token` at `deadline` (on the
+        /// client's clock). At most one timer is armed; a new one replaces the old.
+        case startTimer(token: UInt64, deadline: Duration)
+        /// Disarm the timer.
+        case cancelTimer
+        /// Book a reconnect slot in the shared retry budget no earlier than `after` from now,
+        /// then report ``ClientStateMachine/retrySlotReserved(_:now:)`` with the booked delay.
+        case reserveRetrySlot(after: Duration)
+        /// Ask the shared retry budget to admit the attempt now, then report
+        /// ``ClientStateMachine/attemptAdmitted(wait:lateness:now:)``.
+        case admitAttempt
+        /// Close the live transport in an orderly way (suspend, end of reply).
+        case closeTransport
+        /// End the live transport at once (its network path is gone).
+        case abortTransport
+        /// Ask the live transport to prove it is alive within the timeout (path change).
+        case verifyConnection(within: Duration)
+        /// Stop observing the network monitor (the client is done).
+        case stopObservingNetwork
+        /// Cancel preparation work in flight (credential fetches, cursor loading).
+        case cancelWork
+        /// Drop everything buffered for the consumer and end its events now (user close).
+        case terminate
+        /// A record for the log handler.
+        case log(ClientLogRecord)
+    }
+
+    /// What the next attempt needs: its number, the cursor to resume from, and whether the
+    /// credentials were rejected by the previous one (a 401: ask the provider for fresh ones).
+    package struct ConnectPlan: Sendable, Hashable {
+        package var attempt: Int
+        package var cursor: String?
+        package var credentialsRejected: Bool
+
+        package init(attempt: Int, cursor: String?, credentialsRejected: Bool) {
+            self.attempt = attempt
+            self.cursor = cursor
+            self.credentialsRejected = credentialsRejected
+        }
+    }
+
+    /// The answer to ``ClientStateMachine/transportMade(attempt:now:)``.
+    package enum TransportMadeAction: Sendable {
+        /// Register the transport as the live one, install the relay, start it.
+        case start([Action])
+        /// Close the transport unstarted (the client was closed, suspended or lost the network).
+        case discard([Action])
+    }
+
+    /// The answer to the consumer's events: the cursor to save, if it changed, and whether the
+    /// state machine was waiting for the consumer (the driver then reports
+    /// ``ClientStateMachine/consumerCaughtUp(now:)``).
+    package struct ConsumerAction: Sendable, Hashable {
+        package var save: String?
+        package var caughtUp: Bool
+    }
+}
+
+/// One log record the client produces (secret-free by construction: codes, classes, numbers).
+package struct ClientLogRecord: Sendable, Hashable {
+    package var level: RealtimeLogLevel
+    package var message: String
+    package var metadata: [String: String]
+
+    package init(_ level: RealtimeLogLevel, _ message: String, _ metadata: [String: String] = [:]) {
+        self.level = level
+        self.message = message
+        self.metadata = metadata
+    }
+}

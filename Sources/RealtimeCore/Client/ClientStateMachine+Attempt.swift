@@ -1,0 +1,120 @@
+extension ClientStateMachine {
+    /// The driver made attempt `attempt`'s transport: start it, or discard it when the client
+    /// was closed, suspended or lost the network while the attempt was being prepared.
+    package mutating func transportMade(attempt: Int, now: Duration) -> TransportMadeAction {
+        guard case .attempting(var a) = phase, a.number == attempt, case .preparing = a.stage else {
+            return .discard([])  // closed meanwhile
+        }
+        if a.ending != nil {
+            return .discard(ended(a, TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false), now: now))
+        }
+        a.stage = .started
+        phase = .attempting(a)
+        statistics.attempts += 1
+        return .start([])
+    }
+
+    /// Preparing attempt `attempt` failed before any transport existed (the headers provider
+    /// threw, the transport could not be made, `resumeURL` changed the scheme).
+    package mutating func attemptFailedToStart(attempt: Int, error: RealtimeError, now: Duration) -> [Action] {
+        guard case .attempting(let a) = phase, a.number == attempt, case .preparing = a.stage else { return [] }
+        return ended(a, TransportEnd(clean: false, error: error, requestWasDelivered: false), now: now)
+    }
+
+    /// The transport of attempt `attempt` opened; `info` is what it negotiated.
+    package mutating func transportOpened(attempt: Int, info: ConnectionInfo, now: Duration) -> [Action] {
+        guard case .attempting(var a) = phase, a.number == attempt, case .started = a.stage else { return [] }
+        var info = info
+        info.attempt = attempt
+        info.attemptInOutage = counters.sinceOpen
+        a.stage = .open(info, since: now)
+        phase = .attempting(a)
+        counters.sinceOpen = 0
+        credentials.refreshedInStreak = false
+        networkBackoff.reset()
+        statistics.connections += 1
+        let log = ClientLogRecord(.info, "connected", ["attempt": "\(attempt)", "status": info.status.map { "\($0)" } ?? ""])
+        return [.log(log), emit(.open(info))]
+    }
+
+    /// `count` messages (`bytes` of payload) of attempt `attempt` are about to be emitted;
+    /// returns the first one's sequence number, or nil when they are not wanted (the attempt
+    /// is over: drop them).
+    package mutating func messagesArrived(attempt: Int, count: Int, bytes: Int) -> UInt64? {
+        guard attempt > 0, liveAttempt == attempt else { return nil }
+        statistics.messages += count
+        statistics.bytes += bytes
+        return ledger.emit(count)
+    }
+
+    /// The server's reconnection time (SSE `retry:`, WHATWG HTML §9.2.6).
+    package mutating func retryHint(attempt: Int, _ time: Duration) {
+        guard attempt > 0, liveAttempt == attempt else { return }
+        backoff.setServerReconnectionTime(time)
+    }
+
+    /// A message of attempt `attempt` matched the configured terminator: the reply is
+    /// complete. It is not delivered; the connection closes now (the server may hold it
+    /// open), the connection's `closed` is clean and final, and the events finish.
+    package mutating func terminatorArrived(attempt: Int, now: Duration) -> [Action] {
+        guard case .attempting(let a) = phase, a.number == attempt, a.opened else { return [] }
+        let close = CloseEvent(clean: true, willReconnect: false)
+        let log = ClientLogRecord(.info, "end of stream: terminator received", ["attempt": "\(attempt)"])
+        let actions: [Action] = [.log(log), .closeTransport, emit(.closed(close)), .finish, .stopObservingNetwork]
+        phase = .finished(nil)
+        return actions
+    }
+
+    /// The transport of attempt `attempt` ended.
+    package mutating func transportEnded(attempt: Int, end: TransportEnd, now: Duration) -> [Action] {
+        guard case .attempting(let a) = phase, a.number == attempt, !a.isPreparing else { return [] }
+        return ended(a, end, now: now)
+    }
+
+    /// An attempt is over: the client's own reasons first (suspend, network loss), else the
+    /// reconnect policy decides.
+    private mutating func ended(_ a: Attempt, _ end: TransportEnd, now: Duration) -> [Action] {
+        var uptime = Duration.zero
+        if case .open(_, let since) = a.stage { uptime = now - since }
+        if a.ending == .suspend || suspended {
+            // Not a failure: no policy, no backoff.
+            var actions: [Action] = []
+            if a.opened {
+                actions.append(emit(.closed(CloseEvent(clean: true, code: end.code, reason: end.reason, willReconnect: true))))
+            }
+            phase = .waiting(interruptedWait(now: now))
+            return actions + advance(now: now)
+        }
+        if a.ending == .networkLost || (configuration.monitorsNetwork && network.down) {
+            return lostWithTheNetwork(a, end, now: now)
+        }
+        return decide(a, end, uptime: uptime, now: now)
+    }
+
+    /// The network went away under the attempt: not the server's fault, so no policy and no
+    /// backoff; wait for the network, then connect at once.
+    private mutating func lostWithTheNetwork(_ a: Attempt, _ end: TransportEnd, now: Duration) -> [Action] {
+        let lost = RealtimeError(.unreachable, detail: "the network went away")
+        var end = end
+        if end.error == nil || end.error?.code == .cancelled { end.error = lost }
+        if let failure = end.error, failure.code != .streamEnded {
+            statistics.errorsByClass[failure.failureClass, default: 0] += 1
+        }
+        statistics.networkWaits += 1
+        network.announced = true
+        var actions: [Action] = [.log(ClientLogRecord(.notice, "connection lost with the network", ["attempt": "\(a.number)"]))]
+        actions.append(emit(.error(ErrorEvent(error: lost, willRetry: true, retryIn: nil, attempt: a.number))))
+        if a.opened {
+            actions.append(emit(.closed(CloseEvent(clean: end.clean, code: end.code, reason: end.reason, willReconnect: true))))
+        }
+        phase = .waiting(interruptedWait(now: now))
+        return actions + advance(now: now)
+    }
+}
+
+extension ClientStateMachine.Attempt {
+    var isPreparing: Bool {
+        if case .preparing = stage { return true }
+        return false
+    }
+}

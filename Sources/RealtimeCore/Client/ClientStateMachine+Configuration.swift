@@ -1,0 +1,47 @@
+extension ClientStateMachine {
+    /// What the state machine needs to know of the client's configuration, resolved once.
+    package struct Configuration: Sendable {
+        package var backoff: BackoffPolicy
+        package var reconnect: ReconnectPolicy
+        /// Whether the request may be sent again after it reached the server (GET, or a POST
+        /// the user marked repeatable).
+        package var requestIsRepeatable: Bool
+        /// Reconnect only once the consumer has processed what it was given, so the cursor
+        /// covers every delivered event: SSE, and WebSocket with a `messageID`.
+        package var waitsForConsumer: Bool
+        /// A network monitor applies (one is configured and the host is not loopback).
+        package var monitorsNetwork: Bool
+        /// A headers provider exists: a 401 may refresh the credentials once per streak.
+        package var refreshesCredentials: Bool
+        /// Reconnects book slots in a shared retry budget.
+        package var sharesRetryBudget: Bool
+        /// The cursor is loaded from a store before the first attempt.
+        package var loadsCursor: Bool
+        /// The starting cursor (configured), if any.
+        package var cursor: String?
+        /// An end-of-stream terminator is configured: a finite stream that ends without it
+        /// is `truncated`.
+        package var hasTerminator: Bool
+        /// How long a connection has to show a sign of life after a network path change.
+        package var pathChangeProbeTimeout: Duration
+
+        package init(
+            backoff: BackoffPolicy = .default, reconnect: ReconnectPolicy = .default, requestIsRepeatable: Bool = true,
+            waitsForConsumer: Bool = true, monitorsNetwork: Bool = false, refreshesCredentials: Bool = false,
+            sharesRetryBudget: Bool = false, loadsCursor: Bool = false, cursor: String? = nil,
+            hasTerminator: Bool = false, pathChangeProbeTimeout: Duration = .seconds(5)
+        ) {
+            self.backoff = backoff
+            self.reconnect = reconnect
+            self.requestIsRepeatable = requestIsRepeatable
+            self.waitsForConsumer = waitsForConsumer
+            self.monitorsNetwork = monitorsNetwork
+            self.refreshesCredentials = refreshesCredentials
+            self.sharesRetryBudget = sharesRetryBudget
+            self.loadsCursor = loadsCursor
+            self.cursor = cursor
+            self.hasTerminator = hasTerminator
+            self.pathChangeProbeTimeout = pathChangeProbeTimeout
+        }
+    }
+}

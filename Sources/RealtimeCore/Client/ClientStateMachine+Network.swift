@@ -1,0 +1,48 @@
+extension ClientStateMachine {
+    /// The network monitor reported `status`. Loss ends the live attempt at once and stops
+    /// every attempt until the network returns (one `unreachable` error per outage, no attempt
+    /// spent); the return connects at once with a fresh backoff; a path change under a live
+    /// connection makes it prove it is alive.
+    package mutating func networkChanged(_ status: NetworkStatus, now: Duration) -> [Action] {
+        guard configuration.monitorsNetwork else { return [] }
+        let down = !status.isUsable
+        let wasDown = network.down
+        let pathChanged = status.pathGeneration != network.pathGeneration
+        network.down = down
+        network.pathGeneration = status.pathGeneration
+        guard !isTerminal else { return [] }
+        let path = ["path": status.description]
+        if wasDown && !down {
+            backoff.reset()
+            networkBackoff.reset()
+            return [.log(ClientLogRecord(.info, "network is back: connecting at once with a fresh backoff", path))]
+                + advance(now: now)
+        }
+        if down && !wasDown {
+            return [.log(ClientLogRecord(.notice, "network lost", path))] + networkLost(now: now)
+        }
+        if pathChanged && !down, case .attempting(let a) = phase, !a.isPreparing, a.ending == nil {
+            // A socket bound to a vanished address hears nothing more: the transport ends the
+            // attempt after the probe timeout instead of a long idle timeout.
+            let log = ClientLogRecord(.info, "network path changed: verifying the connection", path)
+            return [.log(log), .verifyConnection(within: configuration.pathChangeProbeTimeout)]
+        }
+        return []
+    }
+
+    private mutating func networkLost(now: Duration) -> [Action] {
+        switch phase {
+        case .attempting(var a):
+            guard a.ending == nil else { return [] }
+            a.ending = .networkLost
+            phase = .attempting(a)
+            // abort, not close: a WebSocket closing handshake over a vanished path could only
+            // wait out its close timeout before the loss is reported.
+            return a.isPreparing ? [] : [.abortTransport]
+        case .waiting:
+            return advance(now: now)
+        default:
+            return []
+        }
+    }
+}

@@ -1,0 +1,146 @@
+extension ClientStateMachine {
+    /// Whether reconnects go through the shared retry budget (first connections do not).
+    var needsBudget: Bool { configuration.sharesRetryBudget && counters.total > 0 }
+
+    /// The timer armed for `token` fired.
+    package mutating func timerFired(_ token: UInt64, now: Duration) -> [Action] {
+        guard case .waiting(var w) = phase, w.timer == token else { return [] }  // stale
+        w.timer = nil
+        phase = .waiting(w)
+        return advance(now: now)
+    }
+
+    /// The shared retry budget booked a slot `delay` from now (after
+    /// ``Action/reserveRetrySlot(after:)``).
+    package mutating func retrySlotReserved(_ delay: Duration, now: Duration) -> [Action] {
+        switch phase {
+        case .bookingRetrySlot(var verdict):
+            verdict.delay = delay
+            return conclude(verdict, now: now)
+        case .waiting(var w) where w.booking == .inProgress:
+            w.booking = .booked
+            w.deadline = now + delay
+            w.retryAt = now + delay
+            phase = .waiting(w)
+            var actions: [Action] = []
+            if delay > .zero {
+                actions.append(.log(ClientLogRecord(.info, "waiting for the shared retry budget", ["retryIn": "\(delay)"])))
+            }
+            return actions + advance(now: now)
+        default:
+            return []  // closed meanwhile
+        }
+    }
+
+    /// The shared retry budget answered ``Action/admitAttempt``: go now (`wait` zero) or
+    /// hold the attempt back for `wait`; a hold that ends more than `lateness` late asks again.
+    package mutating func attemptAdmitted(wait: Duration, lateness: Duration, now: Duration) -> [Action] {
+        guard case .waiting(var w) = phase, case .inProgress(let tries) = w.admission else { return [] }
+        if wait <= .zero {
+            w.admission = .done
+        } else {
+            w.admission = .held(tries: tries + 1, at: now + wait, lateness: lateness)
+            w.deadline = now + wait
+        }
+        phase = .waiting(w)
+        return advance(now: now)
+    }
+
+    /// Passes the gates between attempts in order (see ``Waiting``) and starts the next
+    /// attempt when all are open; otherwise returns what the first closed gate needs.
+    mutating func advance(now: Duration) -> [Action] {
+        guard case .waiting(var w) = phase else { return [] }
+        var actions: [Action] = []
+        let unreachable = configuration.monitorsNetwork && network.down
+        if suspended || unreachable {
+            // Waiting for the app or the network: no timer runs, the slot is given back, and
+            // the return connects at once (then books a slot again).
+            if w.timer != nil { actions.append(.cancelTimer) }
+            phase = .waiting(interruptedWait(now: now))
+            if unreachable && !suspended { actions += announceOutage() }
+            return actions
+        }
+        network.announced = false
+        switch w.booking {
+        case .needed:
+            w.booking = .inProgress
+            phase = .waiting(w)
+            return [.reserveRetrySlot(after: .zero)]
+        case .inProgress:
+            return []
+        case .booked:
+            break
+        }
+        if let deadline = w.deadline, now < deadline {
+            if w.timer == nil {
+                nextTimerToken &+= 1
+                w.timer = nextTimerToken
+                actions.append(.startTimer(token: nextTimerToken, deadline: deadline))
+            }
+            phase = .waiting(w)
+            return actions
+        }
+        if w.timer != nil {
+            w.timer = nil
+            actions.append(.cancelTimer)
+        }
+        w.deadline = nil
+        phase = .waiting(w)
+        // Exact resume: connect again only once the consumer has processed what it received.
+        if configuration.waitsForConsumer && counters.total > 0 && !ledger.caughtUp { return actions }
+        if let admission = admit(&w, now: now) {
+            phase = .waiting(w)
+            return actions + admission
+        }
+        return actions + connect(now: now)
+    }
+
+    /// The admission gate: nil when passed, else the actions that wait for it.
+    private func admit(_ w: inout Waiting, now: Duration) -> [Action]? {
+        switch w.admission {
+        case .done:
+            return nil
+        case .pending(let tries):
+            w.admission = .inProgress(tries: tries)
+            return [.admitAttempt]
+        case .inProgress:
+            return []
+        case .held(let tries, let at, let lateness):
+            // The booked slots paced the plan; admission paces what is actually done. Woken
+            // late again (a busy process): ask again, at most three times in all.
+            if now - at <= lateness || tries >= 3 {
+                w.admission = .done
+                return nil
+            }
+            w.admission = .inProgress(tries: tries)
+            return [.admitAttempt]
+        }
+    }
+
+    /// Starts the next attempt.
+    private mutating func connect(now: Duration) -> [Action] {
+        counters.total += 1
+        counters.sinceOpen += 1
+        let plan = ConnectPlan(attempt: counters.total, cursor: ledger.cursor, credentialsRejected: credentials.rejected)
+        phase = .attempting(Attempt(number: counters.total))
+        return [.log(ClientLogRecord(.debug, "connecting", ["attempt": "\(plan.attempt)"])), .connect(plan)]
+    }
+
+    /// The first time the client waits in an outage: one `unreachable` error, then silence.
+    mutating func announceOutage() -> [Action] {
+        guard !network.announced else { return [] }
+        network.announced = true
+        statistics.networkWaits += 1
+        let event = ErrorEvent(
+            error: RealtimeError(.unreachable, detail: "waiting for the network"),
+            willRetry: true, retryIn: nil, attempt: counters.total)
+        return [.log(ClientLogRecord(.notice, "waiting for the network", ["attempt": "\(counters.total)"])), emit(.error(event))]
+    }
+
+    /// The waiting state after an attempt that the client ended itself (suspend, network
+    /// lost) or that never started: no delay, a fresh budget booking.
+    func interruptedWait(now: Duration) -> Waiting {
+        Waiting(deadline: nil, timer: nil, booking: needsBudget ? .needed : .booked,
+                admission: needsBudget ? .pending(tries: 0) : .done, retryAt: now)
+    }
+}

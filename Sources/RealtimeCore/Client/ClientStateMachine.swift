@@ -1,0 +1,105 @@
+/// Every decision of `RealtimeClient`, sans-I/O: events in (start, attempt made / opened /
+/// ended, messages, consumer progress, timers, network changes, suspend / resume / close),
+/// actions out (connect with this plan, start a timer, emit this event, close the transport,
+/// finish). Time is passed in (`now`: the client's clock, as a duration since the client
+/// was made); randomness (backoff jitter) comes from the generator it is given.
+///
+/// It composes the pure policies: ``ReconnectPolicy`` (what an ended attempt means),
+/// ``Backoff`` (how long to wait), ``CircuitBreaker``, and the shared ``RetryBudget``
+/// through ``Action/reserveRetrySlot(after:)`` and ``Action/admitAttempt``. It owns the
+/// resume cursor (``ResumeLedger``), the attempt counters, the reachability and suspension
+/// rules and the client's statistics.
+///
+/// Guarantees (checked after every step by a seeded random-sequence test):
+/// - at most one attempt in flight, and none while suspended, unreachable, closed or finished;
+/// - every `closed` event pairs with the `open` before it; nothing is emitted after the
+///   client finished or was closed;
+/// - the cursor never moves back and never passes an event the consumer has not processed;
+/// - every retry delay lies within the backoff policy's bounds (or is a server's
+///   `Retry-After`, the circuit breaker's cool-down or a retry-budget slot).
+///
+/// Not thread-safe: the driver keeps it under one lock and performs its actions after
+/// releasing that lock.
+package struct ClientStateMachine: Sendable {
+    package let configuration: Configuration
+    var random: any RandomNumberGenerator & Sendable
+    var phase: Phase = .idle {
+        didSet { liveAttempt = phase.liveAttempt }
+    }
+    /// The number of the attempt in flight, 0 when none (the relay's fast check).
+    private(set) var liveAttempt = 0
+    var backoff: Backoff
+    /// Paces retries after an `unreachable` failure that no monitor explains, spending no attempt.
+    var networkBackoff: Backoff
+    package internal(set) var ledger: ResumeLedger
+    package internal(set) var statistics = ClientStatistics()
+    /// Set by ``suspend(now:)``: no attempt until ``resume(now:)``.
+    package internal(set) var suspended = false
+    var network = NetworkView()
+    var counters = AttemptCounters()
+    var credentials = CredentialState()
+    var nextTimerToken: UInt64 = 0
+
+    /// What the monitor last said.
+    struct NetworkView: Sendable {
+        var down = false
+        var pathGeneration: UInt64 = 0
+        /// The current outage was reported to the consumer (one `unreachable` per outage).
+        var announced = false
+    }
+
+    struct AttemptCounters: Sendable {
+        /// Attempts made since the client started.
+        var total = 0
+        /// Attempts made since the last connection opened (or since the start).
+        var sinceOpen = 0
+    }
+
+    struct CredentialState: Sendable {
+        /// The last attempt got a 401: the provider must fetch fresh credentials.
+        var rejected = false
+        /// A refresh was already tried in this streak of 401s (a second 401 stops).
+        var refreshedInStreak = false
+    }
+
+    package init(configuration: Configuration, random: any RandomNumberGenerator & Sendable) {
+        self.configuration = configuration
+        self.random = random
+        self.backoff = Backoff(policy: configuration.backoff)
+        self.networkBackoff = Backoff(policy: configuration.backoff)
+        self.ledger = ResumeLedger(cursor: configuration.cursor)
+    }
+
+    /// Attempts made since the client started (the last attempt's number).
+    package var attempts: Int { counters.total }
+
+    /// Whether the client is done (finished by its policy or closed by the user).
+    package var isTerminal: Bool {
+        switch phase {
+        case .finished, .closed: return true
+        default: return false
+        }
+    }
+
+    /// Whether messages of attempt `attempt` are still wanted (the relay's check).
+    package func accepts(attempt: Int) -> Bool { attempt > 0 && liveAttempt == attempt }
+
+    /// Whether a transport of the current attempt is registered and not being ended.
+    package var isConnected: Bool {
+        guard case .attempting(let a) = phase else { return false }
+        return a.opened
+    }
+
+    /// Numbers one event to emit.
+    mutating func emit(_ event: ClientEvent) -> Action {
+        precondition(!isTerminal, "nothing is emitted after the client finished or was closed")
+        return .emit(event, sequence: ledger.emit(1))
+    }
+}
+
+extension ClientStateMachine.Phase {
+    var liveAttempt: Int {
+        if case .attempting(let a) = self { return a.number }
+        return 0
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import RealtimeCore
+import RealtimeTestSupport
+import Testing
+
+/// Thousands of seeded random event sequences through the client's state machine, with its
+/// guarantees checked after every step (see ``ClientStateMachine``). A failure prints the seed.
+@Suite(.timeLimit(.minutes(2))) struct ClientStateMachineFuzzTests {
+    @Test func randomSequencesKeepEveryInvariant() {
+        for seed in 1...3000 as ClosedRange<UInt64> {
+            var run = FuzzRun(seed: seed)
+            for _ in 0..<150 {
+                run.step()
+                run.check()
+                if run.failed || run.done { break }
+            }
+            if run.failed {
+                Issue.record("seed \(seed): \(run.failure ?? "") after \(run.trace.suffix(12).joined(separator: " "))")
+                return
+            }
+        }
+    }
+}
+
+/// One random sequence: a random configuration, then random events applicable to the state
+/// the harness is in (and some stale or redundant ones the machine must ignore).
+struct FuzzRun {
+    var rng: SplitMix64
+    var h: ClientStateMachineHarness
+    let configuration: ClientStateMachine.Configuration
+    var networkDown = false
+    var pathGeneration: UInt64 = 0
+    var suspended = false
+    var openPending = false
+    var checkedEvents = 0
+    var checkedPlans = 0
+    var lastCursorSequence: UInt64 = 0
+    var trace: [String] = []
+    var failure: String?
+    var nextID = 0
+    var lastBudgetSlot: Duration = .zero
+    var done: Bool { h.terminated || (h.finished && h.handed == h.emitted.count) }
+    var failed: Bool { failure != nil }
+
+    init(seed: UInt64) {
+        var rng = SplitMix64(seed: seed)
+        let jitters: [Jitter] = [.none, .full, .equal, .decorrelated]
+        let policies: [ReconnectPolicy] = [
+            .default, .finite, .never, .limited(maxAttempts: 3),
+            ReconnectPolicy(circuitBreaker: CircuitBreaker(failureThreshold: 2, coolDown: .seconds(60))),
+        ]
+        var c = ClientStateMachine.Configuration(
+            backoff: .exponential(initial: .milliseconds(Int64(100 + rng.next() % 900)), maximum: .seconds(30),
+                                  jitter: jitters[Int(rng.next() % 4)]),
+            reconnect: policies[Int(rng.next() % UInt64(policies.count))])
+        c.requestIsRepeatable = rng.next() % 4 != 0
+        c.waitsForConsumer = rng.next() % 2 == 0
+        c.monitorsNetwork = rng.next() % 2 == 0
+        c.refreshesCredentials = rng.next() % 2 == 0
+        c.sharesRetryBudget = rng.next() % 3 == 0
+        c.loadsCursor = rng.next() % 4 == 0
+        c.hasTerminator = rng.next() % 3 == 0
+        c.cursor = rng.next() % 2 == 0 ? "start" : nil
+        configuration = c
+        h = ClientStateMachineHarness(c, seed: rng.next())
+        self.rng = rng
+        trace.append("start")
+        if c.monitorsNetwork {
+            networkDown = rng.next() % 4 == 0
+            h.start(network: NetworkStatus(reachability: networkDown ? .unreachable : .reachable))
+        } else {
+            h.start()
+        }
+        check()
+    }
+
+    mutating func chance(_ n: UInt64) -> Bool { rng.next() % n == 0 }
+
+    /// Applies one random event.
+    mutating func step() {
+        var options: [(String, (inout FuzzRun) -> Void)] = []
+        if h.loadRequested && h.plans.isEmpty && !h.machine.isTerminal {
+            options.append(("load", { $0.h.apply($0.h.machine.cursorLoaded($0.chance(2) ? "stored" : nil, now: $0.h.now)) }))
+        }
+        if h.preparing != nil {
+            options.append(("make", { $0.h.make() }))
+            options.append(("prepFail", { r in r.h.failToStart(r.randomError()) }))
+        }
+        switch h.transport {
+        case .started:
+            options.append(("open", { $0.h.open() }))
+            options.append(("fail", { r in r.h.fail(r.randomError()) }))
+        case .opened:
+            options.append(("messages", { r in r.messages() }))
+            options.append(("fail", { r in r.h.fail(r.randomError()) }))
+            options.append(("cleanEnd", { $0.h.endCleanly() }))
+            options.append(("hint", { r in r.h.hint(.milliseconds(Int64(r.rng.next() % 5000))) }))
+            if configuration.hasTerminator { options.append(("terminator", { $0.h.terminator() })) }
+        case .closing, .aborting:
+            options.append(("ended", { $0.h.end() }))
+        case .none:
+            break
+        }
+        if h.timer != nil { options.append(("timer", { $0.h.fireTimer() })) }
+        if h.pendingReserve != nil {
+            options.append(("reserved", { r in
+                let asked = r.h.pendingReserve ?? .zero
+                r.h.reserved(asked + .milliseconds(Int64(r.rng.next() % 3000)))
+            }))
+        }
+        if h.pendingAdmit {
+            options.append(("admitted", { r in r.h.admitted(wait: r.chance(2) ? .zero : .milliseconds(Int64(r.rng.next() % 500))) }))
+        }
+        options.append(("take", { $0.h.take() }))
+        options.append(("processed", { $0.h.processed() }))
+        options.append(("time", { r in r.h.now += .milliseconds(Int64(r.rng.next() % 2000)) }))
+        options.append(("stale", { r in r.stale() }))
+        options.append(("suspend", { r in r.suspended = r.suspended || !r.h.machine.isTerminal; r.h.suspend() }))
+        options.append(("resume", { r in r.suspended = false; r.h.resume() }))
+        if configuration.monitorsNetwork { options.append(("network", { r in r.network() })) }
+        if chance(60) { options.append(("close", { $0.h.close() })) }
+        let (name, apply) = options[Int(rng.next() % UInt64(options.count))]
+        trace.append(name)
+        apply(&self)
+        if h.machine.isTerminal { suspended = false }
+    }
+
+    mutating func randomError() -> RealtimeError {
+        let errors: [RealtimeError] = [
+            RealtimeError(.network), .httpStatus(503, retryAfter: .seconds(Int64(rng.next() % 120))), .httpStatus(401),
+            .httpStatus(404), RealtimeError(.unreachable), RealtimeError(.idleTimeout), .protocolViolation("x"),
+            RealtimeError(.tls), .cancelled, RealtimeError(.streamEnded),
+        ]
+        return errors[Int(rng.next() % UInt64(errors.count))]
+    }
+
+    mutating func messages() {
+        var ids: [String?] = []
+        for _ in 0..<(1 + rng.next() % 4) {
+            nextID += 1
+            ids.append(chance(5) ? nil : "\(nextID)")
+        }
+        h.messages(ids)
+    }
+
+    mutating func network() {
+        pathGeneration += 1
+        let down = chance(2)
+        networkDown = down
+        h.network(NetworkStatus(reachability: down ? .unreachable : .reachable, pathGeneration: pathGeneration))
+    }
+
+    /// Events for attempts that are over and timers that were replaced: all ignored.
+    mutating func stale() {
+        let old = max(0, h.machine.attempts - 1)
+        let count = h.events.count
+        h.apply(h.machine.transportEnded(attempt: old, end: TransportEnd(clean: true), now: h.now))
+        h.apply(h.machine.timerFired(0, now: h.now))
+        if h.machine.messagesArrived(attempt: old, count: 1, bytes: 1) != nil { fail("a stale attempt's message was accepted") }
+        if h.events.count != count { fail("a stale event emitted something") }
+    }
+
+    mutating func fail(_ message: String) {
+        if failure == nil { failure = message }
+    }
+
+    /// The guarantees, after every step.
+    mutating func check() {
+        checkPlans()
+        checkEvents()
+        checkCursor()
+        if h.machine.statistics.attempts > h.plans.count { fail("more transports started than attempts planned") }
+    }
+
+    private mutating func checkPlans() {
+        guard h.plans.count > checkedPlans, let plan = h.plans.last else { return }
+        checkedPlans = h.plans.count
+        // The attempt was just planned: the gates must have been open.
+        if suspended { fail("attempt \(plan.attempt) planned while suspended") }
+        if configuration.monitorsNetwork && networkDown { fail("attempt \(plan.attempt) planned while unreachable") }
+        if h.machine.isTerminal { fail("attempt planned after the end") }
+    }
+
+    private mutating func checkEvents() {
+        while checkedEvents < h.emitted.count {
+            let event = h.emitted[checkedEvents].event
+            checkedEvents += 1
+            switch event {
+            case .open:
+                if openPending { fail("a second open before closed") }
+                openPending = true
+            case .closed:
+                if !openPending { fail("closed without an open") }
+                openPending = false
+            case .error(let e):
+                checkDelay(e)
+            case .event:
+                if !openPending { fail("a message outside a connection") }
+            }
+        }
+    }
+
+    private mutating func checkDelay(_ e: ErrorEvent) {
+        guard e.willRetry else {
+            if e.retryIn != nil { fail("retryIn without a retry") }
+            return
+        }
+        guard let delay = e.retryIn else {
+            if e.error.code != .unreachable { fail("a retry without a delay: \(e.error)") }
+            return
+        }
+        let policy = configuration.backoff
+        var ceiling = max(policy.maximum, policy.maximumServerDelay)
+        if let breaker = configuration.reconnect.circuitBreaker { ceiling = max(ceiling, breaker.coolDown) }
+        if configuration.sharesRetryBudget { ceiling = ceiling + .seconds(3) }
+        if delay < .zero || delay > ceiling { fail("retry delay \(delay) outside [0, \(ceiling)]") }
+    }
+
+    private mutating func checkCursor() {
+        let ledger = h.machine.ledger
+        if ledger.cursorSequence < lastCursorSequence { fail("the cursor moved back") }
+        lastCursorSequence = ledger.cursorSequence
+        guard ledger.cursorSequence > 0 else { return }
+        let processed = h.processedCount > 0 ? h.emitted[h.processedCount - 1].sequence : 0
+        if ledger.cursorSequence > processed { fail("the cursor passed an unprocessed event") }
+        guard let source = h.emitted.first(where: { $0.sequence == ledger.cursorSequence }) else {
+            fail("the cursor's event was never emitted")
+            return
+        }
+        if source.event.messageID != ledger.cursor { fail("the cursor is not its event's id") }
+    }
+}

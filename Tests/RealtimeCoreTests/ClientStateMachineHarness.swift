@@ -1,0 +1,198 @@
+import Foundation
+import RealtimeCore
+import RealtimeTestSupport
+import Testing
+
+/// Plays the driver for a ``ClientStateMachine``: keeps what the actions asked for (the
+/// timer, the attempt being prepared, the transport's state, budget requests) and what was
+/// emitted, and feeds events back. No I/O, no clock: `now` moves only when a test says so.
+struct ClientStateMachineHarness {
+    enum TransportState: Equatable { case none, started, opened, closing, aborting }
+
+    var machine: ClientStateMachine
+    var now: Duration = .zero
+    /// Every event emitted, in order, with its sequence number.
+    var emitted: [(sequence: UInt64, event: ClientEvent)] = []
+    var finished = false
+    var terminated = false
+    var timer: (token: UInt64, deadline: Duration)?
+    /// The attempt the machine asked to prepare (`connect`) and not yet answered.
+    var preparing: ClientStateMachine.ConnectPlan?
+    /// Every `connect` plan, in order.
+    var plans: [ClientStateMachine.ConnectPlan] = []
+    /// The attempt whose transport is started, and what the machine asked of it.
+    var transportAttempt: Int?
+    var transport: TransportState = .none
+    var reserveRequests: [Duration] = []
+    var pendingReserve: Duration?
+    var pendingAdmit = false
+    var verifications: [Duration] = []
+    var logs: [ClientLogRecord] = []
+    var loadRequested = false
+    var observing = true
+    var workCancelled = false
+    /// How many emitted events the consumer was handed, and how many it processed.
+    var handed = 0
+    var processedCount = 0
+    var saved: [String] = []
+
+    init(_ configuration: ClientStateMachine.Configuration = .init(), seed: UInt64 = 1) {
+        machine = ClientStateMachine(configuration: configuration, random: SeededGenerator(seed: seed))
+    }
+
+    var events: [ClientEvent] { emitted.map(\.event) }
+    var summary: String { events.map(\.short).joined(separator: " ") }
+    var snapshot: ClientStateMachine.Snapshot { machine.snapshot }
+
+    // MARK: Feeding events
+
+    mutating func apply(_ actions: [ClientStateMachine.Action]) {
+        for action in actions { perform(action) }
+    }
+
+    private mutating func perform(_ action: ClientStateMachine.Action) {
+        switch action {
+        case .emit(let event, let sequence):
+            #expect(!finished && !terminated, "emitted after the end: \(event.short)")
+            #expect(sequence == (emitted.last?.sequence ?? 0) + 1, "sequence numbers in emission order")
+            emitted.append((sequence, event))
+        case .finish: finished = true
+        case .terminate: terminated = true
+        case .loadCursor: loadRequested = true
+        case .connect(let plan):
+            #expect(preparing == nil && transportAttempt == nil, "a second attempt while one is in flight")
+            preparing = plan
+            plans.append(plan)
+        case .startTimer(let token, let deadline): timer = (token, deadline)
+        case .cancelTimer: timer = nil
+        case .reserveRetrySlot(let after):
+            reserveRequests.append(after)
+            pendingReserve = after
+        case .admitAttempt: pendingAdmit = true
+        case .closeTransport: if transportAttempt != nil { transport = .closing }
+        case .abortTransport: if transportAttempt != nil { transport = .aborting }
+        case .verifyConnection(let within): verifications.append(within)
+        case .stopObservingNetwork: observing = false
+        case .cancelWork: workCancelled = true
+        case .log(let record): logs.append(record)
+        }
+    }
+
+    mutating func start(network: NetworkStatus? = nil) { apply(machine.start(network: network, now: now)) }
+
+    /// Answers the pending `connect`: the transport is made (and started if the machine says so).
+    mutating func make() {
+        guard let plan = preparing else { Issue.record("no attempt is being prepared"); return }
+        preparing = nil
+        switch machine.transportMade(attempt: plan.attempt, now: now) {
+        case .start(let actions):
+            transportAttempt = plan.attempt
+            transport = .started
+            apply(actions)
+        case .discard(let actions):
+            apply(actions)
+        }
+    }
+
+    mutating func failToStart(_ error: RealtimeError) {
+        guard let plan = preparing else { Issue.record("no attempt is being prepared"); return }
+        preparing = nil
+        apply(machine.attemptFailedToStart(attempt: plan.attempt, error: error, now: now))
+    }
+
+    mutating func open(status: Int = 200) {
+        guard let attempt = transportAttempt else { Issue.record("no transport"); return }
+        transport = .opened
+        let info = ConnectionInfo(transport: .sse, url: URL(string: "http://example.test/s")!, status: status)
+        apply(machine.transportOpened(attempt: attempt, info: info, now: now))
+    }
+
+    /// Messages as the relay passes them: numbered by the machine, emitted in order.
+    mutating func messages(_ ids: [String?]) {
+        guard let attempt = transportAttempt else { Issue.record("no transport"); return }
+        guard let first = machine.messagesArrived(attempt: attempt, count: ids.count, bytes: ids.count) else { return }
+        for (i, id) in ids.enumerated() {
+            let message = Message(content: .text(id ?? "-"), type: "message", id: id)
+            perform(.emit(.event(message), sequence: first + UInt64(i)))
+        }
+    }
+
+    mutating func hint(_ d: Duration) {
+        guard let attempt = transportAttempt else { return }
+        machine.retryHint(attempt: attempt, d)
+    }
+
+    mutating func terminator() {
+        guard let attempt = transportAttempt else { Issue.record("no transport"); return }
+        apply(machine.terminatorArrived(attempt: attempt, now: now))
+    }
+
+    /// The transport ends (after a `close`/`abort`, with `cancelled` unless told otherwise).
+    mutating func end(_ end: TransportEnd? = nil) {
+        guard let attempt = transportAttempt else { Issue.record("no transport"); return }
+        let e = end ?? TransportEnd(clean: false, error: .cancelled)
+        transportAttempt = nil
+        transport = .none
+        apply(machine.transportEnded(attempt: attempt, end: e, now: now))
+    }
+
+    mutating func fail(_ error: RealtimeError, delivered: Bool = true) {
+        end(TransportEnd(clean: false, error: error, requestWasDelivered: delivered))
+    }
+
+    mutating func endCleanly() { end(TransportEnd(clean: true)) }
+
+    /// Moves time to the armed timer's deadline and fires it.
+    mutating func fireTimer() {
+        guard let t = timer else { Issue.record("no timer armed"); return }
+        timer = nil
+        now = max(now, t.deadline)
+        apply(machine.timerFired(t.token, now: now))
+    }
+
+    mutating func reserved(_ delay: Duration) {
+        #expect(pendingReserve != nil, "no reservation was asked for")
+        pendingReserve = nil
+        apply(machine.retrySlotReserved(delay, now: now))
+    }
+
+    mutating func admitted(wait: Duration, lateness: Duration = .milliseconds(2)) {
+        #expect(pendingAdmit, "no admission was asked for")
+        pendingAdmit = false
+        apply(machine.attemptAdmitted(wait: wait, lateness: lateness, now: now))
+    }
+
+    mutating func network(_ status: NetworkStatus) { apply(machine.networkChanged(status, now: now)) }
+    mutating func suspend() { apply(machine.suspend(now: now)) }
+    mutating func resume() { apply(machine.resume(now: now)) }
+    mutating func close() { apply(machine.close()) }
+
+    // MARK: The consumer
+
+    /// The consumer takes the next emitted event (processing the one before), as `for await`
+    /// does when one is buffered. Returns it, or nil when none is buffered.
+    @discardableResult
+    mutating func take() -> ClientEvent? {
+        guard handed < emitted.count, !terminated else { return nil }
+        let (sequence, event) = emitted[handed]
+        handed += 1
+        processedCount = handed - 1
+        let action = machine.consumerTook(sequence, id: event.messageID)
+        if let s = action.save { saved.append(s) }
+        return event
+    }
+
+    /// The consumer processed everything it was handed (it waits for more, or acknowledges).
+    mutating func processed() {
+        processedCount = handed
+        let action = machine.consumerProcessed()
+        if let s = action.save { saved.append(s) }
+        if action.caughtUp { apply(machine.consumerCaughtUp(now: now)) }
+    }
+
+    /// Takes and processes everything emitted so far.
+    mutating func drain() {
+        while take() != nil {}
+        processed()
+    }
+}

@@ -1,9 +1,11 @@
 /// The client's clock with its type erased, so `RealtimeClient` is not generic: production
-/// uses `ContinuousClock`, tests a manual clock.
+/// uses `ContinuousClock`, tests a manual clock. Times are durations since the clock was
+/// wrapped (the state machine's time line).
 struct ClientClock: Sendable {
-    /// Sleeps for a duration; throws `CancellationError` when the task is cancelled.
-    let sleep: @Sendable (Duration) async throws -> Void
-    /// Time elapsed since the clock was wrapped (only differences matter).
+    /// Sleeps until a time on this time line; throws `CancellationError` when the task is
+    /// cancelled.
+    let sleep: @Sendable (_ until: Duration) async throws -> Void
+    /// Time elapsed since the clock was wrapped.
     let now: @Sendable () -> Duration
 
     /// How late a backoff timer may fire.
@@ -14,7 +16,12 @@ struct ClientClock: Sendable {
         // An explicit small tolerance: with nil, Dispatch applies its default leeway (10 % of
         // the delay) and coalesces timers, so a thousand clients whose retry-budget slots
         // are spread over seconds would wake in bunches and break the budget's rate.
-        self.sleep = { d in try await clock.sleep(until: clock.now.advanced(by: d), tolerance: Self.tolerance) }
+        self.sleep = { deadline in try await clock.sleep(until: origin.advanced(by: deadline), tolerance: Self.tolerance) }
         self.now = { origin.duration(to: clock.now) }
+    }
+
+    /// Sleeps until `deadline` (see ``sleep``).
+    func sleep(until deadline: Duration) async throws {
+        try await sleep(deadline)
     }
 }

@@ -1,37 +1,45 @@
 import Realtime
 import Testing
 
-/// Consumes a client's events in a task (a prompt consumer) and records them.
+/// Consumes a client's events in a task (a prompt consumer) and records them; tests wait for
+/// what it recorded.
 final class EventRecorder: Sendable {
-    private let state = LockedValue<(events: [ClientEvent], finished: Bool)>(([], false))
+    private let log = Observed<(events: [ClientEvent], finished: Bool)>(([], false))
     private let task = LockedValue<Task<Void, Never>?>(nil)
 
     init(_ client: RealtimeClient) {
-        let t = Task { [self] in
+        let t = Task { [log] in
             for await e in client.events {
-                self.state.withLock { $0.events.append(e) }
+                log.update { $0.events.append(e) }
             }
-            self.state.withLock { $0.finished = true }
+            log.update { $0.finished = true }
         }
         task.withLock { $0 = t }
     }
 
-    var events: [ClientEvent] { state.withLock { $0.events } }
-    var finished: Bool { state.withLock { $0.finished } }
+    var events: [ClientEvent] { log.value.events }
+    var finished: Bool { log.value.finished }
 
     func cancel() { task.withLock { $0?.cancel() } }
 
     /// Waits until at least `n` events were recorded; returns them.
     @discardableResult
     func waitFor(_ n: Int, sourceLocation: SourceLocation = #_sourceLocation) async -> [ClientEvent] {
-        await eventually("\(n) events (have \(events.count): \(summary))", sourceLocation: sourceLocation) {
-            self.state.withLock { $0.events.count >= n }
+        await log.wait("\(n) events (have \(events.count): \(summary))", sourceLocation: sourceLocation) {
+            $0.events.count >= n
         }
         return events
     }
 
+    /// Waits until an event satisfying `condition` was recorded.
+    func waitFor(
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: @escaping @Sendable (ClientEvent) -> Bool
+    ) async {
+        await log.wait("\(what) (have \(summary))", sourceLocation: sourceLocation) { $0.events.contains(where: condition) }
+    }
+
     func waitUntilFinished(sourceLocation: SourceLocation = #_sourceLocation) async {
-        await eventually("the event stream to finish", sourceLocation: sourceLocation) { self.finished }
+        await log.wait("the event stream to finish (have \(summary))", sourceLocation: sourceLocation) { $0.finished }
     }
 
     /// A compact description for failure messages: `open(1) event(a) error(network,retry) closed(reconnect)`.

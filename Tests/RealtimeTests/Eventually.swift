@@ -2,11 +2,13 @@ import Testing
 
 /// Waits until `condition` holds; records an issue after `within` (default a generous 30 s).
 /// `what` is evaluated only then, so it can describe the state at the timeout.
-/// The reconnect loop reacts to events and to the manual clock, never to wall time, so this
-/// only lets other tasks run. It yields first; when the condition stays false it parks for a
-/// millisecond (`pollingEvery`) between checks, so waiting tests never spin on the few
-/// cooperative threads (2 on a 2-core machine) that every other test needs. Poll less often
-/// when the condition itself is costly (e.g. it scans a thousand clients).
+/// For the integration suites only (real servers, real sockets, wall time: a log filled by
+/// another process or thread that cannot notify): the client's own tests wait on what the
+/// client, its transports and the manual clock report (``Observed``, `stateChanges`,
+/// `ManualClock.waitForSleepers`), never poll. It yields first; when the condition stays
+/// false it parks for a millisecond (`pollingEvery`) between checks, so waiting tests never
+/// spin on the few cooperative threads (2 on a 2-core machine) that every other test needs.
+/// Poll less often when the condition itself is costly (e.g. it scans a thousand clients).
 @discardableResult
 func eventually(
     _ what: @autoclosure () -> String, within: Duration = .seconds(30), pollingEvery: Duration = .milliseconds(1),

@@ -1,4 +1,5 @@
 import Realtime
+import Testing
 
 /// A scripted ``Transport``: the test decides what the "server" does by calling ``emit(_:)``.
 /// Keeps the contract (one `ended`, nothing after it, `close` ends with `cancelled`).
@@ -7,7 +8,7 @@ final class MockTransport: Transport, Sendable {
     let events: BoundedChannel<TransportEvent>
     let request: TransportRequest
 
-    private struct State {
+    struct State: Sendable {
         var started = false
         var closed = false
         var ended = false
@@ -16,46 +17,55 @@ final class MockTransport: Transport, Sendable {
         var demands = 0
         var verifications: [Duration] = []
     }
-    private let state = LockedValue(State())
+    private let state = Observed(State())
+    private let onStart: @Sendable () -> Void
 
-    init(request: TransportRequest) {
+    init(request: TransportRequest, onStart: @escaping @Sendable () -> Void = {}) {
         self.request = request
+        self.onStart = onStart
         self.kind = RealtimeClient.transportKind(for: request.url) ?? .sse
         self.events = BoundedChannel(capacity: request.eventBufferCapacity)
         events.setTerminationHandler { [weak self] in self?.close() }
-        events.setDemandHandler { [weak self] in self?.state.withLock { $0.demands += 1 } }
+        events.setDemandHandler { [weak self] in self?.state.update { $0.demands += 1 } }
     }
 
-    var started: Bool { state.withLock { $0.started } }
-    var closed: Bool { state.withLock { $0.closed } }
-    var ended: Bool { state.withLock { $0.ended } }
-    var sent: [OutboundMessage] { state.withLock { $0.sent } }
+    var started: Bool { state.value.started }
+    var closed: Bool { state.value.closed }
+    var ended: Bool { state.value.ended }
+    var sent: [OutboundMessage] { state.value.sent }
     /// The timeouts of the ``verifyConnection(within:)`` calls, in order.
-    var verifications: [Duration] { state.withLock { $0.verifications } }
+    var verifications: [Duration] { state.value.verifications }
     /// How many `emit` calls were told to pause (the channel was full).
-    var pausedSends: Int { state.withLock { $0.pausedSends } }
+    var pausedSends: Int { state.value.pausedSends }
     /// How many times the channel told the paused producer to resume.
-    var demands: Int { state.withLock { $0.demands } }
+    var demands: Int { state.value.demands }
+
+    /// Waits until the client closed (or aborted) this transport.
+    func waitUntilClosed(sourceLocation: SourceLocation = #_sourceLocation) async {
+        await state.wait("the transport to be closed", sourceLocation: sourceLocation) { $0.closed }
+    }
 
     func start() {
-        state.withLock { s in
+        state.update { s in
             precondition(!s.started, "start() called twice")
             s.started = true
         }
+        onStart()
     }
 
     /// Delivers an event as the I/O loop would; returns the channel's "keep going".
     @discardableResult
     func emit(_ event: TransportEvent) -> Bool {
-        let go: Bool = state.withLock { s in
-            guard !s.ended else { return false }
+        var go = false
+        state.update { s in
+            guard !s.ended else { return }
             if case .ended = event { s.ended = true }
-            return true
+            go = true
         }
         guard go else { return false }
         let more = events.send(event)
         if case .ended = event { events.finish() }
-        if !more { state.withLock { $0.pausedSends += 1 } }
+        if !more { state.update { $0.pausedSends += 1 } }
         return more
     }
 
@@ -77,18 +87,23 @@ final class MockTransport: Transport, Sendable {
 
     func send(_ message: OutboundMessage) async throws {
         if kind == .sse { throw RealtimeError(.sendNotSupported) }
-        try state.withLock { s in
-            guard !s.ended, !s.closed else { throw RealtimeError(.notConnected) }
+        var refused = false
+        state.update { s in
+            guard !s.ended, !s.closed else {
+                refused = true
+                return
+            }
             s.sent.append(message)
         }
+        if refused { throw RealtimeError(.notConnected) }
     }
 
     func verifyConnection(within timeout: Duration) {
-        state.withLock { $0.verifications.append(timeout) }
+        state.update { $0.verifications.append(timeout) }
     }
 
     func close(code: UInt16, reason: String) {
-        state.withLock { $0.closed = true }
+        state.update { $0.closed = true }
         emit(.ended(TransportEnd(clean: false, error: .cancelled)))
     }
 }

@@ -3,7 +3,7 @@ import Realtime
 import Testing
 
 /// Every row of the failure-class table (DESIGN.md), through the whole client and its
-/// reconnect loop, with scripted transports.
+/// state machine, with scripted transports.
 @Suite(.timeLimit(.minutes(1))) struct RealtimeClientFailureTableTests {
     static let retried: [RealtimeError] = [
         RealtimeError(.network), RealtimeError(.remoteClosed), RealtimeError(.connectTimeout),

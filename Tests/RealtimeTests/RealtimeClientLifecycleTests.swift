@@ -27,12 +27,12 @@ import Testing
         let first = try #require(await t.factory.transport(0))
         first.fail(RealtimeError(.network))
         await rec.waitFor(1)
-        await eventually("a backoff timer") { t.clock.sleeperCount == 1 }
+        await t.clock.waitForSleepers(1)
         t.client.close()
         #expect(t.clock.sleeperCount == 0, "close() must cancel the timer synchronously")
+        #expect(t.client.state == .closed(.cancelled))
         await rec.waitUntilFinished()
         t.clock.advance(by: .seconds(3600))
-        for _ in 0..<1000 { await Task.yield() }
         #expect(t.factory.count == 1, "no attempt after close()")
         #expect(t.clock.sleeperCount == 0)
     }
@@ -59,10 +59,10 @@ import Testing
         first.open()
         await rec.waitFor(1)
         rec.cancel()
-        await eventually("the transport to close") { first.closed }
+        await first.waitUntilClosed()
         await rec.waitUntilFinished()
         #expect(t.clock.sleeperCount == 0)
-        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.client.state == .closed(.cancelled))
         #expect(t.factory.count == 1)
     }
 
@@ -77,7 +77,7 @@ import Testing
         first.open()
         first.message("only")
         await consumer.value
-        await eventually("the transport to close") { first.closed }
+        #expect(first.closed, "leaving the loop closed the client at once")
         #expect(t.clock.sleeperCount == 0)
     }
 
@@ -139,7 +139,7 @@ import Testing
         #expect(first.closed)
         let events = await rec.waitFor(3)
         #expect(events.at(2)?.closeEvent == CloseEvent(clean: true, willReconnect: true))
-        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.client.state == .suspended)
         #expect(t.factory.count == 1, "no attempt while suspended")
         #expect(t.clock.sleeperCount == 0, "no timer while suspended")
         #expect(rec.finished == false, "suspend does not end the events")
@@ -156,11 +156,11 @@ import Testing
         let first = try #require(await t.factory.transport(0))
         first.fail(RealtimeError(.network))
         await rec.waitFor(1)
-        await eventually("a backoff timer") { t.clock.sleeperCount == 1 }
+        await t.clock.waitForSleepers(1)
         t.client.suspend()
-        await eventually("the timer to go") { t.clock.sleeperCount == 0 }
+        #expect(t.clock.sleeperCount == 0, "suspend() cancels the timer")
         t.clock.advance(by: .seconds(60))
-        for _ in 0..<1000 { await Task.yield() }
+        #expect(t.client.state == .suspended)
         #expect(t.factory.count == 1)
         t.client.resume()
         #expect(await t.factory.transport(1) != nil)
@@ -189,7 +189,7 @@ import Testing
         t.client.suspend()
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
-        for _ in 0..<1000 { await Task.yield() }
+        await t.waitForState("suspended") { $0 == .suspended }
         #expect(t.factory.count == 0)
         t.client.resume()
         #expect(await t.factory.transport(0) != nil)

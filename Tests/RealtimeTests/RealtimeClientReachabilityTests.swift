@@ -19,9 +19,6 @@ import Testing
         }
     }
 
-    /// Lets the loop run; a test that expects nothing to happen checks after this.
-    func settle() async { for _ in 0..<1000 { await Task.yield() } }
-
     @Test func noAttemptWhileUnreachableThenConnectAtOnce() async throws {
         let monitor = ManualNetworkMonitor(reachable: false)
         let t = try client(monitor)
@@ -32,7 +29,7 @@ import Testing
         #expect(waiting.error.code == .unreachable)
         #expect(waiting.willRetry)
         #expect(waiting.retryIn == nil)
-        await settle()
+        #expect(t.client.state == .waitingForNetwork)
         #expect(t.factory.count == 0, "no connection attempt while unreachable")
         #expect(t.clock.sleeperCount == 0, "no timer while unreachable")
         #expect(t.client.statistics.attempts == 0)
@@ -62,7 +59,7 @@ import Testing
         #expect(lost.error.code == .unreachable)
         #expect(lost.willRetry && lost.retryIn == nil)
         #expect(events.at(4)?.closeEvent?.willReconnect == true)
-        await settle()
+        await t.waitForState("waiting for the network") { $0 == .waitingForNetwork }
         #expect(t.factory.count == 1, "no attempt while down")
         #expect(t.clock.sleeperCount == 0, "no backoff timer while down")
         #expect(rec.events.count == 5, "the loss is reported once: \(rec.summary)")
@@ -81,29 +78,32 @@ import Testing
         try #require(await t.factory.transport(0)).fail(RealtimeError(.network))
         await t.advance(by: .seconds(1))
         try #require(await t.factory.transport(1)).fail(RealtimeError(.network))
-        await eventually("the 2 s backoff timer") { t.clock.sleeperCount == 1 }
+        await t.clock.waitForSleepers(1)
         // The network goes away during the backoff: the timer is cancelled, nothing connects.
         monitor.setReachable(false)
-        await eventually("the timer to go") { t.clock.sleeperCount == 0 }
+        #expect(t.clock.sleeperCount == 0, "the backoff timer is cancelled")
         t.clock.advance(by: .seconds(60))
-        await settle()
+        #expect(t.client.state == .waitingForNetwork)
         #expect(t.factory.count == 2)
-        // Many outages in a row spend no attempt of the four allowed.
+        // Many outages in a row spend no attempt of the four allowed: each return connects
+        // at once, each loss ends that attempt without counting it.
         for _ in 0..<5 {
+            let made = t.factory.count
             monitor.setReachable(true)
+            _ = try #require(await t.factory.transport(after: made))
             monitor.setReachable(false)
+            await t.waitForState("waiting for the network") { $0 == .waitingForNetwork }
         }
+        let made = t.factory.count
         monitor.setReachable(true)
-        let third = try #require(await t.factory.transport(2))
+        let last = try #require(await t.factory.transport(after: made))
         #expect(t.clock.sleeperCount == 0, "connected at once when the network returned")
-        third.fail(RealtimeError(.network))
-        await eventually("the error of attempt 3") {
-            rec.events.contains { $0.errorEvent?.attempt == 3 }
-        }
-        let last = try #require(rec.events.last { $0.errorEvent?.attempt == 3 }?.errorEvent)
-        #expect(last.willRetry, "outages did not count against maxAttempts")
-        #expect(last.retryIn == .seconds(1), "a fresh backoff after the network returned")
-        #expect(t.factory.count == 3)
+        let attempt = last.request.attempt
+        last.fail(RealtimeError(.network))
+        await rec.waitFor("the error of attempt \(attempt)") { $0.errorEvent?.attempt == attempt }
+        let error = try #require(rec.events.last { $0.errorEvent?.attempt == attempt }?.errorEvent)
+        #expect(error.willRetry, "outages did not count against maxAttempts")
+        #expect(error.retryIn == .seconds(1), "a fresh backoff after the network returned")
         #expect(t.factory.overlapping == 0)
     }
 
@@ -120,7 +120,7 @@ import Testing
         await rec.waitFor(1)
         #expect(first.verifications.isEmpty, "nothing to verify before the path changes")
         monitor.signalPathChange()
-        await eventually("the connection to be verified") { first.verifications == [.seconds(3)] }
+        #expect(first.verifications == [.seconds(3)], "verified as soon as the monitor said so")
         #expect(!first.closed, "a path change alone does not drop a working connection")
         // The transport found it dead: the client reconnects as after any idle timeout.
         first.fail(RealtimeError(.idleTimeout))
@@ -145,9 +145,9 @@ import Testing
         #expect(monitor.observerCount == 1)
         t.client.close()
         await rec.waitUntilFinished()
-        await eventually("the observation to go") { monitor.observerCount == 0 }
+        #expect(monitor.observerCount == 0, "close() stops observing at once")
         monitor.setReachable(true)
-        await settle()
+        #expect(t.client.state == .closed(.cancelled))
         #expect(t.factory.count == 0)
     }
 
@@ -159,7 +159,7 @@ import Testing
         await rec.waitFor(1)
         t.client.suspend()
         monitor.setReachable(true)
-        await settle()
+        #expect(t.client.state == .suspended)
         #expect(t.factory.count == 0, "suspended: the returning network does not connect")
         t.client.resume()
         #expect(await t.factory.transport(0) != nil)

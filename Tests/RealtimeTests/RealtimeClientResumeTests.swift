@@ -23,7 +23,8 @@ import Testing
         // Events 3, the error and the close are received (buffered) but not processed: the
         // reconnect waits for the consumer even after the backoff delay.
         await t.advance(by: .seconds(1))
-        for _ in 0..<1000 { await Task.yield() }
+        await t.waitForState("waiting for the consumer") { $0.isWaitingToRetry }
+        #expect(t.clock.sleeperCount == 0, "the delay is over")
         #expect(t.factory.count == 1, "must not reconnect before the consumer caught up")
         #expect(await it.next()?.short == "event(c)")
         #expect(t.client.lastEventID == "2")

@@ -20,11 +20,10 @@ import Testing
         try #require(await factory.transport(0)).fail(RealtimeError(.network))
         // The one token in the bucket: the first reconnection goes at once.
         try #require(await factory.transport(1)).fail(RealtimeError(.network))
-        await eventually("the budget wait") { clock.sleeperCount == 1 }
-        for _ in 0..<1000 { await Task.yield() }
+        await clock.waitForSleepers(1)
         #expect(factory.count == 2, "the second reconnection waits for the refill")
         clock.advance(by: .milliseconds(999))
-        for _ in 0..<1000 { await Task.yield() }
+        #expect(clock.sleeperCount == 1, "still waiting")
         #expect(factory.count == 2)
         clock.advance(by: .milliseconds(1))
         #expect(await factory.transport(2) != nil)
@@ -37,8 +36,9 @@ import Testing
         var configuration = RealtimeClient.Configuration()
         configuration.backoff = .immediate
         configuration.retryBudget = budget
+        let starts = Observed(0)
         let clients: [(RealtimeClient, MockTransportFactory, EventRecorder)] = try (0..<6).map { _ in
-            let f = MockTransportFactory()
+            let f = MockTransportFactory(sharedStarts: starts)
             let c = try RealtimeClient(
                 url: URL(string: "http://127.0.0.1:9/s")!, configuration: configuration, clock: clock,
                 random: SeededGenerator(seed: 1), transportFactory: f.make)
@@ -47,17 +47,18 @@ import Testing
         defer { for (c, _, _) in clients { c.close() } }
         // Every client connects once (unpaced), then the server "restarts".
         for (_, f, _) in clients { try #require(await f.transport(0)).fail(RealtimeError(.network)) }
-        await eventually("two reconnect at once, four wait") {
-            clients.filter { $0.1.count == 2 }.count == 2 && clock.sleeperCount == 4
-        }
+        // Six first connections, then two reconnects at once; four wait for the budget.
+        await starts.wait("two reconnects at once") { $0 == 8 }
+        await clock.waitForSleepers(4)
+        #expect(starts.value == 8)
         clock.advance(by: .milliseconds(500))
-        await eventually("a third at 0.5 s") { clients.filter { $0.1.count == 2 }.count == 3 }
+        await starts.wait("a third at 0.5 s") { $0 == 9 }
         clock.advance(by: .milliseconds(500))
-        await eventually("a fourth at 1 s") { clients.filter { $0.1.count == 2 }.count == 4 }
-        for _ in 0..<1000 { await Task.yield() }
-        #expect(clients.filter { $0.1.count == 2 }.count == 4, "no more than rate × time + burst")
+        await starts.wait("a fourth at 1 s") { $0 == 10 }
+        await clock.waitForSleepers(2)
+        #expect(starts.value == 10, "no more than rate × time + burst")
         clock.advance(by: .seconds(1))
-        await eventually("all six by 2 s") { clients.allSatisfy { $0.1.count == 2 } }
+        await starts.wait("all six by 2 s") { $0 == 12 }
     }
 }
 
@@ -80,16 +81,16 @@ import Testing
         try #require(await factory.transport(0)).fail(RealtimeError(.network))
         let first = try #require(await rec.waitFor(1).at(0)?.errorEvent?.retryIn)
         #expect(first > .zero && first <= .seconds(1), "full jitter within the 1 s backoff")
-        await eventually("the backoff timer") { clock.sleeperCount == 1 }
+        await clock.waitForSleepers(1)
         clock.advance(by: first)
         // Second failure at once: the next slot is 4 s after the first, not the backoff.
         try #require(await factory.transport(1)).fail(RealtimeError(.network))
         let second = try #require(await rec.waitFor(2).at(1)?.errorEvent?.retryIn)
         #expect(second == .seconds(4) - first, "the budget's slot, 4 s after the first reconnect")
         // And the attempt really happens then: not a moment before.
-        await eventually("the budget-extended timer") { clock.sleeperCount == 1 }
+        await clock.waitForSleepers(1)
         clock.advance(by: second - .milliseconds(1))
-        for _ in 0..<1000 { await Task.yield() }
+        #expect(clock.sleeperCount == 1, "the budget-extended timer still waits")
         #expect(factory.count == 2, "no attempt before the reported retryIn")
         clock.advance(by: .milliseconds(1))
         #expect(await factory.transport(2) != nil, "the attempt at exactly retryIn")

@@ -26,7 +26,8 @@ import Testing
         #expect(t.client.lastEventID == "1")
         // Message 3 is received but not processed: the reconnect waits for the consumer.
         await t.advance(by: .seconds(1))
-        for _ in 0..<1000 { await Task.yield() }
+        await t.waitForState("waiting for the consumer") { $0.isWaitingToRetry }
+        #expect(t.clock.sleeperCount == 0, "the delay is over")
         #expect(t.factory.count == 1, "a WebSocket with messageID must not reconnect before the consumer caught up")
         #expect(await it.next()?.short == "event(3|c)")
         #expect(await it.next()?.short == "error(network,retry)")

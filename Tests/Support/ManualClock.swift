@@ -19,6 +19,16 @@ public final class ManualClock: Clock, Sendable {
         var now = Instant(offset: .zero)
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
+        /// Tasks waiting for at least `count` sleepers.
+        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+        /// The watchers whose count is reached, removed.
+        mutating func dueWatchers() -> [CheckedContinuation<Void, Never>] {
+            let n = sleepers.count
+            let due = watchers.filter { $0.count <= n }.map(\.continuation)
+            watchers.removeAll { $0.count <= n }
+            return due
+        }
     }
     private let state = LockedValue(State())
 
@@ -30,16 +40,35 @@ public final class ManualClock: Clock, Sendable {
     /// Number of tasks currently sleeping on this clock.
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
+    /// Waits until at least `count` tasks sleep on this clock (a timer was armed): what a
+    /// test waits for before it moves time, instead of polling ``sleeperCount``.
+    public func waitForSleepers(_ count: Int = 1) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let ready: Bool = state.withLock { s in
+                if s.sleepers.count >= count { return true }
+                s.watchers.append((count, c))
+                return false
+            }
+            if ready { c.resume() }
+        }
+    }
+
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in
-                let fireNow: Bool = state.withLock { s in
-                    if deadline <= s.now { return true }
+                enum Start { case fire, cancelled, sleep([CheckedContinuation<Void, Never>]) }
+                let start: Start = state.withLock { s in
+                    if Task.isCancelled { return .cancelled }
+                    if deadline <= s.now { return .fire }
                     s.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: c))
-                    return false
+                    return .sleep(s.dueWatchers())
                 }
-                if fireNow { c.resume() }
+                switch start {
+                case .fire: c.resume()
+                case .cancelled: c.resume(throwing: CancellationError())
+                case .sleep(let watchers): for w in watchers { w.resume() }
+                }
             }
         } onCancel: {
             let c: CheckedContinuation<Void, any Error>? = state.withLock { s in

@@ -84,10 +84,17 @@ package struct ClientStateMachine: Sendable {
     /// Whether messages of attempt `attempt` are still wanted (the relay's check).
     package func accepts(attempt: Int) -> Bool { attempt > 0 && liveAttempt == attempt }
 
-    /// Whether a transport of the current attempt is registered and not being ended.
-    package var isConnected: Bool {
-        guard case .attempting(let a) = phase else { return false }
-        return a.opened
+    /// Whether `send` may go to the live transport: an attempt is started (a WebSocket send
+    /// before the handshake completes waits for it) and the client is not ending it.
+    package var acceptsSends: Bool {
+        guard case .attempting(let a) = phase, a.ending == nil else { return false }
+        return !a.isPreparing
+    }
+
+    /// The token of the armed timer, if any (the driver keeps only that timer's task).
+    package var armedTimer: UInt64? {
+        guard case .waiting(let w) = phase else { return nil }
+        return w.timer
     }
 
     /// Numbers one event to emit.

@@ -1,4 +1,4 @@
-/// What the reconnect loop knows about the attempt that just ended, beyond its
+/// What the client knows about the attempt that just ended, beyond its
 /// ``TransportEnd``; input to ``ReconnectPolicy/decide(_:context:backoff:using:)``.
 public struct ReconnectContext: Sendable, Hashable {
     /// The attempt that ended, 1 for the client's first.

@@ -1,4 +1,4 @@
-/// What the reconnect loop does after a connection attempt ended (see ``ReconnectPolicy``).
+/// What the client does after a connection attempt ended (see ``ReconnectPolicy``).
 public enum ReconnectDecision: Sendable, Hashable {
     /// Connect again after `delay` (zero for "at once").
     case retry(after: Duration)

@@ -1,4 +1,4 @@
-/// What one connection attempt reports to its owner (the client's reconnect loop).
+/// What one connection attempt reports to its owner (the client's state machine).
 ///
 /// A transport emits at most one `opened`, then any number of `message`/`retryHint`,
 /// and always exactly one terminal `ended`, after which its stream finishes.

@@ -1,0 +1,93 @@
+/// What the driver does after releasing the client's lock: the state machine's actions, with
+/// the objects they act on taken from ``ClientStorage`` under the lock.
+enum ClientEffect: Sendable {
+    /// Move these events (and the end, if `finish`) into the consumer's buffer; the thread
+    /// holds the emitter's role (see ``ClientStorage/emit(_:finish:)``).
+    case emit([ClientStorage.Envelope], finish: Bool)
+    case terminate
+    case loadCursor
+    case connect(ClientStateMachine.ConnectPlan)
+    case startTimer(token: UInt64, deadline: Duration)
+    case cancel(Task<Void, Never>)
+    case cancelAll([Task<Void, Never>])
+    case reserveRetrySlot(after: Duration)
+    case admitAttempt
+    case close(any Transport)
+    case abort(any Transport)
+    case verify(any Transport, within: Duration)
+    case stopObserving(any NetworkMonitor, NetworkObservation)
+    case log(ClientLogRecord)
+    /// The state changed: wake the iterators of `stateChanges`.
+    case publish([CheckedContinuation<Void, Never>])
+}
+
+extension ClientStorage.State {
+    /// Records the machine's actions under the lock: queues emissions, takes the objects the
+    /// other actions need, and notes a state change. Returns what to do after the lock.
+    mutating func absorb(_ actions: [ClientStateMachine.Action], into effects: inout [ClientEffect]) {
+        for action in actions {
+            switch action {
+            case .emit(let event, let sequence):
+                outbox.append(ClientStorage.Envelope(event: event, sequence: sequence))
+            case .finish:
+                finishPending = true
+            case .terminate:
+                outbox = []
+                finishPending = false
+                effects.append(.terminate)
+            case .loadCursor:
+                effects.append(.loadCursor)
+            case .connect(let plan):
+                effects.append(.connect(plan))
+            case .startTimer(let token, let deadline):
+                effects.append(.startTimer(token: token, deadline: deadline))
+            case .cancelTimer:
+                if let t = timer { effects.append(.cancel(t.task)) }
+                timer = nil
+            case .reserveRetrySlot(let after):
+                effects.append(.reserveRetrySlot(after: after))
+            case .admitAttempt:
+                effects.append(.admitAttempt)
+            case .closeTransport, .abortTransport, .verifyConnection:
+                absorbTransportAction(action, into: &effects)
+            case .stopObservingNetwork:
+                if let o = observation { effects.append(.stopObserving(o.monitor, o.observation)) }
+                observation = nil
+            case .cancelWork:
+                effects.append(.cancelAll(Array(work.values)))
+                work = [:]
+            case .log(let record):
+                effects.append(.log(record))
+            }
+        }
+    }
+
+    private mutating func absorbTransportAction(_ action: ClientStateMachine.Action, into effects: inout [ClientEffect]) {
+        guard let live = transport?.transport else { return }
+        switch action {
+        case .closeTransport:
+            effects.append(.close(live))
+            if machine.isTerminal { transport = nil }
+        case .abortTransport:
+            effects.append(.abort(live))
+        case .verifyConnection(let within):
+            effects.append(.verify(live, within: within))
+        default:
+            break
+        }
+    }
+
+    /// After the machine ran: takes the emitter's role if events wait and nobody emits, and
+    /// publishes a state change.
+    mutating func conclude(_ effects: inout [ClientEffect]) {
+        if let claim = claimEmission() { effects.append(.emit(claim.envelopes, finish: claim.finish)) }
+        let snapshot = machine.snapshot
+        guard snapshot != published else { return }
+        published = snapshot
+        publishedVersion &+= 1
+        if !stateWaiters.isEmpty {
+            effects.append(.publish(Array(stateWaiters.values)))
+            stateWaiters = [:]
+        }
+    }
+}

@@ -1,0 +1,88 @@
+/// The client's one lock and everything under it: the state machine, the events waiting to
+/// be handed to the consumer's buffer, and what the driver keeps for the machine's actions
+/// (the live transport, the timer task, preparation tasks, the network observation, the
+/// iterators of ``RealtimeClient/stateChanges``). The shape of swift-async-algorithms'
+/// channel storage: a state machine behind a lock, whose actions (resuming continuations,
+/// calling transports, the channel or the user's code) run after the lock is released.
+///
+/// **Emission order.** Events reach the consumer's buffer in the order the machine emitted
+/// them, whichever thread produced them (the I/O thread relaying messages, a timer, the
+/// network monitor, the app calling `suspend()`): they are queued here in that order, and one
+/// thread at a time (the one that finds nobody emitting) moves them into the buffer, outside
+/// the lock. The relay's common case, a batch of messages while nobody else emits, goes
+/// straight to the buffer.
+final class ClientStorage: Sendable {
+    struct Envelope: Sendable {
+        var event: ClientEvent
+        var sequence: UInt64
+    }
+
+    struct State {
+        var machine: ClientStateMachine
+        /// Emitted events not yet in the consumer's buffer, in emission order.
+        var outbox: [Envelope] = []
+        /// The machine finished: end the buffer after the outbox.
+        var finishPending = false
+        /// A thread is moving events into the consumer's buffer.
+        var emitting = false
+        /// The first iterator started the machine.
+        var started = false
+        var transport: (attempt: Int, transport: any Transport)?
+        var timer: (token: UInt64, task: Task<Void, Never>)?
+        /// Preparation tasks in flight (attempt preparation, cursor loading), by id.
+        var work: [UInt64: Task<Void, Never>] = [:]
+        /// Tasks that finished before they were registered.
+        var finishedWork: Set<UInt64> = []
+        var nextWork: UInt64 = 0
+        var observation: (monitor: any NetworkMonitor, observation: NetworkObservation)?
+        /// The state last published, its version, and the iterators waiting for a newer one.
+        var published: ClientStateMachine.Snapshot = .idle
+        var publishedVersion: UInt64 = 1
+        var stateWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextStateIterator: UInt64 = 0
+    }
+
+    let state: LockedValue<State>
+    let channel: BoundedChannel<Envelope>
+
+    init(machine: ClientStateMachine, capacity: Int) {
+        state = LockedValue(State(machine: machine))
+        channel = BoundedChannel(capacity: capacity)
+    }
+
+    /// Moves queued events into the consumer's buffer until none is left, then gives up the
+    /// emitter's role. Called by the thread that took the role, with what it took.
+    /// Returns the buffer's last "keep going" (false: the producer should pause).
+    func emit(_ first: inout [Envelope], finish: Bool) -> Bool {
+        var mayContinue = true
+        var finish = finish
+        while true {
+            if !first.isEmpty { mayContinue = channel.send(draining: &first) }
+            if finish { channel.finish() }
+            let more: Bool = state.withLock { s in
+                guard !s.outbox.isEmpty || s.finishPending else {
+                    s.emitting = false
+                    return false
+                }
+                swap(&first, &s.outbox)
+                finish = s.finishPending
+                s.finishPending = false
+                return true
+            }
+            if !more { return mayContinue }
+        }
+    }
+}
+
+extension ClientStorage.State {
+    /// Takes the emitter's role when events are queued and nobody emits; returns what to emit.
+    mutating func claimEmission() -> (envelopes: [ClientStorage.Envelope], finish: Bool)? {
+        guard !emitting, !outbox.isEmpty || finishPending else { return nil }
+        emitting = true
+        defer {
+            outbox = []
+            finishPending = false
+        }
+        return (outbox, finishPending)
+    }
+}

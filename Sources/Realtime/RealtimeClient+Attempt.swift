@@ -1,0 +1,95 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension RealtimeClient {
+    /// Prepares attempt `plan.attempt` (headers, URL, transport) and hands the transport to
+    /// the machine; a failure before any transport exists is reported as the attempt's end.
+    func prepare(_ plan: ClientStateMachine.ConnectPlan) async {
+        var request = baseRequest(plan)
+        do {
+            try await applyHeadersProvider(to: &request, plan)
+        } catch {
+            if Task.isCancelled { return }
+            let e = (error as? RealtimeError) ?? RealtimeError(.unauthorized, detail: "headers provider failed")
+            return attemptFailedToStart(plan.attempt, e)
+        }
+        if let resumeURL = configuration.resumeURL {
+            let built = resumeURL(url, plan.cursor)
+            guard Self.transportKind(for: built) == transportKind else {
+                return attemptFailedToStart(plan.attempt, RealtimeError(.invalidConfiguration, detail: "resumeURL changed the transport's scheme"))
+            }
+            request.url = built
+        }
+        let transport: any Transport
+        do {
+            transport = try makeTransport(request)
+        } catch {
+            let e = (error as? RealtimeError) ?? RealtimeError(.internal, detail: "transport factory failed")
+            return attemptFailedToStart(plan.attempt, e)
+        }
+        start(transport, attempt: plan.attempt)
+    }
+
+    private func baseRequest(_ plan: ClientStateMachine.ConnectPlan) -> TransportRequest {
+        var request = TransportRequest(url: url)
+        request.method = configuration.method
+        request.headers = configuration.headers
+        request.body = configuration.body
+        request.subprotocols = configuration.subprotocols
+        request.tls = configuration.tls
+        request.connectTimeout = configuration.connectTimeout
+        request.idleTimeout = configuration.idleTimeout
+        request.maxRedirects = configuration.maxRedirects
+        request.sensitiveHeaderNames = configuration.sensitiveHeaderNames
+        request.allowsInsecureRedirects = configuration.allowsInsecureRedirects
+        request.eventBufferCapacity = configuration.eventBufferCapacity
+        request.attempt = plan.attempt
+        request.lastEventID = plan.cursor
+        return request
+    }
+
+    /// The provider's headers replace same-named configured ones.
+    private func applyHeadersProvider(to request: inout TransportRequest, _ plan: ClientStateMachine.ConnectPlan) async throws {
+        guard let provider = configuration.headersProvider else { return }
+        let fresh = try await provider(HeadersContext(attempt: plan.attempt, credentialsRejected: plan.credentialsRejected))
+        for field in fresh.fields { request.headers.remove(name: field.name) }
+        for field in fresh.fields { request.headers.add(name: field.name, value: field.value) }
+    }
+
+    private func attemptFailedToStart(_ attempt: Int, _ error: RealtimeError) {
+        handle { machine, now in machine.attemptFailedToStart(attempt: attempt, error: error, now: now) }
+    }
+
+    /// Registers and starts the attempt's transport when the machine still wants it.
+    /// Messages (and the `.open` before them) go from the transport's producer straight to the
+    /// consumer's buffer through a relay, with no hop through a task; so do its control
+    /// events, to the machine.
+    private func start(_ transport: any Transport, attempt: Int) {
+        let now = clock.now()
+        let (wanted, effects): (Bool, [ClientEffect]) = storage.state.withLock { s in
+            var effects: [ClientEffect] = []
+            let wanted: Bool
+            switch s.machine.transportMade(attempt: attempt, now: now) {
+            case .start(let actions):
+                s.transport = (attempt, transport)
+                s.absorb(actions, into: &effects)
+                wanted = true
+            case .discard(let actions):
+                s.absorb(actions, into: &effects)
+                wanted = false
+            }
+            s.conclude(&effects)
+            return (wanted, effects)
+        }
+        if wanted {
+            transport.events.setRelay { [weak self] events in self?.relay(&events, attempt: attempt) ?? true }
+            transport.start()
+        } else {
+            transport.close()
+        }
+        perform(effects)
+    }
+}

@@ -1,0 +1,64 @@
+extension RealtimeClient {
+    /// Starts the client on the first iteration; returns whether this is the first.
+    func startIfFirstIteration() -> Bool {
+        let first: Bool = storage.state.withLock { s in
+            defer { s.started = true }
+            return !s.started
+        }
+        guard first else { return false }
+        let status = startObservingNetwork()
+        handle { machine, now in machine.start(network: status, now: now) }
+        return true
+    }
+
+    @usableFromInline
+    func consumerNext() async -> ClientEvent? {
+        if let (event, saved) = consumerPoll() {
+            if let saved { await save(saved) }
+            return event
+        }
+        await commitProcessed()
+        guard let envelope = await storage.channel.next() else { return nil }
+        storage.state.withLock { $0.machine.consumerReceived(envelope.sequence, id: envelope.event.resumeID) }
+        return Self.materialized(envelope.event)
+    }
+
+    /// The consumer's fast path, with no suspension point: the next event when one is
+    /// buffered (committing the previous one and recording this one under one lock), plus
+    /// a changed cursor the caller must save. nil when the consumer would have to wait.
+    @usableFromInline
+    func consumerPoll() -> (ClientEvent, saved: String?)? {
+        guard let envelope = storage.channel.poll() else { return nil }
+        let action = storage.state.withLock { $0.machine.consumerTook(envelope.sequence, id: envelope.event.resumeID) }
+        return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : action.save)
+    }
+
+    @usableFromInline
+    func save(_ cursor: String) async {
+        if let store = configuration.cursorStore { await store.save(cursor) }
+    }
+
+    /// Everything handed to the consumer is processed: commits the cursor (and saves it),
+    /// and lets a reconnect that waits for the consumer go.
+    func commitProcessed() async {
+        let action = storage.state.withLock { $0.machine.consumerProcessed() }
+        if action.caughtUp { handle { machine, now in machine.consumerCaughtUp(now: now) } }
+        if let saved = action.save { await save(saved) }
+    }
+
+    /// An SSE event's text is built here, on the consumer's thread, from the bytes the I/O
+    /// thread copied (see `SSEDataArena`): the allocation and its release stay on one thread.
+    private static func materialized(_ event: ClientEvent) -> ClientEvent {
+        guard case .event(var message) = event else { return event }
+        message.materialize()
+        return .event(message)
+    }
+}
+
+extension ClientEvent {
+    /// The id a delivered event contributes to the resume cursor (messages only).
+    var resumeID: String? {
+        if case .event(let m) = self { return m.id }
+        return nil
+    }
+}

@@ -46,6 +46,17 @@ struct ArgumentCursor {
         return .milliseconds(Int64((s * 1000).rounded()))
     }
 
+    /// A number of seconds no smaller than `minimum` (e.g. the client's floor between attempts).
+    mutating func seconds(atLeast minimum: Duration) throws(UsageError) -> Duration {
+        let text = try value()
+        let d = Double(text)
+        let least = Double(minimum.components.seconds) + Double(minimum.components.attoseconds) * 1e-18
+        guard let s = d, s.isFinite, s >= least, s <= 1e9 else {
+            throw UsageError("\(option) needs at least \(least) seconds (the shortest delay between attempts), not '\(text)'")
+        }
+        return .milliseconds(Int64((s * 1000).rounded()))
+    }
+
     /// A whole number no smaller than `minimum`.
     mutating func integer(minimum: Int) throws(UsageError) -> Int {
         let text = try value()

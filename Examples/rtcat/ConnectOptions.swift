@@ -60,8 +60,8 @@ struct ConnectOptions {
               --repeat-request      send a POST again on reconnect (only for APIs that say it is safe)
               --count N             exit 0 after N events
               --max-retries N       give up after N failed retries in a row (default: never)
-              --backoff-initial S   first reconnect delay (1)
-              --backoff-max S       longest reconnect delay (30)
+              --backoff-initial S   first reconnect delay (1; at least 0.1)
+              --backoff-max S       longest reconnect delay, also for server hints (30)
               --finite              a clean end of stream is the end (no reconnect)
               --no-reconnect        one connection attempt only
               --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
@@ -178,8 +178,8 @@ struct ConnectOptions {
         switch cursor.option {
         case "--count": count = try cursor.integer(minimum: 1)
         case "--max-retries": maxRetries = try cursor.integer(minimum: 0)
-        case "--backoff-initial": backoffInitial = try cursor.seconds(allowZero: true)
-        case "--backoff-max": backoffMax = try cursor.seconds(allowZero: true)
+        case "--backoff-initial": backoffInitial = try cursor.seconds(atLeast: BackoffPolicy.minimumDelay)
+        case "--backoff-max": backoffMax = try cursor.seconds(atLeast: BackoffPolicy.minimumDelay)
         case "--idle-timeout": idleTimeout = try cursor.seconds(allowZero: true)
         case "--connect-timeout": connectTimeout = try cursor.seconds(allowZero: false)
         case "--finite":

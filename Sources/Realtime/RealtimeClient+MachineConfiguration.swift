@@ -4,6 +4,11 @@ extension RealtimeClient.Configuration {
         guard eventBufferCapacity >= 1 else {
             throw RealtimeError(.invalidConfiguration, detail: "eventBufferCapacity must be at least 1")
         }
+        // A shorter first delay retries a server that fails at once in a tight loop; the
+        // floor would raise every delay anyway, so a smaller value is a mistake to report.
+        guard backoff.initial >= BackoffPolicy.minimumDelay else {
+            throw RealtimeError(.invalidConfiguration, detail: "backoff.initial must be at least 100 ms (BackoffPolicy.minimumDelay)")
+        }
     }
 
     /// What the state machine needs to know, resolved for a client of `kind`.

@@ -22,7 +22,7 @@ import Testing
         var distinct = Set<Double>()
         for e in envelope {
             let d = seconds(b.nextDelay(using: &rng))
-            #expect(d >= 0 && d <= e)
+            #expect(d >= 0.1 && d <= e, "within the envelope, never below the 100 ms floor")
             distinct.insert(d)
         }
         #expect(distinct.count == envelope.count, "jitter must actually randomise")
@@ -78,19 +78,57 @@ import Testing
         #expect(b.nextDelay(using: &rng) == .milliseconds(500))
         b.reset()
         #expect(b.nextDelay(using: &rng) == .milliseconds(250), "a reset keeps the server's time")
-        // A huge retry: is capped by maximumServerDelay, and may exceed `maximum`.
+        // A huge retry: is capped by the configured maximum.
         b.setServerReconnectionTime(.seconds(100_000))
         b.reset()
+        #expect(b.nextDelay(using: &rng) == .seconds(30))
+    }
+
+    @Test func longerServerDelaysOnlyWhenAllowed() {
+        var p = BackoffPolicy.exponential(jitter: .none)
+        p.maximumServerDelay = .seconds(3600)
+        var b = Backoff(policy: p)
+        var rng = SeededGenerator(seed: 1)
+        b.setServerReconnectionTime(.seconds(100_000))
         #expect(b.nextDelay(using: &rng) == .seconds(3600))
+        #expect(b.nextDelay(retryAfter: .seconds(999_999), using: &rng) == .seconds(3600))
+        b.setServerReconnectionTime(.seconds(60))
+        b.reset()
+        #expect(b.nextDelay(using: &rng) == .seconds(60), "above `maximum`: opted in")
+    }
+
+    /// `retry: 0` once must not turn the backoff off: it sets the base, failures in a row
+    /// still grow from it, with jitter, and nothing goes below the floor.
+    @Test(arguments: [Jitter.none, .full, .equal, .decorrelated])
+    func retryZeroStillBacksOff(_ jitter: Jitter) {
+        var b = Backoff(policy: .exponential(jitter: jitter))
+        var rng = SeededGenerator(seed: 5)
+        b.setServerReconnectionTime(.zero)
+        #expect(b.serverReconnectionTime == BackoffPolicy.minimumDelay)
+        let delays = (0..<12).map { _ in seconds(b.nextDelay(using: &rng)) }
+        #expect(delays.allSatisfy { $0 >= 0.1 && $0 <= 30 })
+        #expect(delays.reduce(0, +) >= 6, "grows towards the maximum: \(delays)")
+        if jitter == .none {
+            #expect(delays.prefix(6) == [0.1, 0.2, 0.4, 0.8, 1.6, 3.2])
+        }
+    }
+
+    @Test func aZeroRetryAfterIsFloored() {
+        var b = Backoff(policy: .exponential(initial: .milliseconds(100), jitter: .full))
+        var rng = SeededGenerator(seed: 2)
+        for _ in 0..<50 {
+            #expect(b.nextDelay(retryAfter: .zero, using: &rng) >= .milliseconds(100))
+            b.reset()
+        }
     }
 
     @Test func retryAfterIsAFloorForOneDelay() {
         var b = Backoff(policy: .exponential(jitter: .none))
         var rng = SeededGenerator(seed: 1)
-        #expect(b.nextDelay(retryAfter: .seconds(120), using: &rng) == .seconds(120))
+        #expect(b.nextDelay(retryAfter: .seconds(20), using: &rng) == .seconds(20))
         #expect(b.nextDelay(using: &rng) == .seconds(2), "the floor applies to one delay only")
         #expect(b.nextDelay(retryAfter: .seconds(1), using: &rng) == .seconds(4), "a smaller hint does not shorten")
-        #expect(b.nextDelay(retryAfter: .seconds(999_999), using: &rng) == .seconds(3600))
+        #expect(b.nextDelay(retryAfter: .seconds(999_999), using: &rng) == .seconds(30), "bounded by `maximum`")
     }
 
     @Test func serverHintsCanBeIgnored() {
@@ -108,7 +146,7 @@ import Testing
         var rng = SeededGenerator(seed: 1)
         for _ in 0..<5 {
             #expect(c.nextDelay(using: &rng) == .milliseconds(300))
-            #expect(i.nextDelay(using: &rng) == .zero)
+            #expect(i.nextDelay(using: &rng) == BackoffPolicy.minimumDelay)
         }
     }
 

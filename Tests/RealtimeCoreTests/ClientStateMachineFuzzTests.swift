@@ -53,6 +53,7 @@ struct FuzzRun {
             backoff: .exponential(initial: .milliseconds(Int64(100 + rng.next() % 900)), maximum: .seconds(30),
                                   jitter: jitters[Int(rng.next() % 4)]),
             reconnect: policies[Int(rng.next() % UInt64(policies.count))])
+        if rng.next() % 4 == 0 { c.backoff.maximumServerDelay = .seconds(3600) }
         c.requestIsRepeatable = rng.next() % 4 != 0
         c.waitsForConsumer = rng.next() % 2 == 0
         c.monitorsNetwork = rng.next() % 2 == 0
@@ -210,10 +211,12 @@ struct FuzzRun {
             return
         }
         let policy = configuration.backoff
-        var ceiling = max(policy.maximum, policy.maximumServerDelay)
+        var ceiling = policy.serverDelayLimit
+        let floor = e.error.underlying?.status == 401 || e.error.status == 401 ? Duration.zero : BackoffPolicy.minimumDelay
         if let breaker = configuration.reconnect.circuitBreaker { ceiling = max(ceiling, breaker.coolDown) }
         if configuration.sharesRetryBudget { ceiling = ceiling + .seconds(3) }
-        if delay < .zero || delay > ceiling { fail("retry delay \(delay) outside [0, \(ceiling)]") }
+        ceiling = max(ceiling, policy.maximum)
+        if delay < floor || delay > ceiling { fail("retry delay \(delay) outside [\(floor), \(ceiling)]") }
     }
 
     private mutating func checkCursor() {

@@ -53,7 +53,7 @@ struct RealtimeClientOnLoopTests {
         try server.start()
         defer { server.stop() }
         var configuration = RealtimeClient.Configuration()
-        configuration.backoff = .constant(.milliseconds(5))
+        configuration.backoff = .immediate
         configuration.idleTimeout = .seconds(5)
         configuration.eventBufferCapacity = 16  // pauses and resumes the transfer many times
         let client = try RealtimeClient(url: server.url("/sse?count=3000&cuts=30&seed=9&end=204&utf8=1"), configuration: configuration)

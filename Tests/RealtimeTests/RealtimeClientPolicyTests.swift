@@ -1,3 +1,4 @@
+import Foundation
 import Realtime
 import RealtimeTestSupport
 import Testing
@@ -78,8 +79,16 @@ import Testing
         #expect(await t.factory.transport(1) != nil)
     }
 
-    @Test func retryAfterIsHonoured() async throws {
+    @Test func retryAfterBeyondTheMaximumIsBounded() async throws {
         let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        try #require(await t.factory.transport(0)).fail(.httpStatus(429, retryAfter: .seconds(3600)))
+        #expect(await rec.waitFor(1).at(0)?.errorEvent?.retryIn == .seconds(30), "the configured maximum bounds the server")
+    }
+
+    @Test func retryAfterIsHonoured() async throws {
+        let t = try TestClient { $0.backoff.maximumServerDelay = .seconds(3600) }
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
         let first = try #require(await t.factory.transport(0))
@@ -137,6 +146,16 @@ import Testing
         #expect(rec.summary == "error(http_status,retry) error(unauthorized,stop)")
         #expect(calls.withLock { $0.map(\.credentialsRejected) } == [false, true])
         #expect(rec.events.at(0)?.errorEvent?.retryIn == .zero)
+    }
+
+    @Test(arguments: [Duration.zero, .milliseconds(99)])
+    func backoffBelowTheFloorIsRejected(_ initial: Duration) {
+        var configuration = RealtimeClient.Configuration()
+        configuration.backoff = .exponential(initial: initial)
+        let error = #expect(throws: RealtimeError.self) {
+            try RealtimeClient(url: URL(string: "http://example.com/s")!, configuration: configuration)
+        }
+        #expect(error?.code == .invalidConfiguration)
     }
 
     @Test func failingHeadersProviderStops() async throws {
@@ -245,8 +264,8 @@ import Testing
         #expect(first.request.attempt == 1, "a first connection is not limited")
         first.fail(RealtimeError(.network))
         await rec.waitFor(1)
-        // The client's own backoff is zero, but the budget makes it wait its turn (10 s on
-        // the budget's clock; the client sleeps on its own clock).
+        // The client's own backoff is 100 ms, but the budget makes it wait its turn (10 s
+        // on the budget's clock; the client sleeps on its own clock).
         await t.advance(by: .seconds(10))
         #expect(await t.factory.transport(1) != nil)
     }

@@ -22,7 +22,7 @@ struct RealtimeClientProxyTests {
 
     private func configuration(_ proxy: URL) -> RealtimeClient.Configuration {
         var c = RealtimeClient.Configuration()
-        c.backoff = .constant(.milliseconds(5))
+        c.backoff = .immediate
         c.connectTimeout = .seconds(5)
         c.idleTimeout = .seconds(5)
         c.reconnect = ReconnectPolicy(maxAttempts: 5)

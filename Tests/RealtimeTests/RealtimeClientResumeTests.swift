@@ -126,6 +126,7 @@ import Testing
             }
             transport.fail(RealtimeError(.remoteClosed))
             attempt += 1
+            await t.advance(by: BackoffPolicy.minimumDelay)
         }
         _ = try #require(await t.factory.transport(attempt))
         let ids = rec.events.compactMap { e -> Int? in

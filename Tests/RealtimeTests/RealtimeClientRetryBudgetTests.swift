@@ -8,26 +8,25 @@ import Testing
     @Test func reconnectionsWaitForATokenFirstAttemptsDoNot() async throws {
         let clock = ManualClock()
         let budget = RetryBudget(burst: 1, perSecond: 1, clock: clock)
-        var configuration = RealtimeClient.Configuration()
-        configuration.backoff = .immediate
-        configuration.retryBudget = budget
-        let factory = MockTransportFactory()
-        let client = try RealtimeClient(
-            url: URL(string: "http://127.0.0.1:9/s")!, configuration: configuration, clock: clock,
-            random: SeededGenerator(seed: 1), transportFactory: factory.make)
-        let rec = EventRecorder(client)
-        defer { client.close() }
-        try #require(await factory.transport(0)).fail(RealtimeError(.network))
-        // The one token in the bucket: the first reconnection goes at once.
-        try #require(await factory.transport(1)).fail(RealtimeError(.network))
-        await clock.waitForSleepers(1)
-        #expect(factory.count == 2, "the second reconnection waits for the refill")
-        clock.advance(by: .milliseconds(999))
+        let t = try TestClient("http://127.0.0.1:9/s", clock: clock) {
+            $0.backoff = .immediate
+            $0.retryBudget = budget
+        }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        try #require(await t.factory.transport(0)).fail(RealtimeError(.network))
+        // The one token in the bucket: the first reconnection goes after its 100 ms backoff.
+        #expect(await rec.waitFor(1).at(0)?.errorEvent?.retryIn == .milliseconds(100))
+        await t.advance(by: .milliseconds(100))
+        try #require(await t.factory.transport(1)).fail(RealtimeError(.network))
+        // The second waits for the refill, about a second later, not for its backoff.
+        let wait = try #require(await rec.waitFor(2).at(1)?.errorEvent?.retryIn)
+        #expect(wait > .milliseconds(800), "the budget's slot, not the 100 ms backoff")
+        await t.advance(by: wait - .milliseconds(1))
         #expect(clock.sleeperCount == 1, "still waiting")
-        #expect(factory.count == 2)
+        #expect(t.factory.count == 2)
         clock.advance(by: .milliseconds(1))
-        #expect(await factory.transport(2) != nil)
-        _ = rec
+        #expect(await t.factory.transport(2) != nil)
     }
 
     @Test func manyClientsShareOneBudget() async throws {
@@ -47,14 +46,15 @@ import Testing
         defer { for (c, _, _) in clients { c.close() } }
         // Every client connects once (unpaced), then the server "restarts".
         for (_, f, _) in clients { try #require(await f.transport(0)).fail(RealtimeError(.network)) }
-        // Six first connections, then two reconnects at once; four wait for the budget.
-        await starts.wait("two reconnects at once") { $0 == 8 }
-        await clock.waitForSleepers(4)
-        #expect(starts.value == 8)
+        // Six first connections; the six reconnects book their slots at once: two (the
+        // burst) after the 100 ms backoff, then one every 0.5 s.
+        await clock.waitForSleepers(6)
+        clock.advance(by: .milliseconds(100))
+        await starts.wait("two reconnects after the backoff") { $0 == 8 }
         clock.advance(by: .milliseconds(500))
-        await starts.wait("a third at 0.5 s") { $0 == 9 }
+        await starts.wait("a third 0.5 s later") { $0 == 9 }
         clock.advance(by: .milliseconds(500))
-        await starts.wait("a fourth at 1 s") { $0 == 10 }
+        await starts.wait("a fourth 1 s later") { $0 == 10 }
         await clock.waitForSleepers(2)
         #expect(starts.value == 10, "no more than rate × time + burst")
         clock.advance(by: .seconds(1))
@@ -99,27 +99,12 @@ import Testing
     @Test func retryInIsTheBackoffWhenTheBudgetHasRoom() async throws {
         let clock = ManualClock()
         let budget = RetryBudget(burst: 10, perSecond: 10, clock: clock)
-        let t = try TestClientOnClock(clock: clock) {
+        let t = try TestClient("http://127.0.0.1:9/s", clock: clock) {
             $0.retryBudget = budget
         }
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
         try #require(await t.factory.transport(0)).fail(RealtimeError(.network))
         #expect(await rec.waitFor(1).at(0)?.errorEvent?.retryIn == .seconds(1))
-    }
-}
-
-/// ``TestClient`` on a given clock (the budget and the client must share one).
-private struct TestClientOnClock {
-    let client: RealtimeClient
-    let factory = MockTransportFactory()
-
-    init(clock: ManualClock, configure: (inout RealtimeClient.Configuration) -> Void) throws {
-        var configuration = RealtimeClient.Configuration()
-        configuration.backoff = .exponential(jitter: .none)
-        configure(&configuration)
-        client = try RealtimeClient(
-            url: URL(string: "http://127.0.0.1:9/s")!, configuration: configuration, clock: clock,
-            random: SeededGenerator(seed: 1), transportFactory: factory.make)
     }
 }

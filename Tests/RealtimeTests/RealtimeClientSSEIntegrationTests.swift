@@ -5,7 +5,7 @@ import RealtimeTestServer
 import Testing
 
 /// RealtimeClient + the real SSE transport against the in-package server on loopback.
-/// Bounded: small streams, millisecond backoff, every wait capped.
+/// Bounded: small streams, the shortest backoff (100 ms), every wait capped.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct RealtimeClientSSEIntegrationTests {
     let server: TestServer
@@ -19,7 +19,7 @@ struct RealtimeClientSSEIntegrationTests {
         -> RealtimeClient
     {
         var c = RealtimeClient.Configuration()
-        c.backoff = .constant(.milliseconds(5))
+        c.backoff = .immediate
         c.connectTimeout = .seconds(5)
         c.idleTimeout = .seconds(5)
         configure(&c)

@@ -18,7 +18,7 @@ struct RealtimeClientSSEPeerTests {
         _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
     ) throws -> RealtimeClient {
         var c = RealtimeClient.Configuration()
-        c.backoff = .constant(.milliseconds(5))
+        c.backoff = .immediate
         c.reconnect = .finite
         c.connectTimeout = .seconds(5)
         c.idleTimeout = .seconds(10)

@@ -19,7 +19,7 @@ struct RealtimeClientWebSocketIntegrationTests {
         -> RealtimeClient
     {
         var c = RealtimeClient.Configuration()
-        c.backoff = .constant(.milliseconds(5))
+        c.backoff = .immediate
         c.connectTimeout = .seconds(5)
         c.idleTimeout = .seconds(5)
         configure(&c)

@@ -119,12 +119,12 @@ import Testing
     @Test func retriesExhaustedExitsOne() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try await rtcat(["--max-retries", "2", "--backoff-initial", "0.05", "--backoff-max", "0.1",
+        let r = try await rtcat(["--max-retries", "2", "--backoff-initial", "0.1", "--backoff-max", "0.1",
                            server.url("/sse?status=503").absoluteString])
         #expect(r.status == 1)
         let objects = r.objects
         #expect(r.kinds() == ["error", "error", "error"])
-        #expect(objects.prefix(2).allSatisfy { $0["willRetry"] as? Bool == true && ($0["retryIn"] as? Double ?? -1) >= 0.05 })
+        #expect(objects.prefix(2).allSatisfy { $0["willRetry"] as? Bool == true && ($0["retryIn"] as? Double ?? -1) >= 0.1 })
         #expect(objects.last?["code"] as? String == "retries_exhausted")
         #expect(objects.last?["willRetry"] as? Bool == false)
         #expect(server.requests(path: "/sse").count == 3)
@@ -137,6 +137,7 @@ import Testing
             ["not a url"], [url, url], ["-H", "NoColon", url], ["-H", "Bad Name: x", url],
             ["--send", url], ["--ping-interval", "1", url], ["--cert", "c.pem", url],
             ["--backoff-initial", "5", "--backoff-max", "1", url], ["--pin", "md5//x", url],
+            ["--backoff-initial", "0", url], ["--backoff-initial", "0.05", url], ["--backoff-max", "0", url],
             ["-d", "x", "ws://127.0.0.1:9/ws"], ["--idle-timeout", "-1", url], ["--no-compression", url],
             ["--no-compression=1", "ws://127.0.0.1:9/ws"], ["--max-event-size", "0", url],
             ["--max-event-size", "100", "ws://127.0.0.1:9/ws"], ["--strict-utf8", "ws://127.0.0.1:9/ws"],
@@ -229,7 +230,7 @@ import Testing
     @Test func aCutStreamResumesWithLastEventIDAndEveryEventArrivesOnce() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try await rtcat(["--backoff-initial", "0.05", "--backoff-max", "0.2", "--count", "10",
+        let r = try await rtcat(["--backoff-initial", "0.1", "--backoff-max", "0.2", "--count", "10",
                            server.url("/sse?count=10&cuts=2&seed=3").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
         let objects = r.objects
@@ -301,7 +302,7 @@ import Testing
     @Test func a204EndsWithoutReconnectAndExitsZero() async throws {
         let server = try startServer()
         defer { server.stop() }
-        let r = try await rtcat(["--backoff-initial", "0.05", server.url("/sse?count=2&end=204").absoluteString])
+        let r = try await rtcat(["--backoff-initial", "0.1", server.url("/sse?count=2&end=204").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.objects.compactMap { $0["id"] as? String } == ["1", "2"])
         // One open, one closed (the clean end that led to the resume); the 204 adds none.

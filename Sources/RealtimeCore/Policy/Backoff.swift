@@ -23,11 +23,18 @@ public struct Backoff: Sendable, Hashable {
     }
 
     /// Records the server's SSE `retry:` (WHATWG §9.2.6): it replaces ``BackoffPolicy/initial``
-    /// as the reconnection time for the rest of the client's life (a new value replaces it).
-    /// Ignored when the policy does not honour server hints.
+    /// as the base of the delays for the rest of the client's life (a new value replaces it),
+    /// bounded by ``BackoffPolicy/minimumDelay`` and ``BackoffPolicy/serverDelayLimit``.
+    /// Consecutive failures still grow from it. Ignored when the policy does not honour
+    /// server hints.
     public mutating func setServerReconnectionTime(_ time: Duration) {
         guard policy.honorsServerHints else { return }
-        serverReconnectionTime = Swift.max(.zero, Swift.min(time, policy.maximumServerDelay))
+        serverReconnectionTime = Self.bounded(time, policy.serverDelayLimit)
+    }
+
+    /// `value` within `[minimumDelay, limit]` (the floor wins over a smaller limit).
+    static func bounded(_ value: Duration, _ limit: Duration) -> Duration {
+        Swift.max(BackoffPolicy.minimumDelay, Swift.min(value, limit))
     }
 
     /// Forgets the failure streak (but not the server's reconnection time).
@@ -42,9 +49,11 @@ public struct Backoff: Sendable, Hashable {
         if uptime >= policy.resetAfter { reset() }
     }
 
-    /// The delay before the next attempt; advances the streak.
+    /// The delay before the next attempt, never below ``BackoffPolicy/minimumDelay``;
+    /// advances the streak.
     /// - Parameters:
-    ///   - retryAfter: an HTTP `Retry-After` for this failure, used as a floor for this delay.
+    ///   - retryAfter: an HTTP `Retry-After` for this failure, used as a floor for this delay
+    ///     (bounded by ``BackoffPolicy/serverDelayLimit``).
     ///   - rng: the randomness for jitter.
     public mutating func nextDelay<G: RandomNumberGenerator>(
         retryAfter: Duration? = nil, using rng: inout G
@@ -68,9 +77,10 @@ public struct Backoff: Sendable, Hashable {
             let high = Swift.min(cap, Swift.max(low, (previousDelay ?? base).secondsDouble * 3))
             delay = .clampedSeconds(high > low ? Double.random(in: low...high, using: &rng) : low)
         }
+        delay = Swift.max(delay, BackoffPolicy.minimumDelay)
         previousDelay = delay
         if policy.honorsServerHints, let retryAfter {
-            delay = Swift.max(delay, Swift.min(Swift.max(.zero, retryAfter), policy.maximumServerDelay))
+            delay = Swift.max(delay, Self.bounded(retryAfter, policy.serverDelayLimit))
         }
         return delay
     }

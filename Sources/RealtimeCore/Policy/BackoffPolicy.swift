@@ -1,32 +1,53 @@
 /// How long to wait before each reconnection attempt: an exponential envelope with a cap,
-/// randomised by a ``Jitter``, reset after a stable connection, and overridable by the server.
+/// randomised by a ``Jitter``, reset after a stable connection, and overridable by the server
+/// within limits.
 ///
 /// ## Formula
 /// For the n-th consecutive retry (n = 1 after the first failure):
 ///
 ///     base(n) = min(maximum, reconnectionTime × multiplier^(n-1))
+///     delay(n) = max(minimumDelay, jitter(base(n)))
 ///
 /// where `reconnectionTime` is ``initial`` until the server sends an SSE `retry:` field
-/// (WHATWG HTML §9.2.6 "reconnection time"), which then replaces it (capped by
-/// ``maximumServerDelay``). ``jitter`` turns `base(n)` into the delay (see ``Jitter``). An
-/// HTTP `Retry-After` (RFC 9110 §10.2.3) on a failed response is a floor for that one delay:
-/// `delay = max(delay, min(retryAfter, maximumServerDelay))`.
+/// (WHATWG HTML §9.2.6 "reconnection time"), which then replaces it as the *base*: later
+/// failures in a row still grow from it and are still randomised, so a server that sends
+/// `retry: 0` and then fails is not retried in a tight loop. An HTTP `Retry-After` (RFC 9110
+/// §10.2.3) on a failed response is a floor for that one delay:
+/// `delay = max(delay, min(retryAfter, serverDelayLimit))`.
 ///
-/// After a connection stays open for ``resetAfter``, the next failure starts again at n = 1.
+/// **Limits on the server.** A server hint (`retry:` or `Retry-After`) is bounded by
+/// ``maximum`` unless ``maximumServerDelay`` allows longer (opt in, e.g. for a server that
+/// asks clients to come back in an hour during maintenance), and never goes below
+/// ``minimumDelay``.
+///
+/// **The floor.** No delay is shorter than ``minimumDelay`` (100 ms), whatever the jitter or
+/// the server says: at most 10 attempts per second per client, even against a server that
+/// fails at once. `RealtimeClient` rejects an ``initial`` below it (`invalidConfiguration`).
+/// (A 401 answered by a credential refresh is repeated at once, once per streak: it is not
+/// a backoff.)
+///
+/// After a connection stays open for ``resetAfter``, the next failure starts again at n = 1
+/// (``resetAfter`` zero: every connection that opened resets it).
 ///
 /// ## Delays with the default policy (initial 1 s, multiplier 2, maximum 30 s)
 /// | retry n | `.none` | `.full` | `.equal` | `.decorrelated` (default) |
 /// |---|---|---|---|---|
-/// | 1 | 1 s | 0–1 s | 0.5–1 s | 1–3 s |
-/// | 2 | 2 s | 0–2 s | 1–2 s | 1 s – 3×previous |
-/// | 3 | 4 s | 0–4 s | 2–4 s | … |
-/// | 4 | 8 s | 0–8 s | 4–8 s | … |
-/// | 5 | 16 s | 0–16 s | 8–16 s | … |
-/// | 6+ | 30 s | 0–30 s | 15–30 s | at most 30 s |
+/// | 1 | 1 s | 0.1–1 s | 0.5–1 s | 1–3 s |
+/// | 2 | 2 s | 0.1–2 s | 1–2 s | 1 s – 3×previous |
+/// | 3 | 4 s | 0.1–4 s | 2–4 s | … |
+/// | 4 | 8 s | 0.1–8 s | 4–8 s | … |
+/// | 5 | 16 s | 0.1–16 s | 8–16 s | … |
+/// | 6+ | 30 s | 0.1–30 s | 15–30 s | at most 30 s |
 ///
 /// The policy is a value; the running state lives in ``Backoff``.
 public struct BackoffPolicy: Sendable, Hashable {
-    /// First delay, and the floor of decorrelated jitter. Default 1 s.
+    /// The shortest delay the client ever waits between attempts: 100 ms. A floor under
+    /// every delay (jitter, server hints included) so that no configuration and no server
+    /// can make a client retry in a tight loop.
+    public static let minimumDelay: Duration = .milliseconds(100)
+
+    /// First delay, and the floor of decorrelated jitter. Default 1 s; at least
+    /// ``minimumDelay`` (`RealtimeClient` rejects less with `invalidConfiguration`).
     public var initial: Duration
     /// Growth factor per consecutive failure (≥ 1). Default 2.
     public var multiplier: Double
@@ -39,14 +60,16 @@ public struct BackoffPolicy: Sendable, Hashable {
     public var resetAfter: Duration
     /// Whether SSE `retry:` and HTTP `Retry-After` are honoured. Default true.
     public var honorsServerHints: Bool
-    /// Cap on a server-provided delay, so a hostile or mistaken `Retry-After` cannot park the
-    /// client for days. Default 1 hour.
-    public var maximumServerDelay: Duration
+    /// How long a server may make the client wait (`retry:`, `Retry-After`). nil (default):
+    /// ``maximum``, so a hostile or mistaken server cannot park the client beyond what its
+    /// configuration allows. Set it above ``maximum`` to honour longer server delays, up to
+    /// this (e.g. `.seconds(3600)` for a server that announces maintenance windows).
+    public var maximumServerDelay: Duration?
 
     public init(
         initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(30),
         jitter: Jitter = .decorrelated, resetAfter: Duration = .seconds(10),
-        honorsServerHints: Bool = true, maximumServerDelay: Duration = .seconds(3600)
+        honorsServerHints: Bool = true, maximumServerDelay: Duration? = nil
     ) {
         precondition(initial >= .zero, "BackoffPolicy.initial must not be negative")
         precondition(maximum >= initial, "BackoffPolicy.maximum must be >= initial")
@@ -73,11 +96,15 @@ public struct BackoffPolicy: Sendable, Hashable {
         BackoffPolicy(initial: delay, multiplier: 1, maximum: delay, jitter: .none)
     }
 
-    /// Retry at once (server hints still apply). For tests and for servers that pace themselves.
-    public static let immediate = BackoffPolicy.constant(.zero)
+    /// As soon as the floor allows: ``minimumDelay`` (100 ms) every time, without jitter
+    /// (server hints still apply). For servers that pace themselves, and for tests.
+    public static let immediate = BackoffPolicy.constant(minimumDelay)
 
     /// `.exponential()` with decorrelated jitter: 1 s, ×2, capped at 30 s, reset after 10 s.
     public static let `default` = BackoffPolicy()
+
+    /// The longest delay a server hint may ask for (see ``maximumServerDelay``).
+    public var serverDelayLimit: Duration { maximumServerDelay ?? maximum }
 
     /// The deterministic envelope `base(n)` for retry `n` (1-based) from `reconnectionTime`.
     func envelope(retry n: Int, reconnectionTime: Duration) -> Duration {

@@ -82,6 +82,7 @@ import Testing
             return
         }
         #expect(reason.code == .requestNotRepeatable)
+        #expect(reason.underlying == RealtimeError(.network), "the cause stays reachable")
         // Not delivered yet (connect refused): safe to send.
         #expect(ReconnectPolicy.default.verdict(for: failed(RealtimeError(.network), delivered: false), context: post)
             == .backoff(retryAfter: nil))
@@ -93,6 +94,35 @@ import Testing
         #expect(p.verdict(for: failed(RealtimeError(.network)), context: post) == .backoff(retryAfter: nil))
         // A fatal error stays the reason, not requestNotRepeatable.
         #expect(ReconnectPolicy.default.verdict(for: failed(RealtimeError(.tls)), context: post) == .stop(reason: RealtimeError(.tls)))
+    }
+
+    /// A POST answered with an error status was answered: the answer is the reason.
+    @Test(arguments: [429, 500, 503, 400])
+    func postAnsweredWithAnErrorStatusReportsTheAnswer(_ status: Int) {
+        let post = ReconnectContext(attempt: 1, opened: false, requestIsRepeatable: false)
+        let answer = RealtimeError.httpStatus(status, bodyExcerpt: "{\"error\":\"busy\"}", retryAfter: .seconds(7))
+        #expect(ReconnectPolicy.finite.verdict(for: failed(answer), context: post) == .stop(reason: answer))
+    }
+
+    @Test func wrappersKeepTheirCause() {
+        var backoff = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        let cause = RealtimeError.httpStatus(503, bodyExcerpt: "down", retryAfter: .seconds(2))
+        let end = failed(cause)
+        let once = ReconnectPolicy.limited(maxAttempts: 1)
+        guard case .stop(let exhausted?) = once.decide(end, context: ctx, backoff: &backoff, using: &rng) else {
+            Issue.record("expected to give up")
+            return
+        }
+        #expect(exhausted.code == .retriesExhausted && exhausted.underlying == cause)
+        #expect(exhausted.underlying?.bodyExcerpt == "down" && exhausted.underlying?.retryAfter == .seconds(2))
+        var breaker = ReconnectPolicy.default
+        breaker.circuitBreaker = CircuitBreaker(failureThreshold: 1, coolDown: .seconds(60))
+        guard case .coolDown(_, let open) = breaker.decide(end, context: ctx, backoff: &backoff, using: &rng) else {
+            Issue.record("expected a cool-down")
+            return
+        }
+        #expect(open.code == .circuitOpen && open.underlying == cause)
     }
 
     @Test func optionsFlipProtocolAndLimitRows() {

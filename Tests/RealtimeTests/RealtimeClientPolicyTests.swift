@@ -20,6 +20,36 @@ import Testing
         #expect(t.factory.count == 1)
     }
 
+    /// An LLM request answered 429 or 500 reports the answer (status, body, Retry-After),
+    /// not a refusal to repeat it; the request was sent once.
+    @Test(arguments: [429, 500])
+    func finiteRequestAnsweredWithAnErrorReportsTheStatus(_ status: Int) async throws {
+        let t = try TestClient { $0 = .llm(body: [1]); $0.backoff = .exponential(jitter: .none) }
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        first.fail(.httpStatus(status, bodyExcerpt: "{\"error\":\"slow down\"}", retryAfter: .seconds(7)))
+        await rec.waitUntilFinished()
+        let e = try #require(rec.events.first?.errorEvent)
+        #expect(e.error.code == .httpStatus && e.error.status == status && !e.willRetry)
+        #expect(e.error.bodyExcerpt == "{\"error\":\"slow down\"}" && e.error.retryAfter == .seconds(7))
+        #expect(t.factory.count == 1)
+        #expect(t.client.statistics.errorsByClass == [.http: 1])
+    }
+
+    @Test func retriesExhaustedKeepsItsCause() async throws {
+        let t = try TestClient { $0.reconnect = .limited(maxAttempts: 2) }
+        let rec = EventRecorder(t.client)
+        try #require(await t.factory.transport(0)).fail(.httpStatus(503, bodyExcerpt: "maintenance", retryAfter: .seconds(1)))
+        await t.advance(by: .seconds(1))
+        try #require(await t.factory.transport(1)).fail(.httpStatus(503, bodyExcerpt: "maintenance", retryAfter: .seconds(1)))
+        await rec.waitUntilFinished()
+        let last = try #require(rec.events.last?.errorEvent?.error)
+        #expect(last.code == .retriesExhausted)
+        #expect(last.underlying?.code == .httpStatus && last.underlying?.status == 503)
+        #expect(last.underlying?.bodyExcerpt == "maintenance" && last.underlying?.retryAfter == .seconds(1))
+        #expect(t.client.statistics.errorsByClass == [.http: 2], "counted as the cause's class")
+    }
+
     @Test func postIsSentAgainWhenItNeverLeft() async throws {
         let t = try TestClient { $0.method = "POST"; $0.body = [1] }
         let rec = EventRecorder(t.client)

@@ -16,8 +16,9 @@
 /// | protocol violation from the server | retry with backoff if ``retriesAfterProtocolViolation`` (default) |
 /// | size limit exceeded | stop unless ``retriesAfterLimitExceeded`` (the same event would come back on resume) |
 /// | cancelled (`close()`) | stop at once |
-/// | request not repeatable (POST) and it was delivered | stop with `requestNotRepeatable` (clean end: orderly stop) |
-/// | ``maxAttempts`` consecutive attempts without a stable connection | stop with `retriesExhausted` |
+/// | request not repeatable (POST) and it was delivered | stop with `requestNotRepeatable`, the failure as its ``RealtimeError/underlying`` (clean end: orderly stop) |
+/// | request not repeatable (POST) answered with an error status (429, 5xx) | stop with that `httpStatus` error (status, body excerpt, `Retry-After`): the request was answered, nothing is repeated |
+/// | ``maxAttempts`` consecutive attempts without a stable connection | stop with `retriesExhausted` (the last failure as its ``RealtimeError/underlying``) |
 /// | every ``CircuitBreaker/failureThreshold`` consecutive failures (when ``circuitBreaker`` is set) | ``ReconnectDecision/coolDown(after:error:)`` |
 public struct ReconnectPolicy: Sendable, Hashable {
     /// Consecutive attempts (the first connection included) allowed without reaching a
@@ -108,6 +109,10 @@ public struct ReconnectPolicy: Sendable, Hashable {
             end.requestWasDelivered, verdict != .waitForNetwork
         {
             if case .stop = verdict { return verdict }
+            // The server answered the request with an error status (a 429, a 503): it was
+            // answered, there is nothing to repeat. Report the answer itself, with its
+            // status, body and Retry-After, and let the application decide.
+            if let answer = end.error, answer.code == .httpStatus { return .stop(reason: answer) }
             var e = RealtimeError(.requestNotRepeatable, detail: "not repeated after \(end.error?.code.description ?? "end of stream")")
             e.status = end.error?.status
             e.underlying = end.error

@@ -60,6 +60,17 @@ extension RealtimeClient {
         /// Default nil (every attempt uses the client's URL).
         public var resumeURL: (@Sendable (_ url: URL, _ cursor: String?) -> URL)?
 
+        /// What marks the end of a finite stream (an LLM reply's `data: [DONE]`, Anthropic's
+        /// `message_stop`): the matching message is not delivered, the connection is closed
+        /// at once (even if the server holds it open), `.closed(clean: true,
+        /// willReconnect: false)` is emitted and ``RealtimeClient/events`` finishes after what
+        /// came before it. A stream that then ends cleanly without it, with a reconnect policy
+        /// that does not resume clean ends (``ReconnectPolicy/finite``, ``ReconnectPolicy/never``,
+        /// a non-repeatable request), emits an `.error` with code `truncated` (everything
+        /// received before is still delivered). Default nil; ``llm(body:headers:terminator:)``
+        /// sets `.data("[DONE]")`.
+        public var terminator: StreamTerminator?
+
         // MARK: Policies
 
         /// Delays between attempts. Default ``BackoffPolicy/default`` (decorrelated jitter,
@@ -148,15 +159,21 @@ extension RealtimeClient {
 
         public init() {}
 
-        /// A typical LLM request: POST with a JSON body, not repeated after a cut, no
-        /// reconnect after the reply ends.
-        public static func llm(body: [UInt8], headers: HTTPHeaders = HTTPHeaders()) -> Configuration {
+        /// A typical LLM request: POST with a JSON body, sent once (not repeated after a cut;
+        /// an error status is reported with its body and `Retry-After`), no reconnect after
+        /// the reply ends, and the reply's end marked by `terminator` (OpenAI's
+        /// `data: [DONE]` by default; `.eventType("message_stop")` for Anthropic; nil when
+        /// the server marks none: a clean end is then the end of the reply).
+        public static func llm(
+            body: [UInt8], headers: HTTPHeaders = HTTPHeaders(), terminator: StreamTerminator? = .data("[DONE]")
+        ) -> Configuration {
             var c = Configuration()
             c.method = "POST"
             c.body = body
             c.headers = headers
             c.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
             c.reconnect = .finite
+            c.terminator = terminator
             return c
         }
 

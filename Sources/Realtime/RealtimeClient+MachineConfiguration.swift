@@ -20,6 +20,6 @@ extension RealtimeClient.Configuration {
             monitorsNetwork: networkMonitor != nil && monitorsNetwork,
             refreshesCredentials: headersProvider != nil, sharesRetryBudget: retryBudget != nil,
             loadsCursor: lastEventID == nil && cursorStore != nil, cursor: lastEventID,
-            hasTerminator: false, pathChangeProbeTimeout: pathChangeProbeTimeout)
+            hasTerminator: terminator != nil, pathChangeProbeTimeout: pathChangeProbeTimeout)
     }
 }

@@ -21,10 +21,15 @@ extension RealtimeClient {
         var batch = RelayBatch()
         batch.messages.reserveCapacity(events.count)
         let messageID = transportKind == .webSocket ? configuration.messageID : nil
+        let terminator = configuration.terminator
         for event in events {
             switch event {
             case .message(var message):
                 guard !batch.terminated else { continue }
+                if let terminator, terminator.matches(message) {
+                    batch.terminated = true
+                    continue
+                }
                 batch.bytes &+= message.payloadByteCount
                 if let messageID { message.id = messageID(message) }
                 batch.messages.append(ClientStorage.Envelope(event: .event(message), sequence: 0))

@@ -157,9 +157,12 @@ struct RealtimeClientSSEPeerTests {
         let body = Array(#"{"prompt": "\#(prompt)", "chunk": 2}"#.utf8)
         let c = try RealtimeClient(
             url: peer.url(scheme: "http", path: "/llm"), configuration: .llm(body: body))
-        let got = messages(await collect(c))
-        #expect(got.last?.text == "[DONE]")
-        let text = got.dropLast().compactMap { m -> String? in
+        let events = await collect(c)
+        let got = messages(events)
+        #expect(!got.contains { $0.text == "[DONE]" }, "the terminator ends the reply; it is not delivered")
+        #expect(events.last?.closeEvent == CloseEvent(clean: true, willReconnect: false))
+        #expect(lastError(events) == nil)
+        let text = got.compactMap { m -> String? in
             guard let data = m.text?.data(using: .utf8),
                 let json = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
                 let choices = json["choices"] as? [[String: Any]],

@@ -57,13 +57,17 @@ extension ClientStateMachine {
         return [.log(ClientLogRecord(.info, "resumed"))] + advance(now: now)
     }
 
-    /// The user closed the client (or stopped consuming): stop everything at once.
+    /// The user closed the client (or stopped consuming): stop everything at once. After the
+    /// policy finished, only the consumer's buffer is dropped (the state keeps its reason).
     package mutating func close() -> [Action] {
         var actions: [Action] = []
         switch phase {
         case .closed:
             return []
-        case .idle, .finished:
+        case .finished:
+            // Already done: the reason stays the policy's; the buffer goes.
+            return [.terminate]
+        case .idle:
             break
         case .loadingCursor, .bookingRetrySlot:
             actions = [.cancelWork, .stopObservingNetwork]

@@ -1,0 +1,79 @@
+import Foundation
+import Realtime
+import Testing
+
+/// The end of a finite stream: a configured terminator ends it at once; a clean end without
+/// it is `truncated`. Scripted transports, manual clock.
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientEndOfStreamTests {
+    static func llm(_ c: inout RealtimeClient.Configuration) {
+        c = .llm(body: Array(#"{"prompt":"hi"}"#.utf8))
+    }
+
+    @Test func doneEndsTheReplyAndClosesTheConnection() async throws {
+        let t = try TestClient(configure: Self.llm)
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.message("a")
+        first.message("b")
+        first.message("[DONE]")
+        #expect(first.closed, "closed at once: the server may hold the connection open")
+        first.message("late")
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "open(1) event(a) event(b) closed(final)")
+        #expect(rec.events.last?.closeEvent == CloseEvent(clean: true, willReconnect: false))
+        #expect(t.client.state == .closed(nil))
+        #expect(t.factory.count == 1, "the request was sent once")
+        #expect(t.clock.sleeperCount == 0)
+    }
+
+    @Test func terminatorInTheSameReadAsTheDeltas() async throws {
+        let t = try TestClient(configure: Self.llm)
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        let batch: [TransportEvent] = ["x", "y", "[DONE]", "z"].map { .message(.sse(type: "message", data: $0, id: "")) }
+        first.events.send(contentsOf: batch)
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "open(1) event(x) event(y) closed(final)")
+    }
+
+    @Test func eventTypeAndCustomTerminators() async throws {
+        for terminator in [StreamTerminator.eventType("message_stop"), .matching { $0.text?.hasPrefix("{\"type\":\"end") == true }] {
+            let t = try TestClient { $0 = .llm(body: [1], terminator: terminator) }
+            let rec = EventRecorder(t.client)
+            let first = try #require(await t.factory.transport(0))
+            first.open()
+            first.emit(.message(.sse(type: "content_block_delta", data: "hi", id: "")))
+            first.emit(.message(.sse(type: "message_stop", data: "{\"type\":\"end\"}", id: "")))
+            await rec.waitUntilFinished()
+            #expect(rec.summary == "open(1) event(hi) closed(final)")
+        }
+    }
+
+    @Test func cleanEndWithoutTheTerminatorIsTruncated() async throws {
+        let t = try TestClient(configure: Self.llm)
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.message("partial")
+        first.endCleanly()
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "open(1) event(partial) error(truncated,stop) closed(final)")
+        let e = try #require(rec.events.at(2)?.errorEvent)
+        #expect(e.error.code == .truncated && !e.willRetry && e.retryIn == nil)
+        #expect(t.client.state == .closed(e.error))
+        #expect(t.factory.count == 1)
+    }
+
+    @Test func withoutATerminatorACleanEndIsTheEnd() async throws {
+        let t = try TestClient { $0 = .llm(body: [1], terminator: nil) }
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.message("[DONE]")
+        first.endCleanly()
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "open(1) event([DONE]) closed(final)")
+    }
+}

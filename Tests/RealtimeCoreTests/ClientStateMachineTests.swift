@@ -166,6 +166,32 @@ import Testing
         #expect(h.events.compactMap(\.errorEvent).map(\.retryIn) == [.seconds(1), .seconds(2), .seconds(1)])
     }
 
+    @Test func resetOnEveryOpen() {
+        var h = ClientStateMachineHarness(Self.configuration { $0.backoff = .exponential(jitter: .none, resetAfter: .zero) })
+        h.start(); h.make(); h.fail(RealtimeError(.network))
+        h.fireTimer(); h.make(); h.fail(RealtimeError(.network))
+        h.fireTimer(); h.make(); h.open()
+        h.fail(RealtimeError(.network))  // at once: with the default rule this would wait 4 s
+        #expect(h.events.compactMap(\.errorEvent).map(\.retryIn) == [.seconds(1), .seconds(2), .seconds(1)])
+    }
+
+    @Test func snapshotsFollowTheClient() {
+        var h = ClientStateMachineHarness(Self.configuration { $0.monitorsNetwork = true })
+        #expect(h.snapshot == .idle)
+        h.start(network: Self.up)
+        #expect(h.snapshot == .connecting(attempt: 1))
+        h.make(); h.open()
+        guard case .open = h.snapshot else { Issue.record("\(h.snapshot)"); return }
+        h.fail(RealtimeError(.network))
+        #expect(h.snapshot == .waitingToRetry(until: .seconds(1)))
+        h.network(Self.down)
+        #expect(h.snapshot == .waitingForNetwork)
+        h.suspend()
+        #expect(h.snapshot == .suspended)
+        h.close()
+        #expect(h.snapshot == .closed(.cancelled))
+    }
+
     @Test func attemptsAreCountedInTotalAndPerOutage() {
         var h = ClientStateMachineHarness(Self.configuration())
         h.start(); h.make(); h.open()

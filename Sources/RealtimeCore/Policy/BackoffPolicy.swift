@@ -56,7 +56,10 @@ public struct BackoffPolicy: Sendable, Hashable {
     /// Randomisation. Default ``Jitter/decorrelated``.
     public var jitter: Jitter
     /// A connection open at least this long counts as healthy: the next failure starts the
-    /// sequence again. Default 10 s.
+    /// sequence again (and the `maxAttempts` count of ``ReconnectPolicy``). Default 10 s.
+    /// `.zero`: every connection that opened resets it, as most WebSocket managers do (a
+    /// server that accepts and drops at once is then retried at the first delay every time,
+    /// never faster than ``minimumDelay``).
     public var resetAfter: Duration
     /// Whether SSE `retry:` and HTTP `Retry-After` are honoured. Default true.
     public var honorsServerHints: Bool
@@ -86,9 +89,9 @@ public struct BackoffPolicy: Sendable, Hashable {
     /// Exponential growth with a cap: see the type's formula and table.
     public static func exponential(
         initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(30),
-        jitter: Jitter = .decorrelated
+        jitter: Jitter = .decorrelated, resetAfter: Duration = .seconds(10)
     ) -> BackoffPolicy {
-        BackoffPolicy(initial: initial, multiplier: multiplier, maximum: maximum, jitter: jitter)
+        BackoffPolicy(initial: initial, multiplier: multiplier, maximum: maximum, jitter: jitter, resetAfter: resetAfter)
     }
 
     /// The same delay every time, without jitter (server hints still apply).

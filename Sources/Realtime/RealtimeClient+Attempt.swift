@@ -16,6 +16,20 @@ extension RealtimeClient {
             let e = (error as? RealtimeError) ?? RealtimeError(.unauthorized, detail: "headers provider failed")
             return attemptFailedToStart(plan.attempt, e)
         }
+        connect(plan, request)
+    }
+
+    /// Starts attempt `plan.attempt` at once, on the calling thread: without a headers
+    /// provider nothing needs to wait, so the attempt starts when the machine decided it
+    /// (a shared retry budget's admission holds for the attempt itself, not for a task
+    /// scheduled later). Transports only queue work on their loop in `start()`, so this is
+    /// safe on any thread, the I/O thread included.
+    func connectNow(_ plan: ClientStateMachine.ConnectPlan) {
+        connect(plan, baseRequest(plan))
+    }
+
+    private func connect(_ plan: ClientStateMachine.ConnectPlan, _ request: TransportRequest) {
+        var request = request
         if let resumeURL = configuration.resumeURL {
             let built = resumeURL(url, plan.cursor)
             guard Self.transportKind(for: built) == transportKind else {

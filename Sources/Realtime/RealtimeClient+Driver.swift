@@ -29,7 +29,11 @@ extension RealtimeClient {
                     client.handle { machine, now in machine.cursorLoaded(loaded, now: now) }
                 }
             case .connect(let plan):
-                startWork { client in await client.prepare(plan) }
+                if configuration.headersProvider == nil {
+                    connectNow(plan)
+                } else {
+                    startWork { client in await client.prepare(plan) }
+                }
             case .startTimer(let token, let deadline):
                 startTimer(token, deadline: deadline)
             case .cancel(let task):

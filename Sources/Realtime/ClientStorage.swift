@@ -1,4 +1,4 @@
-/// The client's one lock and everything under it: the state machine, the events waiting to
+/// The client's lock and everything under it: the state machine, the events waiting to
 /// be handed to the consumer's buffer, and what the driver keeps for the machine's actions
 /// (the live transport, the timer task, preparation tasks, the network observation, the
 /// iterators of ``RealtimeClient/stateChanges``). The shape of swift-async-algorithms'
@@ -44,8 +44,15 @@ final class ClientStorage: Sendable {
 
     let state: LockedValue<State>
     let channel: BoundedChannel<Envelope>
+    /// The consumer's side of the resume cursor, under a lock of its own: the consumer takes
+    /// it for every event and nothing on the producer side does (a contended lock costs a
+    /// futex call), so the relay and the consumer never wait for each other. Never held
+    /// together with ``state``: the machine hears of the consumer's progress after it is
+    /// released (``ClientStateMachine/consumerProcessed(_:now:)``).
+    let consumer: LockedValue<ResumeLedger>
 
     init(machine: ClientStateMachine, capacity: Int) {
+        consumer = LockedValue(ResumeLedger(cursor: machine.consumer.cursor))
         state = LockedValue(State(machine: machine))
         channel = BoundedChannel(capacity: capacity)
     }

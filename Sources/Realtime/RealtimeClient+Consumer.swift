@@ -19,7 +19,7 @@ extension RealtimeClient {
         }
         await commitProcessed()
         guard let envelope = await storage.channel.next() else { return nil }
-        storage.state.withLock { $0.machine.consumerReceived(envelope.sequence, id: envelope.event.resumeID) }
+        storage.consumer.withLock { $0.deliver(envelope.sequence, id: envelope.event.resumeID) }
         return Self.materialized(envelope.event)
     }
 
@@ -29,8 +29,11 @@ extension RealtimeClient {
     @usableFromInline
     func consumerPoll() -> (ClientEvent, saved: String?)? {
         guard let envelope = storage.channel.poll() else { return nil }
-        let action = storage.state.withLock { $0.machine.consumerTook(envelope.sequence, id: envelope.event.resumeID) }
-        return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : action.save)
+        let saved: String? = storage.consumer.withLock { ledger in
+            defer { ledger.deliver(envelope.sequence, id: envelope.event.resumeID) }
+            return ledger.commit()
+        }
+        return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : saved)
     }
 
     @usableFromInline
@@ -39,11 +42,21 @@ extension RealtimeClient {
     }
 
     /// Everything handed to the consumer is processed: commits the cursor (and saves it),
-    /// and lets a reconnect that waits for the consumer go.
+    /// and tells the machine (a reconnect may be waiting for the consumer to catch up).
     func commitProcessed() async {
-        let action = storage.state.withLock { $0.machine.consumerProcessed() }
-        if action.caughtUp { handle { machine, now in machine.consumerCaughtUp(now: now) } }
-        if let saved = action.save { await save(saved) }
+        let (saved, progress) = storage.consumer.withLock { ledger in (ledger.commit(), ledger.progress) }
+        let now = clock.now()
+        // Usually nothing follows (no reconnect waits): one short lock, no state to publish.
+        let effects: [ClientEffect]? = storage.state.withLock { s in
+            let actions = s.machine.consumerProcessed(progress, now: now)
+            guard !actions.isEmpty else { return nil }
+            var effects: [ClientEffect] = []
+            s.absorb(actions, into: &effects)
+            s.conclude(&effects)
+            return effects
+        }
+        if let effects { perform(effects) }
+        if let saved { await save(saved) }
     }
 
     /// An SSE event's text is built here, on the consumer's thread, from the bytes the I/O

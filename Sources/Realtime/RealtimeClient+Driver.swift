@@ -26,6 +26,7 @@ extension RealtimeClient {
             case .loadCursor:
                 startWork { client in
                     let loaded = await client.configuration.cursorStore?.load()
+                    client.storage.consumer.withLock { $0.load(loaded) }
                     client.handle { machine, now in machine.cursorLoaded(loaded, now: now) }
                 }
             case .connect(let plan):

@@ -114,7 +114,7 @@ public final class RealtimeClient: Sendable {
 
     /// The committed resume cursor: the id of the last event the consumer processed (or the
     /// configured/loaded starting cursor). Sent as `Last-Event-ID` on reconnect.
-    public var lastEventID: String? { storage.state.withLock { $0.machine.ledger.cursor } }
+    public var lastEventID: String? { storage.consumer.withLock { $0.cursor } }
 
     /// Marks every event handed to the consumer so far as processed, without waiting for the
     /// consumer to ask for the next one (e.g. after a slow handler has stored its result).

@@ -35,6 +35,7 @@ struct FuzzRun {
     var checkedEvents = 0
     var checkedPlans = 0
     var lastCursorSequence: UInt64 = 0
+    var lastViewSequence: UInt64 = 0
     var trace: [String] = []
     var failure: String?
     var nextID = 0
@@ -81,7 +82,7 @@ struct FuzzRun {
     mutating func step() {
         var options: [(String, (inout FuzzRun) -> Void)] = []
         if h.loadRequested && h.plans.isEmpty && !h.machine.isTerminal {
-            options.append(("load", { $0.h.apply($0.h.machine.cursorLoaded($0.chance(2) ? "stored" : nil, now: $0.h.now)) }))
+            options.append(("load", { $0.h.loaded($0.chance(2) ? "stored" : nil) }))
         }
         if h.preparing != nil {
             options.append(("make", { $0.h.make() }))
@@ -220,16 +221,23 @@ struct FuzzRun {
     }
 
     private mutating func checkCursor() {
-        let ledger = h.machine.ledger
+        let ledger = h.ledger
+        let view = h.machine.consumer
         if ledger.cursorSequence < lastCursorSequence { fail("the cursor moved back") }
         lastCursorSequence = ledger.cursorSequence
+        if view.cursorSequence > ledger.cursorSequence || view.processed > ledger.processed {
+            fail("the machine knows of progress the consumer did not make")
+        }
+        if view.cursorSequence < lastViewSequence { fail("the machine's cursor moved back") }
+        lastViewSequence = view.cursorSequence
         guard ledger.cursorSequence > 0 else { return }
         let processed = h.processedCount > 0 ? h.emitted[h.processedCount - 1].sequence : 0
-        if ledger.cursorSequence > processed { fail("the cursor passed an unprocessed event") }
+        if ledger.cursorSequence > processed || ledger.processed > processed { fail("the cursor passed an unprocessed event") }
         guard let source = h.emitted.first(where: { $0.sequence == ledger.cursorSequence }) else {
             fail("the cursor's event was never emitted")
             return
         }
         if source.event.messageID != ledger.cursor { fail("the cursor is not its event's id") }
+        if view.cursorSequence == ledger.cursorSequence, view.cursor != ledger.cursor { fail("the machine's cursor differs") }
     }
 }

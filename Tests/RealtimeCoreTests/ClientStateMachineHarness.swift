@@ -35,9 +35,12 @@ struct ClientStateMachineHarness {
     var handed = 0
     var processedCount = 0
     var saved: [String] = []
+    /// The consumer's side of the cursor, as the client keeps it.
+    var ledger: ResumeLedger
 
     init(_ configuration: ClientStateMachine.Configuration = .init(), seed: UInt64 = 1) {
         machine = ClientStateMachine(configuration: configuration, random: SeededGenerator(seed: seed))
+        ledger = ResumeLedger(cursor: configuration.cursor)
     }
 
     var events: [ClientEvent] { emitted.map(\.event) }
@@ -79,6 +82,12 @@ struct ClientStateMachineHarness {
     }
 
     mutating func start(network: NetworkStatus? = nil) { apply(machine.start(network: network, now: now)) }
+
+    /// The cursor store answered: the consumer's ledger and the machine both learn it.
+    mutating func loaded(_ cursor: String?) {
+        ledger.load(cursor)
+        apply(machine.cursorLoaded(cursor, now: now))
+    }
 
     /// Answers the pending `connect`: the transport is made (and started if the machine says so).
     mutating func make() {
@@ -177,17 +186,16 @@ struct ClientStateMachineHarness {
         let (sequence, event) = emitted[handed]
         handed += 1
         processedCount = handed - 1
-        let action = machine.consumerTook(sequence, id: event.messageID)
-        if let s = action.save { saved.append(s) }
+        if let s = ledger.commit() { saved.append(s) }
+        ledger.deliver(sequence, id: event.messageID)
         return event
     }
 
     /// The consumer processed everything it was handed (it waits for more, or acknowledges).
     mutating func processed() {
         processedCount = handed
-        let action = machine.consumerProcessed()
-        if let s = action.save { saved.append(s) }
-        if action.caughtUp { apply(machine.consumerCaughtUp(now: now)) }
+        if let s = ledger.commit() { saved.append(s) }
+        apply(machine.consumerProcessed(ledger.progress, now: now))
     }
 
     /// Takes and processes everything emitted so far.

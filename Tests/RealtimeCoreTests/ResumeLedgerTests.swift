@@ -5,7 +5,6 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct ResumeLedgerTests {
     @Test func cursorIsTheNewestProcessedID() {
         var l = ResumeLedger(cursor: "0")
-        #expect(l.emit(3) == 1)
         l.deliver(1, id: "a")
         #expect(l.cursor == "0", "handed over, not processed")
         #expect(l.commit() == "a")
@@ -13,12 +12,11 @@ import Testing
         #expect(l.commit() == nil, "an event without an id keeps the cursor")
         l.deliver(3, id: "a")
         #expect(l.commit() == nil, "unchanged: nothing to save")
-        #expect(l.cursor == "a" && l.caughtUp)
+        #expect(l.cursor == "a" && l.processed == 3 && l.cursorSequence == 3)
     }
 
     @Test func emptyIDResetsTheCursor() {
         var l = ResumeLedger(cursor: "7")
-        _ = l.emit(1)
         l.deliver(1, id: "")
         #expect(l.commit() == "")
         #expect(l.cursor == "")
@@ -33,15 +31,12 @@ import Testing
         #expect(empty.cursor == "1")
     }
 
-    @Test func caughtUpOnlyWhenEverythingEmittedWasProcessed() {
+    @Test func progressIsWhatWasProcessed() {
         var l = ResumeLedger(cursor: nil)
-        #expect(l.caughtUp)
-        _ = l.emit(2)
-        l.deliver(1, id: nil)
+        l.deliver(1, id: "a")
+        l.deliver(2, id: "b")
+        #expect(l.progress == ConsumerProgress(processed: 0, cursor: nil, cursorSequence: 0), "handed over only")
         _ = l.commit()
-        #expect(!l.caughtUp)
-        l.deliver(2, id: nil)
-        _ = l.commit()
-        #expect(l.caughtUp)
+        #expect(l.progress == ConsumerProgress(processed: 2, cursor: "b", cursorSequence: 2))
     }
 }

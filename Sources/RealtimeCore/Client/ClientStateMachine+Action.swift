@@ -59,14 +59,6 @@ extension ClientStateMachine {
         /// Close the transport unstarted (the client was closed, suspended or lost the network).
         case discard([Action])
     }
-
-    /// The answer to the consumer's events: the cursor to save, if it changed, and whether the
-    /// state machine was waiting for the consumer (the driver then reports
-    /// ``ClientStateMachine/consumerCaughtUp(now:)``).
-    package struct ConsumerAction: Sendable, Hashable {
-        package var save: String?
-        package var caughtUp: Bool
-    }
 }
 
 /// One log record the client produces (secret-free by construction: codes, classes, numbers).

@@ -44,7 +44,7 @@ extension ClientStateMachine {
         guard attempt > 0, liveAttempt == attempt else { return nil }
         statistics.messages += count
         statistics.bytes += bytes
-        return ledger.emit(count)
+        return numberEmissions(count)
     }
 
     /// The server's reconnection time (SSE `retry:`, WHATWG HTML §9.2.6).

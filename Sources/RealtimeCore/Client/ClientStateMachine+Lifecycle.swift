@@ -18,10 +18,11 @@ extension ClientStateMachine {
         return advance(now: now)
     }
 
-    /// The cursor store answered (nil: nothing stored).
+    /// The cursor store answered (nil: nothing stored). It is used when no cursor was
+    /// configured; the driver loads it into the consumer's ``ResumeLedger`` too.
     package mutating func cursorLoaded(_ cursor: String?, now: Duration) -> [Action] {
         guard case .loadingCursor = phase else { return [] }  // closed meanwhile
-        ledger.load(cursor)
+        if consumer.cursor == nil, consumer.cursorSequence == 0 { consumer.cursor = cursor }
         phase = .waiting(Self.firstWait(now: now))
         return advance(now: now)
     }

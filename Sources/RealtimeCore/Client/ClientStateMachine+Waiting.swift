@@ -87,7 +87,7 @@ extension ClientStateMachine {
         w.deadline = nil
         phase = .waiting(w)
         // Exact resume: connect again only once the consumer has processed what it received.
-        if configuration.waitsForConsumer && counters.total > 0 && !ledger.caughtUp { return actions }
+        if configuration.waitsForConsumer && counters.total > 0 && !consumerCaughtUp { return actions }
         if let admission = admit(&w, now: now) {
             phase = .waiting(w)
             return actions + admission
@@ -121,7 +121,7 @@ extension ClientStateMachine {
     private mutating func connect(now: Duration) -> [Action] {
         counters.total += 1
         counters.sinceOpen += 1
-        let plan = ConnectPlan(attempt: counters.total, cursor: ledger.cursor, credentialsRejected: credentials.rejected)
+        let plan = ConnectPlan(attempt: counters.total, cursor: consumer.cursor, credentialsRejected: credentials.rejected)
         phase = .attempting(Attempt(number: counters.total))
         return [.log(ClientLogRecord(.debug, "connecting", ["attempt": "\(plan.attempt)"])), .connect(plan)]
     }

@@ -7,7 +7,7 @@
 /// It composes the pure policies: ``ReconnectPolicy`` (what an ended attempt means),
 /// ``Backoff`` (how long to wait), ``CircuitBreaker``, and the shared ``RetryBudget``
 /// through ``Action/reserveRetrySlot(after:)`` and ``Action/admitAttempt``. It owns the
-/// resume cursor (``ResumeLedger``), the attempt counters, the reachability and suspension
+/// resume cursor (as the consumer's ``ResumeLedger`` reports it), the attempt counters, the reachability and suspension
 /// rules and the client's statistics.
 ///
 /// Guarantees (checked after every step by a seeded random-sequence test):
@@ -31,7 +31,10 @@ package struct ClientStateMachine: Sendable {
     var backoff: Backoff
     /// Paces retries after an `unreachable` failure that no monitor explains, spending no attempt.
     var networkBackoff: Backoff
-    package internal(set) var ledger: ResumeLedger
+    /// Sequence number of the last event emitted (0 before the first).
+    package internal(set) var emitted: UInt64 = 0
+    /// The consumer's progress, as last reported (see ``ResumeLedger``).
+    package internal(set) var consumer: ConsumerProgress
     package internal(set) var statistics = ClientStatistics()
     /// Set by ``suspend(now:)``: no attempt until ``resume(now:)``.
     package internal(set) var suspended = false
@@ -67,7 +70,7 @@ package struct ClientStateMachine: Sendable {
         self.random = random
         self.backoff = Backoff(policy: configuration.backoff)
         self.networkBackoff = Backoff(policy: configuration.backoff)
-        self.ledger = ResumeLedger(cursor: configuration.cursor)
+        self.consumer = ConsumerProgress(processed: 0, cursor: configuration.cursor, cursorSequence: 0)
     }
 
     /// Attempts made since the client started (the last attempt's number).
@@ -100,8 +103,18 @@ package struct ClientStateMachine: Sendable {
     /// Numbers one event to emit.
     mutating func emit(_ event: ClientEvent) -> Action {
         precondition(!isTerminal, "nothing is emitted after the client finished or was closed")
-        return .emit(event, sequence: ledger.emit(1))
+        return .emit(event, sequence: numberEmissions(1))
     }
+
+    /// Numbers `count` events about to be emitted; returns the first one's number.
+    mutating func numberEmissions(_ count: Int) -> UInt64 {
+        let first = emitted &+ 1
+        emitted &+= UInt64(count)
+        return first
+    }
+
+    /// Whether the consumer has processed everything emitted so far.
+    var consumerCaughtUp: Bool { consumer.processed == emitted }
 }
 
 extension ClientStateMachine.Phase {

@@ -12,6 +12,7 @@ enum ClientEffect: Sendable {
     case cancelAll([Task<Void, Never>])
     case reserveRetrySlot(after: Duration)
     case admitAttempt
+    case awaitConsumer
     case close(any Transport)
     case abort(any Transport)
     case verify(any Transport, within: Duration)
@@ -48,6 +49,8 @@ extension ClientStorage.State {
                 effects.append(.reserveRetrySlot(after: after))
             case .admitAttempt:
                 effects.append(.admitAttempt)
+            case .awaitConsumer:
+                effects.append(.awaitConsumer)
             case .closeTransport, .abortTransport, .verifyConnection:
                 absorbTransportAction(action, into: &effects)
             case .stopObservingNetwork:

@@ -1,3 +1,5 @@
+import Synchronization
+
 /// The client's lock and everything under it: the state machine, the events waiting to
 /// be handed to the consumer's buffer, and what the driver keeps for the machine's actions
 /// (the live transport, the timer task, preparation tasks, the network observation, the
@@ -50,6 +52,11 @@ final class ClientStorage: Sendable {
     /// together with ``state``: the machine hears of the consumer's progress after it is
     /// released (``ClientStateMachine/consumerProcessed(_:now:)``).
     let consumer: LockedValue<ResumeLedger>
+    /// The machine waits for the consumer's progress (``ClientStateMachine/Action/awaitConsumer``)
+    /// until the next attempt starts: the consumer reports it when set. Sequentially
+    /// consistent with the consumer lock: the driver sets it, then reads the ledger; the
+    /// consumer commits under the lock, then reads it; one of the two sees the other.
+    let consumerAwaited = Atomic<Bool>(false)
 
     init(machine: ClientStateMachine, capacity: Int) {
         consumer = LockedValue(ResumeLedger(cursor: machine.consumer.cursor))

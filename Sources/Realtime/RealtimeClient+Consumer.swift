@@ -1,3 +1,5 @@
+import Synchronization
+
 extension RealtimeClient {
     /// Starts the client on the first iteration; returns whether this is the first.
     func startIfFirstIteration() -> Bool {
@@ -42,11 +44,17 @@ extension RealtimeClient {
     }
 
     /// Everything handed to the consumer is processed: commits the cursor (and saves it),
-    /// and tells the machine (a reconnect may be waiting for the consumer to catch up).
-    func commitProcessed() async {
-        let (saved, progress) = storage.consumer.withLock { ledger in (ledger.commit(), ledger.progress) }
+    /// and tells the machine when a reconnect waits for the consumer to catch up.
+    func commitProcessed(always: Bool = false) async {
+        let saved = storage.consumer.withLock { $0.commit() }
+        if always || storage.consumerAwaited.load(ordering: .sequentiallyConsistent) { reportConsumerProgress() }
+        if let saved { await save(saved) }
+    }
+
+    /// Hands the consumer's progress to the machine (it may let the next attempt go).
+    func reportConsumerProgress() {
+        let progress = storage.consumer.withLock { $0.progress }
         let now = clock.now()
-        // Usually nothing follows (no reconnect waits): one short lock, no state to publish.
         let effects: [ClientEffect]? = storage.state.withLock { s in
             let actions = s.machine.consumerProcessed(progress, now: now)
             guard !actions.isEmpty else { return nil }
@@ -56,7 +64,6 @@ extension RealtimeClient {
             return effects
         }
         if let effects { perform(effects) }
-        if let saved { await save(saved) }
     }
 
     /// An SSE event's text is built here, on the consumer's thread, from the bytes the I/O

@@ -29,7 +29,11 @@ extension RealtimeClient {
                     client.storage.consumer.withLock { $0.load(loaded) }
                     client.handle { machine, now in machine.cursorLoaded(loaded, now: now) }
                 }
+            case .awaitConsumer:
+                storage.consumerAwaited.store(true, ordering: .sequentiallyConsistent)
+                reportConsumerProgress()
             case .connect(let plan):
+                storage.consumerAwaited.store(false, ordering: .sequentiallyConsistent)
                 if configuration.headersProvider == nil {
                     connectNow(plan)
                 } else {

@@ -119,7 +119,7 @@ public final class RealtimeClient: Sendable {
     /// Marks every event handed to the consumer so far as processed, without waiting for the
     /// consumer to ask for the next one (e.g. after a slow handler has stored its result).
     public func acknowledge() async {
-        await commitProcessed()
+        await commitProcessed(always: true)
     }
 
     /// Sends a message on the live connection (WebSocket): returns once the message is

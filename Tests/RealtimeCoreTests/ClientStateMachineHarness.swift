@@ -37,6 +37,8 @@ struct ClientStateMachineHarness {
     var saved: [String] = []
     /// The consumer's side of the cursor, as the client keeps it.
     var ledger: ResumeLedger
+    /// The machine asked for the consumer's progress (until the next attempt).
+    var consumerAwaited = false
 
     init(_ configuration: ClientStateMachine.Configuration = .init(), seed: UInt64 = 1) {
         machine = ClientStateMachine(configuration: configuration, random: SeededGenerator(seed: seed))
@@ -62,7 +64,11 @@ struct ClientStateMachineHarness {
         case .finish: finished = true
         case .terminate: terminated = true
         case .loadCursor: loadRequested = true
+        case .awaitConsumer:
+            consumerAwaited = true
+            apply(machine.consumerProcessed(ledger.progress, now: now))
         case .connect(let plan):
+            consumerAwaited = false
             #expect(preparing == nil && transportAttempt == nil, "a second attempt while one is in flight")
             preparing = plan
             plans.append(plan)
@@ -191,11 +197,12 @@ struct ClientStateMachineHarness {
         return event
     }
 
-    /// The consumer processed everything it was handed (it waits for more, or acknowledges).
+    /// The consumer processed everything it was handed (it waits for more): reported to the
+    /// machine when it waits for the consumer, as the client does.
     mutating func processed() {
         processedCount = handed
         if let s = ledger.commit() { saved.append(s) }
-        apply(machine.consumerProcessed(ledger.progress, now: now))
+        if consumerAwaited { apply(machine.consumerProcessed(ledger.progress, now: now)) }
     }
 
     /// Takes and processes everything emitted so far.

@@ -30,6 +30,11 @@ extension ClientStateMachine {
         case verifyConnection(within: Duration)
         /// Stop observing the network monitor (the client is done).
         case stopObservingNetwork
+        /// The next attempt waits for the consumer to process what it was given: report the
+        /// consumer's progress (``ClientStateMachine/consumerProcessed(_:now:)``) now and
+        /// whenever it processes more, until the next ``connect(_:)``. (Outside such a wait the
+        /// machine needs no report: the consumer's hot path stays off the client's lock.)
+        case awaitConsumer
         /// Cancel preparation work in flight (credential fetches, cursor loading).
         case cancelWork
         /// Drop everything buffered for the consumer and end its events now (user close).

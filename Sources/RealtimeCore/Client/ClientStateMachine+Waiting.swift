@@ -87,7 +87,9 @@ extension ClientStateMachine {
         w.deadline = nil
         phase = .waiting(w)
         // Exact resume: connect again only once the consumer has processed what it received.
-        if configuration.waitsForConsumer && counters.total > 0 && !consumerCaughtUp { return actions }
+        if configuration.waitsForConsumer && counters.total > 0 && !consumerCaughtUp {
+            return actions + [.awaitConsumer]
+        }
         if let admission = admit(&w, now: now) {
             phase = .waiting(w)
             return actions + admission

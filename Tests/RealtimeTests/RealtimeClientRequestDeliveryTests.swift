@@ -6,7 +6,7 @@ import Testing
 
 /// A POST (not repeatable) against servers that fail before the response head: once the
 /// request may have reached the server it is never sent again; when it cannot have (refused),
-/// it is retried. Bounded: millisecond backoff, short timeouts, a few attempts.
+/// it is retried. Bounded: the shortest backoff (100 ms), short timeouts, a few attempts.
 @Suite(.serialized, .timeLimit(.minutes(1)))
 struct RealtimeClientRequestDeliveryTests {
     let server: TestServer
@@ -20,7 +20,7 @@ struct RealtimeClientRequestDeliveryTests {
         var c = RealtimeClient.Configuration()
         c.method = "POST"
         c.body = Array(#"{"prompt":"bill me once"}"#.utf8)
-        c.backoff = .constant(.milliseconds(5))
+        c.backoff = .immediate
         c.reconnect = .limited(maxAttempts: maxAttempts)
         c.connectTimeout = .milliseconds(600)
         c.idleTimeout = .seconds(5)

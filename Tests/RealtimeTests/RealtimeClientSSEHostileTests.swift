@@ -37,7 +37,7 @@ struct RealtimeClientSSEHostileTests {
             w.abort(reset: false)
         }
         var c = RealtimeClient.Configuration()
-        c.backoff = .constant(.milliseconds(5))
+        c.backoff = .immediate
         let client = try RealtimeClient(url: server.url("/long-id"), configuration: c)
         let events = await collect(client)
         let messages = events.compactMap { e -> Message? in if case .event(let m) = e { return m } else { return nil } }
@@ -55,7 +55,7 @@ struct RealtimeClientSSEHostileTests {
     func compressedStreamResumesExactly() async throws {
         defer { server.stop() }
         var c = RealtimeClient.Configuration()
-        c.backoff = .constant(.milliseconds(5))
+        c.backoff = .immediate
         // Every connection is cut after 400 compressed bytes; each resumes after its last id.
         let client = try RealtimeClient(url: server.url("/sse?count=300&encoding=gzip&cut=400&end=204&utf8=1"), configuration: c)
         let events = await collect(client)

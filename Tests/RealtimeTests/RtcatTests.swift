@@ -286,12 +286,12 @@ import Testing
         defer { server.stop() }
         // Every connection is cut after 60 bytes; each resumes after the last id it saw.
         let url = server.url("/sse?count=6&cut=60&end=204").absoluteString
-        let once = try await rtcat(["-d", "{}", "--backoff-initial", "0.05", url])
+        let once = try await rtcat(["-d", "{}", "--backoff-initial", "0.1", url])
         #expect(once.status == 1)
         #expect(once.objects.last { $0["kind"] as? String == "error" }?["code"] as? String == "request_not_repeatable", "\(once.stdout)")
         #expect(server.requests(path: "/sse").count == 1)
         server.clearRequests()
-        let repeated = try await rtcat(["-d", "{}", "--repeat-request", "--backoff-initial", "0.05", "--backoff-max", "0.1", url])
+        let repeated = try await rtcat(["-d", "{}", "--repeat-request", "--backoff-initial", "0.1", "--backoff-max", "0.1", url])
         #expect(repeated.status == 0, "\(repeated.stderr)")
         #expect(repeated.objects.compactMap { $0["id"] as? String } == (1...6).map(String.init))
         let posts = server.requests(path: "/sse")

@@ -74,6 +74,15 @@ public final class ResponseWriter {
         self.framing = framing
     }
 
+    /// Writes `head` byte for byte, for the heads ``writeHead(status:reason:headers:framing:)``
+    /// will not produce (interim 1xx responses before the final one, an HTTP/1.0 status line,
+    /// a malformed field); later body writes use `framing`. `head` must end with the blank line.
+    public func writeRawHead(_ head: String, framing: Framing) throws {
+        try guarded { try connection.write(head) }
+        headWritten = true
+        self.framing = framing
+    }
+
     /// Writes body bytes with the response's framing, honouring the cut and drip settings.
     public func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }

@@ -27,10 +27,13 @@ final class ServerConnection {
     /// Set by an abortive close with RST: nothing to drain, close at once.
     private(set) var wasReset = false
     var isTLS: Bool { ssl != nil }
+    /// Told the size of every write once the kernel has taken all of it (plaintext bytes).
+    private let onWrite: (Int) -> Void
 
-    init(fd: Int32, wakeFD: Int32) {
+    init(fd: Int32, wakeFD: Int32, onWrite: @escaping (Int) -> Void = { _ in }) {
         self.fd = fd
         self.wakeFD = wakeFD
+        self.onWrite = onWrite
     }
 
     deinit {
@@ -108,15 +111,19 @@ final class ServerConnection {
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard !isClosed else { throw Closed() }
         guard bytes.count > 0 else { return }
-        guard let ssl else { return try Socket.sendAll(fd, bytes) }
-        var offset = 0
-        while offset < bytes.count {
-            let chunk = min(bytes.count - offset, 16 * 1024)
-            let n = SSL_write(ssl, bytes.baseAddress! + offset, Int32(chunk))
-            guard n > 0 else { throw Closed() }
-            offset += Int(n)
-            try flushTLS()
+        if let ssl {
+            var offset = 0
+            while offset < bytes.count {
+                let chunk = min(bytes.count - offset, 16 * 1024)
+                let n = SSL_write(ssl, bytes.baseAddress! + offset, Int32(chunk))
+                guard n > 0 else { throw Closed() }
+                offset += Int(n)
+                try flushTLS()
+            }
+        } else {
+            try Socket.sendAll(fd, bytes)
         }
+        onWrite(bytes.count)
     }
 
     func write(_ bytes: [UInt8]) throws {

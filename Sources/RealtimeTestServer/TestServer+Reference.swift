@@ -58,6 +58,7 @@ extension TestServer {
     /// | | `bad_accept=1` | send a wrong `Sec-WebSocket-Accept` |
     /// | | `stall=1` | complete the upgrade, then send and read nothing |
     /// | | `drop_mid_frame=1` | after the upgrade, send 10 bytes of a 100-byte text frame and drop the connection (`reset=1`: with a RST) |
+    /// | | `cut=N` | drop the connection after N bytes of server frames, mid-frame if N falls there (`reset=1`: with a RST) |
     /// | | `drip_ms=N` | write every server frame one byte at a time, N ms apart |
     /// | | `violation=masked\|rsv\|utf8\|opcode\|control_size\|fragmented_control\|close_code` | first send one frame that breaks RFC 6455 (masked server frame; RSV2; invalid UTF-8 text; opcode 0x3; 126-byte ping; ping without FIN; close code 1005) |
     /// | `/help` | | this table as text |
@@ -82,6 +83,7 @@ extension TestServer {
                ping_ms=N  ignore_pings=1  heartbeat_ms=N heartbeat=TEXT  reply_to=IN reply=OUT
                close=CODE reason=TEXT  close_timeout_ms=N (5000)  protocol=NAME|*
                faults: auth=TOKEN  refuse=STATUS  bad_accept=1  stall=1  drop_mid_frame=1 [reset=1]  drip_ms=N
+                       cut=N [reset=1]
                        violation=masked|rsv|utf8|opcode|control_size|fragmented_control|close_code
                no extensions are negotiated (no permessage-deflate)
         /help  this text

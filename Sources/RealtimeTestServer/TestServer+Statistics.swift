@@ -9,5 +9,9 @@ extension TestServer {
         public var cuts = 0
         /// TLS handshakes that failed (wrong CA on the client, missing client certificate, …).
         public var failedHandshakes = 0
+        /// Bytes the kernel took from every connection so far (heads, bodies, frames; counted
+        /// before TLS, once a whole write is taken). It stops growing while clients stop
+        /// reading: back-pressure tests watch it.
+        public var bytesWritten = 0
     }
 }

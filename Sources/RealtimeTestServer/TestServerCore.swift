@@ -154,7 +154,9 @@ final class TestServerCore: Sendable {
     }
 
     private func serve(fd: Int32, wakeFD: Int32, number: Int, tls: TLSServerContext?) {
-        let connection = ServerConnection(fd: fd, wakeFD: wakeFD)
+        let connection = ServerConnection(fd: fd, wakeFD: wakeFD) { [state] count in
+            state.withLock { $0.statistics.bytesWritten += count }
+        }
         defer {
             connection.drainBeforeClose()
             state.withLock {

@@ -45,6 +45,8 @@ struct WebSocketEndpointOptions {
     var badAccept = false
     var stall = false
     var dropMidFrame = false
+    /// Drop the connection after this many bytes of server frames (nil: never).
+    var cut: Int?
     var reset = false
     var dripMilliseconds: Int?
     var violation: Violation?
@@ -72,6 +74,7 @@ struct WebSocketEndpointOptions {
         badAccept = flag("bad_accept")
         stall = flag("stall")
         dropMidFrame = flag("drop_mid_frame")
+        cut = int("cut").map { max(0, $0) }
         reset = flag("reset")
         dripMilliseconds = int("drip_ms") ?? (flag("drip") ? 0 : nil)
         violation = query["violation"].flatMap(Violation.init(rawValue:))

@@ -23,6 +23,8 @@ final class WebSocketServerSession {
         self.options = options
         self.record = record
         writer.dripDelayMilliseconds = options.dripMilliseconds
+        writer.cutAfterBodyBytes = options.cut
+        writer.cutWithReset = options.reset
     }
 
     func run() throws {

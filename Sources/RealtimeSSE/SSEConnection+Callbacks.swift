@@ -128,14 +128,23 @@ extension SSEConnection {
         }
     }
 
+    /// The URL the stream came from, after redirects, without userinfo: curl keeps the
+    /// `user:password@` of the request URL in it, and it goes into the `opened` event, which
+    /// users print and log.
     private func effectiveURL() -> URL {
         var p: UnsafeMutablePointer<CChar>?
+        var url = hop.url
         if let easy, rt_easy_getinfo_str(easy, CURLINFO_EFFECTIVE_URL, &p) == CURLE_OK, let p,
-            let url = URL(string: String(cString: p))
+            let effective = URL(string: String(cString: p))
         {
-            return url
+            url = effective
         }
-        return hop.url
+        guard url.user != nil || url.password != nil,
+              var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
+        else { return url }
+        components.percentEncodedUser = nil
+        components.percentEncodedPassword = nil
+        return components.url ?? url
     }
 }
 #endif

@@ -13,13 +13,22 @@ public final class ContentEncoder {
     private var stream = z_stream()
 
     /// nil for a coding other than `gzip` and `deflate`.
-    public init?(name: String) {
-        let windowBits: Int32
+    public convenience init?(name: String) {
         switch name {
-        case "gzip": windowBits = 15 + 16
-        case "deflate": windowBits = 15
+        case "gzip": self.init(name: name, windowBits: 15 + 16)
+        case "deflate": self.init(name: name, windowBits: 15)
         default: return nil
         }
+    }
+
+    /// A raw DEFLATE stream without the zlib wrapper: the payload format of WebSocket
+    /// permessage-deflate (RFC 7692 §7.2.1: each message ends with a sync flush, whose
+    /// `00 00 FF FF` tail the sender removes), for tests that play a compressing server.
+    public static func permessageDeflate() -> ContentEncoder? {
+        ContentEncoder(name: "permessage-deflate", windowBits: -15)
+    }
+
+    private init?(name: String, windowBits: Int32) {
         self.name = name
         guard rt_deflateInit2(&stream, Z_DEFAULT_COMPRESSION, Z_DEFLATED, windowBits, 8, Z_DEFAULT_STRATEGY) == Z_OK else {
             return nil

@@ -17,12 +17,16 @@ struct HostileRun: Sendable {
     static let body = #"{"prompt":"SECRET-8e44"}"#
 
     var events: [ClientEvent]
+    /// When each event arrived, from the client's creation.
+    var times: [Duration]
     var logs: [String]
     /// True when the client ended by itself; false when the run closed it at the end of its window.
     var stoppedByItself: Bool
     var elapsed: Duration
 
     var errors: [ErrorEvent] { events.compactMap(\.errorEvent) }
+    /// When the first error arrived, from the client's creation.
+    var firstErrorAt: Duration? { events.firstIndex { $0.errorEvent != nil }.map { times[$0] } }
     var messages: [Message] { events.compactMap { if case .event(let m) = $0 { m } else { nil } } }
     var opens: [ConnectionInfo] { events.compactMap { if case .open(let info) = $0 { info } else { nil } } }
     var closes: [CloseEvent] { events.compactMap(\.closeEvent) }
@@ -53,11 +57,13 @@ struct HostileRun: Sendable {
         let client = try RealtimeClient(url: password ? withPassword(url) : url, configuration: configuration)
         let clock = ContinuousClock()
         let started = clock.now
-        let state = LockedValue<(events: [ClientEvent], closed: Bool)>(([], false))
+        let state = LockedValue<(events: [ClientEvent], times: [Duration], closed: Bool)>(([], [], false))
         let consumer = Task {
             for await event in client.events {
+                let at = clock.now - started
                 let satisfied = state.withLock { s -> Bool in
                     s.events.append(event)
+                    s.times.append(at)
                     guard !s.closed, until(s.events) else { return false }
                     s.closed = true
                     return true
@@ -72,8 +78,9 @@ struct HostileRun: Sendable {
         }
         await consumer.value
         watchdog.cancel()
-        let (events, closed) = state.withLock { ($0.events, $0.closed) }
-        return HostileRun(events: events, logs: logs.lines, stoppedByItself: !closed, elapsed: clock.now - started)
+        let (events, times, closed) = state.withLock { ($0.events, $0.times, $0.closed) }
+        return HostileRun(
+            events: events, times: times, logs: logs.lines, stoppedByItself: !closed, elapsed: clock.now - started)
     }
 
     /// No planted secret in any event (as printed and as reflected), error detail or log record.

@@ -82,6 +82,10 @@ enum CurlErrorMapping {
         case CURLE_PARTIAL_FILE:
             return (.network, "connection closed by peer in the middle of the body")
         case CURLE_RECV_ERROR:
+            // curl reports a malformed chunked body (a size line that is not hex, too long,
+            // or a chunk longer than announced) as a receive error: it is the server breaking
+            // HTTP/1.1 (RFC 9112 §7.1), not the network.
+            if f.message.contains("chunked-encoding") { return (.protocolViolation, "malformed chunked body: \(f.message)") }
             return (.network, "read\(reason(f, fallback: " failed"))")
         case CURLE_SEND_ERROR:
             return (.network, "write\(reason(f, fallback: " failed"))")

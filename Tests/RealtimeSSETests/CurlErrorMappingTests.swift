@@ -55,6 +55,23 @@ struct CurlErrorMappingTests {
         #expect(open.code == .network)
     }
 
+    @Test("a malformed chunked body is the server's protocol violation, not a network failure")
+    func malformedChunkedBody() {
+        for message in [
+            "Illegal or missing hexadecimal sequence in chunked-encoding", "Too long hexadecimal number in chunked-encoding",
+            "Malformed encoding found in chunked-encoding",
+        ] {
+            var f = Self.failure(CURLE_RECV_ERROR, .open)
+            f.message = message
+            let e = CurlErrorMapping.error(for: f)
+            #expect(e.code == .protocolViolation)
+            #expect(e.detail == "malformed chunked body: \(message) [curl 56]")
+        }
+        var reset = Self.failure(CURLE_RECV_ERROR, .open)
+        reset.osErrno = ECONNRESET
+        #expect(CurlErrorMapping.error(for: reset).code == .network)
+    }
+
     @Test("a refused connection is worded as on WebSocket, with the proxy when there is one")
     func wording() {
         var f = Self.failure(CURLE_COULDNT_CONNECT)

@@ -42,11 +42,12 @@ struct HostileRun: Sendable {
 
     /// Runs a client for `url` with the secrets planted (the URL password too when `password`)
     /// until it stops by itself, `until` is satisfied by the events so far, or `within` passes;
-    /// in the last two cases it closes the client and records what followed.
+    /// in the last two cases it closes the client and records what followed. (`configure` has
+    /// no default so that a trailing closure always means it, never `until`.)
     static func client(
         _ url: URL, password: Bool = true, within: Duration = .seconds(5),
         until: @escaping @Sendable ([ClientEvent]) -> Bool = { _ in false },
-        _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
+        _ configure: (inout RealtimeClient.Configuration) -> Void
     ) async throws -> HostileRun {
         let logs = LogCapture()
         var configuration = RealtimeClient.Configuration()

@@ -133,18 +133,12 @@ extension SSEConnection {
     /// users print and log.
     private func effectiveURL() -> URL {
         var p: UnsafeMutablePointer<CChar>?
-        var url = hop.url
         if let easy, rt_easy_getinfo_str(easy, CURLINFO_EFFECTIVE_URL, &p) == CURLE_OK, let p,
-            let effective = URL(string: String(cString: p))
+            let url = URL(string: String(cString: p))
         {
-            url = effective
+            return url.removingUserInfo
         }
-        guard url.user != nil || url.password != nil,
-              var components = URLComponents(url: url, resolvingAgainstBaseURL: false)
-        else { return url }
-        components.percentEncodedUser = nil
-        components.percentEncodedPassword = nil
-        return components.url ?? url
+        return hop.url.removingUserInfo
     }
 }
 #endif

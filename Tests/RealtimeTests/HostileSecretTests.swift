@@ -77,13 +77,7 @@ struct HostileSecretTests {
         }
         let error = try #require(run.errors.first, "\(path) did not fail: \(run.summary)")
         #expect(error.error.code == path.code(kind), "\(error.error)")
-        withKnownIssue("WebSocket: the opened event's URL keeps the request URL's user:password") {
-            run.expectNoSecret()
-        } when: {
-            kind == .webSocket && !run.opens.isEmpty
-        } matching: { issue in
-            issue.comments.contains { $0.rawValue.hasPrefix("a secret in an event: open(") }
-        }
+        run.expectNoSecret()
         // The server did receive the credentials where it was meant to: the check above is
         // not passing because nothing was sent.
         if let first = fixture.server.requests.first, path != .unknownCA {

@@ -103,7 +103,9 @@ enum CurlErrorMapping {
             // curl checks the host name itself, after OpenSSL accepted the chain (and then
             // reports X509_V_ERR_UNSPECIFIED as the verify result).
             if f.message.contains("subject name") || f.message.contains("host name") {
-                return (.tls, "certificate verify failed: hostname mismatch")
+                // OpenSSL's words, as the `wss` transport reports them (X509_V_ERR_IP_ADDRESS_MISMATCH
+                // for an address literal, X509_V_ERR_HOSTNAME_MISMATCH for a name).
+                return (.tls, "certificate verify failed: \(isAddressLiteral(f.host) ? "IP address" : "hostname") mismatch")
             }
             if f.verifyResult != X509VerifyResult.ok {
                 return (.tls, "certificate verify failed: \(X509VerifyResult.reason(f.verifyResult))")
@@ -122,6 +124,13 @@ enum CurlErrorMapping {
         default:
             return nil
         }
+    }
+
+    /// Whether `host` is an IPv4 or IPv6 address rather than a name (brackets allowed).
+    private static func isAddressLiteral(_ host: String) -> Bool {
+        let bare = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
+        var buffer = [UInt8](repeating: 0, count: 16)
+        return inet_pton(AF_INET, bare, &buffer) == 1 || inet_pton(AF_INET6, bare, &buffer) == 1
     }
 
     /// libcurl says "out of memory" for three different things: a request head it will not

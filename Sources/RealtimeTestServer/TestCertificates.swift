@@ -93,8 +93,8 @@ public struct TestCertificates: Sendable, Hashable {
         return "sha256//" + Data(digest).base64EncodedString()
     }
 
-    private static func issue(
-        _ certificates: TestCertificates, name: String, subject: String, extensions: String,
+    static func issue(
+        _ certificates: TestCertificates, name: String, subject: String, extensions: String, days: Int = 2,
         directory path: (String) -> String
     ) throws {
         let extensionsFile = path("\(name).ext")
@@ -105,12 +105,12 @@ public struct TestCertificates: Sendable, Hashable {
         ])
         try runOpenSSL([
             "x509", "-req", "-in", path("\(name).csr"), "-CA", certificates.caCertificateFile,
-            "-CAkey", certificates.caKeyFile, "-CAcreateserial", "-days", "2", "-sha256",
+            "-CAkey", certificates.caKeyFile, "-CAcreateserial", "-CAserial", path("\(name).srl"), "-days", "\(days)", "-sha256",
             "-extfile", extensionsFile, "-out", path("\(name).pem"),
         ])
     }
 
-    private static func runOpenSSL(_ arguments: [String]) throws {
+    static func runOpenSSL(_ arguments: [String]) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["openssl"] + arguments

@@ -93,8 +93,16 @@ struct CurlErrorMappingTests {
         unknownCA.verifyResult = 20  // X509_V_ERR_UNABLE_TO_GET_ISSUER_CERT_LOCALLY
         #expect(CurlErrorMapping.error(for: unknownCA).detail?.contains("unable to get local issuer certificate") == true)
         var host = Self.failure(CURLE_PEER_FAILED_VERIFICATION)
+        host.host = "localhost"
         host.message = "SSL: no alternative certificate subject name matches target host name 'localhost'"
         #expect(CurlErrorMapping.error(for: host).detail == "certificate verify failed: hostname mismatch [curl 60]")
+        // An address literal is an IP address mismatch, as OpenSSL (and so `wss`) words it.
+        for address in ["127.0.0.1", "::1", "[::1]"] {
+            var literal = Self.failure(CURLE_PEER_FAILED_VERIFICATION)
+            literal.host = address
+            literal.message = "SSL: no alternative certificate subject name matches target host name '\(address)'"
+            #expect(CurlErrorMapping.error(for: literal).detail == "certificate verify failed: IP address mismatch [curl 60]")
+        }
     }
 
     @Test("a refused CONNECT is the proxy's answer, before any transfer error")

@@ -7,7 +7,7 @@ import Testing
 /// Hostile HTTP-level behaviour that both transports meet (the SSE response or the WebSocket
 /// handshake response), through ``RealtimeClient``: a head that trickles in, redirect loops
 /// and redirects to schemes the client must not follow. The map of every hostile case to its
-/// test is in `HostileInputMap.swift`.
+/// test is in `HostileInputMapTests.swift`.
 @Suite(.timeLimit(.minutes(1)))
 struct HostileConnectionTests {
     @Test("a head that trickles in slower than the connect timeout: connect_timeout, retried with backoff",

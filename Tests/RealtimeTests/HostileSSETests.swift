@@ -7,7 +7,7 @@ import Testing
 /// Hostile SSE responses, byte for byte where the test server's modes cannot produce them,
 /// through ``RealtimeClient``: what the user sees (messages, error code, willRetry, the
 /// resume cursor, the number of requests), and never a secret. The map of every hostile case
-/// to its test is in `HostileInputMap.swift`.
+/// to its test is in `HostileInputMapTests.swift`.
 @Suite(.timeLimit(.minutes(1)))
 struct HostileSSETests {
     let server: TestServer
@@ -68,6 +68,32 @@ struct HostileSSETests {
         #expect(error.willRetry && error.error.failureClass == .network, "\(error)")
         withKnownIssue("a server retry: above backoff.maximum is honoured up to maximumServerDelay (1 h)") {
             #expect(error.retryIn.map { $0 <= maximum } == true, "retryIn \(String(describing: error.retryIn))")
+        }
+    }
+
+    @Test("retry: 0 then failures: the delays still grow from a floor, no retry storm")
+    func retryZeroThenFailures() async throws {
+        defer { server.stop() }
+        server.setHandler(path: "/retry-zero") { writer in
+            guard writer.request.attempt == 0 else {
+                try writer.writeHead(status: 503, headers: ["Content-Type": "text/plain"], framing: .contentLength(0))
+                return
+            }
+            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
+            try writer.write("retry: 0\n\nid: 1\ndata: once\n\n")
+        }
+        // At most 20 attempts, so that a storm stays small; a floor of 100 ms and exponential
+        // growth allow about four in the first second.
+        let run = try await HostileRun.client(server.url("/retry-zero"), within: .seconds(1)) {
+            $0.reconnect = .limited(maxAttempts: 20)
+        }
+        #expect(run.messages.map(\.text) == ["once"])
+        #expect(run.errors.first?.error.status == 503 && run.errors.first?.willRetry == true, "\(run.summary)")
+        let attempts = server.requests(path: "/retry-zero").count
+        withKnownIssue("retry: 0 turns the backoff off: every later failure is retried at once") {
+            #expect(attempts <= 6, "\(attempts) requests in one second")
+            let delays = run.errors.compactMap(\.retryIn)
+            #expect(delays.allSatisfy { $0 >= .milliseconds(100) }, "\(delays)")
         }
     }
 

@@ -7,7 +7,7 @@ import Testing
 /// Hostile WebSocket servers, byte for byte (a correct 101 and then a bad frame, or a bad
 /// 101), through ``RealtimeClient``: the error code and close code the user sees, whether the
 /// client retries, how many attempts it made, and never a secret. The map of every hostile
-/// case to its test is in `HostileInputMap.swift`.
+/// case to its test is in `HostileInputMapTests.swift`.
 @Suite(.timeLimit(.minutes(1)))
 struct HostileWebSocketTests {
     /// Known defect: a connection failed for a protocol error or a limit (RFC 6455 §7.1.7

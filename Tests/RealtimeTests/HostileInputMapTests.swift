@@ -1,0 +1,97 @@
+#if os(Linux)
+import Foundation
+import Testing
+
+/// The hostile-input suite: every case a hostile server or network can inflict, what the user
+/// sees, and the tests that hold it (`Suite.function`; the test below checks that each one
+/// exists). New hostile tests live in the `Hostile*Tests.swift` files beside this one; the
+/// rest were already in the suites named. "Known issue" marks a test that records the defect
+/// with `withKnownIssue` until its fix lands (it then fails, asking for the marker to go).
+///
+/// Defects found by hostile testing, each with a loopback regression test:
+///
+/// | # | case | what the user sees | covered by |
+/// |---|---|---|---|
+/// | 1.1 | `retry: 0`, then failures | delays from a 100 ms floor, growing; no storm (known issue) | `HostileSSETests.retryZeroThenFailures`, `BackoffTests.sseRetryReplacesTheReconnectionTime` |
+/// | 1.2 | `retry:` above `backoff.maximum` | `retryIn` ≤ the maximum (known issue) | `HostileSSETests.retryOverflow` |
+/// | 1.3 | ping flood, peer never reads | `peer_not_reading`, RSS flat | `WebSocketPingFloodTests.pingFloodFromAPeerThatNeverReads`, `WebSocketOutboxTests.bytesBoundTheQueueToo` |
+/// | 1.4 | 1.1 MB `id:` | id ignored, resume with the last good id, never `internal` | `SSEParserLimitsTests.idBound`, `SSETransportHostileTests.hugeIDFromTheServer`, `RealtimeClientSSEHostileTests.hugeIDDoesNotStopTheClient`, `SSETransportHostileTests.oversizedRequestHead`, `CurlErrorMappingTests.outOfMemory` |
+/// | 1.5 | POST, server reads it then closes / resets / stays silent | exactly one request, `request_not_repeatable` | `RealtimeClientRequestDeliveryTests.neverRePosted`, `RealtimeClientRequestDeliveryTests.refusedIsRetried`, `SSETransportDeliveryTests.failedAfterTheRequest`, `HostileSecretTests.noSecretOnThePath` |
+/// | 1.6 | `Content-Encoding: gzip`, unknown coding | decoded; `invalid_content_encoding`, one request | `SSETransportCompressionTests.decoded`, `SSETransportCompressionTests.unknownEncoding`, `SSETransportCompressionTests.corruptBody`, `RealtimeClientSSEHostileTests.compressedStreamResumesExactly`, `HostileSSETests.unknownEncodingIsNotRetried` |
+/// | 1.7 | credential headers on a cross-origin redirect; https→http, wss→ws | dropped; `redirect` | `SSETransportRedirectTests.crossOriginDropsVendorCredentials`, `SSEHopTests.vendorCredentials`, `HostileWebSocketTests.vendorCredentialsStayOnTheirOrigin`, `WebSocketCredentialTests.urlCredentialsStayOnTheirOrigin`, `SSETransportTLSTests.httpsToHTTPRedirect`, `WebSocketCredentialTests.secureToPlainRedirectIsRefusedUnlessAllowed` |
+/// | 1.8 | URL password | never printed (usage errors, events, logs) | `RtcatTests.usageErrorsNeverPrintAURLPassword`, `URLRedactionTests.randomPasswordsNeverSurvive`, `HostileSecretTests.noSecretOnThePath` |
+/// | 1.9 | misleading errors | the reason on both transports; `protocol_violation`; `invalid_configuration` before I/O | `TransportErrorWordingTests.certificateReasons`, `HostileTLSTests.refused`, `SSETransportHostileTests.endlessHeaderLine`, `SSETransportHostileTests.unsupportedProxyScheme`, `TransportErrorWordingTests.proxyScheme`, `WebSocketCredentialTests.urlCredentialsAreSentAsBasicAuthorizationAndNeverShown` |
+/// | 1.10 | rtcat: 10 MiB line, `--max-event-size`, `--repeat-request` | one event; bounded; POST sent again | `RtcatTests.aTenMiBDataLineInTwoChunksIsOneEvent`, `RtcatTests.maxEventSizeBoundsEventsAndLines`, `RtcatTests.repeatRequestSendsThePOSTAgainOnReconnect` |
+///
+/// Hostile inputs that the SDK must keep handling:
+///
+/// | # | case | what the user sees | covered by |
+/// |---|---|---|---|
+/// | 4.1 | endless line | `line_too_long`, not retried, peak RSS +20 MiB | `HostileMemoryTests.floodsAndBombs`, `SSETransportTests.lineTooLong`, `SSEParserTests.lineTooLong` |
+/// | 4.2 | 100 MB event | `event_too_large`, not retried, peak RSS +17 to +34 MiB | `HostileMemoryTests.floodsAndBombs`, `SSEParserTests.eventTooLarge` |
+/// | 4.3 | invalid UTF-8 (default, strict) | U+FFFD; `invalid_utf8`; WebSocket 1007 | `RealtimeClientSSEHostileTests.strictUTF8`, `SSEParserStrictUTF8Tests.strictRejects`, `SSEParserTests.invalidUTF8BecomesReplacement`, `WebSocketTestServerTests.protocolViolationsCloseWithTheRightCode`, `HostileWebSocketTests.badFrame` |
+/// | 4.4 | NUL in data | delivered intact | `HostileSSETests.nulInDataAndID` |
+/// | 4.5 | double BOM | one stripped, the second line ignored | `HostileSSETests.doubleBOM`, `SSEParserTests.leadingBOMStrippedOnce` |
+/// | 4.6 | `retry: 99999999999999999999` | a retry hint, bounded (known issue, 1.2) | `HostileSSETests.retryOverflow`, `SSEParserTests.retryDigitsOnly` |
+/// | 4.7 | `id:` with NUL | ignored; resume with the last good id | `HostileSSETests.nulInDataAndID`, `SSEParserTests.idWithNULIgnored` |
+/// | 4.8 | slow head | `connect_timeout`, retried, ≤ 2 attempts in 2 s | `HostileConnectionTests.slowHead`, `SSETransportTests.connectTimeout`, `WebSocketTransportTests.connectTimeoutWhenHandshakeNeverAnswers` |
+/// | 4.9 | slow body (byte by byte) | whole events and messages | `SSETransportTests.utf8Drip`, `WebSocketTestServerTests.slowDripAssemblesWholeMessages` |
+/// | 4.10 | bad chunk sizes | events before it; `protocol_violation` "malformed chunked body", retried | `HostileSSETests.badChunkSize`, `CurlErrorMappingTests.malformedChunkedBody` |
+/// | 4.11 | HTTP/1.0, close-delimited body | events, clean end, resume | `HostileSSETests.http10CloseDelimited` |
+/// | 4.12 | 1xx before 200 (before 101) | skipped (WebSocket: `handshake`, status 100) | `HostileSSETests.interimResponses`, `HostileWebSocketTests.badHandshake` |
+/// | 4.13 | redirect loop | `redirect` after `maxRedirects`, not retried | `HostileConnectionTests.redirectLoop`, `SSETransportRedirectTests.limit`, `WebSocketTestServerTests.redirectsAreFollowedWithinTheLimit` |
+/// | 4.14 | redirect to ftp:, file:, javascript:, data:, gopher:, ssh: | `redirect`, one request, Location never quoted | `HostileConnectionTests.nonHTTPRedirectTarget`, `SSETransportRedirectTests.unusableLocation`, `SSEHopTests.unusableLocation` |
+/// | 4.15 | 2^63 frame length | 1002 (2^63-1: 1009 from the header alone) | `HostileWebSocketTests.badFrame`, `WebSocketFrameDecoderTests.framingViolations`, `WebSocketFrameDecoderTests.frameTooLargeIsReportedFromTheHeaderAlone` |
+/// | 4.16 | fragmented or oversized control frames | 1002 | `WebSocketTestServerTests.protocolViolationsCloseWithTheRightCode`, `HostileWebSocketTests.badFrame`, `WebSocketFrameDecoderTests.framingViolations` |
+/// | 4.17 | reserved opcodes | 1002, retried | `HostileWebSocketTests.badFrame`, `WebSocketFrameDecoderTests.framingViolations` |
+/// | 4.18 | masked server frames | 1002 | `WebSocketTestServerTests.protocolViolationsCloseWithTheRightCode`, `WebSocketFrameDecoderTests.framingViolations` |
+/// | 4.19 | bad close codes and payloads | 1002; 1007 for a bad reason | `HostileWebSocketTests.badFrame`, `WebSocketMessageAssemblerTests.validCloseCodes`, `WebSocketMessageAssemblerTests.protocolViolations` |
+/// | 4.20 | compression bombs (WebSocket, SSE gzip) | `message_too_large` 1009 / `line_too_long`, peak RSS ≤ +31 MiB | `HostileMemoryTests.floodsAndBombs`, `WebSocketInflaterTests.decompressionBombIsBounded`, `WebSocketCompressionPeerTests.compressedMessageOverTheLimitFailsWith1009` |
+/// | 4.21 | handshake defects | `handshake`, not retried, one request | `HostileWebSocketTests.badHandshake`, `WebSocketTestServerTests.wrongAcceptKeyFailsTheHandshake`, `WebSocketTransportTests.invalidAcceptanceFailsTheHandshake`, `WebSocketHandshakeTests.invalidUpgradesAreHandshakeErrors` |
+/// | 4.22 | TLS self-signed, wrong host, expired, pin mismatch, unknown CA | `tls` with the reason, not retried, one connection in 2 s | `HostileTLSTests.refused`, `WebSocketTLSFailureTests.expiredCertificate`, `SSETransportTLSTests.pinning`, `WebSocketTLSTests.pinnedKeyMismatchFails` |
+/// | 4.23 | secrets across every error path | no token, cookie, key, URL password or body in any event or log | `HostileSecretTests.noSecretOnThePath`, `RealtimeClientLoggingTests.lifeCycleIsLoggedWithoutSecrets`, `HTTPHeadersTests.descriptionRedactsSecrets`, `WebSocketHandshakeTests.redactedDescriptionHidesCredentials` |
+/// | 4.24 | flood after a WebSocket failure | the error at once (known issue: after `closeTimeout`) | `HostileWebSocketTests.badFrame`, `HostileMemoryTests.floodsAndBombs` |
+@Suite(.timeLimit(.minutes(1)))
+struct HostileInputMapTests {
+    /// `Suite.function` references in the map's rows.
+    static func references(in source: String) -> [(row: String, suite: String, function: String)] {
+        var found: [(String, String, String)] = []
+        for line in source.split(separator: "\n") where line.hasPrefix("/// | ") && !line.hasPrefix("/// | #") {
+            let row = String(line.dropFirst(6).prefix { $0 != " " })
+            for match in line.matches(of: /`([A-Z][A-Za-z0-9]*Tests)\.([a-z][A-Za-z0-9]*)`/) {
+                found.append((row, String(match.1), String(match.2)))
+            }
+        }
+        return found
+    }
+
+    @Test("every row of the map names tests, and every test it names exists")
+    func everyReferenceExists() throws {
+        let here = URL(fileURLWithPath: #filePath)
+        let testsRoot = here.deletingLastPathComponent().deletingLastPathComponent()
+        let source = try String(contentsOf: here, encoding: .utf8)
+        let references = Self.references(in: source)
+        let rows = Set(source.split(separator: "\n").filter { $0.hasPrefix("/// | ") && !$0.hasPrefix("/// | #") && !$0.hasPrefix("/// |---") }
+            .map { String($0.dropFirst(6).prefix { $0 != " " }) })
+        #expect(rows.count == 34, "rows: \(rows.sorted())")
+        #expect(Set(references.map(\.row)) == rows, "a row without a test")
+
+        // One suite per file, named after it: `Tests/<Target>/<Suite>.swift`.
+        var files: [String: URL] = [:]
+        let enumerator = FileManager.default.enumerator(at: testsRoot, includingPropertiesForKeys: nil)
+        while let file = enumerator?.nextObject() as? URL {
+            if file.pathExtension == "swift" { files[file.deletingPathExtension().lastPathComponent] = file }
+        }
+        var sources: [String: String] = [:]
+        for reference in references {
+            guard let file = files[reference.suite] else {
+                Issue.record("\(reference.row): no file \(reference.suite).swift")
+                continue
+            }
+            if sources[reference.suite] == nil { sources[reference.suite] = try String(contentsOf: file, encoding: .utf8) }
+            let text = sources[reference.suite] ?? ""
+            #expect(text.contains("func \(reference.function)("), "\(reference.row): \(reference.suite).\(reference.function) not found")
+        }
+    }
+}
+#endif

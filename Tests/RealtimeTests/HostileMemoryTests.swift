@@ -27,7 +27,8 @@ struct HostileMemoryTests {
     /// (RFC 6455 §7.1.7 fails the connection; the closing handshake is for orderly closes),
     /// reading, and for permessage-deflate inflating, everything a flooding server sends in
     /// the meantime: the error reaches the user `closeTimeout` late (5 s by default; 10 GB read
-    /// or 1.7 GiB inflated on loopback in that time), memory stays flat.
+    /// or 1.7 GiB inflated on loopback in that time), memory stays flat. (Also
+    /// `HostileWebSocketTests.failingWaitsForCloseIssue`.)
     static let drainIssue: Comment = "WebSocket: a connection failed with 1009 waits out the close timeout while the server floods"
 
     enum Case: String, CaseIterable, Sendable {
@@ -96,10 +97,12 @@ struct HostileMemoryTests {
         #expect(error?.willRetry == false, "\(hostile): the same data would come back")
         #expect(run.messages.isEmpty)
         #expect(growth < Self.growthBound, "\(hostile): peak RSS grew by \(growth >> 20) MiB")
-        withKnownIssue(Self.drainIssue) {
-            #expect(run.firstErrorAt.map { $0 < .milliseconds(500) } == true, "\(hostile): the error came at \(at)")
-        } when: {
-            hostile == .webSocketEndlessMessage || hostile == .webSocketDeflateBomb
+        if hostile == .webSocketEndlessMessage {
+            // A client that stops reading once it failed lets the server write the limit plus
+            // what the socket buffers hold, a few MiB; one that drains reads gigabytes.
+            withKnownIssue(Self.drainIssue) {
+                #expect(wrote < 128 << 20, "the server wrote \(wrote >> 20) MiB after a 16 MiB limit")
+            }
         }
         run.expectNoSecret()
     }

@@ -45,7 +45,7 @@ struct HostileRun: Sendable {
     /// in the last two cases it closes the client and records what followed. (`configure` has
     /// no default so that a trailing closure always means it, never `until`.)
     static func client(
-        _ url: URL, password: Bool = true, within: Duration = .seconds(5),
+        _ url: URL, password: Bool = true, within: Duration = .seconds(20),
         until: @escaping @Sendable ([ClientEvent]) -> Bool = { _ in false },
         _ configure: (inout RealtimeClient.Configuration) -> Void
     ) async throws -> HostileRun {

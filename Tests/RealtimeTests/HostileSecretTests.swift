@@ -54,15 +54,18 @@ struct HostileSecretTests {
 
     @Test("no secret in any event or log record", arguments: cases)
     func noSecretOnThePath(kind: TransportKind, path: Path) async throws {
-        let tls = path == .unknownCA ? TestServer.Configuration.TLS(certificates: try TestCertificates.shared()) : nil
+        // Certificates are generated off the cooperative threads (openssl runs synchronously).
+        let tls = path == .unknownCA ? try await offloaded { TestServer.Configuration.TLS(certificates: try TestCertificates.shared()) } : nil
         let fixture = try TransportFixture(kind, tls: tls)
         let other = TestServer()
         try other.start()
+        let closedPort = try ClosedPort()
         defer {
             fixture.server.stop()
             other.stop()
+            withExtendedLifetime(closedPort) {}
         }
-        let url = try Self.url(for: path, fixture, other: other)
+        let url = Self.url(for: path, fixture, other: other, closedPort: closedPort.port)
         let run = try await HostileRun.client(url, within: .seconds(10), until: { $0.contains { $0.errorEvent != nil } }) {
             $0.connectTimeout = .seconds(5)
             $0.webSocket.heartbeat = .disabled
@@ -85,14 +88,10 @@ struct HostileSecretTests {
         }
     }
 
-    static func url(for path: Path, _ fixture: TransportFixture, other: TestServer) throws -> URL {
+    static func url(for path: Path, _ fixture: TransportFixture, other: TestServer, closedPort: UInt16) -> URL {
         let server = fixture.server
         switch path {
-        case .refused:
-            let closed = TestServer()
-            try closed.start()
-            closed.stop()
-            return fixture.elsewhere(host: "127.0.0.1", port: closed.port)
+        case .refused: return fixture.elsewhere(host: "127.0.0.1", port: closedPort)
         case .dnsFailure: return fixture.elsewhere(host: "no-such-host.invalid", port: 80)
         case .unknownCA: return fixture.finite(1)
         case .unauthorized: return fixture.authorized("another-token")

@@ -375,10 +375,13 @@ struct TransportConformanceTests {
 
     @Test("failures are classified the same on both transports", arguments: TransportFixture.kinds, Failure.allCases)
     func errorsClassified(kind: TransportKind, failure: Failure) async throws {
-        let tls = failure == .unknownCA ? TestServer.Configuration.TLS(certificates: try TestCertificates.shared()) : nil
+        // Certificates are generated off the cooperative threads (openssl runs synchronously).
+        let tls = failure == .unknownCA ? try await offloaded { TestServer.Configuration.TLS(certificates: try TestCertificates.shared()) } : nil
         let fixture = try TransportFixture(kind, tls: tls)
         defer { fixture.server.stop() }
-        let transcript = await TransportTranscript.record(try transport(for: failure, fixture))
+        let closedPort = try ClosedPort()
+        let transcript = await TransportTranscript.record(transport(for: failure, fixture, closedPort: closedPort.port))
+        withExtendedLifetime(closedPort) {}
         transcript.checkShape()
         let error = try #require(transcript.end?.error, "\(transcript.summary)")
         let expected = failure.expected
@@ -394,13 +397,9 @@ struct TransportConformanceTests {
         #expect(transcript.opened.count == (failure == .reset ? 1 : 0))
     }
 
-    private func transport(for failure: Failure, _ fixture: TransportFixture) throws -> any Transport {
+    private func transport(for failure: Failure, _ fixture: TransportFixture, closedPort: UInt16) -> any Transport {
         switch failure {
-        case .refused:
-            let closed = TestServer()
-            try closed.start()
-            closed.stop()
-            return fixture.make(fixture.elsewhere(host: "127.0.0.1", port: closed.port))
+        case .refused: return fixture.make(fixture.elsewhere(host: "127.0.0.1", port: closedPort))
         case .reset: return fixture.make(fixture.cutMidMessage(after: 1, reset: true))
         case .dnsFailure: return fixture.make(fixture.elsewhere(host: "no-such-host.invalid", port: 80))
         case .unknownCA: return fixture.make(fixture.held(1))  // the system store does not know the test CA

@@ -32,10 +32,11 @@ struct TransportErrorWordingTests {
 
     @Test("connection refused")
     func refused() async throws {
-        let server = TestServer()
-        try server.start()
-        let port = server.port
-        server.stop()
+        // A bound port that never listens: a port freed by stopping a server can be taken
+        // at once by another suite's server running in parallel.
+        let closed = try ClosedPort()
+        let port = closed.port
+        defer { withExtendedLifetime(closed) {} }
         let sse = await end(SSETransport(request: request("http://127.0.0.1:\(port)/sse")))
         let ws = await end(WebSocketTransport(request: request("ws://127.0.0.1:\(port)/ws")))
         #expect(message(sse) == "cannot connect to 127.0.0.1:\(port) (connection refused)")

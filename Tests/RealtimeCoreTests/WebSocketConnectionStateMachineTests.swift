@@ -196,6 +196,21 @@ import Testing
         #expect(m.timerFired(.idle, now: Self.at(15)) == .rearm(Self.at(30)))
     }
 
+    /// When reading resumes after a pause, the peer gets a whole idle period from then: an
+    /// idle tick that lands just after the resume must not end the connection.
+    @Test func resumingReadsRestartsTheIdlePeriod() {
+        var m = Self.open(idle: .seconds(5))
+        m.readsPaused(true)
+        #expect(m.timerFired(.idle, now: Self.at(5)) == .rearm(Self.at(10)))
+        m.readsPaused(false)  // at 9.99 s; the loop has not read yet at the tick at 10 s
+        withKnownIssue("WebSocket: the idle period does not restart when reading resumes after back-pressure") {
+            guard case .rearm = m.timerFired(.idle, now: Self.at(10)) else {
+                Issue.record("ended 0.01 s after reading resumed")
+                return
+            }
+        }
+    }
+
     @Test func idleTimeoutReArmsUntilSilenceIsLongEnough() {
         var m = Self.open(idle: .seconds(5))
         _ = m.bytesReceived(now: Self.at(3))

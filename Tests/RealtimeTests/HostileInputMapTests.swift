@@ -51,6 +51,7 @@ import Testing
 /// | 4.22 | TLS self-signed, wrong host, expired, pin mismatch, unknown CA | `tls` with the reason, not retried, one connection in 2 s | `HostileTLSTests.refused`, `WebSocketTLSFailureTests.expiredCertificate`, `SSETransportTLSTests.pinning`, `WebSocketTLSTests.pinnedKeyMismatchFails` |
 /// | 4.23 | secrets across every error path | no token, cookie, key, URL password or body in any event or log | `HostileSecretTests.noSecretOnThePath`, `RealtimeClientLoggingTests.lifeCycleIsLoggedWithoutSecrets`, `HTTPHeadersTests.descriptionRedactsSecrets`, `WebSocketHandshakeTests.redactedDescriptionHidesCredentials` |
 /// | 4.24 | flood after a WebSocket failure | the error at once (known issue: after `closeTimeout`) | `HostileWebSocketTests.badFrame`, `HostileMemoryTests.floodsAndBombs` |
+/// | 4.25 | a consumer that stops reading, then resumes | the server stopped by TCP, nothing lost, no `idle_timeout` (known issue: WebSocket idle period not restarted) | `TransportConformanceTests.backPressure`, `WebSocketConnectionStateMachineTests.resumingReadsRestartsTheIdlePeriod` |
 @Suite(.timeLimit(.minutes(1)))
 struct HostileInputMapTests {
     /// `Suite.function` references in the map's rows.
@@ -73,7 +74,7 @@ struct HostileInputMapTests {
         let references = Self.references(in: source)
         let rows = Set(source.split(separator: "\n").filter { $0.hasPrefix("/// | ") && !$0.hasPrefix("/// | #") && !$0.hasPrefix("/// |---") }
             .map { String($0.dropFirst(6).prefix { $0 != " " }) })
-        #expect(rows.count == 34, "rows: \(rows.sorted())")
+        #expect(rows.count == 35, "rows: \(rows.sorted())")
         #expect(Set(references.map(\.row)) == rows, "a row without a test")
 
         // One suite per file, named after it: `Tests/<Target>/<Suite>.swift`.

@@ -100,8 +100,9 @@ struct HostileMemoryTests {
         if hostile == .webSocketEndlessMessage {
             // A client that stops reading once it failed lets the server write the limit plus
             // what the socket buffers hold, a few MiB; one that drains reads gigabytes.
-            withKnownIssue(Self.drainIssue) {
-                #expect(wrote < 128 << 20, "the server wrote \(wrote >> 20) MiB after a 16 MiB limit")
+            // Intermittent: how much the client drains in closeTimeout depends on the load.
+            withKnownIssue(Self.drainIssue, isIntermittent: true) {
+                #expect(wrote < 48 << 20, "the server wrote \(wrote >> 20) MiB after a 16 MiB limit")
             }
         }
         run.expectNoSecret()

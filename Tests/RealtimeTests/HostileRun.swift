@@ -54,6 +54,9 @@ struct HostileRun: Sendable {
         configuration.headers = ["Authorization": bearer, "Cookie": cookie, "X-Api-Key": apiKey]
         configuration.logHandler = logs
         configuration.logLevel = .trace
+        // Far beyond a loopback answer, so that a loaded machine does not turn the path a test
+        // takes into a connect timeout; tests of timeouts set their own.
+        configuration.connectTimeout = .seconds(30)
         configure(&configuration)
         let client = try RealtimeClient(url: password ? withPassword(url) : url, configuration: configuration)
         let clock = ContinuousClock()

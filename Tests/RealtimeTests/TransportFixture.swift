@@ -20,6 +20,12 @@ struct TransportFixture: Sendable {
         self.kind = kind
         server = TestServer(configuration: .init(tls: tls))
         server.setHandler(path: "/silent") { writer in try writer.hold() }
+        // WebSocket: a 101, one message, then the server neither reads nor answers a close.
+        server.setHandler(path: "/deaf") { writer in
+            try writer.acceptWebSocket()
+            try writer.writeRaw([0x81, 9] + Array("message 1".utf8))
+            try writer.hold()
+        }
         try server.start()
     }
 
@@ -35,6 +41,10 @@ struct TransportFixture: Sendable {
     func held(_ count: Int, keepAlive: Bool = false) -> URL {
         url(sse: "/sse?count=\(count)&end=hold" + (keepAlive ? "&ping_ms=50" : ""), webSocket: "/ws?mode=send&count=\(count)")
     }
+
+    /// One message, then the server reads nothing and answers no close frame (SSE: it
+    /// keeps the response open).
+    var deaf: URL { url(sse: "/sse?count=1&end=hold", webSocket: "/deaf") }
 
     /// The response head (or the 101) arrives, then nothing, and nothing is read.
     var stalled: URL { url(sse: "/sse?stall=1", webSocket: "/ws?stall=1") }
@@ -79,14 +89,20 @@ struct TransportFixture: Sendable {
     /// The close code of an orderly end (SSE has none).
     var cleanCloseCode: UInt16? { kind == .sse ? nil : 1000 }
 
-    /// The request the suite sends by default: short timeouts, no idle timeout unless asked.
+    /// The request the suite sends by default: no idle timeout unless asked, and a connect
+    /// timeout far beyond any test (on a loaded machine a test may wait seconds for a thread
+    /// before it closes a connecting transport, and the outcome must not depend on that).
     func request(_ url: URL, _ configure: (inout TransportRequest) -> Void = { _ in }) -> TransportRequest {
         var request = TransportRequest(url: url)
-        request.connectTimeout = .seconds(10)
+        request.connectTimeout = .seconds(60)
         request.idleTimeout = nil
         configure(&request)
         return request
     }
+
+    /// The WebSocket close handshake's bound in this suite: long, so that anything that
+    /// waits for it (where it must not) shows.
+    static let closeTimeout = Duration.seconds(20)
 
     /// A transport for `url`, not started. WebSocket heartbeats are off so that only what a
     /// test asks for happens on the wire.
@@ -98,6 +114,7 @@ struct TransportFixture: Sendable {
         case .webSocket:
             var options = WebSocketTransport.Options()
             options.heartbeat = .disabled
+            options.closeTimeout = Self.closeTimeout
             return WebSocketTransport(request: request, options: options)
         }
     }

@@ -66,7 +66,7 @@ struct HostileSecretTests {
             withExtendedLifetime(closedPort) {}
         }
         let url = Self.url(for: path, fixture, other: other, closedPort: closedPort.port)
-        let run = try await HostileRun.client(url, within: .seconds(10), until: { $0.contains { $0.errorEvent != nil } }) {
+        let run = try await HostileRun.client(url, until: { $0.contains { $0.errorEvent != nil } }) {
             $0.webSocket.heartbeat = .disabled
             switch path {
             case .idleTimeout: $0.idleTimeout = .milliseconds(200)

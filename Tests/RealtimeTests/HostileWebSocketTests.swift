@@ -117,7 +117,7 @@ struct HostileWebSocketTests {
             try writer.writeRaw(Array("hello".utf8))
             try writer.hold()
         }
-        let run = try await HostileRun.client(server.wsURL("/bad"), within: .seconds(10)) {
+        let run = try await HostileRun.client(server.wsURL("/bad")) {
             $0.subprotocols = handshake.subprotocols
             $0.webSocket.heartbeat = .disabled
         }

@@ -12,8 +12,8 @@ import Testing
 ///
 /// | # | case | what the user sees | covered by |
 /// |---|---|---|---|
-/// | 1.1 | `retry: 0`, then failures | delays from a 100 ms floor, growing; no storm (known issue) | `HostileSSETests.retryZeroThenFailures`, `BackoffTests.sseRetryReplacesTheReconnectionTime` |
-/// | 1.2 | `retry:` above `backoff.maximum` | `retryIn` ≤ the maximum (known issue) | `HostileSSETests.retryOverflow` |
+/// | 1.1 | `retry: 0`, then failures | delays from a 100 ms floor, growing; no storm | `HostileSSETests.retryZeroThenFailures`, `RealtimeClientRetryStormTests`, `BackoffTests` |
+/// | 1.2 | `retry:` above `backoff.maximum` | `retryIn` ≤ the maximum | `HostileSSETests.retryOverflow` |
 /// | 1.3 | ping flood, peer never reads | `peer_not_reading`, RSS flat | `WebSocketPingFloodTests.pingFloodFromAPeerThatNeverReads`, `WebSocketOutboxTests.bytesBoundTheQueueToo` |
 /// | 1.4 | 1.1 MB `id:` | id ignored, resume with the last good id, never `internal` | `SSEParserLimitsTests.idBound`, `SSETransportHostileTests.hugeIDFromTheServer`, `RealtimeClientSSEHostileTests.hugeIDDoesNotStopTheClient`, `SSETransportHostileTests.oversizedRequestHead`, `CurlErrorMappingTests.outOfMemory` |
 /// | 1.5 | POST, server reads it then closes / resets / stays silent | exactly one request, `request_not_repeatable` | `RealtimeClientRequestDeliveryTests.neverRePosted`, `RealtimeClientRequestDeliveryTests.refusedIsRetried`, `SSETransportDeliveryTests.failedAfterTheRequest`, `HostileSecretTests.noSecretOnThePath` |
@@ -32,7 +32,7 @@ import Testing
 /// | 4.3 | invalid UTF-8 (default, strict) | U+FFFD; `invalid_utf8`; WebSocket 1007 | `RealtimeClientSSEHostileTests.strictUTF8`, `SSEParserStrictUTF8Tests.strictRejects`, `SSEParserTests.invalidUTF8BecomesReplacement`, `WebSocketTestServerTests.protocolViolationsCloseWithTheRightCode`, `HostileWebSocketTests.badFrame` |
 /// | 4.4 | NUL in data | delivered intact | `HostileSSETests.nulInDataAndID` |
 /// | 4.5 | double BOM | one stripped, the second line ignored | `HostileSSETests.doubleBOM`, `SSEParserTests.leadingBOMStrippedOnce` |
-/// | 4.6 | `retry: 99999999999999999999` | a retry hint, bounded (known issue, 1.2) | `HostileSSETests.retryOverflow`, `SSEParserTests.retryDigitsOnly` |
+/// | 4.6 | `retry: 99999999999999999999` | a retry hint, bounded by `backoff.maximum` | `HostileSSETests.retryOverflow`, `SSEParserTests.retryDigitsOnly` |
 /// | 4.7 | `id:` with NUL | ignored; resume with the last good id | `HostileSSETests.nulInDataAndID`, `SSEParserTests.idWithNULIgnored` |
 /// | 4.8 | slow head | `connect_timeout`, retried, ≤ 2 attempts in 2 s | `HostileConnectionTests.slowHead`, `SSETransportTests.connectTimeout`, `WebSocketTransportTests.connectTimeoutWhenHandshakeNeverAnswers` |
 /// | 4.9 | slow body (byte by byte) | whole events and messages | `SSETransportTests.utf8Drip`, `WebSocketTestServerTests.slowDripAssemblesWholeMessages` |

@@ -69,8 +69,13 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RealtimeLLM",
+            dependencies: ["RealtimeCore"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "Realtime",
-            dependencies: ["RealtimeCore", "RealtimeIO", "RealtimeSSE", "RealtimeWebSocket"],
+            dependencies: ["RealtimeCore", "RealtimeIO", "RealtimeSSE", "RealtimeWebSocket", "RealtimeLLM"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -123,6 +128,11 @@ let package = Package(
         .testTarget(
             name: "RealtimeWebSocketTests",
             dependencies: ["RealtimeWebSocket", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeLLMTests",
+            dependencies: ["RealtimeLLM", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -42,6 +42,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case truncated = "truncated"
             case unauthorized = "unauthorized"
             case `internal` = "internal"
+            case streamError = "stream_error"
         }
         fileprivate let base: Base
         fileprivate init(_ base: Base) { self.base = base }
@@ -119,6 +120,12 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let unauthorized = Code(.unauthorized)
         /// A bug or resource failure inside the SDK.
         public static let `internal` = Code(.internal)
+        /// The server reported a failure inside a stream that had opened fine: an error
+        /// object of an LLM wire format (OpenAI `{"error": {...}}`, Anthropic `event: error`,
+        /// e.g. `overloaded_error`). ``RealtimeError/detail`` names the error type when it is
+        /// a plain identifier; ``RealtimeError/bodyExcerpt`` holds the event's data. The reply
+        /// is over; what arrived before it was delivered.
+        public static let streamError = Code(.streamError)
     }
 
     /// What kind of failure this is; the reconnect policy decides by class (DESIGN.md table).
@@ -216,6 +223,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unauthorized: return .auth
         case .requestNotRepeatable, .retriesExhausted, .circuitOpen: return .policy
         case .internal: return .internal
+        case .streamError: return .http
         }
     }
 

@@ -1,0 +1,79 @@
+extension AnthropicMessagesDecoder {
+    /// The parts of a Messages stream event the decoder reads.
+    struct Event: Decodable {
+        var type: String?
+        var index: Int?
+        var message: MessageObject?
+        var contentBlock: ContentBlock?
+        var delta: Delta?
+        var usage: Usage?
+        var error: ErrorObject?
+
+        enum CodingKeys: String, CodingKey {
+            case type, index, message, delta, usage, error
+            case contentBlock = "content_block"
+        }
+    }
+
+    struct MessageObject: Decodable {
+        var usage: Usage?
+    }
+
+    struct ContentBlock: Decodable {
+        var type: String
+        var id: String?
+        var name: String?
+        var text: String?
+        /// How many keys `input` has (a `tool_use` block starts with `{}`), nil without one.
+        var inputKeyCount: Int?
+
+        enum CodingKeys: String, CodingKey { case type, id, name, text, input }
+
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            type = try c.decode(String.self, forKey: .type)
+            id = try c.decodeIfPresent(String.self, forKey: .id)
+            name = try c.decodeIfPresent(String.self, forKey: .name)
+            text = try c.decodeIfPresent(String.self, forKey: .text)
+            if c.contains(.input), let input = try? c.nestedContainer(keyedBy: AnyKey.self, forKey: .input) {
+                inputKeyCount = input.allKeys.count
+            }
+        }
+    }
+
+    struct AnyKey: CodingKey {
+        var stringValue: String
+        var intValue: Int? { nil }
+        init?(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    struct Delta: Decodable {
+        var type: String?
+        var text: String?
+        var partialJSON: String?
+        var stopReason: String?
+
+        enum CodingKeys: String, CodingKey {
+            case type, text
+            case partialJSON = "partial_json"
+            case stopReason = "stop_reason"
+        }
+    }
+
+    struct Usage: Decodable {
+        var inputTokens: Int?
+        var outputTokens: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case inputTokens = "input_tokens"
+            case outputTokens = "output_tokens"
+        }
+
+        var counts: LLMUsage { LLMUsage(inputTokens: inputTokens, outputTokens: outputTokens) }
+    }
+
+    struct ErrorObject: Decodable {
+        var type: String?
+    }
+}

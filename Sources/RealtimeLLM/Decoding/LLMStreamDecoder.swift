@@ -1,0 +1,41 @@
+import RealtimeCore
+
+/// Turns the events of one reply, in order, into ``LLMDelta``s: one wire format's rules.
+///
+/// The SDK ships ``OpenAIChatDecoder`` (`.openAI`) and ``AnthropicMessagesDecoder``
+/// (`.anthropic`); conform your own type to read another format. The contract:
+///
+/// - A decoder is a value made fresh for each reply (it keeps per-reply state, such as
+///   which content block is a tool call), fed every message of that reply once, in order.
+/// - `decode` appends zero or more deltas for one message. Events that carry nothing for
+///   the reply (keep-alives, metadata, the format's end marker) append nothing.
+/// - An error object of the format is reported as an ``LLMDelta/error(_:)`` delta with code
+///   `stream_error`, not thrown; nothing of the reply follows it.
+/// - A message the format cannot make sense of (not JSON, wrong shape) throws a
+///   ``RealtimeError`` (`protocol_violation`) whose description says what was wrong without
+///   quoting the data; the reply ends there, with what was decoded before.
+/// - Never crash on input, and keep no more than a reply's worth of state.
+public protocol LLMStreamDecoder: Sendable {
+    /// Decodes one message of the reply, appending its deltas to `deltas`.
+    mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError)
+}
+
+extension LLMStreamDecoder {
+    /// The deltas of one message (see ``decode(_:into:)``).
+    public mutating func decode(_ message: Message) throws(RealtimeError) -> [LLMDelta] {
+        var deltas: [LLMDelta] = []
+        try decode(message, into: &deltas)
+        return deltas
+    }
+}
+
+extension LLMStreamDecoder where Self == OpenAIChatDecoder {
+    /// OpenAI chat completions (and the many servers that copy them): `data:` chunks of
+    /// `chat.completion.chunk` objects, ended by `data: [DONE]`.
+    public static var openAI: OpenAIChatDecoder { OpenAIChatDecoder() }
+}
+
+extension LLMStreamDecoder where Self == AnthropicMessagesDecoder {
+    /// The Anthropic Messages stream: named events from `message_start` to `message_stop`.
+    public static var anthropic: AnthropicMessagesDecoder { AnthropicMessagesDecoder() }
+}

@@ -1,0 +1,69 @@
+extension OpenAIChatDecoder {
+    /// The parts of a `chat.completion.chunk` (or an error object) the decoder reads.
+    struct Chunk: Decodable {
+        var choices: [Choice]?
+        var usage: Usage?
+        var error: ErrorObject?
+
+        struct Choice: Decodable {
+            var index: Int?
+            var delta: Delta?
+            var finishReason: String?
+
+            enum CodingKeys: String, CodingKey {
+                case index, delta
+                case finishReason = "finish_reason"
+            }
+        }
+
+        struct Delta: Decodable {
+            var content: String?
+            var toolCalls: [ToolCall]?
+
+            enum CodingKeys: String, CodingKey {
+                case content
+                case toolCalls = "tool_calls"
+            }
+        }
+
+        struct ToolCall: Decodable {
+            var index: Int?
+            var id: String?
+            var function: Function?
+        }
+
+        struct Function: Decodable {
+            var name: String?
+            var arguments: String?
+        }
+
+        struct Usage: Decodable {
+            var promptTokens: Int?
+            var completionTokens: Int?
+            var totalTokens: Int?
+
+            enum CodingKeys: String, CodingKey {
+                case promptTokens = "prompt_tokens"
+                case completionTokens = "completion_tokens"
+                case totalTokens = "total_tokens"
+            }
+        }
+
+        /// `{"error": {"message": …, "type": …, "code": …}}`; `code` is a string or a number
+        /// depending on the server, and some servers send `{"error": "text"}`, so it is read
+        /// leniently: any value under `error` is an error.
+        struct ErrorObject: Decodable {
+            var type: String?
+            var code: String?
+
+            enum CodingKeys: String, CodingKey { case type, code }
+
+            init(from decoder: any Decoder) throws {
+                guard let c = try? decoder.container(keyedBy: CodingKeys.self) else { return }
+                type = try? c.decodeIfPresent(String.self, forKey: .type)
+                code = (try? c.decodeIfPresent(String.self, forKey: .code))
+                    ?? (try? c.decodeIfPresent(Int.self, forKey: .code)).flatMap { $0.map(String.init) }
+            }
+        }
+    }
+}

@@ -1,0 +1,158 @@
+import RealtimeCore
+import RealtimeLLM
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct AnthropicMessagesDecoderTests {
+    static func event(_ type: String, _ data: String) -> String {
+        "event: \(type)\ndata: \(data)"
+    }
+
+    static func textDelta(_ index: Int, _ text: String) -> String {
+        event("content_block_delta", #"{"type":"content_block_delta","index":\#(index),"delta":{"type":"text_delta","text":"\#(text)"}}"#)
+    }
+
+    static func jsonDelta(_ index: Int, _ json: String) -> String {
+        event("content_block_delta", #"{"type":"content_block_delta","index":\#(index),"delta":{"type":"input_json_delta","partial_json":"\#(json)"}}"#)
+    }
+
+    static let messageStart = event(
+        "message_start",
+        #"{"type":"message_start","message":{"id":"msg_01","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}"#)
+
+    /// A reply with a text block and a tool call, pings and a thinking block (skipped),
+    /// as the Messages API streams it.
+    static let toolReply = SSETranscript.sse([
+        messageStart,
+        event("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#),
+        event("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"thinking_delta","thinking":"Let me see."}}"#),
+        event("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"signature_delta","signature":"EqQB"}}"#),
+        event("content_block_stop", #"{"type":"content_block_stop","index":0}"#),
+        event("content_block_start", #"{"type":"content_block_start","index":1,"content_block":{"type":"text","text":""}}"#),
+        event("ping", #"{"type": "ping"}"#),
+        textDelta(1, "Okay, "),
+        textDelta(1, "checking Zürich 🌤"),
+        event("content_block_stop", #"{"type":"content_block_stop","index":1}"#),
+        event("content_block_start", #"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"toolu_01","name":"get_weather","input":{}}}"#),
+        jsonDelta(2, ""),
+        jsonDelta(2, #"{\"city\": \"Zü"#),
+        jsonDelta(2, #"rich\"}"#),
+        event("content_block_stop", #"{"type":"content_block_stop","index":2}"#),
+        event("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":89}}"#),
+        event("message_stop", #"{"type":"message_stop"}"#),
+    ])
+
+    @Test func toolReplyGolden() throws {
+        let (deltas, error) = try SSETranscript.decode(Self.toolReply, with: .anthropic)
+        #expect(error == nil)
+        #expect(deltas == [
+            .usage(LLMUsage(inputTokens: 25, outputTokens: 1)),
+            .text("Okay, "), .text("checking Zürich 🌤"),
+            .toolCall(LLMToolCallDelta(index: 0, id: "toolu_01", name: "get_weather")),
+            .toolCall(LLMToolCallDelta(index: 0)),
+            .toolCall(LLMToolCallDelta(index: 0, argumentsFragment: #"{"city": "Zü"#)),
+            .toolCall(LLMToolCallDelta(index: 0, argumentsFragment: #"rich"}"#)),
+            .toolCallEnd(index: 0),
+            .finish(.toolUse),
+            .usage(LLMUsage(outputTokens: 89)),
+        ])
+        var transcript = LLMTranscript()
+        var completed: [LLMToolCall] = []
+        for delta in deltas { completed += transcript.apply(delta) }
+        let call = LLMToolCall(index: 0, id: "toolu_01", name: "get_weather", arguments: #"{"city": "Zürich"}"#, isComplete: true)
+        #expect(completed == [call])
+        #expect(transcript.toolCalls == [call])
+        #expect(transcript.text == "Okay, checking Zürich 🌤")
+        #expect(transcript.finishReason == .toolUse)
+        // Output counts are cumulative: the last one wins, the input count stays.
+        #expect(transcript.usage == LLMUsage(inputTokens: 25, outputTokens: 89))
+    }
+
+    @Test func twoToolCallsAreNumberedByToolBlock() throws {
+        let sse = SSETranscript.sse([
+            Self.messageStart,
+            Self.event("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":"Hi"}}"#),
+            Self.event("content_block_stop", #"{"type":"content_block_stop","index":0}"#),
+            Self.event("content_block_start", #"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"t1","name":"a","input":{}}}"#),
+            Self.event("content_block_start", #"{"type":"content_block_start","index":2,"content_block":{"type":"tool_use","id":"t2","name":"b","input":{}}}"#),
+            Self.jsonDelta(2, #"{\"y\":2}"#),
+            Self.jsonDelta(1, #"{\"x\":1}"#),
+            Self.event("content_block_stop", #"{"type":"content_block_stop","index":2}"#),
+            Self.event("content_block_stop", #"{"type":"content_block_stop","index":1}"#),
+        ])
+        var transcript = LLMTranscript()
+        var completed: [LLMToolCall] = []
+        for delta in try SSETranscript.decode(sse, with: .anthropic).deltas { completed += transcript.apply(delta) }
+        #expect(transcript.text == "Hi")
+        #expect(completed.map(\.index) == [1, 0])
+        #expect(transcript.toolCalls == [
+            LLMToolCall(index: 0, id: "t1", name: "a", arguments: #"{"x":1}"#, isComplete: true),
+            LLMToolCall(index: 1, id: "t2", name: "b", arguments: #"{"y":2}"#, isComplete: true),
+        ])
+    }
+
+    @Test func errorEventIsAStreamErrorDelta() throws {
+        let sse = SSETranscript.sse([
+            Self.messageStart,
+            Self.textDelta(0, "Hel"),
+            Self.event("error", #"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#),
+        ])
+        let (deltas, error) = try SSETranscript.decode(sse, with: .anthropic)
+        #expect(error == nil)
+        #expect(deltas.dropLast() == [.usage(LLMUsage(inputTokens: 25, outputTokens: 1)), .text("Hel")])
+        guard case .error(let failure) = deltas.last else {
+            Issue.record("no error delta: \(deltas)")
+            return
+        }
+        #expect(failure.code == .streamError)
+        #expect(failure.detail == "anthropic overloaded_error")
+        #expect(failure.bodyExcerpt == #"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#)
+    }
+
+    /// A `tool_use` block that arrives with its input filled in (no `input_json_delta`).
+    @Test func filledInputIsTheFirstFragment() throws {
+        var d = AnthropicMessagesDecoder()
+        let deltas = try d.decode(.sse(
+            type: "content_block_start",
+            data: #"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"t","name":"n","input":{"b":[1,2],"a":"é"}}}"#,
+            id: ""))
+        #expect(deltas == [.toolCall(LLMToolCallDelta(index: 0, id: "t", name: "n", argumentsFragment: #"{"a":"é","b":[1,2]}"#))])
+    }
+
+    @Test func theDataTypeWinsOverTheEventName() throws {
+        var d = AnthropicMessagesDecoder()
+        // No `event:` line: the SSE type is "message", the data's type decides.
+        #expect(try d.decode(.sse(type: "message", data: #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"x"}}"#, id: "")) == [.text("x")])
+        // No type in the data: the event name decides.
+        #expect(try d.decode(.sse(type: "message_delta", data: #"{"delta":{"stop_reason":"end_turn"}}"#, id: "")) == [.finish(.endTurn)])
+    }
+
+    @Test func malformedEventsThrowProtocolViolation() throws {
+        for (type, data, detail) in [
+            ("message", #"{"index":0}"#, "anthropic: an event without a 'type'"),
+            ("content_block_delta", "{", "anthropic: the event's data is not valid JSON"),
+            ("content_block_start", #"{"type":"content_block_start"}"#, "anthropic: content_block_start without 'index' and 'content_block'"),
+            ("content_block_delta", #"{"type":"content_block_delta","index":0}"#, "anthropic: content_block_delta without 'index' and 'delta'"),
+            ("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"id":"x"}}"#, "anthropic: 'content_block' has no 'type'"),
+        ] {
+            var d = AnthropicMessagesDecoder()
+            do {
+                _ = try d.decode(.sse(type: type, data: data, id: ""))
+                Issue.record("no error for \(data)")
+            } catch {
+                #expect(error.code == .protocolViolation)
+                #expect(error.detail == detail, "\(data)")
+            }
+        }
+    }
+
+    @Test func stopPingAndUnknownEventsProduceNothing() throws {
+        var d = AnthropicMessagesDecoder()
+        for (type, data) in [
+            ("message_stop", #"{"type":"message_stop"}"#), ("ping", #"{"type":"ping"}"#),
+            ("future_event", #"{"type":"future_event","x":1}"#),
+            ("content_block_stop", #"{"type":"content_block_stop","index":7}"#),
+        ] {
+            #expect(try d.decode(.sse(type: type, data: data, id: "")).isEmpty, "\(type)")
+        }
+    }
+}

@@ -1,0 +1,121 @@
+import RealtimeCore
+import RealtimeLLM
+import RealtimeTestSupport
+import Testing
+
+@Suite(.timeLimit(.minutes(1))) struct LLMTranscriptTests {
+    @Test func argumentsConcatenateInOrderPerIndexWhateverTheInterleaving() {
+        var transcript = LLMTranscript()
+        let deltas: [LLMDelta] = [
+            .toolCall(LLMToolCallDelta(index: 2, id: "c", name: "third", argumentsFragment: "[")),
+            .toolCall(LLMToolCallDelta(index: 0, id: "a", name: "first", argumentsFragment: "{")),
+            .text("thinking "),
+            .toolCall(LLMToolCallDelta(index: 2, argumentsFragment: "3")),
+            .toolCall(LLMToolCallDelta(index: 0, id: "ignored", name: "ignored", argumentsFragment: "}")),
+            .toolCall(LLMToolCallDelta(index: 2, argumentsFragment: "]")),
+            .text("aloud"),
+        ]
+        #expect(transcript.apply(contentsOf: deltas).isEmpty)
+        #expect(transcript.text == "thinking aloud")
+        #expect(transcript.toolCalls == [
+            LLMToolCall(index: 0, id: "a", name: "first", arguments: "{}"),
+            LLMToolCall(index: 2, id: "c", name: "third", arguments: "[3]"),
+        ])
+    }
+
+    @Test func eachCallIsReportedCompleteOnce() {
+        var transcript = LLMTranscript()
+        transcript.apply(.toolCall(LLMToolCallDelta(index: 0, id: "a", name: "f", argumentsFragment: "{}")))
+        transcript.apply(.toolCall(LLMToolCallDelta(index: 1, id: "b", name: "g", argumentsFragment: "{}")))
+        #expect(transcript.apply(.toolCallEnd(index: 1)).map(\.id) == ["b"])
+        #expect(transcript.apply(.toolCallEnd(index: 1)).isEmpty)
+        // The finish completes what is still open (a format without per-call ends).
+        #expect(transcript.apply(.finish(.toolCalls)).map(\.id) == ["a"])
+        #expect(transcript.toolCalls.allSatisfy { $0.isComplete })
+        #expect(transcript.isFinished)
+    }
+
+    @Test func aCutReplyKeepsItsIncompleteCall() {
+        var transcript = LLMTranscript()
+        transcript.apply(.toolCall(LLMToolCallDelta(index: 0, id: "a", name: "f", argumentsFragment: #"{"x":"#)))
+        transcript.fail(RealtimeError(.remoteClosed))
+        #expect(transcript.toolCalls == [LLMToolCall(index: 0, id: "a", name: "f", arguments: #"{"x":"#, isComplete: false)])
+        #expect(transcript.error?.code == .remoteClosed)
+        #expect(!transcript.isFinished)
+    }
+
+    @Test func nothingIsAppliedAfterAnError() {
+        var transcript = LLMTranscript()
+        transcript.apply(contentsOf: [.text("a"), .error(RealtimeError(.streamError)), .text("b"), .finish(.stop)])
+        #expect(transcript.text == "a")
+        #expect(transcript.finishReason == nil)
+        #expect(transcript.error?.code == .streamError)
+        transcript.fail(RealtimeError(.network))
+        #expect(transcript.error?.code == .streamError, "the first error stays")
+    }
+
+    @Test func usageMergesFieldByField() {
+        var transcript = LLMTranscript()
+        transcript.apply(.usage(LLMUsage(inputTokens: 10, outputTokens: 1)))
+        transcript.apply(.usage(LLMUsage(outputTokens: 5)))
+        transcript.apply(.usage(LLMUsage(outputTokens: 9, totalTokens: 19)))
+        #expect(transcript.usage == LLMUsage(inputTokens: 10, outputTokens: 9, totalTokens: 19))
+    }
+
+    @Test func theByteLimitEndsTheReplyWithATypedError() {
+        var transcript = LLMTranscript(maxBytes: 8)
+        transcript.apply(.text("1234"))
+        transcript.apply(.text("ü56"))  // 4 bytes: exactly at the limit
+        #expect(transcript.error == nil)
+        transcript.apply(.text("7"))
+        #expect(transcript.text == "1234ü56")
+        #expect(transcript.error?.code == .messageTooLarge)
+        #expect(transcript.error?.detail == "the reply exceeded 8 bytes")
+    }
+
+    @Test func mergeJoinsTextAndFragmentsOfOneCallOnly() {
+        func merged(_ a: LLMDelta, _ b: LLMDelta) -> LLMDelta? {
+            var a = a
+            return LLMDelta.merge(&a, b) ? a : nil
+        }
+        #expect(merged(.text("a"), .text("b")) == .text("ab"))
+        #expect(merged(.toolCall(LLMToolCallDelta(index: 0, id: "x", argumentsFragment: "{")), .toolCall(LLMToolCallDelta(index: 0, argumentsFragment: "}")))
+            == .toolCall(LLMToolCallDelta(index: 0, id: "x", argumentsFragment: "{}")))
+        // A fragment that names its call starts something new; another index is another call.
+        #expect(merged(.toolCall(LLMToolCallDelta(index: 0)), .toolCall(LLMToolCallDelta(index: 0, id: "y"))) == nil)
+        #expect(merged(.toolCall(LLMToolCallDelta(index: 0)), .toolCall(LLMToolCallDelta(index: 1))) == nil)
+        #expect(merged(.text("a"), .finish(.stop)) == nil)
+        #expect(merged(.finish(.stop), .text("a")) == nil)
+        #expect(merged(.usage(LLMUsage()), .usage(LLMUsage())) == nil)
+    }
+
+    /// Merging never changes what a transcript makes of the deltas (seeded random streams).
+    @Test(arguments: 1...20) func mergingPreservesTheTranscript(seed: UInt64) {
+        var rng = SeededGenerator(seed: seed)
+        var deltas: [LLMDelta] = []
+        for _ in 0..<Int.random(in: 1...60, using: &rng) {
+            switch Int.random(in: 0..<10, using: &rng) {
+            case 0..<5: deltas.append(.text(["a", "é", "🌍", "", " "].randomElement(using: &rng)!))
+            case 5..<8:
+                let index = Int.random(in: 0...2, using: &rng)
+                let first = Bool.random(using: &rng)
+                deltas.append(.toolCall(LLMToolCallDelta(
+                    index: index, id: first ? "id\(index)" : nil, name: first ? "f\(index)" : nil,
+                    argumentsFragment: ["{", "}", "1", ""].randomElement(using: &rng)!)))
+            case 8: deltas.append(.toolCallEnd(index: Int.random(in: 0...2, using: &rng)))
+            default: deltas.append(.usage(LLMUsage(outputTokens: Int.random(in: 0...9, using: &rng))))
+            }
+        }
+        var coalesced: [LLMDelta] = []
+        for delta in deltas {
+            if coalesced.isEmpty || !LLMDelta.merge(&coalesced[coalesced.count - 1], delta) { coalesced.append(delta) }
+        }
+        var plain = LLMTranscript()
+        var merged = LLMTranscript()
+        let plainCompleted = plain.apply(contentsOf: deltas)
+        let mergedCompleted = merged.apply(contentsOf: coalesced)
+        #expect(plain == merged)
+        #expect(plainCompleted == mergedCompleted)
+        #expect(coalesced.count <= deltas.count)
+    }
+}

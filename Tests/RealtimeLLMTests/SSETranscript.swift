@@ -1,0 +1,56 @@
+import RealtimeCore
+import RealtimeLLM
+import RealtimeTestSupport
+import Testing
+
+/// A golden wire transcript (SSE text as a server sends it) and what a decoder makes of it,
+/// checked under every chunking of the bytes: the SSE layer reassembles events (and code
+/// points split across reads), so the deltas must not depend on where the reads fell.
+enum SSETranscript {
+    /// The messages `sse` carries, as the client delivers them.
+    static func messages(_ sse: String, chunking: Chunking) throws(RealtimeError) -> [Message] {
+        var parser = SSEParser()
+        var messages: [Message] = []
+        for chunk in chunking.split(Array(sse.utf8)) {
+            let outputs: [SSEParser.Output]
+            do { outputs = try parser.feed(chunk) } catch { throw error as? RealtimeError ?? RealtimeError(.internal) }
+            for case .event(let e) in outputs {
+                messages.append(.sse(type: e.type, data: e.data, id: e.lastEventID))
+            }
+        }
+        return messages
+    }
+
+    /// Decodes `sse` with a fresh `decoder` under every chunking; expects the same deltas
+    /// (and the same thrown error, if any) each time and returns them.
+    static func decode<D: LLMStreamDecoder>(
+        _ sse: String, with decoder: D, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws -> (deltas: [LLMDelta], error: RealtimeError?) {
+        var first: (deltas: [LLMDelta], error: RealtimeError?)?
+        for chunking in Chunking.all + [.fixed(1), .fixed(3), .fixed(5)] {
+            var d = decoder
+            var deltas: [LLMDelta] = []
+            var thrown: RealtimeError?
+            do throws(RealtimeError) {
+                for message in try messages(sse, chunking: chunking) {
+                    try d.decode(message, into: &deltas)
+                }
+            } catch {
+                thrown = error
+            }
+            if let first {
+                #expect(deltas == first.deltas, "chunking \(chunking) changed the deltas", sourceLocation: sourceLocation)
+                #expect(thrown == first.error, "chunking \(chunking) changed the error", sourceLocation: sourceLocation)
+            } else {
+                first = (deltas, thrown)
+            }
+        }
+        return first!
+    }
+
+    /// `lines` as SSE: each entry one event (its lines joined by LF), events separated by a
+    /// blank line.
+    static func sse(_ events: [String]) -> String {
+        events.map { $0 + "\n\n" }.joined()
+    }
+}

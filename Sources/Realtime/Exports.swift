@@ -3,3 +3,4 @@
 @_exported import RealtimeIO
 @_exported import RealtimeSSE
 @_exported import RealtimeWebSocket
+@_exported import RealtimeLLM

@@ -13,6 +13,10 @@ enum BuiltinEndpoints {
             try serveBulk(writer, core: core)
         case "/ws":
             try WebSocketEndpoint.serve(writer, core: core)
+        case "/llm/openai":
+            try LLMEndpoint.serve(writer, format: .openAI)
+        case "/llm/anthropic":
+            try LLMEndpoint.serve(writer, format: .anthropic)
         case "/", "/help":
             try serveText(writer, status: 200, TestServer.endpointReference)
         default:

@@ -61,6 +61,15 @@ extension TestServer {
     /// | | `cut=N` | drop the connection after N bytes of server frames, mid-frame if N falls there (`reset=1`: with a RST) |
     /// | | `drip_ms=N` | write every server frame one byte at a time, N ms apart |
     /// | | `violation=masked\|rsv\|utf8\|opcode\|control_size\|fragmented_control\|close_code` | first send one frame that breaks RFC 6455 (masked server frame; RSV2; invalid UTF-8 text; opcode 0x3; 126-byte ping; ping without FIN; close code 1005) |
+    /// | `/llm/openai`, `/llm/anthropic` | | a model's streamed reply (any method) in the OpenAI chat completions or Anthropic Messages format (``LLMReplyOptions``) |
+    /// | | `reply=text\|tools\|error` | text deltas with multi-byte code points, then finish and usage; a short text and two tool calls with fragmented arguments; three text deltas, then the format's in-stream error object (text) |
+    /// | | `end=done\|hold\|truncate` | after the reply: the terminator (`data: [DONE]` / `message_stop`) and the end of the body; the terminator, then the connection held open; no finish and no terminator, the body just ends (done) |
+    /// | | `count=N` | text deltas, cycling through `LLMReplyOptions.pieces` (10) |
+    /// | | `interval_ms=N` | pause before each event after the first (0) |
+    /// | | `split=1` | write each event in 3-byte chunks (code points and JSON cut across reads) |
+    /// | | `echo=1` | the text is `You said: ` and the last message of the request's `messages` |
+    /// | | `status=CODE` | answer CODE with the format's JSON error body (429 rate limit, 529 overloaded, else a server error) |
+    /// | | `retry_after=V` | with `status`: a `Retry-After` header |
     /// | `/help` | | this table as text |
     ///
     /// Every request is recorded in ``requests`` whatever the endpoint; routes given in
@@ -86,6 +95,9 @@ extension TestServer {
                        cut=N [reset=1]
                        violation=masked|rsv|utf8|opcode|control_size|fragmented_control|close_code
                no extensions are negotiated (no permessage-deflate)
+        /llm/openai, /llm/anthropic  a model's streamed reply (OpenAI chat completions / Anthropic Messages)
+               reply=text|tools|error  end=done|hold|truncate  count=N (10)  interval_ms=N  split=1  echo=1
+               status=CODE [retry_after=V]: the format's JSON error body instead of a stream
         /help  this text
 
         """

@@ -1,0 +1,20 @@
+extension LLMReplies {
+    /// See ``LLMReplies/batches``.
+    public struct Batches: AsyncSequence, Sendable {
+        public typealias Element = LLMReplyBatch
+        public typealias Failure = Never
+        let driver: LLMReplyDriver
+
+        public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(driver: driver) }
+
+        public struct AsyncIterator: AsyncIteratorProtocol {
+            public typealias Element = LLMReplyBatch
+            public typealias Failure = Never
+            let driver: LLMReplyDriver
+
+            public mutating func next() async -> LLMReplyBatch? {
+                await driver.next()
+            }
+        }
+    }
+}

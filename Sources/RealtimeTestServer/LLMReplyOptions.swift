@@ -1,0 +1,125 @@
+import Foundation
+import RealtimeCore
+
+/// The fake LLM endpoints' parameters (`/llm/openai`, `/llm/anthropic`), parsed from the
+/// query, and the reply they describe. Public so tests can build their expectations from
+/// the same canned text the server streams. Every parameter is documented in
+/// ``TestServer/endpointReference``.
+public struct LLMReplyOptions: Sendable, Hashable {
+    /// The wire format, chosen by the path.
+    public enum Format: String, Sendable, Hashable {
+        case openAI = "openai"
+        case anthropic
+    }
+
+    /// What the stream carries.
+    public enum Reply: String, Sendable, Hashable {
+        /// Text deltas, a finish and usage.
+        case text
+        /// A short text, then two tool calls with their arguments in fragments.
+        case tools
+        /// A few text deltas, then the format's in-stream error object (and the end of the body).
+        case error
+    }
+
+    /// What happens after the reply.
+    public enum End: String, Sendable, Hashable {
+        /// The terminator (`data: [DONE]`, `event: message_stop`), then the end of the body.
+        case done
+        /// The terminator, then the connection stays open (nothing more is sent).
+        case hold
+        /// No finish and no terminator: the body just ends (a truncated reply).
+        case truncate
+    }
+
+    /// The text pieces a `reply=text` stream sends, one delta each, in order: multi-byte
+    /// code points (2, 3 and 4 bytes) and characters that need JSON escapes.
+    public static let pieces = ["Hé", "llo", ", wör", "ld", "! ", "日本", "語 ", "🌍", " \"ok\"", "\n"]
+
+    public var format: Format
+    /// `reply`: text, tools or error (text).
+    public var reply = Reply.text
+    /// `end`: done, hold or truncate (done).
+    public var end = End.done
+    /// `count`: text deltas, cycling through ``pieces`` (as many as there are pieces).
+    public var count = LLMReplyOptions.pieces.count
+    /// `interval_ms`: pause before each event after the first, ms (0).
+    public var intervalMilliseconds = 0
+    /// `split=1`: write every event in 3-byte writes (chunks), so code points and JSON are
+    /// cut across reads.
+    public var split = false
+    /// `echo=1`: the text is `You said: ` and the last user message of the request body.
+    public var echo = false
+    /// `status`: answer this status with the format's JSON error body instead of a stream.
+    public var status: Int?
+    /// `retry_after`: with `status`, a `Retry-After` header.
+    public var retryAfter: String?
+
+    public init(format: Format, query: [String: String] = [:]) {
+        self.format = format
+        if let v = query["reply"].flatMap(Reply.init(rawValue:)) { reply = v }
+        if let v = query["end"].flatMap(End.init(rawValue:)) { end = v }
+        if let v = query["count"].flatMap(Int.init), v >= 0 { count = v }
+        if let v = query["interval_ms"].flatMap(Int.init), v >= 0 { intervalMilliseconds = v }
+        split = query["split"] == "1"
+        echo = query["echo"] == "1"
+        status = query["status"].flatMap(Int.init)
+        retryAfter = query["retry_after"]
+    }
+
+    /// The text deltas of the reply to `requestBody`.
+    public func textPieces(requestBody: [UInt8] = []) -> [String] {
+        if echo {
+            let prompt = Self.lastUserMessage(requestBody) ?? "(nothing)"
+            return ["You said: "] + prompt.split(separator: " ", omittingEmptySubsequences: false).enumerated().map {
+                ($0.offset == 0 ? "" : " ") + $0.element
+            }
+        }
+        let n = reply == .error ? min(count, 3) : count
+        return (0..<n).map { Self.pieces[$0 % Self.pieces.count] }
+    }
+
+    /// The whole text of the reply (``textPieces(requestBody:)`` joined).
+    public func text(requestBody: [UInt8] = []) -> String {
+        textPieces(requestBody: requestBody).joined()
+    }
+
+    /// The tool calls of `reply=tools`: name and complete arguments JSON, streamed in pieces.
+    public static let toolCalls: [(id: String, name: String, arguments: [String])] = [
+        ("call_weather", "get_weather", [#"{"city""#, #": "Zü"#, #"rich"}"#]),
+        ("call_time", "get_time", [#"{"tz": "#, #""CET"}"#]),
+    ]
+
+    /// The text a `reply=tools` stream sends before its calls.
+    public static let toolPreamble = "Let me check."
+
+    /// `messages[-1].content` of an OpenAI or Anthropic request (a string, or the text of
+    /// its content blocks).
+    static func lastUserMessage(_ body: [UInt8]) -> String? {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
+            let messages = object["messages"] as? [[String: Any]], let last = messages.last
+        else { return nil }
+        if let text = last["content"] as? String { return text }
+        if let blocks = last["content"] as? [[String: Any]] {
+            return blocks.compactMap { $0["text"] as? String }.joined()
+        }
+        return nil
+    }
+
+    /// `text` as a JSON string literal (quotes included), RFC 8259 escapes.
+    static func json(_ text: String) -> String {
+        var out = "\""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\"": out += "\\\""
+            case "\\": out += "\\\\"
+            case "\n": out += "\\n"
+            case "\r": out += "\\r"
+            case "\t": out += "\\t"
+            case _ where scalar.value < 0x20: out += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16)
+            default: out.unicodeScalars.append(scalar)
+            }
+        }
+        return out + "\""
+    }
+}

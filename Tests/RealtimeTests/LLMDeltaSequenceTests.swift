@@ -1,0 +1,116 @@
+import Foundation
+import Realtime
+import RealtimeTestServer
+import Testing
+
+/// `client.deltas(format:)` against the test server's fake LLM endpoints on loopback:
+/// real SSE over a socket, both formats, the end of a reply and its failures.
+@Suite(.serialized, .timeLimit(.minutes(1))) struct LLMDeltaSequenceTests {
+    static let body = Array(#"{"model":"test-model","stream":true,"messages":[{"role":"user","content":"hi"}]}"#.utf8)
+
+    static func client(_ server: TestServer, _ pathAndQuery: String) throws -> RealtimeClient {
+        var configuration = RealtimeClient.Configuration.llm(body: body)
+        configuration.connectTimeout = .seconds(5)
+        return try RealtimeClient(url: server.url(pathAndQuery), configuration: configuration)
+    }
+
+    static func collect<D: LLMStreamDecoder>(_ client: RealtimeClient, _ format: D) async -> [LLMDelta] {
+        var deltas: [LLMDelta] = []
+        for await delta in client.deltas(format: format) { deltas.append(delta) }
+        return deltas
+    }
+
+    static func server() throws -> TestServer {
+        let server = TestServer()
+        try server.start()
+        return server
+    }
+
+    @Test(arguments: ["openai", "anthropic"]) func textReplyCutAcrossReadsArrivesWhole(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let client = try Self.client(server, "/llm/\(format)?split=1")
+        let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
+        #expect(deltas.compactMap(\.text) == LLMReplyOptions.pieces)
+        var transcript = LLMTranscript()
+        transcript.apply(contentsOf: deltas)
+        #expect(transcript.text == LLMReplyOptions(format: .openAI).text())
+        #expect(transcript.finishReason == (format == "openai" ? .stop : .endTurn))
+        #expect(transcript.usage?.inputTokens == 12)
+        #expect(transcript.usage?.outputTokens == LLMReplyOptions.pieces.count)
+        #expect(transcript.error == nil)
+        let requests = server.requests(path: "/llm/\(format)")
+        #expect(requests.count == 1)
+        #expect(requests.first?.method == "POST")
+        #expect(requests.first?.body == Self.body)
+        #expect(requests.first?.headers["Content-Type"] == "application/json")
+    }
+
+    @Test(arguments: ["openai", "anthropic"]) func toolCallsAreCompleteOnceEach(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let client = try Self.client(server, "/llm/\(format)?reply=tools")
+        let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
+        var transcript = LLMTranscript()
+        var completed: [LLMToolCall] = []
+        for delta in deltas { completed += transcript.apply(delta) }
+        let expected = LLMReplyOptions.toolCalls.enumerated().map {
+            LLMToolCall(index: $0.offset, id: $0.element.id, name: $0.element.name, arguments: $0.element.arguments.joined(), isComplete: true)
+        }
+        #expect(completed == expected)
+        #expect(transcript.text == LLMReplyOptions.toolPreamble)
+        #expect(transcript.finishReason == (format == "openai" ? .toolCalls : .toolUse))
+    }
+
+    @Test(arguments: ["openai", "anthropic"]) func inStreamErrorIsTheLastDelta(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let client = try Self.client(server, "/llm/\(format)?reply=error")
+        let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
+        #expect(deltas.dropLast().compactMap(\.text) == Array(LLMReplyOptions.pieces.prefix(3)))
+        guard case .error(let failure) = deltas.last else {
+            Issue.record("no error delta: \(deltas)")
+            return
+        }
+        #expect(failure.code == .streamError)
+        #expect(failure.detail == (format == "openai" ? "openai server_error" : "anthropic overloaded_error"))
+        #expect(server.requests(path: "/llm/\(format)").count == 1)
+    }
+
+    /// A message the decoder rejects ends the reply at once and releases the connection,
+    /// even though the server would keep it open.
+    @Test func undecodableDataEndsTheReplyAndClosesTheConnection() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        server.setHandler(path: "/garbage") { writer in
+            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
+            try writer.write(#"data: {"choices":[{"index":0,"delta":{"content":"ok"}}]}"# + "\n\ndata: <html>\n\n")
+            try writer.hold()
+        }
+        let client = try Self.client(server, "/garbage")
+        var iterator = client.deltas(format: .openAI).makeAsyncIterator()
+        #expect(await iterator.next() == .text("ok"))
+        guard case .error(let failure) = await iterator.next() else {
+            Issue.record("expected an error delta")
+            return
+        }
+        #expect(failure.code == .protocolViolation)
+        #expect(failure.detail == "openai: the event's data is not valid JSON")
+        // Released now, while the consumer still holds the iterator.
+        #expect(await eventually("the connection to close") { server.statistics.activeConnections == 0 })
+        #expect(await iterator.next() == nil)
+    }
+
+    @Test(arguments: ["openai", "anthropic"]) func httpErrorIsTheLastDeltaWithItsStatus(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let client = try Self.client(server, "/llm/\(format)?status=429&retry_after=7")
+        let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
+        guard case .error(let failure) = deltas.last, deltas.count == 1 else {
+            Issue.record("expected one error delta: \(deltas)")
+            return
+        }
+        #expect(failure.status == 429)
+        #expect(server.requests(path: "/llm/\(format)").count == 1)
+    }
+}

@@ -159,7 +159,7 @@ struct ConnectOptions {
 
     /// `Name: value` from `-H`: a token name (RFC 9110 §5.6.2) and a value without line
     /// breaks. The value is never echoed (it may be a secret).
-    private static func headerField(_ field: String) throws(UsageError) -> (String, String) {
+    static func headerField(_ field: String) throws(UsageError) -> (String, String) {
         guard let colon = field.firstIndex(of: ":") else { throw UsageError("-H needs 'Name: value'") }
         let name = field[..<colon].trimmingCharacters(in: .whitespaces)
         let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)

@@ -4,7 +4,7 @@ import Foundation
 /// (one system call per 64 KiB, not per line).
 ///
 /// Format: `{"key": value, "key2": value2}` — a space after each colon and comma, keys in the
-/// given order. Strings are escaped per RFC 8259: `"` and `\`, and every control character
+/// given order (nested objects alike). Strings are escaped per RFC 8259: `"` and `\`, and every control character
 /// below U+0020 (`\n`, `\r`, `\t`, `\b`, `\f`, others as `\u00XX`). Everything else, U+FFFD
 /// included, is written as UTF-8. Swift strings are always valid Unicode, so the output is
 /// always valid JSON whatever bytes the input had.
@@ -34,6 +34,13 @@ struct JSONLineWriter {
 
     private mutating func writeObject<Fields: Sequence>(_ fields: Fields)
     where Fields.Element == (key: String, value: JSONValue) {
+        appendObject(fields)
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= Self.flushThreshold { flush() }
+    }
+
+    private mutating func appendObject<Fields: Sequence>(_ fields: Fields)
+    where Fields.Element == (key: String, value: JSONValue) {
         buffer.append(UInt8(ascii: "{"))
         var first = true
         for (key, value) in fields {
@@ -41,16 +48,20 @@ struct JSONLineWriter {
             first = false
             appendString(key)
             buffer.append(contentsOf: [UInt8(ascii: ":"), UInt8(ascii: " ")])
-            switch value {
-            case .string(let s): appendString(s)
-            case .int(let i): buffer.append(contentsOf: String(i).utf8)
-            case .double(let d): buffer.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
-            case .bool(let b): buffer.append(contentsOf: (b ? "true" : "false").utf8)
-            case .null: buffer.append(contentsOf: "null".utf8)
-            }
+            appendValue(value)
         }
-        buffer.append(contentsOf: [UInt8(ascii: "}"), UInt8(ascii: "\n")])
-        if buffer.count >= Self.flushThreshold { flush() }
+        buffer.append(UInt8(ascii: "}"))
+    }
+
+    private mutating func appendValue(_ value: JSONValue) {
+        switch value {
+        case .string(let s): appendString(s)
+        case .int(let i): buffer.append(contentsOf: String(i).utf8)
+        case .double(let d): buffer.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
+        case .bool(let b): buffer.append(contentsOf: (b ? "true" : "false").utf8)
+        case .null: buffer.append(contentsOf: "null".utf8)
+        case .object(let fields): appendObject(fields.lazy.map { (key: $0.key, value: $0.value) })
+        }
     }
 
     /// Writes everything buffered.

@@ -7,6 +7,7 @@ let commands: [Subcommand] = [
     ParseSSECommand.subcommand,
     AutobahnCommand.subcommand,
     DemoCommand.subcommand,
+    LLMCommand.subcommand,
 ]
 
 exit(await Subcommand.dispatch(Array(CommandLine.arguments.dropFirst()), commands: commands, fallback: ConnectCommand.subcommand))

@@ -1,0 +1,54 @@
+import Foundation
+import Realtime
+
+/// `rtcat llm [options] -d BODY URL`: POSTs an LLM request once and prints the streamed
+/// reply, decoded by its wire format, as JSON lines (``LLMReplyPrinter``, options in
+/// ``LLMOptions``).
+///
+/// Exit status: 0 after `finished`; 1 after an `error` (an HTTP status, a cut, a truncated
+/// reply, an error object in the stream, …); 2 on a usage error.
+enum LLMCommand {
+    static let subcommand = Subcommand(
+        name: "llm",
+        usage: "[--format openai|anthropic] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] URL",
+        summary: "POST an LLM request once; print the streamed reply as JSON lines (deltas, tool calls, finished or error)\n"
+            + LLMOptions.help,
+        run: { await run($0) })
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        if arguments.contains("-h") || arguments.contains("--help") {
+            StandardError.write("usage: rtcat llm \(subcommand.usage)\n\(LLMOptions.help)\n")
+            return Subcommand.success
+        }
+        let options: LLMOptions
+        do {
+            options = try LLMOptions.parse(arguments)
+        } catch {
+            StandardError.write("rtcat llm: \(error.message)\nusage: rtcat llm \(subcommand.usage)\n")
+            return Subcommand.usage
+        }
+        let client: RealtimeClient
+        do {
+            client = try RealtimeClient(url: options.url, configuration: options.configuration)
+        } catch {
+            var printer = LLMReplyPrinter()
+            printer.print([.error(error as? RealtimeError ?? RealtimeError(.invalidConfiguration))])
+            return printer.finish()
+        }
+        switch options.format {
+        case .openAI: return await stream(client, format: .openAI, coalesce: options.coalesce)
+        case .anthropic: return await stream(client, format: .anthropic, coalesce: options.coalesce)
+        }
+    }
+
+    static func stream<Decoder: LLMStreamDecoder>(_ client: RealtimeClient, format: Decoder, coalesce: Duration?) async -> Int32 {
+        var printer = LLMReplyPrinter()
+        let deltas = client.deltas(format: format)
+        if let coalesce {
+            for await batch in deltas.coalesced(every: coalesce) { printer.print(batch) }
+        } else {
+            for await delta in deltas { printer.print([delta]) }
+        }
+        return printer.finish()
+    }
+}

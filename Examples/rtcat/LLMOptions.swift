@@ -1,0 +1,88 @@
+import Foundation
+import Realtime
+
+/// The command line of `rtcat llm`, parsed and checked, and turned into a finite LLM
+/// ``RealtimeClient/Configuration``.
+struct LLMOptions {
+    /// The wire format of the reply.
+    enum Format: String {
+        case openAI = "openai"
+        case anthropic
+    }
+
+    var url: URL
+    var format = Format.openAI
+    var headers = HTTPHeaders()
+    var body: [UInt8] = []
+    /// Deliver coalesced batches at most once per this interval; nil: every delta.
+    var coalesce: Duration?
+    var connectTimeout: Duration?
+    /// 0 disables the idle timeout.
+    var idleTimeout: Duration?
+
+    static let help = """
+            options (durations in seconds):
+              --format openai|anthropic  the reply's wire format (openai)
+              -H 'Name: value'      request header (repeatable), e.g. Authorization: Bearer …
+              -d BODY | -d @FILE    the JSON request body (required; sent with POST, once)
+              --coalesce S          print text in batches at most once per S seconds (e.g. 0.033)
+              --connect-timeout S   DNS + TCP + TLS + response head (10)
+              --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
+            output: one JSON object per line:
+              {"kind": "delta", "text": …}   each text delta (each batch's text with --coalesce)
+              {"kind": "tool_call", "index": …, "id": …, "name": …, "arguments": …}   once complete
+              {"kind": "finished", "reason": …, "text": …, "usage": {…}}
+              {"kind": "error", "code": …, "message": …, "status": …, "body": …, "retryAfter": …}
+            exit: 0 after finished; 1 after an error; 2 usage error
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> LLMOptions {
+        var url: URL?
+        var body: [UInt8]?
+        var o = LLMOptions(url: URL(string: "http://localhost")!)
+        var cursor = ArgumentCursor(arguments)
+        while cursor.advance() {
+            switch cursor.option {
+            case "--format":
+                let name = try cursor.value()
+                guard let format = Format(rawValue: name) else { throw UsageError("--format is openai or anthropic, not '\(name)'") }
+                o.format = format
+            case "-H", "--header":
+                let (name, value) = try ConnectOptions.headerField(try cursor.value())
+                o.headers.add(name: name, value: value)
+            case "-d", "--data": body = try readBody(try cursor.value())
+            case "--coalesce": o.coalesce = try cursor.seconds(allowZero: false)
+            case "--connect-timeout": o.connectTimeout = try cursor.seconds(allowZero: false)
+            case "--idle-timeout": o.idleTimeout = try cursor.seconds(allowZero: true)
+            default:
+                let arg = cursor.option
+                if arg.hasPrefix("-") && arg.count > 1 { throw UsageError("unknown option '\(arg)'") }
+                guard url == nil else { throw UsageError("more than one URL ('\(arg)')") }
+                guard let parsed = URL(string: arg), parsed.host != nil,
+                    RealtimeClient.transportKind(for: parsed) == .sse
+                else { throw UsageError("'\(arg)' is not an http:// or https:// URL") }
+                url = parsed
+            }
+        }
+        guard let url else { throw UsageError("no URL given") }
+        guard let body else { throw UsageError("-d BODY is required (the JSON request)") }
+        o.url = url
+        o.body = body
+        return o
+    }
+
+    private static func readBody(_ text: String) throws(UsageError) -> [UInt8] {
+        guard text.hasPrefix("@") else { return Array(text.utf8) }
+        let path = String(text.dropFirst())
+        guard let contents = FileManager.default.contents(atPath: path) else { throw UsageError("-d: cannot read '\(path)'") }
+        return Array(contents)
+    }
+
+    /// POST `body` as JSON, never repeated, no reconnect after the reply.
+    var configuration: RealtimeClient.Configuration {
+        var c = RealtimeClient.Configuration.llm(body: body, headers: headers)
+        if let connectTimeout { c.connectTimeout = connectTimeout }
+        if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
+        return c
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Realtime
+
+/// Prints a reply as `rtcat llm` lines (see ``LLMOptions/help``) while putting it together
+/// in an ``LLMTranscript``.
+struct LLMReplyPrinter {
+    private var writer = JSONLineWriter()
+    private(set) var transcript = LLMTranscript()
+
+    /// Prints the deltas of one batch (a single delta without `--coalesce`): a line per text
+    /// delta, a line per tool call it completed.
+    mutating func print(_ deltas: [LLMDelta]) {
+        for delta in deltas {
+            let completed = transcript.apply(delta)
+            if case .text(let text) = delta { writer.write(["kind": .string("delta"), "text": .string(text)]) }
+            for call in completed {
+                writer.write([
+                    "kind": .string("tool_call"), "index": .int(call.index), "id": .string(call.id),
+                    "name": .string(call.name), "arguments": .string(call.arguments),
+                ])
+            }
+        }
+        writer.flush()
+    }
+
+    /// Prints the end (`finished` or `error`); returns the exit status.
+    mutating func finish() -> Int32 {
+        defer { writer.flush() }
+        if let error = transcript.error {
+            writer.write(Self.errorFields(error))
+            return Subcommand.failure
+        }
+        var fields: [(key: String, value: JSONValue)] = [("kind", .string("finished"))]
+        if let reason = transcript.finishReason { fields.append(("reason", .string(reason.rawValue))) }
+        fields.append(("text", .string(transcript.text)))
+        if let usage = transcript.usage { fields.append(("usage", Self.usage(usage))) }
+        writer.write(fields)
+        return Subcommand.success
+    }
+
+    static func usage(_ usage: LLMUsage) -> JSONValue {
+        var fields: [JSONValue.Field] = []
+        if let n = usage.inputTokens { fields.append(.init("inputTokens", .int(n))) }
+        if let n = usage.outputTokens { fields.append(.init("outputTokens", .int(n))) }
+        if let n = usage.totalTokens { fields.append(.init("totalTokens", .int(n))) }
+        return .object(fields)
+    }
+
+    /// `code`, `message` (the error's description: never a secret) and, when known, the HTTP
+    /// `status`, the response `body` excerpt and `retryAfter` in seconds.
+    static func errorFields(_ error: RealtimeError) -> [(key: String, value: JSONValue)] {
+        var fields: [(key: String, value: JSONValue)] = [
+            ("kind", .string("error")), ("code", .string(error.code.description)), ("message", .string(error.description)),
+        ]
+        if let status = error.status { fields.append(("status", .int(status))) }
+        if let body = error.bodyExcerpt { fields.append(("body", .string(body))) }
+        if let retryAfter = error.retryAfter {
+            let seconds = ConnectEventFormat.seconds(retryAfter)
+            fields.append(("retryAfter", seconds.rounded() == seconds ? .int(Int(seconds)) : .double(seconds)))
+        }
+        return fields
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import RealtimeTestServer
+import RealtimeTestSupport
+import Testing
+
+/// `rtcat llm` as a child process against the test server's fake LLM endpoints: the JSON
+/// lines, the exit codes, and that the request is sent exactly once whatever happens.
+@Suite(.serialized, .timeLimit(.minutes(3))) struct RtcatLLMTests {
+    static let body = #"{"model":"test-model","stream":true,"messages":[{"role":"user","content":"hi"}]}"#
+
+    func run(_ server: TestServer, _ pathAndQuery: String, _ extra: [String] = []) async throws -> RtcatTests.Run {
+        try await RtcatTests().rtcat(["llm"] + extra + ["-d", Self.body, server.url(pathAndQuery).absoluteString])
+    }
+
+    static func server() throws -> TestServer {
+        let server = TestServer()
+        try server.start()
+        return server
+    }
+
+    @Test func openAITextPrintsEachDeltaThenFinished() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/openai?split=1", ["-H", "Authorization: Bearer sk-test"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds() == Array(repeating: "delta", count: LLMReplyOptions.pieces.count) + ["finished"])
+        #expect(r.objects.compactMap { $0["kind"] as? String == "delta" ? $0["text"] as? String : nil } == LLMReplyOptions.pieces)
+        #expect(r.lines.last == #"{"kind": "finished", "reason": "stop", "text": "Héllo, wörld! 日本語 🌍 \"ok\"\n", "usage": {"inputTokens": 12, "outputTokens": 10, "totalTokens": 22}}"#)
+        let requests = server.requests(path: "/llm/openai")
+        #expect(requests.count == 1)
+        #expect(requests.first?.method == "POST")
+        #expect(requests.first?.bodyText == Self.body)
+        #expect(requests.first?.headers["Authorization"] == "Bearer sk-test")
+        #expect(!r.stdout.contains("sk-test") && !r.stderr.contains("sk-test"))
+    }
+
+    @Test func anthropicToolCallsArePrintedOnceComplete() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/anthropic?reply=tools", ["--format", "anthropic"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines == [
+            #"{"kind": "delta", "text": "Let me check."}"#,
+            #"{"kind": "tool_call", "index": 0, "id": "call_weather", "name": "get_weather", "arguments": "{\"city\": \"Zürich\"}"}"#,
+            #"{"kind": "tool_call", "index": 1, "id": "call_time", "name": "get_time", "arguments": "{\"tz\": \"CET\"}"}"#,
+            #"{"kind": "finished", "reason": "tool_use", "text": "Let me check.", "usage": {"inputTokens": 12, "outputTokens": 6}}"#,
+        ])
+        #expect(server.requests(path: "/llm/anthropic").count == 1)
+    }
+
+    @Test func coalescedOutputPrintsFewerLinesWithTheSameText() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        // 60 deltas 5 ms apart (about 300 ms) printed at most every 100 ms.
+        let r = try await run(server, "/llm/openai?count=60&interval_ms=5", ["--coalesce", "0.1"])
+        #expect(r.status == 0, "\(r.stderr)")
+        let deltas = r.objects.filter { $0["kind"] as? String == "delta" }.compactMap { $0["text"] as? String }
+        let expected = LLMReplyOptions(format: .openAI, query: ["count": "60"]).text()
+        #expect(deltas.joined() == expected)
+        #expect(deltas.count >= 2 && deltas.count <= 8, "\(deltas.count) batches")
+        #expect(r.objects.last?["text"] as? String == expected)
+    }
+
+    @Test(arguments: ["openai", "anthropic"]) func inStreamErrorExitsOne(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/\(format)?reply=error", ["--format", format])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.kinds() == ["delta", "delta", "delta", "error"])
+        let error = try #require(r.objects.last)
+        #expect(error["code"] as? String == "stream_error")
+        #expect(error["message"] as? String == (format == "openai" ? "stream_error: openai server_error" : "stream_error: anthropic overloaded_error"))
+        #expect((error["body"] as? String)?.contains(format == "openai" ? "The server had an error" : "Overloaded") == true)
+        #expect(server.requests(path: "/llm/\(format)").count == 1)
+    }
+
+    @Test(arguments: [429, 500]) func httpErrorExitsOneWithItsStatus(status: Int) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/openai?status=\(status)&retry_after=7")
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.kinds() == ["error"])
+        #expect(r.objects.last?["status"] as? Int == status)
+        #expect(server.requests(path: "/llm/openai").count == 1)
+    }
+
+    @Test func usageErrorsExitTwo() async throws {
+        for arguments in [
+            ["llm", "http://127.0.0.1:1/x"],
+            ["llm", "-d", "{}"],
+            ["llm", "--format", "gemini", "-d", "{}", "http://127.0.0.1:1/x"],
+            ["llm", "-d", "{}", "ws://127.0.0.1:1/x"],
+            ["llm", "-d", "{}", "--coalesce", "0", "http://127.0.0.1:1/x"],
+            ["llm", "-d", "{}", "-H", "no colon", "http://127.0.0.1:1/x"],
+        ] {
+            let r = try await RtcatTests().rtcat(arguments)
+            #expect(r.status == 2, "\(arguments)")
+            #expect(r.stdout.isEmpty)
+            #expect(r.stderr.contains("usage: rtcat llm"))
+        }
+    }
+}

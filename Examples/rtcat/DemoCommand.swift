@@ -10,9 +10,11 @@ import RealtimeTestServer
 ///    last event the server answers the next resume with 204 ("do not reconnect").
 /// 2. WebSocket: a few text messages and one binary message to the echo endpoint, each echo
 ///    printed, then a clean close (1000).
+/// 3. LLM: a model's reply streamed from the fake OpenAI endpoint (POST, sent once), printed
+///    as `rtcat llm --coalesce 0.1` does: text in batches, then `finished`.
 ///
 /// The JSON lines are those of `rtcat URL` (standard output); headings and what the server
-/// saw go to standard error. Exit status 0 when both parts ended as expected, else 1.
+/// saw go to standard error. Exit status 0 when every part ended as expected, else 1.
 enum DemoCommand {
     static let subcommand = Subcommand(
         name: "demo",
@@ -24,6 +26,9 @@ enum DemoCommand {
     /// places in the middle of the stream (inside event 4); `end=204` ends the resume loop.
     static let ssePath = "/sse?count=10&interval_ms=100&cuts=1&seed=7&end=204"
     static let echoPath = "/ws?mode=echo"
+    /// The LLM demo reply: 40 text deltas, 25 ms apart (about a second), coalesced by 100 ms.
+    static let llmPath = "/llm/openai?count=40&interval_ms=25"
+    static let llmBody = #"{"model":"test-model","stream":true,"messages":[{"role":"user","content":"Say hello"}]}"#
     static let outgoing: [OutboundMessage] = [
         .text("hello"),
         .text("héllo wörld 🌍"),
@@ -81,15 +86,36 @@ enum DemoCommand {
                 "   server received \(session.messageCount) messages and close code \(session.closeCode.map(String.init) ?? "none")\n")
         }
 
+        // 3. An LLM reply.
+        let llmStatus = await streamLLMReply(server)
+
         let ok = sseOutcome.status == 0 && sseOutcome.events == 10 && wsOutcome.status == 0
-            && wsOutcome.events == outgoing.count
+            && wsOutcome.events == outgoing.count && llmStatus == Subcommand.success
         StandardError.write("""
 
             rtcat demo: \(ok ? "done" : "FAILED"): SSE \(sseOutcome.events) events over \(sseOutcome.opens) connections; \
-            WebSocket \(wsOutcome.events) echoes of \(outgoing.count) messages
+            WebSocket \(wsOutcome.events) echoes of \(outgoing.count) messages; LLM reply \(llmStatus == 0 ? "finished" : "failed")
 
             """)
         return ok ? Subcommand.success : Subcommand.failure
+    }
+
+    /// Streams the demo LLM reply, printed like `rtcat llm --coalesce 0.1`; returns the exit status.
+    static func streamLLMReply(_ server: TestServer) async -> Int32 {
+        let url = server.url(llmPath)
+        StandardError.write("""
+
+            == LLM: a model's reply in the OpenAI format (POST, sent once), 40 deltas printed in batches
+               of at most one per 100 ms, then the whole text with its usage
+               POST \(url.absoluteString)
+
+            """)
+        var configuration = RealtimeClient.Configuration.llm(body: Array(llmBody.utf8))
+        configuration.connectTimeout = .seconds(5)
+        guard let client = try? RealtimeClient(url: url, configuration: configuration) else { return Subcommand.failure }
+        let status = await LLMCommand.stream(client, format: .openAI, coalesce: .milliseconds(100))
+        StandardError.write("   server saw \(server.requests(path: "/llm/openai").count) request(s)\n")
+        return status
     }
 
     /// Quick reconnects so the demo stays short; otherwise the defaults.

@@ -481,12 +481,21 @@ import Testing
         #expect(opens.contains { $0["transport"] as? String == "websocket" })
         let sseIDs = objects.compactMap { $0["id"] as? String }
         #expect(sseIDs == (1...10).map(String.init))
-        #expect(objects.compactMap { $0["text"] as? String } == ["hello", "héllo wörld 🌍", #"{"type": "chat", "body": "hi"}"#])
+        let events = objects.filter { $0["kind"] as? String == "event" }
+        #expect(events.compactMap { $0["text"] as? String } == ["hello", "héllo wörld 🌍", #"{"type": "chat", "body": "hi"}"#])
         #expect(objects.compactMap { $0["binary"] as? String } == ["3q2+7w=="])
         let closes = objects.filter { $0["kind"] as? String == "closed" }
         #expect(closes.last?["code"] as? Int == 1000)
         #expect(closes.last?["clean"] as? Bool == true)
         #expect(r.stderr.contains("== SSE"))
         #expect(r.stderr.contains("== WebSocket"))
+        // The LLM reply: coalesced deltas (fewer lines than the 40 deltas), then finished.
+        let reply = LLMReplyOptions(format: .openAI, query: ["count": "40"]).text()
+        let deltas = objects.filter { $0["kind"] as? String == "delta" }.compactMap { $0["text"] as? String }
+        #expect(deltas.joined() == reply)
+        #expect(deltas.count < 40)
+        #expect(objects.last?["kind"] as? String == "finished")
+        #expect(objects.last?["text"] as? String == reply)
+        #expect(r.stderr.contains("== LLM"))
     }
 }

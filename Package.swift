@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "RealtimeTestServer", targets: ["RealtimeTestServer"]),
         .executable(name: "rtcat", targets: ["rtcat"]),
         .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
+        .executable(name: "LLMChat", targets: ["LLMChat"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages named in `providers`).
@@ -94,6 +95,12 @@ let package = Package(
             name: "rtcat",
             dependencies: ["Realtime", "RealtimeTestServer"],
             path: "Examples/rtcat",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "LLMChat",
+            dependencies: ["Realtime", "RealtimeTestServer"],
+            path: "Examples/LLMChat",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

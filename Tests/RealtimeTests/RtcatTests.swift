@@ -30,15 +30,23 @@ import Testing
     /// Runs rtcat with `arguments` and `input` on stdin; kills it after `timeout` seconds.
     /// `environment` replaces the inherited one when given (how process-wide settings such
     /// as `http_proxy` are tested without touching this process's environment).
-    func rtcat(_ arguments: [String], input: String = "", timeout: Double = 30, environment: [String: String]? = nil) async throws -> Run {
-        let run = try await offloaded { try Self.runBlocking(arguments, input: input, timeout: timeout, environment: environment) }
-        #expect(run.status != -1, "rtcat binary not found; run `swift build` first")
-        #expect(!run.timedOut, "rtcat \(arguments) did not finish in \(timeout) s")
+    /// `executable` names another product of the package to run the same way (`LLMChat`).
+    func rtcat(
+        _ arguments: [String], input: String = "", timeout: Double = 30, environment: [String: String]? = nil,
+        executable: String = "rtcat"
+    ) async throws -> Run {
+        let run = try await offloaded {
+            try Self.runBlocking(executable, arguments, input: input, timeout: timeout, environment: environment)
+        }
+        #expect(run.status != -1, "\(executable) binary not found; run `swift build` first")
+        #expect(!run.timedOut, "\(executable) \(arguments) did not finish in \(timeout) s")
         return run
     }
 
-    private static func runBlocking(_ arguments: [String], input: String, timeout: Double, environment: [String: String]?) throws -> Run {
-        guard let url = Self.rtcatURL() else {
+    private static func runBlocking(
+        _ executable: String, _ arguments: [String], input: String, timeout: Double, environment: [String: String]?
+    ) throws -> Run {
+        guard let url = BuiltExecutable.url(named: executable) else {
             return Run(status: -1, stdout: "", stderr: "", timedOut: false)
         }
         let process = Process()

@@ -105,7 +105,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RealtimeBenchmarks",
-            dependencies: ["Realtime", "RealtimeTestServer"],
+            dependencies: ["Realtime", "RealtimeLLM", "RealtimeTestServer"],
             path: "Benchmarks/RealtimeBenchmarks",
             swiftSettings: swiftSettings
         ),

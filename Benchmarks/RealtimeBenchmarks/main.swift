@@ -13,6 +13,7 @@ let suites: [BenchmarkSuite] = [
     SSETransportBenchmarks.suite,
     WebSocketEchoBenchmarks.suite,
     LatencyBenchmarks.suite,
+    LLMBenchmarks.suite,
 ]
 
 var json = false

@@ -1,0 +1,126 @@
+import Foundation
+import Realtime
+import RealtimeTestServer
+
+/// The LLM kit: how fast the wire-format decoders turn chunks into deltas, against a bare
+/// `JSONDecoder` decoding the same chunks into plain mirrors of the wire objects; and how
+/// many batches the UI-rate adapter delivers for realistic token streams.
+///
+/// - `openai-decode`, `anthropic-decode`: 40 replies of 500 word-sized text deltas (every
+///   fourth with a tool call), decoded message by message (`items` = deltas produced; the
+///   `JSONDecoder` figure is chunks per second; `vs JSONDecoder` > 1 means faster than the
+///   bare decode). Timed alternately so the ratio survives a loaded machine.
+/// - `coalesce-*`: 2,000-token streams at several paces and burst shapes run through the
+///   adapter's state machine with a consumer that renders for 2 ms after each batch:
+///   events in, batches out, the shortest gap between batches (the flush at the end aside),
+///   the largest delay the batching added to a token.
+/// - `coalesce-loopback`: a real reply from the test server (600 deltas about 2 ms apart)
+///   through `client.deltas(format:).coalesced()` at the default 1/30 s.
+enum LLMBenchmarks {
+    static let suite = BenchmarkSuite(name: "llm", benchmarks: [
+        Benchmark(name: "openai-decode") {
+            [decode("openai-decode", .openAI(), OpenAIChatDecoder(), mirror: LLMWireMirror.OpenAIChunk.self)]
+        },
+        Benchmark(name: "anthropic-decode") {
+            [decode("anthropic-decode", .anthropic(), AnthropicMessagesDecoder(), mirror: LLMWireMirror.AnthropicEvent.self)]
+        },
+        Benchmark(name: "coalesce") { CoalescingSimulation.scenarios.map(coalesce) },
+        Benchmark(name: "coalesce-loopback") { [try coalesceLoopback()] },
+    ])
+
+    // MARK: Decoding
+
+    @inline(never)
+    static func decodeAll<D: LLMStreamDecoder>(_ corpus: LLMCorpus, _ fresh: D) -> Int {
+        var count = 0
+        var deltas: [LLMDelta] = []
+        for reply in corpus.replies {
+            var decoder = fresh
+            for message in reply {
+                deltas.removeAll(keepingCapacity: true)
+                do { try decoder.decode(message, into: &deltas) } catch { return -1 }
+                count += deltas.count
+            }
+        }
+        return count
+    }
+
+    @inline(never)
+    static func plainDecodeAll<M: Decodable>(_ corpus: LLMCorpus, _: M.Type) -> Int {
+        let decoder = JSONDecoder()
+        var count = 0
+        for reply in corpus.replies {
+            for message in reply {
+                guard let text = message.text, text != "[DONE]" else { continue }
+                guard let chunk = try? decoder.decode(M.self, from: Data(text.utf8)) else { return -1 }
+                Timing.blackHole(chunk)
+                count += 1
+            }
+        }
+        return count
+    }
+
+    static func decode<D: LLMStreamDecoder, M: Decodable>(_ name: String, _ corpus: LLMCorpus, _ fresh: D, mirror: M.Type) -> Measurement {
+        let (ours, plain) = Timing.bestInterleaved(5, { decodeAll(corpus, fresh) }, { plainDecodeAll(corpus, M.self) })
+        var m = Measurement(name: "llm/\(name)", bytes: corpus.bytes, items: ours.value, seconds: ours.seconds)
+        let chunks = corpus.replies.flatMap { $0 }.filter { $0.text != "[DONE]" }.count
+        m.extra = [
+            ("chunks/s (M)", Double(corpus.messageCount) / ours.seconds / 1e6),
+            ("JSONDecoder chunks/s (M)", Double(chunks) / plain.seconds / 1e6),
+            ("vs JSONDecoder", plain.seconds / ours.seconds),
+        ]
+        m.goals = [("≥ 100k deltas/s (100× a fast model)", m.itemsPerSecond >= 1e5)]
+        m.correct = ours.value == corpus.expectedDeltas && plain.value == chunks
+        if !m.correct { m.note = "expected \(corpus.expectedDeltas) deltas / \(chunks) chunks, got \(ours.value) / \(plain.value)" }
+        return m
+    }
+
+    // MARK: Coalescing
+
+    static func coalesce(_ scenario: CoalescingSimulation.Scenario) -> Measurement {
+        let (seconds, result) = Timing.best(3) { CoalescingSimulation.run(scenario) }
+        var m = Measurement(name: "llm/coalesce-\(scenario.name)", bytes: result.textBytes, items: result.eventsIn, seconds: seconds)
+        m.extra = [
+            ("events in", Double(result.eventsIn)), ("batches out", Double(result.batchesOut)),
+            ("events/batch", Double(result.eventsIn) / Double(result.batchesOut)),
+            ("batches/s", Double(result.batchesOut) / result.streamSeconds),
+            ("min gap ms", result.minGapSeconds * 1000),
+            ("max added delay ms", result.maxDelaySeconds * 1000),
+        ]
+        m.goals = [("batches ≥ 1/30 s apart but the last", result.minGapSeconds >= CoalescingSimulation.seconds(CoalescingSimulation.interval))]
+        m.correct = result.problems.isEmpty
+        m.note = result.problems.joined(separator: "; ")
+        return m
+    }
+
+    static func coalesceLoopback() throws -> Measurement {
+        let server = TestServer()
+        try server.start()
+        defer { server.stop() }
+        let deltasIn = 600
+        let url = server.url("/llm/openai?count=\(deltasIn)&interval_ms=2")
+        let client = try RealtimeClient(url: url, configuration: .llm(body: Array("{}".utf8)))
+        let start = ContinuousClock.now
+        let (batches, text) = WebSocketEchoBenchmarks.blocking {
+            var batches = 0
+            var text = ""
+            for await batch in client.deltas(format: .openAI).coalesced() {
+                batches += 1
+                text += batch.compactMap(\.text).joined()
+            }
+            return (batches, text)
+        }
+        let elapsed = start.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        // 600 text deltas, the finish and the usage.
+        let eventsIn = deltasIn + 2
+        var m = Measurement(name: "llm/coalesce-loopback", bytes: text.utf8.count, items: eventsIn, seconds: seconds)
+        m.extra = [
+            ("events in", Double(eventsIn)), ("batches out", Double(batches)),
+            ("events/batch", Double(eventsIn) / Double(batches)), ("batches/s", Double(batches) / seconds),
+        ]
+        m.correct = text == LLMReplyOptions(format: .openAI, query: ["count": "\(deltasIn)"]).text()
+        if !m.correct { m.note = "the coalesced text differs from the reply" }
+        return m
+    }
+}

@@ -13,7 +13,7 @@ extension RealtimeClient {
     /// ```
     ///
     /// Iterating it iterates ``events`` (so iterate only one of them); configure the client
-    /// as a finite LLM request (``Configuration/llm(body:headers:)-(([UInt8],_))``).
+    /// as a finite LLM request (``Configuration/llm(body:headers:)-([UInt8],_)``).
     public func deltas<Decoder: LLMStreamDecoder>(format: Decoder) -> LLMDeltaSequence<Decoder> {
         LLMDeltaSequence(client: self, decoder: format)
     }

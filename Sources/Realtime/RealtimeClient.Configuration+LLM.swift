@@ -5,14 +5,14 @@ import Foundation
 #endif
 
 extension RealtimeClient.Configuration {
-    /// ``llm(body:headers:)-(([UInt8],_))`` with the body as `Data` (what `JSONEncoder` returns).
+    /// ``llm(body:headers:)-([UInt8],_)`` with the body as `Data` (what `JSONEncoder` returns).
     public static func llm(body: Data, headers: HTTPHeaders = HTTPHeaders()) -> Self {
         llm(body: [UInt8](body), headers: headers)
     }
 
     /// A typical LLM request from an `Encodable` value: POST with `request` encoded as the
     /// JSON body, `Authorization: Bearer <bearerToken>` when a token is given, not repeated
-    /// after a cut, no reconnect after the reply ends (see ``llm(body:headers:)-(([UInt8],_))``).
+    /// after a cut, no reconnect after the reply ends (see ``llm(body:headers:)-([UInt8],_)``).
     ///
     /// ```swift
     /// let configuration = try RealtimeClient.Configuration.llm(

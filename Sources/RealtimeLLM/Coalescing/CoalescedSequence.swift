@@ -26,7 +26,7 @@
 /// cancels the source's iteration (for a `RealtimeClient` stream: closes the client).
 /// Pending elements are then discarded.
 ///
-/// Decisions are made by ``CoalescingStateMachine``; this type only performs them.
+/// Decisions are made by `CoalescingStateMachine`; this type only performs them.
 public struct CoalescedSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element: Sendable {
     public typealias Element = [Base.Element]
     public typealias Failure = Base.Failure

@@ -1,0 +1,52 @@
+import Foundation
+import Realtime
+import Testing
+
+/// The LLM request presets: JSON body from `Data` or an `Encodable`, the bearer token.
+@Suite(.timeLimit(.minutes(1))) struct RealtimeClientLLMConfigurationTests {
+    struct Request: Encodable {
+        var model = "m"
+        var stream = true
+        var temperature = 0.5
+    }
+
+    @Test func encodableRequestWithBearerToken() throws {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        var extra = HTTPHeaders()
+        extra.add(name: "Authorization", value: "Basic replaced")
+        extra.add(name: "X-Trace", value: "1")
+        let c = try RealtimeClient.Configuration.llm(json: Request(), bearerToken: "sk-secret", headers: extra, encoder: encoder)
+        #expect(c.method == "POST")
+        #expect(c.body == Array(#"{"model":"m","stream":true,"temperature":0.5}"#.utf8))
+        #expect(c.headers["Authorization"] == "Bearer sk-secret")
+        #expect(c.headers.fields.filter { $0.name == "Authorization" }.count == 1)
+        #expect(c.headers["X-Trace"] == "1")
+        #expect(c.headers["Content-Type"] == "application/json")
+        #expect(c.reconnect == .finite)
+        #expect(c.requestIsRepeatable != true)
+    }
+
+    @Test func dataBodyIsTheSameAsBytes() {
+        let data = Data(#"{"a":1}"#.utf8)
+        let c = RealtimeClient.Configuration.llm(body: data)
+        #expect(c.body == Array(data))
+        #expect(c.method == "POST")
+        #expect(c.headers["Authorization"] == nil)
+    }
+
+    @Test func anUnencodableRequestIsAConfigurationErrorWithoutItsValues() {
+        struct Bad: Encodable {
+            var secret = "sk-do-not-show"
+            var value = Double.nan
+        }
+        do {
+            _ = try RealtimeClient.Configuration.llm(json: Bad(), bearerToken: "sk-token")
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .invalidConfiguration)
+            #expect(!error.description.contains("sk-"))
+            #expect(error.description.contains("Bad"))
+        }
+    }
+}

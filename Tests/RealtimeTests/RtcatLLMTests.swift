@@ -57,7 +57,9 @@ import Testing
         let deltas = r.objects.filter { $0["kind"] as? String == "delta" }.compactMap { $0["text"] as? String }
         let expected = LLMReplyOptions(format: .openAI, query: ["count": "60"]).text()
         #expect(deltas.joined() == expected)
-        #expect(deltas.count >= 2 && deltas.count <= 8, "\(deltas.count) batches")
+        // About 3 batches on a quiet machine; far fewer than the 60 deltas unless the server
+        // is slowed to one delta per 50 ms.
+        #expect(deltas.count >= 2 && deltas.count < 30, "\(deltas.count) batches")
         #expect(r.objects.last?["text"] as? String == expected)
     }
 

@@ -10,7 +10,7 @@ import Realtime
 enum LLMCommand {
     static let subcommand = Subcommand(
         name: "llm",
-        usage: "[--format openai|anthropic] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] URL",
+        usage: "[--format openai|anthropic] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] [--max-retries N] URL",
         summary: "POST an LLM request once; print the streamed reply as JSON lines (deltas, tool calls, finished or error)\n"
             + LLMOptions.help,
         run: { await run($0) })

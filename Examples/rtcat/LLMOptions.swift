@@ -19,6 +19,9 @@ struct LLMOptions {
     var connectTimeout: Duration?
     /// 0 disables the idle timeout.
     var idleTimeout: Duration?
+    /// Attempts after a failure before the request reached the server (a refused or failed
+    /// connection); the request itself is never sent twice.
+    var maxRetries = 2
 
     static let help = """
             options (durations in seconds):
@@ -28,6 +31,8 @@ struct LLMOptions {
               --coalesce S          print text in batches at most once per S seconds (e.g. 0.033)
               --connect-timeout S   DNS + TCP + TLS + response head (10)
               --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
+              --max-retries N       connection attempts after one that failed before the request
+                                    was sent (2); a request that reached the server is never re-sent
             output: one JSON object per line:
               {"kind": "delta", "text": …}   each text delta (each batch's text with --coalesce)
               {"kind": "tool_call", "index": …, "id": …, "name": …, "arguments": …}   once complete
@@ -54,6 +59,7 @@ struct LLMOptions {
             case "--coalesce": o.coalesce = try cursor.seconds(allowZero: false)
             case "--connect-timeout": o.connectTimeout = try cursor.seconds(allowZero: false)
             case "--idle-timeout": o.idleTimeout = try cursor.seconds(allowZero: true)
+            case "--max-retries": o.maxRetries = try cursor.integer(minimum: 0)
             default:
                 let arg = cursor.option
                 if arg.hasPrefix("-") && arg.count > 1 { throw UsageError("unknown option '\(arg)'") }
@@ -83,6 +89,7 @@ struct LLMOptions {
         var c = RealtimeClient.Configuration.llm(body: body, headers: headers)
         if let connectTimeout { c.connectTimeout = connectTimeout }
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
+        c.reconnect.maxAttempts = maxRetries + 1
         return c
     }
 }

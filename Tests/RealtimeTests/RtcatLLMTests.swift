@@ -86,6 +86,18 @@ import Testing
         #expect(server.requests(path: "/llm/openai").count == 1)
     }
 
+    /// Nothing listens: the connection fails before the request is sent; after the allowed
+    /// retries rtcat gives up (it does not wait forever) and says why.
+    @Test func anUnreachableServerIsAnErrorAfterTheRetries() async throws {
+        let server = try Self.server()
+        let url = server.url("/llm/openai").absoluteString
+        server.stop()
+        let r = try await RtcatTests().rtcat(["llm", "--max-retries", "0", "-d", Self.body, url])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.kinds() == ["error"])
+        #expect(r.objects.last?["code"] as? String == "retries_exhausted")
+    }
+
     @Test func usageErrorsExitTwo() async throws {
         for arguments in [
             ["llm", "http://127.0.0.1:1/x"],
@@ -94,6 +106,7 @@ import Testing
             ["llm", "-d", "{}", "ws://127.0.0.1:1/x"],
             ["llm", "-d", "{}", "--coalesce", "0", "http://127.0.0.1:1/x"],
             ["llm", "-d", "{}", "-H", "no colon", "http://127.0.0.1:1/x"],
+            ["llm", "-d", "{}", "--max-retries", "-1", "http://127.0.0.1:1/x"],
         ] {
             let r = try await RtcatTests().rtcat(arguments)
             #expect(r.status == 2, "\(arguments)")

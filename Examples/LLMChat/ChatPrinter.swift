@@ -26,13 +26,25 @@ enum ChatPrinter {
         return "[" + parts.joined(separator: " · ") + "]"
     }
 
-    /// `[error: http_status (429) · status 429 · retry after 7 s · body: {…}]`, with the cause
-    /// of a wrapping error when it has one.
+    /// `[error: http_status (429) · status 429 · retry after 7 s · body: {…}]`, then the same
+    /// for the cause of a wrapping error (`retries_exhausted` after a 503: `caused by …`).
     static func describe(_ error: RealtimeError) -> String {
+        var text = "[" + details(error)
+        var cause = error.underlying
+        var depth = 0
+        while let c = cause, depth < 8 {
+            text += " · caused by " + details(c)
+            cause = c.underlying
+            depth += 1
+        }
+        return text + "]"
+    }
+
+    private static func details(_ error: RealtimeError) -> String {
         var parts = ["error: \(error)"]
         if let status = error.status { parts.append("status \(status)") }
         if let retryAfter = error.retryAfter { parts.append("retry after \(retryAfter.components.seconds) s") }
         if let body = error.bodyExcerpt { parts.append("body: \(body)") }
-        return "[" + parts.joined(separator: " · ") + "]"
+        return parts.joined(separator: " · ")
     }
 }

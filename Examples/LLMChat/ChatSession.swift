@@ -115,7 +115,9 @@ actor ChatSession {
             if let token = options.token { headers.add(name: "x-api-key", value: token) }
             headers.add(name: "anthropic-version", value: "2023-06-01")
         }
-        var configuration = try RealtimeClient.Configuration.llm(json: request, bearerToken: bearer, headers: headers)
+        let terminator = options.format == .openAI ? OpenAIChatDecoder.terminator : AnthropicMessagesDecoder.terminator
+        var configuration = try RealtimeClient.Configuration.llm(
+            json: request, bearerToken: bearer, headers: headers, terminator: terminator)
         configuration.connectTimeout = .seconds(10)
         return configuration
     }

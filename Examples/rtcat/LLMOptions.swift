@@ -37,8 +37,9 @@ struct LLMOptions {
               {"kind": "delta", "text": …}   each text delta (each batch's text with --coalesce)
               {"kind": "tool_call", "index": …, "id": …, "name": …, "arguments": …}   once complete
               {"kind": "finished", "reason": …, "text": …, "usage": {…}}
-              {"kind": "error", "code": …, "message": …, "status": …, "body": …, "retryAfter": …}
-            exit: 0 after finished; 1 after an error; 2 usage error
+              {"kind": "error", "code": …, "message": …, "status": …, "body": …, "retryAfter": …, "cause": …}
+            exit: 0 after finished (also when the server holds the connection open after the
+            reply's terminator); 1 after an error (truncated, http_status, stream_error, …); 2 usage error
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> LLMOptions {
@@ -85,8 +86,10 @@ struct LLMOptions {
     }
 
     /// POST `body` as JSON, never repeated, no reconnect after the reply.
+    /// The reply ends at the format's terminator (`data: [DONE]`, `event: message_stop`).
     var configuration: RealtimeClient.Configuration {
-        var c = RealtimeClient.Configuration.llm(body: body, headers: headers)
+        let terminator = format == .openAI ? OpenAIChatDecoder.terminator : AnthropicMessagesDecoder.terminator
+        var c = RealtimeClient.Configuration.llm(body: body, headers: headers, terminator: terminator)
         if let connectTimeout { c.connectTimeout = connectTimeout }
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
         c.reconnect.maxAttempts = maxRetries + 1

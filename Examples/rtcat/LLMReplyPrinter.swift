@@ -47,17 +47,26 @@ struct LLMReplyPrinter {
     }
 
     /// `code`, `message` (the error's description: never a secret) and, when known, the HTTP
-    /// `status`, the response `body` excerpt and `retryAfter` in seconds.
+    /// `status`, the response `body` excerpt and `retryAfter` in seconds, from the error or
+    /// the cause it wraps (`retries_exhausted` after a 503, …), and that `cause`'s description.
     static func errorFields(_ error: RealtimeError) -> [(key: String, value: JSONValue)] {
         var fields: [(key: String, value: JSONValue)] = [
             ("kind", .string("error")), ("code", .string(error.code.description)), ("message", .string(error.description)),
         ]
-        if let status = error.status { fields.append(("status", .int(status))) }
-        if let body = error.bodyExcerpt { fields.append(("body", .string(body))) }
-        if let retryAfter = error.retryAfter {
+        var causes: [RealtimeError] = []
+        var next = error.underlying
+        while let cause = next, causes.count < 8 {
+            causes.append(cause)
+            next = cause.underlying
+        }
+        let chain = [error] + causes
+        if let status = chain.lazy.compactMap(\.status).first { fields.append(("status", .int(status))) }
+        if let body = chain.lazy.compactMap(\.bodyExcerpt).first { fields.append(("body", .string(body))) }
+        if let retryAfter = chain.lazy.compactMap(\.retryAfter).first {
             let seconds = ConnectEventFormat.seconds(retryAfter)
             fields.append(("retryAfter", seconds.rounded() == seconds ? .int(Int(seconds)) : .double(seconds)))
         }
+        if let cause = causes.first { fields.append(("cause", .string(cause.description))) }
         return fields
     }
 }

@@ -6,9 +6,11 @@
 ///   object in the stream (`stream_error`), or after a message the decoder rejects
 ///   (`protocol_violation`). In the last two cases the client is closed at once (the
 ///   connection is released; nothing more is read).
-/// - A client error after which the client gives up (`willRetry == false`: an HTTP
-///   status, a cut that cannot be repeated, a reply without its terminator, …) is the last
-///   delta. Errors the client retries and the `open`/`closed` events are not deltas.
+/// - A client error after which the client gives up (`willRetry == false`: an HTTP status
+///   with its body excerpt and `Retry-After`, a cut that cannot be repeated, a reply that
+///   ended without its terminator (`truncated`), … with the cause of a wrapping error in
+///   ``RealtimeError/underlying``) is the last delta. Errors the client retries and the
+///   `open`/`closed` events are not deltas.
 /// - Everything decoded before an error is delivered before it.
 ///
 /// Single pass, like ``RealtimeClient/events``: leaving the loop closes the client.

@@ -84,6 +84,22 @@ public struct LLMReplyOptions: Sendable, Hashable {
         textPieces(requestBody: requestBody).joined()
     }
 
+    /// The JSON body of an error answer (`status=`), in the format's shape.
+    public func errorBody(status: Int) -> String {
+        switch (format, status) {
+        case (.openAI, 429):
+            return #"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#
+        case (.openAI, _):
+            return #"{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}"#
+        case (.anthropic, 429):
+            return #"{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit."}}"#
+        case (.anthropic, 529):
+            return #"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+        case (.anthropic, _):
+            return #"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#
+        }
+    }
+
     /// The tool calls of `reply=tools`: name and complete arguments JSON, streamed in pieces.
     public static let toolCalls: [(id: String, name: String, arguments: [String])] = [
         ("call_weather", "get_weather", [#"{"city""#, #": "Zü"#, #"rich"}"#]),

@@ -13,21 +13,7 @@ struct LLMReplyRenderer {
         }
     }
 
-    /// The JSON body of an error answer (`status=`), in the format's shape.
-    func errorBody(status: Int) -> String {
-        switch (options.format, status) {
-        case (.openAI, 429):
-            return #"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#
-        case (.openAI, _):
-            return #"{"error":{"message":"The server had an error while processing your request.","type":"server_error","param":null,"code":null}}"#
-        case (.anthropic, 429):
-            return #"{"type":"error","error":{"type":"rate_limit_error","message":"Number of requests has exceeded your rate limit."}}"#
-        case (.anthropic, 529):
-            return #"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
-        case (.anthropic, _):
-            return #"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#
-        }
-    }
+    func errorBody(status: Int) -> String { options.errorBody(status: status) }
 
     /// Output tokens the usage reports: one per text delta and argument fragment.
     var outputTokens: Int {

@@ -38,9 +38,9 @@ import Testing
     @Test func aCutReplyKeepsItsIncompleteCall() {
         var transcript = LLMTranscript()
         transcript.apply(.toolCall(LLMToolCallDelta(index: 0, id: "a", name: "f", argumentsFragment: #"{"x":"#)))
-        transcript.fail(RealtimeError(.remoteClosed))
+        transcript.fail(RealtimeError(.truncated))
         #expect(transcript.toolCalls == [LLMToolCall(index: 0, id: "a", name: "f", arguments: #"{"x":"#, isComplete: false)])
-        #expect(transcript.error?.code == .remoteClosed)
+        #expect(transcript.error?.code == .truncated)
         #expect(!transcript.isFinished)
     }
 

@@ -48,8 +48,8 @@ import Testing
         defer { server.stop() }
         let r = try await chat([server.url("/llm/openai?status=429&retry_after=7").absoluteString], input: "hi\n")
         #expect(r.status == 1, "\(r.stderr)")
-        #expect(r.stdout.contains("[error: "))
-        #expect(r.stdout.contains("status 429"))
+        let body = LLMReplyOptions(format: .openAI).errorBody(status: 429)
+        #expect(r.stdout.contains("[error: http_status (429) · status 429 · retry after 7 s · body: \(body)]"), "\(r.stdout)")
         #expect(server.requests(path: "/llm/openai").count == 1)
     }
 

@@ -8,8 +8,10 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(1))) struct LLMDeltaSequenceTests {
     static let body = Array(#"{"model":"test-model","stream":true,"messages":[{"role":"user","content":"hi"}]}"#.utf8)
 
+    /// A finite LLM client for the format named in the path (its terminator).
     static func client(_ server: TestServer, _ pathAndQuery: String) throws -> RealtimeClient {
-        var configuration = RealtimeClient.Configuration.llm(body: body)
+        let terminator = pathAndQuery.hasPrefix("/llm/anthropic") ? AnthropicMessagesDecoder.terminator : OpenAIChatDecoder.terminator
+        var configuration = RealtimeClient.Configuration.llm(body: body, terminator: terminator)
         configuration.connectTimeout = .seconds(5)
         return try RealtimeClient(url: server.url(pathAndQuery), configuration: configuration)
     }
@@ -101,16 +103,50 @@ import Testing
         #expect(await iterator.next() == nil)
     }
 
-    @Test(arguments: ["openai", "anthropic"]) func httpErrorIsTheLastDeltaWithItsStatus(format: String) async throws {
+    @Test(arguments: ["openai", "anthropic"], [429, 500]) func httpErrorIsTheLastDeltaWithItsBody(format: String, status: Int) async throws {
         let server = try Self.server()
         defer { server.stop() }
-        let client = try Self.client(server, "/llm/\(format)?status=429&retry_after=7")
+        let client = try Self.client(server, "/llm/\(format)?status=\(status)&retry_after=7")
         let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
         guard case .error(let failure) = deltas.last, deltas.count == 1 else {
             Issue.record("expected one error delta: \(deltas)")
             return
         }
-        #expect(failure.status == 429)
+        #expect(failure.code == .httpStatus)
+        #expect(failure.status == status)
+        #expect(failure.retryAfter == .seconds(7))
+        let body = LLMReplyOptions(format: format == "openai" ? .openAI : .anthropic).errorBody(status: status)
+        #expect(failure.bodyExcerpt == body)
+        #expect(server.requests(path: "/llm/\(format)").count == 1)
+    }
+
+    /// The server keeps the connection open after the terminator: the reply ends there all
+    /// the same, and the connection is released.
+    @Test(arguments: ["openai", "anthropic"]) func theTerminatorEndsTheReplyOnAHeldConnection(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let client = try Self.client(server, "/llm/\(format)?end=hold")
+        let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
+        var transcript = LLMTranscript()
+        transcript.apply(contentsOf: deltas)
+        #expect(transcript.isFinished)
+        #expect(transcript.text == LLMReplyOptions(format: .openAI).text())
+        #expect(await eventually("the held connection to close") { server.statistics.activeConnections == 0 })
+        #expect(server.requests(path: "/llm/\(format)").count == 1)
+    }
+
+    /// A reply that stops without its terminator: what arrived, then `truncated`.
+    @Test(arguments: ["openai", "anthropic"]) func aReplyWithoutItsTerminatorIsTruncated(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let client = try Self.client(server, "/llm/\(format)?end=truncate")
+        let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
+        #expect(deltas.compactMap(\.text) == LLMReplyOptions.pieces)
+        guard case .error(let failure) = deltas.last else {
+            Issue.record("no error delta: \(deltas)")
+            return
+        }
+        #expect(failure.code == .truncated)
         #expect(server.requests(path: "/llm/\(format)").count == 1)
     }
 }

@@ -6,8 +6,8 @@ import Testing
 /// ``LLMReplies`` on loopback: coalesced batches stamped with their generation, a new reply
 /// cancelling the old one (measured on the server side), cancel and close.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct LLMRepliesTests {
-    static func configuration() -> RealtimeClient.Configuration {
-        var c = RealtimeClient.Configuration.llm(body: LLMDeltaSequenceTests.body)
+    static func configuration(terminator: StreamTerminator? = OpenAIChatDecoder.terminator) -> RealtimeClient.Configuration {
+        var c = RealtimeClient.Configuration.llm(body: LLMDeltaSequenceTests.body, terminator: terminator)
         c.connectTimeout = .seconds(5)
         return c
     }
@@ -45,7 +45,8 @@ import Testing
         let replies = LLMReplies()
         var batches = replies.batches.makeAsyncIterator()
         let generation = try replies.start(
-            url: server.url("/llm/anthropic?reply=tools&interval_ms=1"), configuration: Self.configuration(), format: .anthropic)
+            url: server.url("/llm/anthropic?reply=tools&interval_ms=1"),
+            configuration: Self.configuration(terminator: AnthropicMessagesDecoder.terminator), format: .anthropic)
         #expect(generation == 1)
         var received: [LLMReplyBatch] = []
         while let batch = await batches.next() {
@@ -128,7 +129,9 @@ import Testing
             if batch.isLast { break }
         }
         #expect(last?.isLast == true)
+        #expect(last?.transcript.error?.code == .httpStatus)
         #expect(last?.transcript.error?.status == 500)
+        #expect(last?.transcript.error?.bodyExcerpt?.contains("server_error") == true)
     }
 
     @Test func closeEndsTheBatchesAndLaterStartsSendNothing() async throws {

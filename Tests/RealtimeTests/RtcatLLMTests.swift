@@ -76,14 +76,44 @@ import Testing
         #expect(server.requests(path: "/llm/\(format)").count == 1)
     }
 
-    @Test(arguments: [429, 500]) func httpErrorExitsOneWithItsStatus(status: Int) async throws {
+    @Test(arguments: [429, 500]) func httpErrorExitsOneWithItsStatusBodyAndRetryAfter(status: Int) async throws {
         let server = try Self.server()
         defer { server.stop() }
         let r = try await run(server, "/llm/openai?status=\(status)&retry_after=7")
         #expect(r.status == 1, "\(r.stderr)")
-        #expect(r.kinds() == ["error"])
-        #expect(r.objects.last?["status"] as? Int == status)
+        let body = LLMReplyOptions(format: .openAI).errorBody(status: status)
+        #expect(r.lines == [
+            #"{"kind": "error", "code": "http_status", "message": "http_status (\#(status))", "status": \#(status), "body": \#(Self.quoted(body)), "retryAfter": 7}"#
+        ])
         #expect(server.requests(path: "/llm/openai").count == 1)
+    }
+
+    @Test(arguments: ["openai", "anthropic"]) func aTruncatedReplyExitsOneAfterWhatArrived(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/\(format)?end=truncate", ["--format", format])
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.kinds() == Array(repeating: "delta", count: LLMReplyOptions.pieces.count) + ["error"])
+        #expect(r.objects.last?["code"] as? String == "truncated")
+        #expect(server.requests(path: "/llm/\(format)").count == 1)
+    }
+
+    /// The server holds the connection open after the terminator: rtcat still finishes at
+    /// once (well within the 30 s the runner allows) and exits 0.
+    @Test(arguments: ["openai", "anthropic"]) func aHeldConnectionAfterTheTerminatorStillFinishes(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let r = try await run(server, "/llm/\(format)?end=hold", ["--format", format])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds().last == "finished")
+        #expect(started.duration(to: .now) < .seconds(10))
+        #expect(server.requests(path: "/llm/\(format)").count == 1)
+    }
+
+    /// `text` as the JSON string rtcat writes (RFC 8259 escapes for `"` and `\\`).
+    static func quoted(_ text: String) -> String {
+        "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     /// Nothing listens: the connection fails before the request is sent; after the allowed
@@ -96,6 +126,7 @@ import Testing
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.kinds() == ["error"])
         #expect(r.objects.last?["code"] as? String == "retries_exhausted")
+        #expect((r.objects.last?["cause"] as? String)?.hasPrefix("network") == true, "\(r.stdout)")
     }
 
     @Test func usageErrorsExitTwo() async throws {

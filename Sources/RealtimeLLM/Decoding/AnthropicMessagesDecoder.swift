@@ -15,8 +15,8 @@ import RealtimeCore
 ///   ``LLMDelta/usage(_:)``;
 /// - `error` → ``LLMDelta/error(_:)`` with code `stream_error` (the error's `type`, e.g.
 ///   `overloaded_error`, in the detail; the event's data as the body excerpt);
-/// - `message_stop` (the end; the client normally stops there, see the LLM presets),
-///   `ping`, and event or delta types this version does not know (thinking, signatures,
+/// - `message_stop` (the ``terminator``, where the client ends the reply without delivering
+///   it), `ping`, and event or delta types this version does not know (thinking, signatures,
 ///   citations, server tools: Anthropic adds types over time and asks clients to skip
 ///   unknown ones) → nothing.
 ///
@@ -33,6 +33,9 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
     /// What each content block of the reply is, by content-block index.
     private var blocks: [Int: Block] = [:]
     private var toolCount = 0
+
+    /// `event: message_stop`.
+    public static var terminator: StreamTerminator? { .eventType("message_stop") }
 
     public init() {}
 

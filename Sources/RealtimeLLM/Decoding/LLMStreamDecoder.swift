@@ -8,7 +8,8 @@ import RealtimeCore
 /// - A decoder is a value made fresh for each reply (it keeps per-reply state, such as
 ///   which content block is a tool call), fed every message of that reply once, in order.
 /// - `decode` appends zero or more deltas for one message. Events that carry nothing for
-///   the reply (keep-alives, metadata, the format's end marker) append nothing.
+///   the reply (keep-alives, metadata, the format's end marker when the client delivers it)
+///   append nothing. ``terminator`` names the end marker, so the client can stop there.
 /// - An error object of the format is reported as an ``LLMDelta/error(_:)`` delta with code
 ///   `stream_error`, not thrown; nothing of the reply follows it.
 /// - A message the format cannot make sense of (not JSON, wrong shape) throws a
@@ -16,8 +17,18 @@ import RealtimeCore
 ///   quoting the data; the reply ends there, with what was decoded before.
 /// - Never crash on input, and keep no more than a reply's worth of state.
 public protocol LLMStreamDecoder: Sendable {
+    /// The message that ends a reply in this format, for the client's configuration
+    /// (`RealtimeClient.Configuration.terminator`): the client then stops at it even when
+    /// the server keeps the connection open, and reports a reply without it as `truncated`.
+    /// nil (the default) when the format has none: a clean end of the stream ends the reply.
+    static var terminator: StreamTerminator? { get }
+
     /// Decodes one message of the reply, appending its deltas to `deltas`.
     mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError)
+}
+
+extension LLMStreamDecoder {
+    public static var terminator: StreamTerminator? { nil }
 }
 
 extension LLMStreamDecoder {

@@ -13,7 +13,8 @@ import RealtimeCore
 ///   ``LLMDelta/usage(_:)``;
 /// - `{"error": {...}}` → ``LLMDelta/error(_:)`` with code `stream_error`, the error's
 ///   `type` (or `code`) in the detail and the event's data as the body excerpt;
-/// - `[DONE]` → nothing (the client normally ends the stream there, see the LLM presets).
+/// - `[DONE]` → nothing: it is the ``terminator``, where the client ends the reply without
+///   delivering it.
 ///
 /// Only the choice numbered ``choice`` is followed (the one reply a request without `n`
 /// produces); chunks of other choices are skipped. `role`, `refusal` and `logprobs` are not
@@ -28,6 +29,9 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
     private var indexByID: [String: Int] = [:]
     private var lastIndex: Int?
     private var finished = false
+
+    /// `data: [DONE]`.
+    public static var terminator: StreamTerminator? { .data("[DONE]") }
 
     public init(choice: Int = 0) {
         self.choice = choice

@@ -20,8 +20,9 @@ import RealtimeIO
             let elapsed = ContinuousClock.now - start
             #expect(end?.error?.code == .heartbeatTimeout)
             #expect(end?.clean == false)
-            // Dead after interval × (limit + 1) = 300 ms of silence, not much later.
-            #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(3), "took \(elapsed)")
+            // Dead after interval × (limit + 1) = 300 ms of silence; before the server gives up
+            // after 5 s (a loaded machine may add seconds of scheduling delay, not more).
+            #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(5), "took \(elapsed)")
         }
     }
 
@@ -57,10 +58,12 @@ import RealtimeIO
     /// A server that never answers our close frame: `close()` waits out the close timeout,
     /// `abort()` (the network is gone) ends the attempt at once, with `cancelled`.
     @Test func abortEndsAtOnceWithoutTheClosingHandshake() async throws {
-        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 5) }
+        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 20) }
         try await withDeadline {
             var options = TransportProbe.quietOptions
-            options.closeTimeout = .seconds(3)
+            // A close timeout far above the bound, so a loaded machine's scheduling delays
+            // cannot be mistaken for waiting out the handshake.
+            options.closeTimeout = .seconds(30)
             let probe = TransportProbe(server.url, options: options)
             #expect(await probe.opened() != nil)
             let start = ContinuousClock.now
@@ -70,7 +73,7 @@ import RealtimeIO
             #expect(end?.error?.code == .cancelled)
             #expect(end?.clean == false)
             #expect(end?.code == 1001)
-            #expect(elapsed < .seconds(1), "no wait for the close handshake (close timeout 3 s); took \(elapsed)")
+            #expect(elapsed < .seconds(5), "no wait for the close handshake (close timeout 30 s); took \(elapsed)")
             probe.transport.abort()  // idempotent
         }
     }

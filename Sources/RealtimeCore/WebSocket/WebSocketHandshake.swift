@@ -93,12 +93,14 @@ public struct WebSocketHandshake: Sendable {
             throw bad("offer permessage-deflate through the deflate option")
         }
         try deflate?.validate()
-        var keyBytes = [UInt8](repeating: 0, count: 16)
-        for i in stride(from: 0, to: 16, by: 8) {
-            let r = generator.next() as UInt64
-            for j in 0..<8 { keyBytes[i + j] = UInt8(truncatingIfNeeded: r >> (8 * UInt64(j))) }
-        }
-        let key = Data(keyBytes).base64EncodedString()
+        // The generator is used through a copy: a caller's zero-sized generator
+        // (`SystemRandomNumberGenerator`) arrives as an uninitialised address, harmless until
+        // ThreadSanitizer checks a mutating access through it and crashes the process
+        // (swiftlang/swift#66099). Reading the value is not instrumented; the copy has an
+        // address of its own, and goes back only when the generator has state to carry.
+        var random = generator
+        let key = Data(Self.keyBytes(using: &random)).base64EncodedString()
+        if MemoryLayout.size(ofValue: random) > 0 { generator = random }
 
         let secure = scheme == "wss" || scheme == "https"
         let hostField = host.contains(":") ? "[\(host)]" : host
@@ -148,6 +150,16 @@ public struct WebSocketHandshake: Sendable {
                 return "\(line[..<colon]): <redacted>"
             }
             .joined(separator: "\n")
+    }
+
+    /// 16 random bytes for `Sec-WebSocket-Key` (RFC 6455 §4.1).
+    static func keyBytes(using generator: inout some RandomNumberGenerator) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for i in stride(from: 0, to: 16, by: 8) {
+            let r = generator.next() as UInt64
+            for j in 0..<8 { bytes[i + j] = UInt8(truncatingIfNeeded: r >> (8 * UInt64(j))) }
+        }
+        return bytes
     }
 
     /// The `Sec-WebSocket-Accept` value a server must answer to `key` (RFC 6455 §4.2.2).

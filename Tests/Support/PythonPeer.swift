@@ -91,7 +91,13 @@ public final class PythonPeer: Sendable {
         process.standardOutput = stdoutPipe
 
         let exitSignal = ExitSignal()
-        process.terminationHandler = { _ in exitSignal.fire() }
+        process.terminationHandler = { process in
+            // Returns at once (the child has exited), and is what releases the Process:
+            // Foundation keeps it in a cycle with its run-loop source until someone waits
+            // (LeakSanitizer saw every peer's Process, pipes and environment leak).
+            process.waitUntilExit()
+            exitSignal.fire()
+        }
         do {
             try process.run()
         } catch {

@@ -57,7 +57,8 @@ import Testing
         let source = BoundedChannel<Int>(capacity: 100)
         let resumes = Atomic<Int>(0)
         source.setDemandHandler { resumes.add(1, ordering: .relaxed) }
-        source.setRelay { elements in
+        // Unowned: the channel keeps its relay, so a strong capture would be a cycle (a leak).
+        source.setRelay { [unowned source] elements in
             elements.removeAll()
             source.relayDemand()  // the destination drained at once
             return false

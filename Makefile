@@ -8,7 +8,17 @@
 #   make autobahn-full  every case of 1-10, 12 and 13 (~25 min: 12/13 are 216 compression cases)
 #   make demo       swift run rtcat demo
 #   make bench      swift run -c release RealtimeBenchmarks
+#   make fuzz       every libFuzzer target in Fuzz/ for FUZZ_SECONDS (default 60) each
+#   make fuzz-ci    the same for 10 s each (part of `make test`)
+#   make test-tsan  the whole suite under ThreadSanitizer (.build-tsan; scripts/sanitize.sh)
+#   make test-asan  the whole suite under AddressSanitizer + LeakSanitizer (.build-asan)
+#   make test-tsan-ci  the concurrency-heavy suites under ThreadSanitizer (part of `make test`)
 SWIFT ?= swift
+FUZZ_SECONDS ?= 60
+
+# The suites `make test` runs under ThreadSanitizer: the channel, the event loop, the
+# client and both transports (the whole suite is `make test-tsan`).
+TSAN_CI_FILTER ?= BoundedChannel|EventLoop|TimerHeap|RealtimeClient|WebSocketTransport|WebSocketTestServer|SSETransport|TestServer
 
 # The Autobahn step of `make test`: 1 runs the fuzzing server against `rtcat autobahn`
 # and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 test`
@@ -17,7 +27,8 @@ AUTOBAHN ?= 1
 # The client command; scripts/autobahn.sh replaces {URL} with ws://127.0.0.1:PORT.
 AUTOBAHN_CLIENT ?= $(SWIFT) run rtcat autobahn '{URL}' --agent swift-realtime
 
-.PHONY: deps build demo test test-autobahn autobahn autobahn-full autobahn-selftest bench clean
+.PHONY: deps build demo test test-autobahn autobahn autobahn-full autobahn-selftest bench clean \
+	fuzz fuzz-ci test-tsan test-asan test-tsan-ci
 
 deps:
 	./scripts/install-deps.sh
@@ -35,7 +46,26 @@ demo:
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@$(MAKE) --no-print-directory fuzz-ci
+	@$(MAKE) --no-print-directory test-tsan-ci
 	@$(MAKE) --no-print-directory test-autobahn
+
+# libFuzzer targets (Fuzz/README.md); each fails the run on a crash or a broken invariant.
+fuzz: deps
+	Fuzz/fuzz.sh --seconds $(FUZZ_SECONDS)
+
+fuzz-ci:
+	Fuzz/fuzz.sh --seconds 10
+
+# Sanitizer runs build in their own directories, so they never invalidate .build.
+test-tsan: deps
+	SWIFT=$(SWIFT) scripts/sanitize.sh thread
+
+test-asan: deps
+	SWIFT=$(SWIFT) scripts/sanitize.sh address
+
+test-tsan-ci:
+	SWIFT=$(SWIFT) scripts/sanitize.sh thread --filter '$(TSAN_CI_FILTER)'
 
 test-autobahn:
 ifeq ($(AUTOBAHN),1)
@@ -62,4 +92,4 @@ bench: deps
 	$(SWIFT) run -c release RealtimeBenchmarks
 
 clean:
-	rm -rf .build reports
+	rm -rf .build .build-fuzz .build-tsan .build-asan reports

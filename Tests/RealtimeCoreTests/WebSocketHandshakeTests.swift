@@ -63,6 +63,21 @@ import RealtimeTestSupport
         #expect(String(decoding: h.request, as: UTF8.self) == expected)
     }
 
+    /// The key is drawn through a copy of the generator (see the initialiser): the caller's
+    /// generator must still advance by exactly the two words the key used, so successive
+    /// handshakes get different keys.
+    @Test func theCallersGeneratorAdvances() throws {
+        var rng = SeededGenerator(seed: 1)
+        var reference = rng
+        let url = URL(string: "ws://example.com/")!
+        let first = try WebSocketHandshake(url: url, generator: &rng)
+        let second = try WebSocketHandshake(url: url, generator: &rng)
+        #expect(first.key == "wVwCiewtCpFn7I5loY3rvg==")
+        #expect(second.key != first.key)
+        for _ in 0..<4 { _ = reference.next() }
+        #expect(rng.next() == reference.next())
+    }
+
     @Test func redactedDescriptionHidesCredentials() throws {
         let h = try Self.make(headers: ["Authorization": "Bearer secret", "Cookie": "sid=abc", "X-Trace": "1"])
         let text = h.redactedRequestDescription

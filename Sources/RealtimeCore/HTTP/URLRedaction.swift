@@ -5,7 +5,9 @@
 /// The rule, applied to every whitespace-separated token of the text:
 /// - After each `://`, the authority runs to the first `/`, `?`, `#` or `\` (RFC 3986 §3.2;
 ///   WHATWG URL treats `\` as `/`). If it holds an `@`, everything before its last `@` (the
-///   userinfo, RFC 3986 §3.2.1) becomes `***`: `http://***@host/`.
+///   userinfo, RFC 3986 §3.2.1) becomes `***`: `http://***@host/`. If another `@` follows
+///   later in the token, the password may hold `@` and then `/`, `?` or `#` (`p@ss#word`),
+///   so everything up to the token's last `@` is hidden instead.
 /// - If that authority holds no `@` but does not read as `host[:port]` (a `:` followed by
 ///   something other than digits), and an `@` follows later in the token, the password may
 ///   itself contain `/`, `?` or `#`: everything from the authority's start to the token's
@@ -85,6 +87,8 @@ public enum URLRedaction {
         while end < tokenEnd, !"/?#\\".utf8.contains(b[end]) { end += 1 }
         if let at = b[start..<end].lastIndex(of: UInt8(ascii: "@")) {
             guard !needsColon || b[start..<at].contains(UInt8(ascii: ":")) else { return nil }
+            // `user:p@ss#word@host`: the authority ended inside the password.
+            if let later = b[end..<tokenEnd].lastIndex(of: UInt8(ascii: "@")) { return start..<later }
             return start..<at
         }
         guard end < tokenEnd, !readsAsHostAndPort(b[start..<end]) else { return nil }

@@ -58,6 +58,9 @@ skips=(
     'FaultLinkDownTests/linkDownMidStream\('             # reopened within 1 s of the link's return
     'FaultHerdTests/aThousandClients'                    # 1,000 clients in one child within its deadline
     'SSETransportLifecycleTests/backPressure\('          # the producer fills the buffer within 800 ms
+    'SSETransportTests/pingsCountAsBytes\('               # 20 ms comments beat a 600 ms idle timeout
+    'WebSocketTransportTests/heartbeatDeclaresSilentServerDead\('  # a dead server declared within 3 s
+    'WebSocketTransportTests/abortEndsAtOnce'             # abort() ends within 1 s
 )
 if [ "$kind" = address ]; then
     # Resident memory flat within 4 MiB over 10,000 connections: ASan's quarantine holds

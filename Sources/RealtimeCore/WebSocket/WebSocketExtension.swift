@@ -58,11 +58,15 @@ public struct WebSocketExtension: Sendable, Hashable, CustomStringConvertible {
 
     private static let malformed = RealtimeError(.handshake, detail: "malformed Sec-WebSocket-Extensions header (RFC 6455 §9.1)")
 
+    /// `s` without leading and trailing spaces and tabs (RFC 9110 §5.6.3 OWS). Byte-wise: a
+    /// space followed by a combining mark is one `Character`, but it is still OWS.
     static func trim(_ s: some StringProtocol) -> String {
-        var u = Substring(s)
-        while let c = u.first, c == " " || c == "\t" { u.removeFirst() }
-        while let c = u.last, c == " " || c == "\t" { u.removeLast() }
-        return String(u)
+        let bytes = Substring(s).utf8
+        var start = bytes.startIndex, end = bytes.endIndex
+        func isOWS(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        while start < end, isOWS(bytes[start]) { start = bytes.index(after: start) }
+        while start < end, isOWS(bytes[bytes.index(before: end)]) { end = bytes.index(before: end) }
+        return String(decoding: bytes[start..<end], as: UTF8.self)
     }
 
     /// RFC 9110 §5.6.2 token characters.

@@ -32,6 +32,13 @@ import Testing
         #expect(!list.matches(host: "d.test"))
     }
 
+    /// A separator followed by a combining mark is one Character; the list still splits there.
+    @Test func separatorsSplitBytesNotCharacters() {
+        let list = NoProxyList("\u{0301}x,example.com,\u{0488}y")
+        #expect(list.matches(host: "example.com"))
+        #expect(NoProxyList("a.test \u{0301}").matches(host: "a.test"))
+    }
+
     @Test func ipv4AddressesAndRanges() {
         let list = NoProxyList("127.0.0.1,10.0.0.0/8,192.168.1.0/24")
         #expect(list.matches(host: "127.0.0.1"))

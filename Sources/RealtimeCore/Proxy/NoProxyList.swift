@@ -18,10 +18,12 @@ public struct NoProxyList: Sendable, Hashable {
     private let entries: [Entry]
 
     public init(_ text: String) {
-        let trimmed = text.filter { $0 != " " && $0 != "\t" }
-        matchesAll = trimmed == "*"
+        // Bytes, not Characters: a separator followed by a combining mark is one Character,
+        // but libcurl (and this list) still splits there.
+        func isBlank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
+        matchesAll = text.utf8.filter { !isBlank($0) }.elementsEqual("*".utf8)
         var entries: [Entry] = []
-        for raw in text.split(whereSeparator: { $0 == "," || $0 == " " || $0 == "\t" }) {
+        for raw in text.utf8.split(whereSeparator: { $0 == UInt8(ascii: ",") || isBlank($0) }) {
             var token = Substring(raw)
             if token == "*" {
                 entries.append(.network([], prefix: 0))

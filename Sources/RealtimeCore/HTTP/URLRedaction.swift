@@ -12,8 +12,10 @@
 ///   something other than digits), and an `@` follows later in the token, the password may
 ///   itself contain `/`, `?` or `#`: everything from the authority's start to the token's
 ///   last `@` becomes `***`. When in doubt, more is hidden, never less.
-/// - A token without `://` that has a `:` before an `@` in its first segment
-///   (`user:pw@host:8080`) has everything before that segment's last `@` replaced.
+/// - A token that does not start with `scheme://` and has a `:` before an `@` in its first
+///   segment (`user:pw@host:8080`) has everything before that segment's last `@` replaced,
+///   with the same widening as above; a `://` later in such a token (inside the password,
+///   or a URL after `=`) is then handled as above.
 ///
 /// A user name alone is hidden too (`https://TOKEN@host` carries a token in that place).
 /// The text is otherwise unchanged; `@` in a path (`http://host/@me`) and percent-encoded
@@ -53,21 +55,31 @@ public enum URLRedaction {
     private static func userinfoRanges(_ b: [UInt8], token: Range<Int>) -> [Range<Int>] {
         var ranges: [Range<Int>] = []
         var searchFrom = token.lowerBound
-        var sawScheme = false
+        var start = token.lowerBound
+        while start < token.upperBound, "'\"(<[{`".utf8.contains(b[start]) { start += 1 }
+        if !startsWithScheme(b, from: start, to: token.upperBound),
+           let hidden = userinfo(b, authority: start, tokenEnd: token.upperBound, needsColon: true) {
+            ranges.append(hidden)
+            searchFrom = hidden.upperBound
+        }
         while let start = authorityStart(b, from: searchFrom, to: token.upperBound) {
-            sawScheme = true
             let hidden = userinfo(b, authority: start, tokenEnd: token.upperBound, needsColon: false)
             if let hidden { ranges.append(hidden) }
             searchFrom = max(start, hidden?.upperBound ?? start)
         }
-        if !sawScheme {
-            var start = token.lowerBound
-            while start < token.upperBound, "'\"(<[{`".utf8.contains(b[start]) { start += 1 }
-            if let hidden = userinfo(b, authority: start, tokenEnd: token.upperBound, needsColon: true) {
-                ranges.append(hidden)
-            }
-        }
         return ranges
+    }
+
+    /// Whether `b[from..<to]` starts with `scheme://` (RFC 3986 §3.1:
+    /// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )`).
+    private static func startsWithScheme(_ b: [UInt8], from: Int, to: Int) -> Bool {
+        func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= UInt8(ascii: "a") && (c | 0x20) <= UInt8(ascii: "z") }
+        guard from < to, isAlpha(b[from]) else { return false }
+        var i = from + 1
+        while i < to, isAlpha(b[i]) || (b[i] >= UInt8(ascii: "0") && b[i] <= UInt8(ascii: "9")) || "+-.".utf8.contains(b[i]) {
+            i += 1
+        }
+        return i + 2 < to && b[i] == UInt8(ascii: ":") && b[i + 1] == UInt8(ascii: "/") && b[i + 2] == UInt8(ascii: "/")
     }
 
     /// The index after the next `://` in `b[from..<to]`.

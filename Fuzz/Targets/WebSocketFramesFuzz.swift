@@ -7,7 +7,7 @@
 /// Input: a chunking seed, a configuration byte (role, compression, context takeover), window
 /// bits, frame and message limits, then the received bytes. Invariants:
 /// - whole and chunked input give the same outputs and the same error (code and close code);
-///   without compression, ``WebSocketReceiver`` gives them too;
+///   ``WebSocketReceiver`` (the pipeline the transport runs) gives them too;
 /// - every error names a close code; a failed decoder stays failed;
 /// - text and binary messages are at most `maxMessageSize` bytes, ping and pong payloads at
 ///   most 125, text is valid UTF-8, a close code is valid on the wire and its reason ≤ 123 bytes;
@@ -44,10 +44,7 @@ enum WebSocketFramesFuzz {
         var decoder = WebSocketFrameDecoder(
             role: config.role, maxFrameSize: config.maxFrameSize, allowedReservedBits: config.compressed ? 0x40 : 0)
         var assembler = WebSocketMessageAssembler(maxMessageSize: config.maxMessageSize)
-        let inflater = config.compressed
-            ? try! WebSocketInflater(
-                windowBits: config.windowBits, noContextTakeover: config.noContextTakeover, maxMessageSize: config.maxMessageSize)
-            : nil
+        let inflater = config.compressed ? Self.inflater(config) : nil
         // Which stage failed, to check that it stays failed (the inflater has no such state:
         // the transport drops the connection).
         var stage = ""
@@ -59,7 +56,7 @@ enum WebSocketFramesFuzz {
                         stage = "decoder"
                         guard var frame = try decoder.next(from: &input) else { break }
                         stage = "inflater"
-                        if let inflater { frame = try inflater.process(frame) }
+                        if let inflater { frame = try inflater.inflate(frame) }
                         stage = "assembler"
                         if let output = try assembler.receive(frame) { run.outputs.append(output) }
                     }
@@ -107,27 +104,40 @@ enum WebSocketFramesFuzz {
         let whole = receive([wire[...]], config)
         let chunked = receive(FuzzChunks.split(wire, seed: seed), config)
         require(chunked == whole, "chunking changed the result: \(short(chunked)) vs whole \(short(whole))")
-        if !config.compressed {
-            var receiver = WebSocketReceiver(
-                role: config.role, maxFrameSize: config.maxFrameSize, maxMessageSize: config.maxMessageSize)
-            var viaReceiver = Run()
-            for chunk in FuzzChunks.split(wire, seed: seed &+ 1) where viaReceiver.error == nil {
-                withPayloadBytes(Array(chunk)) { raw in
-                    var input = raw
-                    do throws(RealtimeError) {
-                        while let output = try receiver.next(from: &input) { viaReceiver.outputs.append(output) }
-                    } catch {
-                        viaReceiver.error = error
-                    }
-                }
-            }
-            require(viaReceiver == whole, "WebSocketReceiver differs: \(short(viaReceiver)) vs \(short(whole))")
-        }
+        // The pipeline the transport runs, against the stage-by-stage model above.
+        let viaReceiver = config.compressed
+            ? receiveWith(WebSocketReceiver(
+                role: config.role, maxFrameSize: config.maxFrameSize, maxMessageSize: config.maxMessageSize,
+                allowedReservedBits: 0x40, inflater: inflater(config)), wire, seed: seed &+ 1)
+            : receiveWith(WebSocketReceiver(
+                role: config.role, maxFrameSize: config.maxFrameSize, maxMessageSize: config.maxMessageSize), wire, seed: seed &+ 1)
+        require(viaReceiver == whole, "WebSocketReceiver differs: \(short(viaReceiver)) vs \(short(whole))")
         if let error = whole.error {
             require(error.closeCode != nil, "error without a close code: \(error)")
         }
         checkOutputs(whole.outputs, config)
         checkFrameRoundTrip(wire, config)
+    }
+
+    static func inflater(_ config: Config) -> WebSocketInflater {
+        try! WebSocketInflater(
+            windowBits: config.windowBits, noContextTakeover: config.noContextTakeover, maxMessageSize: config.maxMessageSize)
+    }
+
+    static func receiveWith<I: WebSocketFrameInflater>(_ receiver: WebSocketReceiver<I>, _ wire: [UInt8], seed: UInt64) -> Run {
+        var receiver = receiver
+        var run = Run()
+        for chunk in FuzzChunks.split(wire, seed: seed) where run.error == nil {
+            withPayloadBytes(Array(chunk)) { raw in
+                var input = raw
+                do throws(RealtimeError) {
+                    while let output = try receiver.next(from: &input) { run.outputs.append(output) }
+                } catch {
+                    run.error = error
+                }
+            }
+        }
+        return run
     }
 
     static func checkOutputs(_ outputs: [WebSocketMessageAssembler.Output], _ config: Config) {
@@ -200,7 +210,7 @@ enum WebSocketFramesFuzz {
             var outputs: [WebSocketMessageAssembler.Output] = []
             for frame in frames {
                 do throws(RealtimeError) {
-                    if let output = try assembler.receive(try inflater.process(frame)) { outputs.append(output) }
+                    if let output = try assembler.receive(try inflater.inflate(frame)) { outputs.append(output) }
                 } catch {
                     require(false, "our own deflate output fails to inflate: \(error)")
                 }

@@ -119,9 +119,8 @@ import Testing
     /// Nothing listens: the connection fails before the request is sent; after the allowed
     /// retries rtcat gives up (it does not wait forever) and says why.
     @Test func anUnreachableServerIsAnErrorAfterTheRetries() async throws {
-        let server = try Self.server()
-        let url = server.url("/llm/openai").absoluteString
-        server.stop()
+        let closed = try ClosedPort()
+        let url = "http://127.0.0.1:\(closed.port)/llm/openai"
         let r = try await RtcatTests().rtcat(["llm", "--max-retries", "0", "-d", Self.body, url])
         #expect(r.status == 1, "\(r.stderr)")
         #expect(r.kinds() == ["error"])

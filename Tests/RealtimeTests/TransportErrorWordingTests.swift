@@ -2,6 +2,7 @@
 import Foundation
 import Realtime
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// The same failure is worded the same way by both transports; SSE adds curl's number as a

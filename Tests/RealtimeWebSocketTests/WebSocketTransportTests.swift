@@ -139,10 +139,9 @@ import RealtimeIO
     }
 
     @Test func connectionRefusedIsANetworkError() async throws {
-        // Bind then close a port so nothing listens there.
-        let port = try ScriptedServerNoHandshake().port
+        let closed = try ClosedPort()
         try await withDeadline {
-            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(port)/")!)
+            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(closed.port)/")!)
             let (end, _) = await probe.ended()
             #expect(end?.error?.code == .network)
             #expect(end?.requestWasDelivered == false)

@@ -2,6 +2,7 @@
 import Glibc
 import RealtimeCore
 import RealtimeSSE
+import RealtimeTestSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -71,23 +72,15 @@ func openDescriptorCount() -> Int {
     return n - 3  // ".", ".." and the directory stream itself.
 }
 
-/// A loopback port with nothing listening (bound, then closed).
+/// A loopback port that refuses connections for the rest of the process: a bound socket that
+/// never listens (see ``ClosedPort``), kept open so no suite running in parallel can take it.
 func unusedPort() -> UInt16 {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
-    var addr = sockaddr_in()
-    addr.sin_family = sa_family_t(AF_INET)
-    addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-    addr.sin_port = 0
-    var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafeMutablePointer(to: &addr) { p in
-        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) }
-    }
-    _ = withUnsafeMutablePointer(to: &addr) { p in
-        p.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) }
-    }
-    return UInt16(bigEndian: addr.sin_port)
+    let closed = try! ClosedPort()
+    refusingPorts.withLock { $0.append(closed) }
+    return closed.port
 }
+
+private let refusingPorts = LockedValue<[ClosedPort]>([])
 
 /// Polls `condition` every few milliseconds for at most `timeout` (for effects that
 /// happen on other threads with no event to await, such as a server noticing a close).

@@ -5,13 +5,13 @@ import Glibc
 /// bound to it that never listens, so a connect gets a RST and no other test's server can
 /// take the port meanwhile (a port freed by closing a listener can be bound again at once
 /// by a suite running in parallel, and then the "refused" connection is accepted).
-final class ClosedPort: Sendable {
-    struct Failed: Error {}
+public final class ClosedPort: Sendable {
+    public struct Failed: Error {}
 
-    let port: UInt16
+    public let port: UInt16
     private let fd: Int32
 
-    init() throws {
+    public init() throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)

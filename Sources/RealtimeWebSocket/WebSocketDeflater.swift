@@ -50,6 +50,10 @@ final class WebSocketDeflater {
 
     /// The compressed payload of one message (without the trailing `00 00 ff ff`).
     func compress(_ payload: UnsafeRawBufferPointer) throws(RealtimeError) -> [UInt8] {
+        // An empty message is one empty stored block's first byte (RFC 7692 §7.2.3.6): after a
+        // sync flush zlib has nothing to flush again and answers a second one with
+        // Z_BUF_ERROR and no bytes, so the window and the stream state stay as they are.
+        if payload.isEmpty { return [0x00] }
         // Room for the whole result in one pass: zlib's bound for the data plus the flush
         // marker and a block header; grown below if zlib still wants more.
         let bound = Int(deflateBound(stream, uLong(payload.count))) + 16

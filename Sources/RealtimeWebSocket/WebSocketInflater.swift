@@ -119,7 +119,9 @@ final class WebSocketInflater: WebSocketFrameInflater {
         repeat {
             // One byte more than the budget allows, so crossing it is seen without inflating
             // further.
-            let room = min(maxMessageSize - produced + 1, scratch.count)
+            // (Never `maxMessageSize + 1` itself: the limit may be `Int.max`.)
+            let budget = maxMessageSize - produced
+            let room = budget < scratch.count ? budget + 1 : scratch.count
             let (status, got): (Int32, Int) = scratch.withUnsafeMutableBytes { buffer in
                 stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
                 stream.pointee.avail_out = uInt(room)

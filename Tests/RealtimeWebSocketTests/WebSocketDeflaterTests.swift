@@ -32,6 +32,28 @@ import RealtimeTestSupport
         #expect(frame.payload.isEmpty && !frame.rsv1)
     }
 
+    /// With context takeover, an empty message after another one: zlib has nothing left to
+    /// flush (a second sync flush is a Z_BUF_ERROR with no output), and the message is the
+    /// single byte 0x00 of RFC 7692 §7.2.3.6; the window survives for the next message.
+    @Test func emptyMessageAfterAnotherKeepsTheContext() throws {
+        let deflater = try WebSocketDeflater(windowBits: 15, noContextTakeover: false, level: 6)
+        let inflater = try WebSocketInflater(windowBits: 15, noContextTakeover: false, maxMessageSize: 100)
+        for payload in [Self.hello, [], Self.hello, []] {
+            let compressed = try deflater.compress(payload)
+            let frame = try inflater.inflate(WebSocketFrame(rsv1: true, opcode: .binary, payload: compressed))
+            #expect(frame.payload == payload)
+        }
+        #expect(try deflater.compress(Self.hello).count < 7, "the window carried over: a back-reference, not the literal text")
+    }
+
+    /// A message limit of `Int.max` (no limit) inflates without overflowing the budget.
+    @Test func unlimitedMessageSizeInflates() throws {
+        let deflater = try WebSocketDeflater(windowBits: 15, noContextTakeover: false, level: 6)
+        let inflater = try WebSocketInflater(windowBits: 15, noContextTakeover: false, maxMessageSize: .max)
+        let frame = try inflater.inflate(WebSocketFrame(rsv1: true, opcode: .text, payload: try deflater.compress(Self.hello)))
+        #expect(frame.payload == Self.hello)
+    }
+
     /// Every window the client may be given (9–15) round-trips through an inflater with the
     /// same window, over data with long-distance repeats (so small windows matter).
     @Test(arguments: 9...15)

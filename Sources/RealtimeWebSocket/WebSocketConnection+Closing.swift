@@ -21,6 +21,8 @@ extension WebSocketConnection {
             perform(ending)
         case .startClosing(let code, let reason, let deadline):
             startClosing(code: code, reason: reason, deadline: deadline)
+        case .fail(let code, let deadline):
+            fail(code: code, deadline: deadline)
         }
     }
 
@@ -28,24 +30,57 @@ extension WebSocketConnection {
     /// stops the timers of an open connection and the outbound queue, and bounds the rest of
     /// the closing handshake by the close timer.
     private func startClosing(code: UInt16?, reason: String, deadline: ContinuousClock.Instant) {
-        if let accepted = transport?.outbox.withLock({ $0.takeReady() }), !accepted.isEmpty {
-            writeBatch(accepted)
-        }
-        writeFrame(encoder.close(code: code, reason: reason), completion: nil)
-        cancel(.heartbeat)
-        cancel(.idle)
-        cancel(.probe)
+        stopOpenConnectionTimers()
         arm(.close, at: deadline)
+        writeAcceptedThenClose(code: code, reason: reason)
         rejectSends(RealtimeError(.notConnected, detail: "connection closing"))
         // Reading must go on (the server's close frame, then EOF) even if the consumer is slow.
         if machine.readsPausedForConsumer {
-            machine.readsPaused(false)
+            machine.readsPaused(false, now: clock.now)
             if !stashedInput.isEmpty {
                 let pending = stashedInput
                 stashedInput = []
                 pending.withUnsafeBytes { receiveFrames($0) }
             }
             stream?.resumeReading()
+        }
+    }
+
+    /// Fails the connection (RFC 6455 §7.1.7): the socket is not read again and what was
+    /// received and not decoded is dropped (§7.1.1: nothing more from the peer is
+    /// processed, so a flooding peer costs nothing more); the close frame goes out (unless
+    /// ours already did), and the machine ends the attempt once the kernel took it, or at
+    /// `deadline`.
+    private func fail(code: UInt16?, deadline: ContinuousClock.Instant) {
+        stream?.pauseReading()
+        stashedInput = []
+        stopOpenConnectionTimers()
+        arm(.close, at: deadline)
+        if let code { writeAcceptedThenClose(code: code, reason: "") }
+        rejectSends(RealtimeError(.notConnected, detail: "connection failed"))
+    }
+
+    private func stopOpenConnectionTimers() {
+        cancel(.heartbeat)
+        cancel(.idle)
+        cancel(.probe)
+        cancel(.write)
+    }
+
+    /// Writes what `send` accepted, then the close frame; the machine hears when the kernel
+    /// took the frame. That report runs from a later loop iteration, never inside the write
+    /// (it may end the attempt, which closes the stream that is running the completion).
+    private func writeAcceptedThenClose(code: UInt16?, reason: String) {
+        if let accepted = transport?.outbox.withLock({ $0.takeReady() }), !accepted.isEmpty {
+            writeBatch(accepted)
+        }
+        let reference = self.reference
+        let loop = eventLoop
+        writeFrame(encoder.close(code: code, reason: reason)) { _ in
+            loop.execute {
+                guard let connection = reference.value.connection else { return }
+                connection.perform(connection.machine.closeFrameWritten())
+            }
         }
     }
 }

@@ -7,7 +7,7 @@ extension WebSocketConnection {
     func receiveFrames(_ bytes: UnsafeRawBufferPointer) {
         let now = clock.now
         switch machine.bytesReceived(now: now) {
-        case .discard: return // failing the connection: input is ignored until the server closes
+        case .discard: return // the connection failed: nothing more is processed
         case .decode: break
         }
         if !stashedInput.isEmpty {
@@ -29,6 +29,7 @@ extension WebSocketConnection {
         stream?.beginBatch()
         defer {
             stream?.endBatch()
+            watchWrites()
             machine.readFinished()
             deliverPending()
         }
@@ -91,7 +92,7 @@ extension WebSocketConnection {
     func deliverPending() {
         guard !pendingMessages.isEmpty else { return }
         if !events.send(draining: &pendingMessages), !machine.readsPausedForConsumer, machine.isOpen {
-            machine.readsPaused(true)
+            machine.readsPaused(true, now: clock.now)
             stream?.pauseReading()
         }
     }
@@ -101,16 +102,18 @@ extension WebSocketConnection {
         resumeDelivery()
     }
 
-    /// Delivers what was held back while the consumer was full, then reads the socket again.
+    /// Delivers what was held back while the consumer was full, then reads the socket again
+    /// (unless the connection failed meanwhile: then it is never read again).
     func resumeDelivery() {
-        machine.readsPaused(false)
+        let now = clock.now
+        machine.readsPaused(false, now: now)
+        guard !machine.discardsInput else { return }
         if !stashedInput.isEmpty {
             let pending = stashedInput
             stashedInput = []
-            let now = clock.now
             pending.withUnsafeBytes { decodeFrames($0, now: now) }
         }
-        if !machine.readsPausedForConsumer {
+        if !machine.readsPausedForConsumer, !machine.discardsInput {
             stream?.resumeReading()
         }
     }

@@ -49,6 +49,22 @@ extension WebSocketConnection {
             return
         }
         stream.write(frame, completion: completion)
+        watchWrites()
+    }
+
+    /// Tells the machine what the stream holds for the kernel after a write: bytes left
+    /// waiting start the write-progress watch (``WebSocketTransport/Options/writeTimeout``).
+    /// Inside a batch the bytes are not handed over yet; the batch's end looks again.
+    func watchWrites() {
+        guard let stream, !machine.isClosed else { return }
+        switch machine.bytesWritten(outboundProgress(stream), now: clock.now) {
+        case .none: break
+        case .watch(let deadline): arm(.write, at: deadline)
+        }
+    }
+
+    func outboundProgress(_ stream: SocketByteStream) -> Machine.OutboundProgress {
+        Machine.OutboundProgress(pendingBytes: stream.pendingWriteBytes, bytesWritten: stream.bytesWrittenToKernel)
     }
 
     /// Loop side of `send`: writes what the outbox accepted since the last drain.

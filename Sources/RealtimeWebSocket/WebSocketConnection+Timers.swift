@@ -17,7 +17,8 @@ extension WebSocketConnection {
 
     private func timerFired(_ timer: Machine.Timer) {
         timers[timer] = nil
-        switch machine.timerFired(timer, now: clock.now) {
+        let outbound = stream.map(outboundProgress) ?? Machine.OutboundProgress()
+        switch machine.timerFired(timer, now: clock.now, outbound: outbound) {
         case .none:
             break
         case .rearm(let deadline):

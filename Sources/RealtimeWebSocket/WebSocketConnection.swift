@@ -62,7 +62,7 @@ final class WebSocketConnection: ByteStreamDelegate {
             url: request.url, connectTimeout: request.connectTimeout, idleTimeout: request.idleTimeout,
             closeTimeout: options.closeTimeout, maxRedirects: request.maxRedirects,
             allowsInsecureRedirects: request.allowsInsecureRedirects, heartbeat: options.heartbeat,
-            maxOutboundBytes: options.maxOutboundBytes))
+            maxOutboundBytes: options.maxOutboundBytes, writeTimeout: options.writeTimeout))
         self.receiver = WebSocketReceiver(
             role: .client, maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize, inflater: nil)
         self.deliveryBatch = max(1, min(64, request.eventBufferCapacity / 2))
@@ -108,7 +108,7 @@ final class WebSocketConnection: ByteStreamDelegate {
                 url: url, subprotocols: request.subprotocols, deflate: options.compression.deflateOffer,
                 headers: handshakeHeaders(for: url, sendCredentials: sendCredentials), generator: &generator)
         } catch {
-            if let ending = machine.handshakeFailed(error, requestWasDelivered: false) { perform(ending) }
+            if let ending = machine.handshakeFailed(error) { perform(ending) }
             return
         }
         var socketOptions = options.socket
@@ -141,7 +141,10 @@ final class WebSocketConnection: ByteStreamDelegate {
 
     // MARK: - ByteStreamDelegate
 
-    func byteStreamDidConnect(_ stream: any ByteStream) {}
+    func byteStreamDidConnect(_ stream: any ByteStream) {
+        // The stream now writes the handshake it holds: it may reach the server.
+        machine.streamConnected()
+    }
 
     func byteStream(_ stream: any ByteStream, didRead bytes: UnsafeRawBufferPointer) {
         if machine.isHandshaking {

@@ -19,7 +19,24 @@ extension WebSocketTransport {
         public var heartbeat: HeartbeatPolicy = .default
         /// How long the close handshake (RFC 6455 §7.1) may take: after our close frame, the
         /// wait for the server's close frame and for it to close TCP. Default 5 s.
+        ///
+        /// A connection that fails instead (the server broke the protocol or a limit, RFC 6455
+        /// §7.1.7) does not wait for the server: it stops reading at once, sends its close
+        /// frame with the error's code, and ends with the error as soon as the kernel took
+        /// the frame, or after 1 s (or this timeout, if shorter) when the server does not
+        /// read.
         public var closeTimeout: Duration = .seconds(5)
+        /// How long bytes we send may wait with the kernel taking none of them: a peer that
+        /// keeps its TCP window shut (it talks but never reads) would otherwise leave every
+        /// sender waiting for room in the outbound queue, with no error. When no byte has
+        /// left for this long while some are waiting, the connection ends with
+        /// `peerNotReading` (a best-effort close frame 1008), which the client retries like a
+        /// network failure; senders waiting for room or for their write get `notConnected`.
+        /// Measured while open, only while bytes are waiting, checked every quarter of it
+        /// (so the end comes 1 to 1.25 times this after the last byte left). A slow peer
+        /// that reads is never ended by it, however long a large message takes. Default 30 s;
+        /// nil disables the check.
+        public var writeTimeout: Duration? = .seconds(30)
         /// Messages accepted by `send` and not yet written to the socket; further senders
         /// wait (in call order) until there is room. Default 64.
         public var outboundQueueCapacity: Int = 64

@@ -11,7 +11,12 @@ import Testing
 /// - at most one `opened`, before any message; nothing delivered after the end;
 /// - the timers the driver holds are exactly the machine's ``deadlines`` (so an end, which
 ///   cancels every handle, leaves none running);
-/// - exactly one `ended` once the machine is closed, and every sequence reaches it.
+/// - exactly one `ended` once the machine is closed, and every sequence reaches it;
+/// - once the connection fails, no input is decoded (§7.1.1) and the end is at most
+///   `failWriteTimeout` away;
+/// - `requestWasDelivered` is true exactly when the byte stream had connected;
+/// - the write-progress watch runs only while bytes wait for the kernel, and ends the
+///   attempt only after a whole `writeTimeout` in which none left.
 @Suite(.timeLimit(.minutes(1))) struct WebSocketConnectionStateMachineFuzzTests {
     typealias Instant = ManualClock.Instant
     typealias Machine = WebSocketConnectionStateMachine<Instant>
@@ -63,12 +68,32 @@ struct ModelDriver {
     var deliveredAfterEnd = 0
     var held = 0
     var pongsInFlight = 0
+    /// The byte stream of some hop connected (the request may have reached a server).
+    var connected = false
+    var wrongDeliveryFlag = 0
+    /// A close frame written whose arrival in the kernel was not reported yet.
+    var closeFrameInFlight = false
+    /// When the machine asked to fail the connection; bytes decoded after it.
+    var failedAt: Instant?
+    var decodedAfterFailing = 0
+    var failDeadlineTooLate = 0
+    /// The model kernel: bytes waiting for it, and every byte it took.
+    var pendingBytes = 0
+    var kernelWritten: UInt64 = 0
+    /// When the kernel last took a byte, and write-progress ends that came too early.
+    var lastKernelProgress = Instant(offset: .zero)
+    var earlyWriteTimeouts = 0
+    static let writeTimeout = Duration.seconds(4)
+    static let failWriteTimeout = Duration.seconds(1)
 
     init(heartbeat: HeartbeatPolicy, idle: Duration?) {
         machine = Machine(configuration: .init(
             url: URL(string: "wss://a.example/")!, connectTimeout: .seconds(5), idleTimeout: idle,
-            closeTimeout: .seconds(2), maxRedirects: 2, heartbeat: heartbeat, maxOutboundBytes: 30))
+            closeTimeout: .seconds(2), maxRedirects: 2, heartbeat: heartbeat, maxOutboundBytes: 30,
+            writeTimeout: Self.writeTimeout, failWriteTimeout: Self.failWriteTimeout))
     }
+
+    var outbound: Machine.OutboundProgress { .init(pendingBytes: pendingBytes, bytesWritten: kernelWritten) }
 
     // MARK: Events
 
@@ -100,8 +125,10 @@ struct ModelDriver {
     }
 
     private mutating func handshakeEvent(_ rng: inout SeededGenerator) {
-        switch Int.random(in: 0..<10, using: &rng) {
+        switch Int.random(in: 0..<11, using: &rng) {
         case 0...3:
+            // An answer comes over a connected stream.
+            streamConnected()
             switch machine.handshakeSucceeded(now: now) {
             case .open(let heartbeat, let idle):
                 armed[.connect] = nil
@@ -112,20 +139,28 @@ struct ModelDriver {
                 held = 0
             }
         case 4:
+            streamConnected()
             let host = Bool.random(using: &rng) ? "a.example" : "b.example"
             switch machine.redirected(to: URL(string: "wss://\(host)/")!, status: 302) {
             case .follow: break
             case .end(let ending): perform(ending)
             }
         case 5:
+            streamConnected()
             switch machine.handshakeRefused(now: now, bodyComplete: Bool.random(using: &rng)) {
             case .finishErrorBody: if let ending = machine.handshakeFailed(RealtimeError(.handshake)) { perform(ending) }
             case .collectBody(let deadline): armed[.connect] = deadline
             }
         case 6: if let ending = machine.handshakeFailed(RealtimeError(.handshake)) { perform(ending) }
         case 7: perform(machine.streamClosed(Bool.random(using: &rng) ? nil : RealtimeError(.network)))
+        case 8: streamConnected()
         default: common(&rng)
         }
+    }
+
+    private mutating func streamConnected() {
+        machine.streamConnected()
+        connected = true
     }
 
     private mutating func refusedEvent(_ rng: inout SeededGenerator) {
@@ -137,7 +172,7 @@ struct ModelDriver {
     }
 
     private mutating func connectedEvent(_ rng: inout SeededGenerator) {
-        switch Int.random(in: 0..<12, using: &rng) {
+        switch Int.random(in: 0..<15, using: &rng) {
         case 0...3: read(&rng)
         case 4: perform(machine.protocolViolation(RealtimeError.protocolViolation("x"), now: now))
         case 5: perform(machine.streamClosed(Bool.random(using: &rng) ? nil : RealtimeError(.network)))
@@ -148,10 +183,26 @@ struct ModelDriver {
                 write()
                 armed[.probe] = deadline
             }
-        case 7: machine.readsPaused(Bool.random(using: &rng))
+        case 7: machine.readsPaused(Bool.random(using: &rng), now: now)
         case 8 where pongsInFlight > 0: pongTaken()
+        case 9 where closeFrameInFlight: closeFrameTaken()
+        case 10 where pendingBytes > 0: kernelTakes(Int.random(in: 1...pendingBytes, using: &rng))
+        case 11: send()
         default: common(&rng)
         }
+    }
+
+    /// The kernel took our close frame: the machine hears it.
+    private mutating func closeFrameTaken() {
+        closeFrameInFlight = false
+        perform(machine.closeFrameWritten())
+    }
+
+    /// The peer read: the kernel took `count` waiting bytes.
+    private mutating func kernelTakes(_ count: Int) {
+        pendingBytes -= count
+        kernelWritten += UInt64(count)
+        lastKernelProgress = now
     }
 
     /// Events possible in every state: the application closes, aborts, sends; time passes.
@@ -164,9 +215,12 @@ struct ModelDriver {
         }
     }
 
-    /// One read: bytes, then what the pipeline makes of them, until input is discarded.
+    /// One read: bytes, then what the pipeline makes of them, until input is discarded. (A
+    /// failed connection's driver no longer reads; the model tries, to see it is refused.)
     private mutating func read(_ rng: inout SeededGenerator) {
-        guard machine.bytesReceived(now: now) == .decode else { return }
+        let decode = machine.bytesReceived(now: now) == .decode
+        if decode, failedAt != nil { decodedAfterFailing += 1 }
+        guard decode else { return }
         for _ in 0..<Int.random(in: 0...3, using: &rng) where !machine.discardsInput {
             switch Int.random(in: 0..<6, using: &rng) {
             case 0: message(["data", "ping", "pong"].randomElement(using: &rng)!)
@@ -219,14 +273,16 @@ struct ModelDriver {
 
     private mutating func fire(_ timer: Machine.Timer) {
         if let deadline = armed.removeValue(forKey: timer), now < deadline { now = deadline }
-        switch machine.timerFired(timer, now: now) {
+        switch machine.timerFired(timer, now: now, outbound: outbound) {
         case .none: break
         case .rearm(let deadline): armed[timer] = deadline
         case .sendHeartbeat(_, let next):
             write()
             armed[.heartbeat] = next
         case .finishErrorBody: if let ending = machine.handshakeFailed(RealtimeError(.handshake)) { perform(ending) }
-        case .end(let ending): perform(ending)
+        case .end(let ending):
+            if timer == .write, lastKernelProgress.duration(to: now) < Self.writeTimeout { earlyWriteTimeouts += 1 }
+            perform(ending)
         }
     }
 
@@ -243,8 +299,15 @@ struct ModelDriver {
 
     // MARK: Performing actions
 
+    /// A frame for the kernel: it takes it at once or leaves it waiting (a peer not reading).
     private mutating func write() {
         if closeFrames > 0 || ends > 0 { writesAfterClose += 1 }
+        if pendingBytes == 0 { lastKernelProgress = now }
+        pendingBytes += 10
+        switch machine.bytesWritten(outbound, now: now) {
+        case .none: break
+        case .watch(let deadline): armed[.write] = deadline
+        }
     }
 
     private mutating func perform(_ action: Machine.ClosingAction) {
@@ -253,11 +316,23 @@ struct ModelDriver {
         case .end(let ending): perform(ending)
         case .startClosing(_, _, let deadline):
             closeFrames += 1
-            armed[.heartbeat] = nil
-            armed[.idle] = nil
-            armed[.probe] = nil
+            closeFrameInFlight = true
+            stopOpenConnectionTimers()
+            armed[.close] = deadline
+        case .fail(let code, let deadline):
+            if code != nil {
+                closeFrames += 1
+                closeFrameInFlight = true
+            }
+            failedAt = now
+            if now.advanced(by: Self.failWriteTimeout) < deadline { failDeadlineTooLate += 1 }
+            stopOpenConnectionTimers()
             armed[.close] = deadline
         }
+    }
+
+    private mutating func stopOpenConnectionTimers() {
+        for timer in [Machine.Timer.heartbeat, .idle, .probe, .write] { armed[timer] = nil }
     }
 
     private mutating func perform(_ action: Machine.StreamClosedAction) {
@@ -270,6 +345,7 @@ struct ModelDriver {
 
     private mutating func perform(_ ending: Machine.Ending) {
         if ending.closeFrame != nil { closeFrames += 1 }
+        if ending.end.requestWasDelivered != connected { wrongDeliveryFlag += 1 }
         ends += 1
         armed = [:]
     }
@@ -286,6 +362,10 @@ struct ModelDriver {
             (deliveredBeforeOpen == 0 && deliveredAfterEnd == 0, "messages only between opened and the end"),
             (ends <= 1 && machine.isClosed == (ends == 1), "one end, when the machine is closed"),
             (armed == machineArmed, "the driver holds exactly the timers the machine armed: \(armed.keys) vs \(machineArmed.keys)"),
+            (decodedAfterFailing == 0, "nothing is decoded once the connection failed"),
+            (failDeadlineTooLate == 0, "a failing connection ends within failWriteTimeout"),
+            (wrongDeliveryFlag == 0, "requestWasDelivered is true exactly when the stream connected"),
+            (earlyWriteTimeouts == 0, "the write timeout ends only after a whole period without progress"),
         ]
         for (ok, what) in checks where !ok { Issue.record(Comment(rawValue: what)) }
         return checks.allSatisfy(\.0)

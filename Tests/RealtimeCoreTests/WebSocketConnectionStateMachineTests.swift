@@ -15,18 +15,25 @@ import Testing
 
     static func machine(
         heartbeat: HeartbeatPolicy = .disabled, idle: Duration? = nil, maxRedirects: Int = 10,
-        allowsInsecureRedirects: Bool = false, maxOutboundBytes: Int = 16 << 20
+        allowsInsecureRedirects: Bool = false, maxOutboundBytes: Int = 16 << 20, closeTimeout: Duration = .seconds(5),
+        writeTimeout: Duration? = .seconds(8)
     ) -> Machine {
         Machine(configuration: .init(
-            url: url, connectTimeout: .seconds(10), idleTimeout: idle, closeTimeout: .seconds(5),
+            url: url, connectTimeout: .seconds(10), idleTimeout: idle, closeTimeout: closeTimeout,
             maxRedirects: maxRedirects, allowsInsecureRedirects: allowsInsecureRedirects, heartbeat: heartbeat,
-            maxOutboundBytes: maxOutboundBytes))
+            maxOutboundBytes: maxOutboundBytes, writeTimeout: writeTimeout, failWriteTimeout: .seconds(1)))
     }
 
     /// A machine that is open at t = 0.
-    static func open(heartbeat: HeartbeatPolicy = .disabled, idle: Duration? = nil, maxOutboundBytes: Int = 16 << 20) -> Machine {
-        var m = machine(heartbeat: heartbeat, idle: idle, maxOutboundBytes: maxOutboundBytes)
+    static func open(
+        heartbeat: HeartbeatPolicy = .disabled, idle: Duration? = nil, maxOutboundBytes: Int = 16 << 20,
+        closeTimeout: Duration = .seconds(5), writeTimeout: Duration? = .seconds(8)
+    ) -> Machine {
+        var m = machine(
+            heartbeat: heartbeat, idle: idle, maxOutboundBytes: maxOutboundBytes, closeTimeout: closeTimeout,
+            writeTimeout: writeTimeout)
         _ = m.start(now: at(0))
+        m.streamConnected()
         _ = m.handshakeSucceeded(now: at(0))
         return m
     }
@@ -114,33 +121,250 @@ import Testing
         #expect(ending.end.error?.code == error)
     }
 
-    /// Failing (RFC 6455 §7.1.7): the error's close code goes out, input is ignored, the
-    /// attempt ends with the error when TCP ends.
-    @Test func protocolViolationFailsTheConnection() {
+    // MARK: Failing the connection (RFC 6455 §7.1.7)
+
+    /// Each violation fails the connection with its close code: reading stops at once, the
+    /// close frame goes out, and the end (with the error) comes as soon as the kernel took
+    /// it, without waiting for the server's answer.
+    @Test(arguments: [
+        (RealtimeError.protocolViolation("reserved opcode"), UInt16(1002)),
+        (RealtimeError(.invalidUTF8, detail: "bad", closeCode: 1007), UInt16(1007)),
+        (RealtimeError(.messageTooLarge, detail: "big", closeCode: 1009), UInt16(1009)),
+        (RealtimeError(.frameTooLarge, detail: "big", closeCode: 1009), UInt16(1009)),
+    ] as [(RealtimeError, UInt16)])
+    func protocolViolationFailsTheConnection(error: RealtimeError, code: UInt16) {
+        var m = Self.open(heartbeat: .ping(every: .seconds(30)), idle: .seconds(60))
+        #expect(m.protocolViolation(error, now: Self.at(1)) == .fail(code: code, deadline: Self.at(2)))
+        #expect(m.deadlines.armed == [.close], "the timers of an open connection stop")
+        #expect(m.discardsInput, "the socket is not read again")
+        #expect(m.bytesReceived(now: Self.at(1)) == .discard, "the rest of the last read is dropped")
+        #expect(m.protocolViolation(error, now: Self.at(1)) == .none, "one failure")
+        #expect(m.closeRequested(code: 1000, reason: "", now: Self.at(1)) == .none, "one close frame")
+        #expect(m.sendAdmitted() == .reject(RealtimeError(.notConnected, detail: "connection closed")))
+        #expect(m.pingReceived([1], now: Self.at(1)) == .none, "no pong after the close frame")
+        guard case .end(let ending) = m.closeFrameWritten() else {
+            Issue.record("the end follows the close frame's write")
+            return
+        }
+        #expect(!ending.end.clean && ending.end.code == code && ending.end.error == error)
+        #expect(ending.closeFrame == nil, "the close frame is already out")
+        #expect(m.isClosed && m.deadlines.armed.isEmpty)
+        #expect(m.streamClosed(nil) == .none, "one end")
+    }
+
+    /// A peer that does not read either: the end comes at the write deadline, not after the
+    /// close timeout.
+    @Test func failingEndsAtTheWriteDeadlineWhenThePeerDoesNotRead() {
+        var m = Self.open()
+        let error = RealtimeError.protocolViolation("bad frame")
+        #expect(m.protocolViolation(error, now: Self.at(1)) == .fail(code: 1002, deadline: Self.at(2)))
+        guard case .end(let ending) = m.timerFired(.close, now: Self.at(2)) else {
+            Issue.record("expected the end at the write deadline")
+            return
+        }
+        #expect(ending.end.error == error && ending.closeFrame == nil)
+    }
+
+    /// The write deadline is the shorter of failWriteTimeout and closeTimeout.
+    @Test func failingWaitsNoLongerThanTheCloseTimeout() {
+        var m = Self.open(closeTimeout: .milliseconds(300))
+        #expect(m.protocolViolation(.protocolViolation("x"), now: Self.at(1)) == .fail(code: 1002, deadline: Self.at(1.3)))
+    }
+
+    /// TCP ending while failing ends the attempt with the error too.
+    @Test func failingEndsWhenTheStreamCloses() {
         var m = Self.open()
         let error = RealtimeError(.invalidUTF8, detail: "bad", closeCode: 1007)
-        #expect(m.protocolViolation(error, now: Self.at(1)) == .startClosing(code: 1007, reason: "", closeDeadline: Self.at(6)))
-        #expect(m.bytesReceived(now: Self.at(2)) == .discard)
+        _ = m.protocolViolation(error, now: Self.at(1))
+        guard case .end(let ending) = m.streamClosed(RealtimeError(.network)) else {
+            Issue.record("expected the end")
+            return
+        }
+        #expect(ending.end.error == error, "the violation is what the user sees")
+    }
+
+    /// A violation after our own close frame: no second close frame; it replaces
+    /// `cancelled`, is not clean, and nothing more is read. The end follows the write of
+    /// the close frame already sent, or comes at once when it was written.
+    @Test func protocolViolationWhileClosing() {
+        let error = RealtimeError.protocolViolation("bad frame")
+        var m = Self.open()
+        _ = m.closeRequested(code: 1000, reason: "", now: Self.at(0))
+        #expect(m.protocolViolation(error, now: Self.at(1)) == .fail(code: nil, deadline: Self.at(2)))
         #expect(m.discardsInput)
-        #expect(m.protocolViolation(error, now: Self.at(2)) == .none)
+        guard case .end(let ending) = m.closeFrameWritten() else {
+            Issue.record("expected the end once our close frame is written")
+            return
+        }
+        #expect(!ending.end.clean && ending.end.error == error && ending.end.code == 1000)
+
+        var written = Self.open()
+        _ = written.closeReceived(code: 1000, reason: "", now: Self.at(0))
+        #expect(written.closeFrameWritten() == .none, "the closing handshake goes on")
+        guard case .end(let now) = written.protocolViolation(error, now: Self.at(1)) else {
+            Issue.record("our close frame is written: the end at once")
+            return
+        }
+        #expect(!now.end.clean && now.end.error == error && now.closeFrame == nil)
+    }
+
+    /// The write deadline never extends a closing handshake already under way.
+    @Test func protocolViolationLateInTheClosingHandshakeKeepsItsDeadline() {
+        var m = Self.open()
+        _ = m.closeRequested(code: 1000, reason: "", now: Self.at(0))
+        #expect(m.protocolViolation(.protocolViolation("x"), now: Self.at(4.5)) == .fail(code: nil, deadline: Self.at(5)))
+        guard case .end = m.timerFired(.close, now: Self.at(5)) else {
+            Issue.record("expected the end at the close deadline")
+            return
+        }
+    }
+
+    /// An orderly close still waits for the server: the write of our close frame does not
+    /// end it.
+    @Test func closeFrameWrittenDoesNotEndAnOrderlyClose() {
+        var m = Self.open()
+        _ = m.closeRequested(code: 1000, reason: "", now: Self.at(0))
+        #expect(m.closeFrameWritten() == .none)
+        #expect(m.bytesReceived(now: Self.at(1)) == .decode)
+        #expect(m.closeReceived(code: 1000, reason: "", now: Self.at(1)) == .none)
         guard case .end(let ending) = m.streamClosed(nil) else {
             Issue.record("expected the end")
             return
         }
-        #expect(!ending.end.clean && ending.end.code == 1007 && ending.end.error == error)
+        #expect(ending.end.clean)
     }
 
-    /// A violation after our own close frame replaces `cancelled` and is not clean.
-    @Test func protocolViolationWhileClosingReplacesCancelled() {
-        var m = Self.open()
-        _ = m.closeRequested(code: 1000, reason: "", now: Self.at(0))
-        let error = RealtimeError.protocolViolation("bad frame")
-        #expect(m.protocolViolation(error, now: Self.at(1)) == .none, "no second close frame")
-        guard case .end(let ending) = m.timerFired(.close, now: Self.at(5)) else {
+    // MARK: Whether the request reached the server
+
+    enum HandshakeEnd: String, CaseIterable, Sendable {
+        case cancel, abort, connectTimeout, streamClosed, invalidAnswer
+    }
+
+    /// Every end before the connection opens reports `requestWasDelivered` true once the
+    /// byte stream connected (the handshake request goes out then), false before.
+    @Test(arguments: HandshakeEnd.allCases, [false, true])
+    func requestWasDeliveredOnceTheStreamConnected(end: HandshakeEnd, connected: Bool) {
+        var m = Self.machine()
+        _ = m.start(now: Self.at(0))
+        if connected { m.streamConnected() }
+        let ending: Machine.Ending?
+        switch end {
+        case .cancel:
+            guard case .end(let e) = m.closeRequested(code: 1000, reason: "", now: Self.at(1)) else { ending = nil; break }
+            ending = e
+        case .abort:
+            ending = m.abortRequested()
+        case .connectTimeout:
+            guard case .end(let e) = m.timerFired(.connect, now: Self.at(10)) else { ending = nil; break }
+            ending = e
+        case .streamClosed:
+            guard case .end(let e) = m.streamClosed(RealtimeError(.network)) else { ending = nil; break }
+            ending = e
+        case .invalidAnswer:
+            ending = m.handshakeFailed(RealtimeError(.handshake))
+        }
+        #expect(ending?.end.requestWasDelivered == connected, "\(end), connected: \(connected)")
+    }
+
+    /// A redirect's hop was answered: the request reached a server, whatever the next hop does.
+    @Test func requestWasDeliveredStaysTrueAcrossRedirects() {
+        var m = Self.machine()
+        _ = m.start(now: Self.at(0))
+        m.streamConnected()
+        _ = m.redirected(to: URL(string: "wss://b.example/")!, status: 302)
+        guard case .end(let ending) = m.timerFired(.connect, now: Self.at(10)) else {
             Issue.record("expected the end")
             return
         }
-        #expect(!ending.end.clean && ending.end.error == error)
+        #expect(ending.end.requestWasDelivered)
+    }
+
+    // MARK: Write progress (a peer that does not read)
+
+    typealias Outbound = Machine.OutboundProgress
+
+    /// Bytes waiting for the kernel start the watch (every quarter of the timeout); a whole
+    /// timeout with none taken ends the attempt with peerNotReading and a best-effort 1008.
+    @Test func aPeerThatReadsNothingEndsWithPeerNotReading() {
+        var m = Self.open(writeTimeout: .seconds(8))
+        let stuck = Outbound(pendingBytes: 100, bytesWritten: 50)
+        #expect(m.bytesWritten(stuck, now: Self.at(1)) == .watch(deadline: Self.at(3)))
+        #expect(m.bytesWritten(stuck, now: Self.at(2)) == .none, "one watch")
+        #expect(m.timerFired(.write, now: Self.at(3), outbound: stuck) == .rearm(Self.at(5)))
+        #expect(m.timerFired(.write, now: Self.at(5), outbound: stuck) == .rearm(Self.at(7)))
+        #expect(m.timerFired(.write, now: Self.at(7), outbound: stuck) == .rearm(Self.at(9)))
+        guard case .end(let ending) = m.timerFired(.write, now: Self.at(9), outbound: stuck) else {
+            Issue.record("8 s without a byte taken: the end")
+            return
+        }
+        #expect(ending.end.error?.code == .peerNotReading)
+        #expect(ending.end.error?.closeCode == 1008 && ending.closeFrame == 1008)
+        #expect(!ending.end.clean && m.isClosed && m.deadlines.armed.isEmpty)
+    }
+
+    /// Any byte taken restarts the period: a slow peer that reads is never ended, however
+    /// long its backlog takes.
+    @Test func aSlowPeerThatReadsIsNeverEnded() {
+        var m = Self.open(writeTimeout: .seconds(8))
+        var written: UInt64 = 0
+        guard case .watch(var deadline) = m.bytesWritten(Outbound(pendingBytes: 1 << 20, bytesWritten: 0), now: Self.at(0)) else {
+            Issue.record("expected the watch")
+            return
+        }
+        var now = Self.at(0)
+        for second in 1...600 {
+            now = Self.at(Double(second))
+            if second % 7 == 0 { written += 1 } // one byte every 7 s, just inside the timeout
+            guard now >= deadline else { continue }
+            switch m.timerFired(.write, now: now, outbound: Outbound(pendingBytes: 1 << 20, bytesWritten: written)) {
+            case .rearm(let next): deadline = next
+            default:
+                Issue.record("ended at \(second) s although a byte left every 7 s")
+                return
+            }
+        }
+        #expect(m.isOpen)
+    }
+
+    /// Progress restarts the period from the check that saw it.
+    @Test func progressRestartsThePeriod() {
+        var m = Self.open(writeTimeout: .seconds(8))
+        _ = m.bytesWritten(Outbound(pendingBytes: 100, bytesWritten: 0), now: Self.at(1))
+        let moved = Outbound(pendingBytes: 60, bytesWritten: 40)
+        #expect(m.timerFired(.write, now: Self.at(3), outbound: moved) == .rearm(Self.at(5)))
+        #expect(m.timerFired(.write, now: Self.at(9), outbound: moved) == .rearm(Self.at(11)), "8 s from the check at 3 s")
+        guard case .end = m.timerFired(.write, now: Self.at(11), outbound: moved) else {
+            Issue.record("8 s since the last progress: the end")
+            return
+        }
+    }
+
+    /// A queue that drained ends the watch; the next wait starts a new one from then.
+    @Test func aDrainedQueueEndsTheWatch() {
+        var m = Self.open(writeTimeout: .seconds(8))
+        _ = m.bytesWritten(Outbound(pendingBytes: 100, bytesWritten: 0), now: Self.at(1))
+        #expect(m.timerFired(.write, now: Self.at(3), outbound: Outbound(pendingBytes: 0, bytesWritten: 100)) == .none)
+        #expect(m.deadlines.armed.isEmpty)
+        #expect(m.bytesWritten(Outbound(pendingBytes: 0, bytesWritten: 200), now: Self.at(20)) == .none, "nothing waits")
+        #expect(m.bytesWritten(Outbound(pendingBytes: 5, bytesWritten: 300), now: Self.at(30)) == .watch(deadline: Self.at(32)))
+        #expect(m.timerFired(.write, now: Self.at(32), outbound: Outbound(pendingBytes: 5, bytesWritten: 300)) == .rearm(Self.at(34)))
+    }
+
+    /// Only while open: the handshake has its connect timeout, closing and failing their
+    /// close deadline; nil disables the watch.
+    @Test func theWatchRunsOnlyWhileOpenAndEnabled() {
+        let stuck = Outbound(pendingBytes: 100, bytesWritten: 0)
+        var disabled = Self.open(writeTimeout: nil)
+        #expect(disabled.bytesWritten(stuck, now: Self.at(1)) == .none)
+        var handshaking = Self.machine()
+        _ = handshaking.start(now: Self.at(0))
+        #expect(handshaking.bytesWritten(stuck, now: Self.at(1)) == .none)
+        var closing = Self.open()
+        #expect(closing.bytesWritten(stuck, now: Self.at(1)) == .watch(deadline: Self.at(3)))
+        _ = closing.closeRequested(code: 1000, reason: "", now: Self.at(2))
+        #expect(closing.deadlines.armed == [.close], "closing stops the watch")
+        #expect(closing.bytesWritten(stuck, now: Self.at(2)) == .none)
+        #expect(closing.timerFired(.write, now: Self.at(3), outbound: stuck) == .none, "a stale tick")
     }
 
     @Test func tcpEndWithoutACloseFrameIsNotClean() {
@@ -191,7 +415,7 @@ import Testing
     /// Silence while we stopped reading for a slow consumer is not the peer's fault.
     @Test func pausedReadsCountAsLife() {
         var m = Self.open(heartbeat: .ping(every: .seconds(10), missedLimit: 1), idle: .seconds(15))
-        m.readsPaused(true)
+        m.readsPaused(true, now: Self.at(0))
         #expect(m.timerFired(.heartbeat, now: Self.at(10)) == .rearm(Self.at(20)))
         #expect(m.timerFired(.idle, now: Self.at(15)) == .rearm(Self.at(30)))
     }
@@ -200,15 +424,33 @@ import Testing
     /// idle tick that lands just after the resume must not end the connection.
     @Test func resumingReadsRestartsTheIdlePeriod() {
         var m = Self.open(idle: .seconds(5))
-        m.readsPaused(true)
+        m.readsPaused(true, now: Self.at(0))
         #expect(m.timerFired(.idle, now: Self.at(5)) == .rearm(Self.at(10)))
-        m.readsPaused(false)  // at 9.99 s; the loop has not read yet at the tick at 10 s
-        withKnownIssue("WebSocket: the idle period does not restart when reading resumes after back-pressure") {
-            guard case .rearm = m.timerFired(.idle, now: Self.at(10)) else {
-                Issue.record("ended 0.01 s after reading resumed")
-                return
-            }
+        m.readsPaused(false, now: Self.at(9.99))  // the loop has not read yet at the tick at 10 s
+        #expect(m.timerFired(.idle, now: Self.at(10)) == .rearm(Self.at(14.99)), "a whole period from the resume")
+        guard case .end(let ending) = m.timerFired(.idle, now: Self.at(14.99)) else {
+            Issue.record("silent for a whole period after the resume: the end")
+            return
         }
+        #expect(ending.end.error?.code == .idleTimeout)
+    }
+
+    /// The heartbeat's silence also starts over on resuming: no ping right after it.
+    @Test func resumingReadsRestartsTheHeartbeatSilence() {
+        var m = Self.open(heartbeat: .ping(every: .seconds(10), missedLimit: 1))
+        m.readsPaused(true, now: Self.at(1))
+        #expect(m.timerFired(.heartbeat, now: Self.at(10)) == .rearm(Self.at(20)))
+        m.readsPaused(false, now: Self.at(19.9))
+        #expect(m.timerFired(.heartbeat, now: Self.at(20)) == .rearm(Self.at(29.9)))
+        #expect(m.timerFired(.heartbeat, now: Self.at(29.9)) == .sendHeartbeat(.ping([]), next: Self.at(39.9)))
+    }
+
+    /// Pausing twice or resuming without a pause changes nothing.
+    @Test func resumingWithoutAPauseKeepsTheSilence() {
+        var m = Self.open(idle: .seconds(5))
+        _ = m.bytesReceived(now: Self.at(1))
+        m.readsPaused(false, now: Self.at(4))
+        #expect(m.timerFired(.idle, now: Self.at(5)) == .rearm(Self.at(6)), "silent since the byte at 1 s")
     }
 
     @Test func idleTimeoutReArmsUntilSilenceIsLongEnough() {

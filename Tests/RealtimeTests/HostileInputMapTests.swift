@@ -50,8 +50,9 @@ import Testing
 /// | 4.21 | handshake defects | `handshake`, not retried, one request | `HostileWebSocketTests.badHandshake`, `WebSocketTestServerTests.wrongAcceptKeyFailsTheHandshake`, `WebSocketTransportTests.invalidAcceptanceFailsTheHandshake`, `WebSocketHandshakeTests.invalidUpgradesAreHandshakeErrors` |
 /// | 4.22 | TLS self-signed, wrong host, expired, pin mismatch, unknown CA | `tls` with the reason, not retried, one connection in 2 s | `HostileTLSTests.refused`, `WebSocketTLSFailureTests.expiredCertificate`, `SSETransportTLSTests.pinning`, `WebSocketTLSTests.pinnedKeyMismatchFails` |
 /// | 4.23 | secrets across every error path | no token, cookie, key, URL password or body in any event or log | `HostileSecretTests.noSecretOnThePath`, `RealtimeClientLoggingTests.lifeCycleIsLoggedWithoutSecrets`, `HTTPHeadersTests.descriptionRedactsSecrets`, `WebSocketHandshakeTests.redactedDescriptionHidesCredentials` |
-/// | 4.24 | flood after a WebSocket failure | the error at once (known issue: after `closeTimeout`) | `HostileWebSocketTests.badFrame`, `HostileMemoryTests.floodsAndBombs` |
-/// | 4.25 | a consumer that stops reading, then resumes | the server stopped by TCP, nothing lost, no `idle_timeout` (known issue: WebSocket idle period not restarted) | `TransportConformanceTests.backPressure`, `WebSocketConnectionStateMachineTests.resumingReadsRestartsTheIdlePeriod` |
+/// | 4.24 | flood after a WebSocket failure | the error at once: reading stops, the close frame goes out, TCP is closed (§7.1.7); the server writes the limit plus socket buffers | `HostileWebSocketTests.badFrame`, `HostileMemoryTests.floodsAndBombs`, `WebSocketConnectionStateMachineTests.protocolViolationFailsTheConnection`, `WebSocketConnectionStateMachineTests.failingEndsAtTheWriteDeadlineWhenThePeerDoesNotRead` |
+/// | 4.25 | a consumer that stops reading, then resumes | the server stopped by TCP, nothing lost, no `idle_timeout` (the idle period restarts on resume) | `TransportConformanceTests.backPressure`, `WebSocketConnectionStateMachineTests.resumingReadsRestartsTheIdlePeriod` |
+/// | 4.26 | a WebSocket peer that talks but never reads while the app sends | `peer_not_reading` once no byte left for `writeTimeout`, senders released with `not_connected` | `WebSocketWriteTimeoutTests.aPeerThatTalksButNeverReadsEndsWithPeerNotReading`, `WebSocketConnectionStateMachineTests.aPeerThatReadsNothingEndsWithPeerNotReading`, `WebSocketConnectionStateMachineTests.aSlowPeerThatReadsIsNeverEnded` |
 @Suite(.timeLimit(.minutes(1)))
 struct HostileInputMapTests {
     /// `Suite.function` references in the map's rows.
@@ -74,7 +75,7 @@ struct HostileInputMapTests {
         let references = Self.references(in: source)
         let rows = Set(source.split(separator: "\n").filter { $0.hasPrefix("/// | ") && !$0.hasPrefix("/// | #") && !$0.hasPrefix("/// |---") }
             .map { String($0.dropFirst(6).prefix { $0 != " " }) })
-        #expect(rows.count == 35, "rows: \(rows.sorted())")
+        #expect(rows.count == 36, "rows: \(rows.sorted())")
         #expect(Set(references.map(\.row)) == rows, "a row without a test")
 
         // One suite per file, named after it: `Tests/<Target>/<Suite>.swift`.

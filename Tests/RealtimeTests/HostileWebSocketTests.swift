@@ -10,14 +10,6 @@ import Testing
 /// case to its test is in `HostileInputMapTests.swift`.
 @Suite(.timeLimit(.minutes(1)))
 struct HostileWebSocketTests {
-    /// Known defect: a connection failed for a protocol error or a limit (RFC 6455 §7.1.7
-    /// "Fail the WebSocket Connection": send a close frame, then close TCP) instead starts
-    /// the closing handshake and waits for the server's close frame; a server that never
-    /// sends one holds the error back from the user for `closeTimeout` (5 s by default),
-    /// and one that floods is read (and inflated) all that time.
-    static let failingWaitsForCloseIssue: Comment =
-        "WebSocket: a failed connection reports its error only after the server's close or closeTimeout"
-
     /// One frame (or frame sequence) that breaks RFC 6455 and what the client must answer.
     struct BadFrame: Sendable, CustomTestStringConvertible {
         var name: String
@@ -70,9 +62,7 @@ struct HostileWebSocketTests {
         }
         #expect(run.messages.isEmpty, "\(run.summary)")
         let error = try #require(run.errors.first, "\(run.summary)")
-        withKnownIssue(Self.failingWaitsForCloseIssue) {
-            #expect(run.firstErrorAt.map { $0 < closeTimeout } == true, "the error came at \(String(describing: run.firstErrorAt))")
-        }
+        #expect(run.firstErrorAt.map { $0 < closeTimeout } == true, "the error came at \(String(describing: run.firstErrorAt))")
         #expect(error.error.code == frame.code, "\(error.error)")
         #expect(error.error.closeCode == frame.closeCode, "\(error.error)")
         #expect(error.willRetry == (error.error.failureClass == .protocol), "\(error)")

@@ -34,13 +34,6 @@ struct TransportConformanceTests {
         #expect(end.code == fixture.cleanCloseCode)
     }
 
-    /// Known defect: a WebSocket attempt that ends after its handshake request was written but
-    /// before the response (a cancel, a connect timeout) reports `requestWasDelivered` false,
-    /// which the field promises only when no byte can have reached the server. Harmless for
-    /// the client today (the upgrade is a GET, always repeatable), wrong for the contract.
-    static let handshakeDeliveryIssue: Comment =
-        "WebSocket: requestWasDelivered is false after the handshake request was written (cancel, connect timeout)"
-
     // MARK: Item 4: partial data is never delivered
 
     @Test("a cut in the middle of a message delivers the whole ones before it and nothing of it",
@@ -92,22 +85,9 @@ struct TransportConformanceTests {
             default: break
             }
         }
-        if kind == .webSocket, end?.error?.code == .idleTimeout {
-            withKnownIssue(Self.resumeIdleIssue, isIntermittent: true) {
-                Issue.record("idle timeout soon after the consumer resumed, at message \(received) of \(count)")
-            }
-            return
-        }
         #expect(received == count)
         #expect(end?.clean == true && end?.error == nil, "\(String(describing: end))")
     }
-
-    /// Known defect (intermittent here, deterministic in
-    /// `WebSocketConnectionStateMachineTests.resumingReadsRestartsTheIdlePeriod`): when the
-    /// consumer resumes, the WebSocket idle period is not restarted: an idle tick during the
-    /// pause set the last read to that tick, so the next tick may come right after the resume
-    /// and end the connection with `idle_timeout` before the loop has read again.
-    static let resumeIdleIssue: Comment = "WebSocket: the idle period does not restart when reading resumes after back-pressure"
 
     /// Samples `value` every 50 ms and returns it once it stayed the same for `quietFor` (or
     /// after 20 s, whatever it is then).
@@ -202,11 +182,7 @@ struct TransportConformanceTests {
         transcript.checkShape()
         #expect(transcript.opened.isEmpty)
         #expect(transcript.end?.error?.code == .cancelled, "\(transcript.summary)")
-        withKnownIssue(Self.handshakeDeliveryIssue) {
-            #expect(transcript.end?.requestWasDelivered == true, "the server read the request")
-        } when: {
-            fixture.kind == .webSocket
-        }
+        #expect(transcript.end?.requestWasDelivered == true, "the server read the request")
         await expectReleased(fixture)
     }
 
@@ -405,11 +381,7 @@ struct TransportConformanceTests {
         #expect(error.failureClass == expected.failureClass, "\(error)")
         if let code = failure.code(kind) { #expect(error.code == code, "\(error)") }
         #expect(error.status == expected.status, "\(error)")
-        withKnownIssue(Self.handshakeDeliveryIssue) {
-            #expect(transcript.end?.requestWasDelivered == expected.delivered)
-        } when: {
-            kind == .webSocket && failure == .connectTimeout
-        }
+        #expect(transcript.end?.requestWasDelivered == expected.delivered)
         #expect(transcript.end?.clean == false)
         #expect(transcript.opened.count == (failure == .reset ? 1 : 0))
     }

@@ -6,7 +6,7 @@ extension WebSocketConnectionStateMachine {
     package mutating func closeRequested(code: UInt16, reason: String, now: Instant) -> ClosingAction {
         switch state {
         case .idle, .handshaking, .refused:
-            return .end(finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false)))
+            return .end(finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: requestMayHaveBeenSent)))
         case .open:
             let wireCode = WebSocketCloseCode.isValidOnWire(code) ? code : WebSocketCloseCode.normal
             let end = TransportEnd(clean: false, code: wireCode, reason: reason, error: .cancelled)
@@ -22,7 +22,7 @@ extension WebSocketConnectionStateMachine {
     package mutating func abortRequested() -> Ending? {
         switch state {
         case .idle, .handshaking, .refused:
-            return finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false))
+            return finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: requestMayHaveBeenSent))
         case .open:
             return finish(TransportEnd(clean: false, code: WebSocketCloseCode.goingAway, error: .cancelled), closeFrame: WebSocketCloseCode.goingAway)
         case .closingAsInitiator(_, let end), .closingAsResponder(let end), .failing(let end):

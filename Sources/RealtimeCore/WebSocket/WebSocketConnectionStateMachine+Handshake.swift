@@ -18,6 +18,19 @@ extension WebSocketConnectionStateMachine {
         return .connect(url, deadline: arm(.connect, at: now.advanced(by: configuration.connectTimeout)))
     }
 
+    /// The byte stream connected (TCP, the proxy tunnel, TLS): the opening handshake it holds
+    /// goes out now, so from here on the request may have reached the server and every end
+    /// reports ``TransportEnd/requestWasDelivered`` true (the SSE transport marks the same
+    /// moment with curl's pre-request callback).
+    package mutating func streamConnected() {
+        switch state {
+        case .handshaking: requestMayHaveBeenSent = true
+        case .closed: break
+        case .idle, .refused, .open, .closingAsInitiator, .closingAsResponder, .failing:
+            preconditionFailure("the byte stream connected outside the handshake")
+        }
+    }
+
     package enum RedirectAction: Sendable, Hashable {
         /// Drop the socket and connect to `url`; send credentials (user headers marked
         /// sensitive, URL userinfo) only when `sendCredentials`.
@@ -34,12 +47,12 @@ extension WebSocketConnectionStateMachine {
         redirects += 1
         guard redirects <= configuration.maxRedirects else {
             let error = RealtimeError(.redirect, detail: "more than \(configuration.maxRedirects) redirects", status: status)
-            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: false)))
+            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenSent)))
         }
         if Self.isSecure(url), !Self.isSecure(next), !configuration.allowsInsecureRedirects {
             let error = RealtimeError(
                 .redirect, detail: "refused a redirect from wss to ws (allowsInsecureRedirects is off)", status: status)
-            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: false)))
+            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenSent)))
         }
         // Credentials never leave their origin (as for SSE, RFC 9110 §15.4 / RFC 6454).
         if HTTPOrigin(url) != HTTPOrigin(next) { credentialsDropped = true }
@@ -94,13 +107,12 @@ extension WebSocketConnectionStateMachine {
         return .open(heartbeat: heartbeatAt, idle: idleAt)
     }
 
-    /// The handshake cannot go on: a bad URL or option (`requestWasDelivered` false: nothing
-    /// reached the server), an invalid answer, the refusal error once its excerpt is in.
-    /// Nil when the attempt already ended.
-    package mutating func handshakeFailed(_ error: RealtimeError, requestWasDelivered: Bool = true) -> Ending? {
+    /// The handshake cannot go on: a bad URL or option, an invalid answer, the refusal error
+    /// once its excerpt is in. Nil when the attempt already ended.
+    package mutating func handshakeFailed(_ error: RealtimeError) -> Ending? {
         switch state {
         case .idle, .handshaking, .refused:
-            return finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestWasDelivered))
+            return finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenSent))
         case .closed:
             return nil
         case .open, .closingAsInitiator, .closingAsResponder, .failing:

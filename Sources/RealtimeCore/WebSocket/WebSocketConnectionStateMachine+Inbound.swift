@@ -2,7 +2,8 @@ extension WebSocketConnectionStateMachine {
     package enum ReadAction: Sendable, Hashable {
         /// Feed the bytes to the receive pipeline.
         case decode
-        /// Ignore them: the connection is failing (RFC 6455 §7.1.7) or over.
+        /// Ignore them: the connection failed (RFC 6455 §7.1.7, reading has stopped and this is
+        /// the rest of the last read) or is over.
         case discard
     }
 
@@ -114,11 +115,19 @@ extension WebSocketConnectionStateMachine {
 
     package enum ClosingAction: Sendable, Hashable {
         case none
-        /// Write a close frame with `code` (nil: an empty close frame) and `reason`, stop
-        /// accepting sends, cancel the `heartbeat`, `idle` and `probe` timers, arm the `close`
-        /// timer for `closeDeadline`, and keep reading (the server's close frame, then TCP's
-        /// end) even if the consumer is full.
+        /// Write what `send` accepted, then a close frame with `code` (nil: an empty close
+        /// frame) and `reason`, and report ``closeFrameWritten()`` once the kernel took it;
+        /// stop accepting sends, cancel the `heartbeat`, `idle`, `probe` and `write` timers,
+        /// arm the `close` timer for `closeDeadline`, and keep reading (the server's close
+        /// frame, then TCP's end) even if the consumer is full.
         case startClosing(code: UInt16?, reason: String, closeDeadline: Instant)
+        /// Fail the connection (§7.1.7): stop reading the socket at once and drop the input
+        /// not yet decoded (§7.1.1: nothing more from the peer is processed); stop accepting
+        /// sends and cancel the `heartbeat`, `idle`, `probe` and `write` timers; write what
+        /// `send` accepted, then a close frame with `code` (nil: ours is already written) and
+        /// report ``closeFrameWritten()`` once the kernel took it; arm the `close` timer for
+        /// `deadline`. The end follows the write, or the deadline if the peer does not read.
+        case fail(code: UInt16?, deadline: Instant)
         case end(Ending)
     }
 
@@ -147,24 +156,44 @@ extension WebSocketConnectionStateMachine {
     }
 
     /// The receive pipeline found a violation (framing, UTF-8, size): fail the connection
-    /// (§7.1.7) with the error's close code (1002 when it has none).
+    /// (§7.1.7) with the error's close code (1002 when it has none). Nothing more is read:
+    /// the attempt ends with the error as soon as the close frame is written, without waiting
+    /// for the server's answer (the closing handshake is for orderly closes; a flooding peer
+    /// would otherwise be read, and inflated, until the close timeout).
     package mutating func protocolViolation(_ error: RealtimeError, now: Instant) -> ClosingAction {
         switch state {
         case .open:
-            let code = error.closeCode ?? 1002
-            return startClosing(.failing(end: TransportEnd(clean: false, code: code, error: error)), code: code, reason: "", now: now)
+            let code = error.closeCode ?? WebSocketCloseCode.protocolError
+            let end = TransportEnd(clean: false, code: code, error: error)
+            return .fail(code: code, deadline: startFailing(end, now: now))
         case .closingAsInitiator(_, var end), .closingAsResponder(var end):
-            // Our close frame is out: stop listening and wait for TCP to end.
             if end.error == nil || end.error?.code == .cancelled {
                 end.clean = false
                 end.error = error
             }
-            state = .failing(end: end)
-            return .none
+            // Our close frame is out already: stop listening, and end once it is written.
+            if closeFrameWrittenToKernel { return .end(finish(end)) }
+            return .fail(code: nil, deadline: startFailing(end, now: now))
         case .failing, .closed:
             return .none
         case .idle, .handshaking, .refused:
             return .end(finish(TransportEnd(clean: false, error: error)))
+        }
+    }
+
+    /// The kernel took our close frame (or the stream failed it). Failing: the attempt ends
+    /// now. Closing: the server's answer and TCP's end are still awaited.
+    package mutating func closeFrameWritten() -> ClosingAction {
+        switch state {
+        case .failing(let end):
+            return .end(finish(end))
+        case .closingAsInitiator, .closingAsResponder:
+            closeFrameWrittenToKernel = true
+            return .none
+        case .closed:
+            return .none
+        case .idle, .handshaking, .refused, .open:
+            preconditionFailure("a close frame was written before the machine asked for one")
         }
     }
 
@@ -182,7 +211,7 @@ extension WebSocketConnectionStateMachine {
             return .none
         case .handshaking:
             let error = error ?? RealtimeError(.handshake, detail: "connection closed before the handshake response")
-            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: false)))
+            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenSent)))
         case .refused:
             return .finishErrorBody
         case .open:
@@ -198,13 +227,30 @@ extension WebSocketConnectionStateMachine {
     /// closing handshake is bounded by ``Configuration/closeTimeout``.
     mutating func startClosing(_ next: State, code: UInt16?, reason: String, now: Instant) -> ClosingAction {
         state = next
+        stopOpenConnectionTimers()
+        let deadline = arm(.close, at: now.advanced(by: configuration.closeTimeout))
+        return .startClosing(code: code, reason: reason, closeDeadline: deadline)
+    }
+
+    /// Enters `failing`: the close frame may take ``Configuration/failWriteTimeout`` to reach
+    /// the kernel (never longer than a closing handshake already under way may still take).
+    /// Returns the `close` deadline.
+    mutating func startFailing(_ end: TransportEnd, now: Instant) -> Instant {
+        state = .failing(end: end)
+        stopOpenConnectionTimers()
+        var deadline = now.advanced(by: min(configuration.failWriteTimeout, configuration.closeTimeout))
+        if let closing = deadlines.close { deadline = min(deadline, closing) }
+        return arm(.close, at: deadline)
+    }
+
+    private mutating func stopOpenConnectionTimers() {
         deadlines.heartbeat = nil
         deadlines.idle = nil
         deadlines.probe = nil
+        deadlines.write = nil
         probeSince = nil
+        writeProgress = nil
         pongs.waiting = nil // nothing follows the close frame (§5.5.1)
         heartbeat.stop()
-        let deadline = arm(.close, at: now.advanced(by: configuration.closeTimeout))
-        return .startClosing(code: code, reason: reason, closeDeadline: deadline)
     }
 }

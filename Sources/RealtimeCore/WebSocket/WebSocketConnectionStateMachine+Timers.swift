@@ -13,7 +13,9 @@ extension WebSocketConnectionStateMachine {
     }
 
     /// A timer fired. A timer that is not armed (cancelled, or already handled) is ignored.
-    package mutating func timerFired(_ timer: Timer, now: Instant) -> TimerAction {
+    /// `outbound` is the byte stream's write counters at this moment (read by the `write`
+    /// timer only).
+    package mutating func timerFired(_ timer: Timer, now: Instant, outbound: OutboundProgress = OutboundProgress()) -> TimerAction {
         guard deadlines[timer] != nil else { return .none }
         deadlines[timer] = nil
         switch timer {
@@ -22,6 +24,7 @@ extension WebSocketConnectionStateMachine {
         case .idle: return idleTimerFired(now: now)
         case .close: return closeTimerFired()
         case .probe: return probeTimerFired(now: now)
+        case .write: return writeTimerFired(outbound, now: now)
         }
     }
 
@@ -29,7 +32,7 @@ extension WebSocketConnectionStateMachine {
         switch state {
         case .handshaking:
             let error = RealtimeError(.connectTimeout, detail: "no WebSocket handshake within \(configuration.connectTimeout)")
-            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: false)))
+            return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenSent)))
         case .refused:
             return .finishErrorBody
         default:
@@ -101,8 +104,14 @@ extension WebSocketConnectionStateMachine {
     }
 
     /// The consumer's buffer filled and the driver stopped reading, or it drained and reading
-    /// resumed. While paused, silence does not count against the peer.
-    package mutating func readsPaused(_ paused: Bool) {
+    /// resumed. While paused, silence does not count against the peer; on resuming, the idle
+    /// period and the heartbeat's silence start over from `now` (the consumer was slow, the
+    /// server was not silent: what it sent meanwhile is still in the socket, unread).
+    package mutating func readsPaused(_ paused: Bool, now: Instant) {
+        if readsPausedForConsumer, !paused, case .open = state {
+            lastRead = now
+            heartbeat.messageReceived(now: now)
+        }
         readsPausedForConsumer = paused
     }
 }

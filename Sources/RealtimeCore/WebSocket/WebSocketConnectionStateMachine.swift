@@ -9,16 +9,19 @@ import Foundation
 ///
 /// States: `idle` → `handshaking` (DNS, TCP, TLS, the opening handshake, redirects) →
 /// `open` → `closingAsInitiator` (we sent the close frame), `closingAsResponder` (the server
-/// sent it, we echoed it) or `failing` (we sent a close frame with an error code and ignore
-/// further input, §7.1.7) → `closed`. A non-101 answer goes through `refused` while the
-/// driver collects a short body excerpt for the error.
+/// sent it, we echoed it) or `failing` (§7.1.7: we stopped reading and wait only for our
+/// close frame, with an error code, to reach the kernel) → `closed`. A non-101 answer goes
+/// through `refused` while the driver collects a short body excerpt for the error.
 ///
 /// Rules the machine keeps, whatever the order of events:
 /// - at most one close frame is sent, and nothing after it (no pong, no heartbeat, no
 ///   application message: the closing handshake has begun, §5.5.1);
 /// - exactly one end: every path reaches one `end` action, and after it every event is a
 ///   no-op;
-/// - timers are actions (`connect`, `heartbeat`, `idle`, `close`, `probe`) with deadlines
+/// - once the connection fails, nothing more from the peer is processed (§7.1.1), and the end
+///   comes when the close frame is written or a short deadline passes, never after waiting
+///   for the peer;
+/// - timers are actions (`connect`, `heartbeat`, `idle`, `close`, `probe`, `write`) with deadlines
 ///   computed from the `now` passed in; ``deadlines`` lists the armed ones, and an `end`
 ///   cancels them all.
 ///
@@ -33,10 +36,14 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         case heartbeat
         /// The request's idle timeout; fires at the earliest possible deadline and re-arms.
         case idle
-        /// Bounds the closing handshake (§7.1.1: the client may drop TCP after waiting).
+        /// Bounds the closing handshake (§7.1.1: the client may drop TCP after waiting), and
+        /// the write of the close frame when failing.
         case close
         /// A path-change verification (``verifyRequested(within:now:)``).
         case probe
+        /// Checks that writes waiting for the kernel make progress
+        /// (``Configuration/writeTimeout``).
+        case write
     }
 
     /// What the machine needs from the request and the transport's options.
@@ -51,11 +58,18 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         package var heartbeat: HeartbeatPolicy
         /// Bound on what the connection may owe the peer in bytes (see ``pingReceived(_:now:)``).
         package var maxOutboundBytes: Int
+        /// How long bytes may wait for the kernel without any of them being taken before the
+        /// peer is declared not reading (``OutboundProgress``); nil: never.
+        package var writeTimeout: Duration?
+        /// How long a failing connection waits for its close frame to reach the kernel (at
+        /// most ``closeTimeout``): the peer that broke the protocol may not be reading.
+        package var failWriteTimeout: Duration
 
         package init(
             url: URL, connectTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil,
             closeTimeout: Duration = .seconds(5), maxRedirects: Int = 10, allowsInsecureRedirects: Bool = false,
-            heartbeat: HeartbeatPolicy = .disabled, maxOutboundBytes: Int = 16 << 20
+            heartbeat: HeartbeatPolicy = .disabled, maxOutboundBytes: Int = 16 << 20,
+            writeTimeout: Duration? = .seconds(30), failWriteTimeout: Duration = .seconds(1)
         ) {
             self.url = url
             self.connectTimeout = connectTimeout
@@ -65,6 +79,8 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
             self.allowsInsecureRedirects = allowsInsecureRedirects
             self.heartbeat = heartbeat
             self.maxOutboundBytes = maxOutboundBytes
+            self.writeTimeout = writeTimeout
+            self.failWriteTimeout = failWriteTimeout
         }
     }
 
@@ -77,7 +93,8 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         case closingAsInitiator(receivedClose: Bool, end: TransportEnd)
         /// The server sent a close frame and we echoed it; waiting for TCP to end.
         case closingAsResponder(end: TransportEnd)
-        /// We sent a close frame with an error code; input is ignored until TCP ends.
+        /// We failed the connection (§7.1.7): nothing is read any more; the end comes once our
+        /// close frame is written (``closeFrameWritten()``) or at the `close` deadline.
         case failing(end: TransportEnd)
         case closed
     }
@@ -91,8 +108,17 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
     /// redirect comes back (RFC 9110 §15.4).
     package internal(set) var credentialsDropped = false
     var heartbeat: HeartbeatStateMachine<Instant>
-    /// When the last byte arrived (liveness for the idle timeout and the path probe).
+    /// When the last byte arrived, or reading resumed after a pause for the consumer
+    /// (liveness for the idle timeout and the path probe).
     var lastRead: Instant?
+    /// A byte stream of this attempt connected, so a handshake request may have reached a
+    /// server (its bytes go out at once); stays true across redirects.
+    package internal(set) var requestMayHaveBeenSent = false
+    /// Our close frame reached the kernel (``closeFrameWritten()``).
+    var closeFrameWrittenToKernel = false
+    /// The write-progress watch: the kernel's byte count at the last check that saw it move,
+    /// and when (nil: nothing was waiting at the last look).
+    var writeProgress: (bytesWritten: UInt64, at: Instant)?
     /// The consumer's buffer is full and the driver stopped reading on purpose: silence is
     /// then not the peer's fault.
     package internal(set) var readsPausedForConsumer = false
@@ -124,7 +150,7 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
 
     /// Deadlines of the armed timers (nil: not armed).
     package struct Deadlines: Sendable, Equatable {
-        var connect, heartbeat, idle, close, probe: Instant?
+        var connect, heartbeat, idle, close, probe, write: Instant?
 
         package subscript(timer: Timer) -> Instant? {
             get {
@@ -134,6 +160,7 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
                 case .idle: return idle
                 case .close: return close
                 case .probe: return probe
+                case .write: return write
                 }
             }
             set {
@@ -143,6 +170,7 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
                 case .idle: idle = newValue
                 case .close: close = newValue
                 case .probe: probe = newValue
+                case .write: write = newValue
                 }
             }
         }
@@ -185,8 +213,8 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         return false
     }
 
-    /// True while failing the connection (§7.1.7) and after the end: received bytes are
-    /// ignored.
+    /// True while failing the connection (§7.1.7) and after the end: the socket is not read
+    /// any more, and bytes already received are not processed.
     package var discardsInput: Bool {
         switch state {
         case .failing, .closed: return true
@@ -221,6 +249,7 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         deadlines = Deadlines()
         heartbeat.stop()
         probeSince = nil
+        writeProgress = nil
         pongs = Pongs()
         return Ending(end: end, closeFrame: frame)
     }

@@ -89,6 +89,10 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     public var pendingWriteBytes: Int { outbound.pendingBytes + earlyBytes }
 
+    /// Every byte the kernel has taken from this stream (ciphertext under TLS): a counter
+    /// that only grows, so an owner can tell whether a peer still reads.
+    package var bytesWrittenToKernel: UInt64 { outbound.bytesWritten }
+
     // MARK: Readiness
 
     func handle(_ ready: IOInterest) {

@@ -83,10 +83,12 @@ import RealtimeTestSupport
     }
 
     @Test func whenIdleSendsNoPingToAServerThatTalks() async throws {
-        let seen = try await Self.run(.ping(every: .milliseconds(800), missedLimit: 3, mode: .whenIdle), seconds: 2.1)
-        // Only meaningful while the server kept talking well within the interval.
+        let seen = try await Self.run(.ping(every: .milliseconds(800), missedLimit: 3, mode: .whenIdle), seconds: 3.3)
+        // Only meaningful while the server kept talking well within the interval. Fixed mode
+        // would ping about 4 times here; a loop starved for a moment by a loaded machine may
+        // see one silence the server did not make, never a rhythm of them.
         if seen.longestSilence < 0.6 {
-            #expect(seen.pings.isEmpty, "pings at \(seen.pings), server messages at \(seen.talks)")
+            #expect(seen.pings.count <= 1, "pings at \(seen.pings), server messages at \(seen.talks)")
         }
     }
 }

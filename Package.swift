@@ -105,7 +105,7 @@ let package = Package(
         ),
         .executableTarget(
             name: "RealtimeBenchmarks",
-            dependencies: ["Realtime", "RealtimeLLM", "RealtimeTestServer"],
+            dependencies: ["Realtime", "RealtimeLLM", "RealtimeTestServer", .target(name: "CLinux", condition: linux)],
             path: "Benchmarks/RealtimeBenchmarks",
             swiftSettings: swiftSettings
         ),

@@ -14,6 +14,7 @@ let suites: [BenchmarkSuite] = [
     WebSocketEchoBenchmarks.suite,
     LatencyBenchmarks.suite,
     LLMBenchmarks.suite,
+    ScaleBenchmarks.suite,
 ]
 
 var json = false

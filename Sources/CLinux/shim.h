@@ -27,4 +27,13 @@ static inline int rt_set_thread_name(const char *name) { return prctl(PR_SET_NAM
 #include <sys/syscall.h>
 static inline int rt_setns_net(int fd) { return (int)syscall(SYS_setns, fd, 0x40000000); }
 
+// Heap figures for benchmarks and diagnostics (glibc): bytes handed out and not freed, over
+// every arena and the chunks mapped on their own; and giving free pages back to the kernel.
+#include <malloc.h>
+static inline size_t rt_heap_in_use(void) {
+    struct mallinfo2 m = mallinfo2();
+    return m.uordblks + m.hblkhd;
+}
+static inline int rt_malloc_trim(void) { return malloc_trim(0); }
+
 #endif

@@ -201,6 +201,24 @@ public final class EventLoop: Sendable {
         return state.registrations.count
     }
 
+    /// What the loop has done since it started (loop thread only; for benchmarks and
+    /// diagnostics: an idle loop should wake no more often than its connections' timers
+    /// ask, which ``Statistics/timersFired`` and ``Statistics/wakeUps`` show).
+    package var statistics: Statistics {
+        precondition(inEventLoop, "EventLoop.statistics must be read on the loop thread")
+        return state.statistics
+    }
+
+    /// Counters kept by the loop thread.
+    package struct Statistics: Sendable {
+        /// Returns from `epoll_wait` (readiness, a queued task, a timer or a signal).
+        package var wakeUps: UInt64 = 0
+        /// Timer bodies run.
+        package var timersFired: UInt64 = 0
+
+        package init() {}
+    }
+
     /// Number of pending timers (loop thread only; for tests and diagnostics).
     public var pendingTimerCount: Int {
         precondition(inEventLoop, "EventLoop.pendingTimerCount must be read on the loop thread")
@@ -244,6 +262,7 @@ extension EventLoop {
         while !state.stopping {
             let timeout = nextTimeoutMilliseconds()
             let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Self.maxEventsPerWait, timeout) }
+            state.statistics.wakeUps &+= 1
             if n < 0 {
                 let e = rt_errno()
                 precondition(e == EINTR, "epoll_wait failed (errno \(e))")
@@ -308,6 +327,7 @@ extension EventLoop {
         while let top = state.timers.first, top.deadline <= now, top.sequence < limit {
             state.timers.removeFirst()
             guard let body = state.timerBodies.removeValue(forKey: top.sequence) else { continue }
+            state.statistics.timersFired &+= 1
             body()
             if state.stopping { return }
         }

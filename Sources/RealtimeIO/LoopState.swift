@@ -19,6 +19,8 @@ final class LoopState {
     var readyJobs: [UnownedJob] = []
     /// The loop's ``CurlMultiDriver``, created on first use.
     var curlDriver: CurlMultiDriver?
+    /// What the loop has done so far (see ``EventLoop/statistics``).
+    var statistics = EventLoop.Statistics()
     /// Shared counter for registration and timer identifiers; 0 is the wake-up token.
     private var nextID: UInt64 = 1
 

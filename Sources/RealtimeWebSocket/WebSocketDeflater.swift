@@ -12,40 +12,64 @@ import RealtimeCore
 /// the next message; with `client_no_context_takeover` the stream is reset after every
 /// message (§7.1.1.2).
 ///
+/// Memory: zlib's state (`2^(windowBits + 2) + 2^(memoryLevel + 9)` bytes plus about 6 KiB)
+/// exists only from the first message sent; under `client_no_context_takeover` it is freed
+/// after every message, so a connection that does not send holds none.
+///
 /// Loop-confined like the connection that owns it: not thread-safe.
 final class WebSocketDeflater {
-    /// The negotiated window (base-2 log, 9–15); see ``init(windowBits:noContextTakeover:level:)``.
+    /// The window our compressor uses (base-2 log, 9–15); see
+    /// ``init(windowBits:noContextTakeover:level:memoryLevel:)``.
     let windowBits: Int
     let noContextTakeover: Bool
-    private let stream: UnsafeMutablePointer<z_stream>
-    /// Compressed bytes are produced into this buffer, reused between messages.
+    let level: Int
+    let memoryLevel: Int
+    /// zlib's state; nil until a message is sent, and between messages without context
+    /// takeover.
+    private var stream: UnsafeMutablePointer<z_stream>?
+    /// Compressed bytes are produced into this buffer, kept between messages while small.
     private var output: [UInt8] = []
 
     /// - Parameters:
-    ///   - windowBits: the agreed `client_max_window_bits`, 9–15. zlib refuses raw DEFLATE with
-    ///     8 (a 256-byte window); the caller must not compress at all in that case.
+    ///   - windowBits: at most the agreed `client_max_window_bits`, 9–15. zlib refuses raw
+    ///     DEFLATE with 8 (a 256-byte window); the caller must not compress at all in that case.
     ///   - level: zlib level 0–9.
-    /// - Throws: `internal` when zlib cannot allocate its state.
-    init(windowBits: Int, noContextTakeover: Bool, level: Int) throws(RealtimeError) {
+    ///   - memoryLevel: zlib `memLevel` 1–9.
+    init(windowBits: Int, noContextTakeover: Bool, level: Int, memoryLevel: Int = 8) throws(RealtimeError) {
         precondition((9...15).contains(windowBits), "zlib raw deflate supports windows of 9-15 bits")
         self.windowBits = windowBits
         self.noContextTakeover = noContextTakeover
-        stream = .allocate(capacity: 1)
-        stream.initialize(to: z_stream())
-        // Negative window bits: raw DEFLATE, no zlib header or checksum (RFC 7692 §7.2.1).
-        // memLevel 8 is zlib's default (about 128 KiB of state with a 15-bit window).
-        let status = rt_deflateInit2(stream, Int32(level), Z_DEFLATED, -Int32(windowBits), 8, Z_DEFAULT_STRATEGY)
-        guard status == Z_OK else {
-            stream.deinitialize(count: 1)
-            stream.deallocate()
-            throw RealtimeError(.internal, detail: "zlib deflateInit2 failed (\(status))")
-        }
+        self.level = level
+        self.memoryLevel = memoryLevel
     }
 
     deinit {
+        release()
+    }
+
+    /// zlib's state, made on first use.
+    private func makeStream() throws(RealtimeError) -> UnsafeMutablePointer<z_stream> {
+        if let stream { return stream }
+        let made = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        made.initialize(to: z_stream())
+        // Negative window bits: raw DEFLATE, no zlib header or checksum (RFC 7692 §7.2.1).
+        let status = rt_deflateInit2(
+            made, Int32(level), Z_DEFLATED, -Int32(windowBits), Int32(memoryLevel), Z_DEFAULT_STRATEGY)
+        guard status == Z_OK else {
+            made.deinitialize(count: 1)
+            made.deallocate()
+            throw RealtimeError(.internal, detail: "zlib deflateInit2 failed (\(status))")
+        }
+        stream = made
+        return made
+    }
+
+    private func release() {
+        guard let stream else { return }
         deflateEnd(stream)
         stream.deinitialize(count: 1)
         stream.deallocate()
+        self.stream = nil
     }
 
     /// The compressed payload of one message (without the trailing `00 00 ff ff`).
@@ -54,6 +78,7 @@ final class WebSocketDeflater {
         // sync flush zlib has nothing to flush again and answers a second one with
         // Z_BUF_ERROR and no bytes, so the window and the stream state stay as they are.
         if payload.isEmpty { return [0x00] }
+        let stream = try makeStream()
         // Room for the whole result in one pass: zlib's bound for the data plus the flush
         // marker and a block header; grown below if zlib still wants more.
         let bound = Int(deflateBound(stream, uLong(payload.count))) + 16
@@ -81,7 +106,9 @@ final class WebSocketDeflater {
         }
         stream.pointee.next_in = nil
         stream.pointee.next_out = nil
-        if noContextTakeover { deflateReset(stream) }
+        // No context to keep: the state goes until the next message.
+        if noContextTakeover { release() }
+        defer { if output.count > 4 << 10 { output = [] } }
         // A sync flush always ends with an empty stored block: 00 00 ff ff (§7.2.1 step 3).
         guard produced >= 4, output[produced - 4] == 0, output[produced - 3] == 0,
               output[produced - 2] == 0xFF, output[produced - 1] == 0xFF else {

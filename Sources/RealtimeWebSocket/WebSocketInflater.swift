@@ -38,8 +38,11 @@ final class WebSocketInflater: WebSocketFrameInflater {
     /// The stream ended (BFINAL) inside this message: later input of the message is ignored.
     private var streamEnded = false
 
-    /// Where zlib writes before the bytes are appended to the message (64 KiB, reused).
-    private var scratch = [UInt8](repeating: 0, count: 64 << 10)
+    /// Largest output room added to the message per `inflate` call. zlib writes straight into
+    /// the message's array, so the inflater keeps no output buffer of its own between
+    /// messages; the room starts at four times the compressed input and doubles while zlib
+    /// fills it, so a small message's array stays small.
+    private static let maxOutputStep = 64 << 10
 
     private static let tail: [UInt8] = [0x00, 0x00, 0xFF, 0xFF]
 
@@ -116,20 +119,23 @@ final class WebSocketInflater: WebSocketFrameInflater {
             stream.pointee.next_in = nil
             stream.pointee.next_out = nil
         }
+        var step = min(max(256, input.count * 4), Self.maxOutputStep)
         repeat {
             // One byte more than the budget allows, so crossing it is seen without inflating
             // further.
             // (Never `maxMessageSize + 1` itself: the limit may be `Int.max`.)
             let budget = maxMessageSize - produced
-            let room = budget < scratch.count ? budget + 1 : scratch.count
-            let (status, got): (Int32, Int) = scratch.withUnsafeMutableBytes { buffer in
-                stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            let room = budget < step ? budget + 1 : step
+            step = min(step * 2, Self.maxOutputStep)
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: room))
+            let status: Int32 = out.withUnsafeMutableBytes { buffer in
+                stream.pointee.next_out = (buffer.baseAddress! + start).assumingMemoryBound(to: Bytef.self)
                 stream.pointee.avail_out = uInt(room)
-                let status = CZlib.inflate(stream, Z_SYNC_FLUSH)
-                let got = room - Int(stream.pointee.avail_out)
-                out.append(contentsOf: UnsafeRawBufferPointer(rebasing: buffer[..<got]).assumingMemoryBound(to: UInt8.self))
-                return (status, got)
+                return CZlib.inflate(stream, Z_SYNC_FLUSH)
             }
+            let got = room - Int(stream.pointee.avail_out)
+            out.removeLast(room - got)
             produced += got
             if produced > maxMessageSize {
                 throw RealtimeError(

@@ -57,6 +57,7 @@ let package = Package(
             dependencies: [
                 "RealtimeCore", "RealtimeIO",
                 .target(name: "CCurl", condition: linux),
+                .target(name: "COpenSSL", condition: linux),
             ],
             swiftSettings: swiftSettings
         ),

@@ -56,7 +56,7 @@ enum ScaleBenchmarks {
     static let suite = BenchmarkSuite(
         name: "scale", benchmarks: cases.map { c in Benchmark(name: c.name) { [try run(c.withCountOverride)] } })
 
-    static let openWindow = 1_000
+    static let openWindow = ProcessInfo.processInfo.environment["RT_BENCH_SCALE_WINDOW"].flatMap { Int($0) } ?? 1_000
     static let heartbeat: Duration = .seconds(5)
     static let idleSeconds = 6.0
     static let trickleIntervalMilliseconds = 500

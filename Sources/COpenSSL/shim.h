@@ -8,6 +8,7 @@
 #include <openssl/x509v3.h>
 #include <openssl/pem.h>
 #include <openssl/bio.h>
+#include <openssl/buffer.h>
 #include <openssl/rand.h>
 
 // OpenSSL exposes these as macros, which Swift cannot import.
@@ -18,5 +19,11 @@ static inline size_t rt_BIO_pending(BIO *b) { return BIO_pending(b); }
 static inline size_t rt_BIO_ctrl_pending(BIO *b) { return BIO_ctrl_pending(b); }
 static inline int rt_BIO_should_retry(BIO *b) { return BIO_should_retry(b); }
 static inline long rt_BIO_set_mem_eof_return(BIO *b, long v) { return BIO_set_mem_eof_return(b, v); }
+// Bytes a memory BIO has allocated (it grows to its largest content and never shrinks).
+static inline size_t rt_BIO_mem_capacity(BIO *b) {
+    BUF_MEM *m = NULL;
+    BIO_get_mem_ptr(b, &m);
+    return m ? m->max : 0;
+}
 
 #endif

@@ -201,6 +201,17 @@ public final class EventLoop: Sendable {
         return state.registrations.count
     }
 
+    /// The loop's one instance of `T`, made by `make` on first use (loop thread only): state
+    /// that every connection on the loop shares instead of each keeping its own (the SSE
+    /// transport's current arena block, for instance).
+    package func local<T: AnyObject>(_ type: T.Type, make: () -> T) -> T {
+        precondition(inEventLoop, "EventLoop.local must be called on the loop thread")
+        if let existing = state.locals[ObjectIdentifier(type)] { return unsafeDowncast(existing, to: T.self) }
+        let made = make()
+        state.locals[ObjectIdentifier(type)] = made
+        return made
+    }
+
     /// What the loop has done since it started (loop thread only; for benchmarks and
     /// diagnostics: an idle loop should wake no more often than its connections' timers
     /// ask, which ``Statistics/timersFired`` and ``Statistics/wakeUps`` show).
@@ -293,6 +304,7 @@ extension EventLoop {
         // Drop handlers and timer bodies here, on the loop thread that owns them. The curl
         // multi handle goes first: its cleanup still reports sockets to deregister.
         state.curlDriver = nil
+        state.locals.removeAll()
         state.registrations.removeAll()
         state.timerBodies.removeAll()
         state.timers = TimerHeap()

@@ -21,8 +21,19 @@ final class LoopState {
     var curlDriver: CurlMultiDriver?
     /// What the loop has done so far (see ``EventLoop/statistics``).
     var statistics = EventLoop.Statistics()
+    /// The receive buffer every socket on this loop reads into (see
+    /// ``EventLoop/withReadBuffer(minimum:_:)``); nil until the first read.
+    var readBuffer: UnsafeMutableRawBufferPointer?
+    /// True while a read holds ``readBuffer``.
+    var readBufferLent = false
+    /// See ``EventLoop/local(_:make:)``.
+    var locals: [ObjectIdentifier: AnyObject] = [:]
     /// Shared counter for registration and timer identifiers; 0 is the wake-up token.
     private var nextID: UInt64 = 1
+
+    deinit {
+        readBuffer?.deallocate()
+    }
 
     func makeID() -> UInt64 {
         defer { nextID += 1 }

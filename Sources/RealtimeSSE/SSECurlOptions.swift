@@ -1,5 +1,6 @@
 #if os(Linux)
 import CCurl
+import COpenSSL
 import RealtimeCore
 import RealtimeIO
 #if canImport(FoundationEssentials)
@@ -175,6 +176,13 @@ struct SSECurlOptions {
         if !tls.pinnedPublicKeys.isEmpty {
             check(rt_easy_setopt_str(easy, CURLOPT_PINNEDPUBLICKEY, tls.pinnedPublicKeys.joined(separator: ";")), "pinned public key")
         }
+        // libcurl builds an OpenSSL context per connection; with this mode OpenSSL frees the
+        // connection's record buffers (about 34 KiB) whenever they are empty rather than
+        // keeping them while the stream is quiet.
+        check(rt_easy_setopt_ssl_ctx(easy) { _, context, _ in
+            if let context { _ = rt_SSL_CTX_set_mode(OpaquePointer(context), Int(SSL_MODE_RELEASE_BUFFERS)) }
+            return CURLE_OK
+        }, "ssl context function")
     }
 
     /// Whole milliseconds of `d`, 0 for a negative duration, saturating far below `Int.max`.

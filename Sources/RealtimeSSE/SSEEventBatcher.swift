@@ -5,8 +5,8 @@ import RealtimeCore
 /// their data bytes go until the consumer builds the strings.
 ///
 /// Small data is copied into an ``SSEDataArena`` (one per batch handed over, on a pooled
-/// ``SSEArenaBlock`` that successive batches share until it is full) and decoded later on
-/// the consumer's thread; data above ``deferredTextLimit`` is decoded at once, so a huge event
+/// ``SSEArenaBlock`` that successive batches of every connection on the loop share until it
+/// is full, see ``SSEArenaCursor``) and decoded later on the consumer's thread; data above ``deferredTextLimit`` is decoded at once, so a huge event
 /// is not held twice.
 ///
 /// A value owned by ``SSEConnection`` on its loop thread. The connection swaps it into a local
@@ -20,24 +20,23 @@ struct SSEEventBatcher {
     let flushThreshold: Int
     /// Where the current batch's event data goes; nil after a hand-over.
     private var arena: SSEDataArena?
-    /// Bytes ``arena`` can still take (0 when there is none): checked per event without
-    /// touching the arena or its block.
-    private var arenaRoom = 0
-    /// The block under it, filled across batches until the next event does not fit, then
-    /// replaced by one from the shared pool.
-    private var block: SSEArenaBlock?
+    /// The loop's current block, filled across batches (and connections) until the next event
+    /// does not fit, then replaced by one from the shared pool. nil for the placeholder.
+    private let cursor: SSEArenaCursor?
     /// Event data up to this size goes through the arena (measured, same run: 1.5–2× the
     /// events/s at 128 B and 1 KiB, even at 4 KiB); larger data is decoded at once, so a huge
     /// event is not held twice.
     static let deferredTextLimit = 64 * 1024
 
     /// `channelCapacity` is the channel's; the batch flushes at half of it (at most 64).
-    init(channelCapacity: Int) {
+    /// `cursor` is the loop's (``SSEArenaCursor/on(_:)``).
+    init(channelCapacity: Int, cursor: SSEArenaCursor?) {
         self.flushThreshold = max(1, min(64, channelCapacity / 2))
+        self.cursor = cursor
     }
 
     /// An empty stand-in, swapped in while the real batcher is lent to a parser feed.
-    static var placeholder: SSEEventBatcher { SSEEventBatcher(channelCapacity: 0) }
+    static var placeholder: SSEEventBatcher { SSEEventBatcher(channelCapacity: 0, cursor: nil) }
 
     /// Whether the batch should go to the channel now rather than at the end of the action.
     var isFull: Bool { pending.count >= flushThreshold }
@@ -65,7 +64,6 @@ struct SSEEventBatcher {
     /// (on the same block while it has room).
     mutating func endBatch() {
         arena = nil
-        arenaRoom = 0
     }
 
     /// Copies an event's data into the batch's arena, on a fresh block when the current one is
@@ -73,11 +71,12 @@ struct SSEEventBatcher {
     @inline(__always)
     private mutating func deferredText(_ e: SSEParser.BorrowedEvent) -> SSEDeferredText {
         let n = e.data.count
-        if n > arenaRoom || arena == nil { startArena(for: n) }
+        // The block's own room, not a count kept here: other connections of the loop append
+        // to the same block between two of this batch's events.
+        if arena == nil || n > arena.unsafelyUnwrapped.block.available { startArena(for: n) }
         // One reference for the event; the room was checked above.
         let target = arena.unsafelyUnwrapped
         let offset = target.block.appendUnchecked(e.data)
-        arenaRoom &-= n
         return SSEDeferredText(arena: target, offset: offset, count: n, isValidUTF8: e.isValidUTF8, isASCII: e.isASCII)
     }
 
@@ -88,17 +87,15 @@ struct SSEEventBatcher {
         let pool = SSEArenaPool.shared
         if n > pool.blockSize {
             arena = SSEDataArena(capacity: n)
-            arenaRoom = n
             return
         }
         let room: SSEArenaBlock
-        if let block, n <= block.available {
+        if let block = cursor?.block, n <= block.available {
             room = block
         } else {
             room = pool.block()
-            block = room
+            cursor?.block = room
         }
         arena = SSEDataArena(block: room)
-        arenaRoom = room.available
     }
 }

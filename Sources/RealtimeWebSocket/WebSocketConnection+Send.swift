@@ -105,8 +105,10 @@ extension WebSocketConnection {
             }
             reference.value.connection?.sendsCompleted(count: count, bytes: bytes)
         }
-        // The stream copied what the kernel did not take: the buffer is ours again.
-        if frames.capacity <= 1 << 16 { batchBuffer = frames }
+        // The stream copied what the kernel did not take: the buffer is ours again. Only a
+        // small one is kept, so a connection that sent a burst and went quiet holds no buffer
+        // sized for it.
+        if frames.capacity <= 4 << 10 { batchBuffer = frames }
     }
 
     /// Written (or failed) messages free their room: senders waiting for it are accepted.

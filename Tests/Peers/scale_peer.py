@@ -25,6 +25,7 @@ import asyncio
 import base64
 import hashlib
 import json
+import os
 import resource
 import sys
 import zlib
@@ -303,6 +304,13 @@ async def read_commands(peer, stop):
             print(reply, flush=True)
 
 
+def tls_context(args):
+    context = peer_common.ssl_context(args)
+    if context is not None and os.environ.get("SCALE_PEER_TICKETS"):
+        context.num_tickets = int(os.environ["SCALE_PEER_TICKETS"])
+    return context
+
+
 def window_argument(parser):
     parser.add_argument("--server-window", type=int, default=15, help="deflate window unless the client limits it")
 
@@ -314,7 +322,7 @@ async def main():
     sock = peer_common.bind_socket(args.host)
     loop = asyncio.get_running_loop()
     server = await loop.create_server(
-        lambda: Connection(peer), sock=sock, ssl=peer_common.ssl_context(args), backlog=4096
+        lambda: Connection(peer), sock=sock, ssl=tls_context(args), backlog=4096
     )
     pump = asyncio.create_task(peer.pump())
     stop = asyncio.Event()

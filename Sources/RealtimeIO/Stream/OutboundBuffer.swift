@@ -36,7 +36,9 @@ package struct OutboundBuffer {
     package private(set) var bytesQueued: UInt64 = 0
     package private(set) var bytesWritten: UInt64 = 0
 
-    package init(maxWriteSize: Int = 1 << 20, retainedCapacity: Int = 1 << 20) {
+    /// `retainedCapacity` defaults to 16 KiB: a quiet connection keeps no more than that of
+    /// its largest burst (with thousands of connections, a megabyte each would add up).
+    package init(maxWriteSize: Int = 1 << 20, retainedCapacity: Int = 16 << 10) {
         precondition(maxWriteSize > 0, "OutboundBuffer.maxWriteSize must be positive")
         self.maxWriteSize = maxWriteSize
         self.retainedCapacity = retainedCapacity

@@ -137,7 +137,9 @@ extension SocketByteStream {
         }
     }
 
-    func advanceHandshake() {
+    /// Advances the TLS handshake; once it completes, delivers the records that came with its
+    /// last flight — into `readBuffer` when the caller holds the loop's receive buffer.
+    func advanceHandshake(readBuffer: UnsafeMutableRawBufferPointer? = nil) {
         guard let tls, phase == .handshaking else { return }
         let done: Bool
         do {
@@ -152,7 +154,7 @@ extension SocketByteStream {
             becomeOpen()
             // Records that arrived with the last handshake flight (e.g. TLS 1.3 tickets, or
             // early application data) are already buffered inside OpenSSL.
-            drainTLS()
+            if let readBuffer { drainTLS(into: readBuffer) } else { drainTLS() }
         }
     }
 

@@ -60,15 +60,16 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     /// Set when the socket reported error/hang-up while reads were paused: the descriptor is
     /// unwatched (level-triggered epoll would spin) until reads resume.
     var parkedWhilePaused = false
-    let readBuffer: UnsafeMutableRawBufferPointer
+    /// Bytes per `read(2)`, into the loop's shared receive buffer
+    /// (``EventLoop/withReadBuffer(minimum:_:)``): a quiet stream holds no receive buffer.
+    let readChunkSize: Int
 
     public init(eventLoop: EventLoop = .shared, readChunkSize: Int = 64 * 1024) {
         self.eventLoop = eventLoop
-        self.readBuffer = .allocate(byteCount: max(readChunkSize, 1024), alignment: 16)
+        self.readChunkSize = max(readChunkSize, 1024)
     }
 
     deinit {
-        readBuffer.deallocate()
         // Normally `close()` released everything. If the owner dropped an open stream, the
         // descriptor must leave epoll before it is closed (a reused descriptor number must
         // never inherit this registration), and only the loop thread may deregister.
@@ -116,6 +117,10 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     }
 
     func readSocket() {
+        eventLoop.withReadBuffer(minimum: readChunkSize) { readSocket(into: $0) }
+    }
+
+    private func readSocket(into readBuffer: UnsafeMutableRawBufferPointer) {
         // A few reads per wake-up keep one busy connection from starving the others.
         for _ in 0..<4 {
             guard phase == .tunnelling || phase == .handshaking || phase == .open, !readPaused || phase != .open else { return }
@@ -126,7 +131,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
                     receiveTunnelAnswer(bytes)
                 } else if let tls {
                     tls.receive(bytes)
-                    if phase == .handshaking { advanceHandshake() } else { drainTLS() }
+                    if phase == .handshaking { advanceHandshake(readBuffer: readBuffer) } else { drainTLS(into: readBuffer) }
                 } else {
                     delegate?.byteStream(self, didRead: bytes)
                 }
@@ -152,6 +157,11 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     /// Delivers the plaintext OpenSSL holds, until it needs more ciphertext or reads pause.
     func drainTLS() {
+        guard tls != nil else { return }
+        eventLoop.withReadBuffer(minimum: readChunkSize) { drainTLS(into: $0) }
+    }
+
+    func drainTLS(into readBuffer: UnsafeMutableRawBufferPointer) {
         guard let tls else { return }
         while phase == .open && !readPaused {
             let result: TLSSession.ReadResult

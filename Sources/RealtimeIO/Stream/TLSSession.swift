@@ -9,44 +9,23 @@ import RealtimeCore
 /// Not thread-safe: owned by one ``SocketByteStream`` on its loop thread.
 final class TLSSession {
     private let ssl: OpaquePointer
-    /// Network → OpenSSL (ciphertext we read from the socket).
-    private let inBIO: OpaquePointer
-    /// OpenSSL → network (ciphertext to write to the socket).
-    private let outBIO: OpaquePointer
+    /// Network → OpenSSL (ciphertext we read from the socket). Replaced by an empty one when
+    /// it is drained and grew past ``retainedBIOCapacity``.
+    private var inBIO: OpaquePointer
+    /// OpenSSL → network (ciphertext to write to the socket); replaced likewise.
+    private var outBIO: OpaquePointer
     private let configuration: TLSConfiguration
     private(set) var handshakeDone = false
-    /// Staging for ciphertext leaving OpenSSL.
-    private let scratch: UnsafeMutableBufferPointer<UInt8>
+
+    /// A memory BIO keeps the storage of its largest content: a drained one larger than this
+    /// is replaced, so a quiet connection keeps no buffer sized for a past burst.
+    static let retainedBIOCapacity = 4096
 
     init(configuration: TLSConfiguration, host: String) throws(RealtimeError) {
         self.configuration = configuration
         ERR_clear_error()
-        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw Self.error("cannot create TLS context") }
+        let ctx = try TLSContextCache.shared.context(for: configuration)
         defer { SSL_CTX_free(ctx) } // the SSL object keeps its own reference
-        _ = rt_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)
-        switch configuration.verification {
-        case .full:
-            SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
-            switch configuration.trustRoots {
-            case .system:
-                if SSL_CTX_set_default_verify_paths(ctx) != 1 { throw Self.error("cannot load the system trust store") }
-            case .file(let path):
-                if SSL_CTX_load_verify_locations(ctx, path, nil) != 1 {
-                    throw RealtimeError(.invalidConfiguration, detail: "cannot load CA file: \(Self.openSSLErrorString())")
-                }
-            }
-        case .insecureNoVerification:
-            SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
-        }
-        if let certFile = configuration.clientCertificateFile {
-            if SSL_CTX_use_certificate_chain_file(ctx, certFile) != 1 {
-                throw RealtimeError(.invalidConfiguration, detail: "cannot load client certificate: \(Self.openSSLErrorString())")
-            }
-            let keyFile = configuration.clientKeyFile ?? certFile
-            if SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1 {
-                throw RealtimeError(.invalidConfiguration, detail: "cannot load client key: \(Self.openSSLErrorString())")
-            }
-        }
         guard let ssl = SSL_new(ctx) else { throw Self.error("cannot create TLS session") }
         guard let inBIO = BIO_new(BIO_s_mem()), let outBIO = BIO_new(BIO_s_mem()) else {
             SSL_free(ssl)
@@ -58,7 +37,6 @@ final class TLSSession {
         self.ssl = ssl
         self.inBIO = inBIO
         self.outBIO = outBIO
-        self.scratch = .allocate(capacity: 64 * 1024)
         // From here on every stored property is set, so a throw runs deinit (which frees
         // `ssl`): no manual cleanup below.
 
@@ -83,7 +61,50 @@ final class TLSSession {
 
     deinit {
         SSL_free(ssl)
-        scratch.deallocate()
+    }
+
+    /// A client context for `configuration` (one reference for the caller); see
+    /// ``TLSContextCache``, which calls this once per configuration.
+    static func makeContext(_ configuration: TLSConfiguration) throws(RealtimeError) -> OpaquePointer {
+        ERR_clear_error()
+        guard let ctx = SSL_CTX_new(TLS_client_method()) else { throw Self.error("cannot create TLS context") }
+        do {
+            try configure(ctx, configuration)
+        } catch {
+            SSL_CTX_free(ctx)
+            throw error
+        }
+        return ctx
+    }
+
+    private static func configure(_ ctx: OpaquePointer, _ configuration: TLSConfiguration) throws(RealtimeError) {
+        _ = rt_SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION)
+        // OpenSSL frees a connection's record buffers (about 34 KiB) whenever they are empty,
+        // instead of keeping them for the connection's life: an idle connection holds none.
+        _ = rt_SSL_CTX_set_mode(ctx, Int(SSL_MODE_RELEASE_BUFFERS))
+        switch configuration.verification {
+        case .full:
+            SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nil)
+            switch configuration.trustRoots {
+            case .system:
+                if SSL_CTX_set_default_verify_paths(ctx) != 1 { throw Self.error("cannot load the system trust store") }
+            case .file(let path):
+                if SSL_CTX_load_verify_locations(ctx, path, nil) != 1 {
+                    throw RealtimeError(.invalidConfiguration, detail: "cannot load CA file: \(Self.openSSLErrorString())")
+                }
+            }
+        case .insecureNoVerification:
+            SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nil)
+        }
+        if let certFile = configuration.clientCertificateFile {
+            if SSL_CTX_use_certificate_chain_file(ctx, certFile) != 1 {
+                throw RealtimeError(.invalidConfiguration, detail: "cannot load client certificate: \(Self.openSSLErrorString())")
+            }
+            let keyFile = configuration.clientKeyFile ?? certFile
+            if SSL_CTX_use_PrivateKey_file(ctx, keyFile, SSL_FILETYPE_PEM) != 1 || SSL_CTX_check_private_key(ctx) != 1 {
+                throw RealtimeError(.invalidConfiguration, detail: "cannot load client key: \(Self.openSSLErrorString())")
+            }
+        }
     }
 
     /// Hands ciphertext read from the socket to OpenSSL.
@@ -121,7 +142,9 @@ final class TLSSession {
         if n > 0 { return .bytes(Int(n)) }
         let err = SSL_get_error(ssl, n)
         switch err {
-        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE: return .needMore
+        case SSL_ERROR_WANT_READ, SSL_ERROR_WANT_WRITE:
+            releaseDrainedInput()
+            return .needMore
         case SSL_ERROR_ZERO_RETURN: return .closed
         default: throw RealtimeError(.tls, detail: "TLS read failed: \(Self.openSSLErrorString())")
         }
@@ -155,14 +178,39 @@ final class TLSSession {
     @discardableResult
     func drainCiphertext(into buffer: inout [UInt8]) -> Int {
         var total = 0
-        while rt_BIO_ctrl_pending(outBIO) > 0 {
-            let n = BIO_read(outBIO, scratch.baseAddress, Int32(scratch.count))
+        while case let pending = Int(rt_BIO_ctrl_pending(outBIO)), pending > 0 {
+            // Read straight into the destination's new tail: no staging buffer.
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: pending))
+            let n = buffer.withUnsafeMutableBytes { raw in
+                BIO_read(outBIO, raw.baseAddress! + start, Int32(clamping: pending))
+            }
+            buffer.removeLast(pending - max(0, Int(n)))
             if n <= 0 { break }
-            // Appending from a raw buffer is a memcpy in every build mode.
-            buffer.append(contentsOf: UnsafeBufferPointer(rebasing: scratch[0..<Int(n)]))
             total += Int(n)
         }
+        if rt_BIO_mem_capacity(outBIO) > Self.retainedBIOCapacity, let fresh = Self.memoryBIO() {
+            SSL_set0_wbio(ssl, fresh)
+            outBIO = fresh
+        }
         return total
+    }
+
+    /// OpenSSL has consumed every byte of ciphertext received: drop the input BIO's storage
+    /// if a large read grew it.
+    private func releaseDrainedInput() {
+        guard rt_BIO_ctrl_pending(inBIO) == 0, rt_BIO_mem_capacity(inBIO) > Self.retainedBIOCapacity,
+            let fresh = Self.memoryBIO()
+        else { return }
+        SSL_set0_rbio(ssl, fresh)
+        inBIO = fresh
+    }
+
+    /// An empty memory BIO that reads as "need more bytes" rather than end of file.
+    private static func memoryBIO() -> OpaquePointer? {
+        guard let bio = BIO_new(BIO_s_mem()) else { return nil }
+        _ = rt_BIO_set_mem_eof_return(bio, -1)
+        return bio
     }
 
     // MARK: - Checks and errors

@@ -19,7 +19,7 @@ import RealtimeTestServer
 ///    5 s (the last 4 measured): events/s delivered against offered, CPU per event;
 /// 4. **quiet** again: memory per connection after that traffic, which shows any buffer
 ///    sized for bursts that a quiet connection kept;
-/// 5. **close**: every client closed; RSS 1 s later against the start, and after
+/// 5. **close**: every client closed; RSS 2 s later against the start, and after
 ///    `malloc_trim(0)` (the difference is heap fragmentation).
 /// A warm-up of 20 clients first pays the one-time costs (libraries, TLS, curl).
 ///
@@ -147,7 +147,7 @@ enum ScaleBenchmarks {
 
         guard let close = fleet.closeAll() else { throw Failure(description: "\(c.name): clients did not finish after close()") }
         f.closeSeconds = close
-        Thread.sleep(forTimeInterval: 1)
+        Thread.sleep(forTimeInterval: 2)
         f.rssClosed = ProcessProbe.residentBytes()
         f.heapClosed = ProcessProbe.heapInUseBytes()
         ProcessProbe.trimHeap()

@@ -136,6 +136,7 @@ public final class EventLoop: Sendable {
         precondition(inEventLoop, "EventLoop.register must be called on the loop thread")
         let id = state.makeID()
         state.registrations[id] = LoopState.Registration(fd: fd, interest: interest, handler: handler)
+        state.registrationPeak = max(state.registrationPeak, state.registrations.count)
         var ev = epoll_event()
         ev.events = Self.epollMask(interest)
         ev.data.u64 = id
@@ -170,7 +171,34 @@ public final class EventLoop: Sendable {
             var ev = epoll_event()
             _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, registration.fd, &ev)
         }
+        trimHeapAfterMassClose()
     }
+
+    /// Once at least ``massCloseTrimThreshold`` connections have gone and at most half of the
+    /// peak remain, returns the heap's free pages to the kernel (`malloc_trim`) a second later,
+    /// when the rest of the closing (more closes, the owners' objects released on other
+    /// threads) has freed its memory too.
+    ///
+    /// Why: thousands of connections leave their freed memory scattered between live
+    /// allocations, where glibc never gives it back on its own (it only trims the top of a
+    /// heap). Measured with the `scale` benchmark: after closing 1,000 connections RSS stayed
+    /// 30–100 MiB above where it started, within a few MiB once trimmed. The trim walks the
+    /// heap once (milliseconds), which only a mass close pays.
+    private func trimHeapAfterMassClose() {
+        let live = state.registrations.count
+        guard !state.trimScheduled, state.registrationPeak - live >= Self.massCloseTrimThreshold,
+            live <= state.registrationPeak / 2
+        else { return }
+        state.trimScheduled = true
+        schedule(after: .seconds(1)) { [self] in
+            _ = rt_malloc_trim()
+            state.trimScheduled = false
+            state.registrationPeak = state.registrations.count
+        }
+    }
+
+    /// Connections that must close (since the last trim) before the heap is trimmed.
+    static let massCloseTrimThreshold = 512
 
     /// Runs `body` once on the loop thread after `delay` (monotonic clock; negative delays
     /// count as zero). A timer created by a firing timer never fires in the same pass.

@@ -26,6 +26,9 @@ final class LoopState {
     var readBuffer: UnsafeMutableRawBufferPointer?
     /// True while a read holds ``readBuffer``.
     var readBufferLent = false
+    /// Most registrations since the heap was last trimmed (see `EventLoop.deregister`).
+    var registrationPeak = 0
+    var trimScheduled = false
     /// See ``EventLoop/local(_:make:)``.
     var locals: [ObjectIdentifier: AnyObject] = [:]
     /// Shared counter for registration and timer identifiers; 0 is the wake-up token.

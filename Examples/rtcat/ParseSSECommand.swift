@@ -2,7 +2,7 @@ import Foundation
 import Realtime
 
 /// `rtcat parse-sse [--chunk N] [--quiet]`: reads raw SSE bytes from standard input, feeds
-/// them to ``SSEParser`` in chunks of N bytes (default: as read, up to 64 KiB), and prints
+/// them to ``SSEParser`` in chunks of N bytes (default: as read, up to 1 MiB), and prints
 /// one JSON object per line:
 ///
 /// - each dispatched event: `{"type": "<event type>", "data": "<data>", "id": "<last event id>"}`
@@ -54,65 +54,106 @@ enum ParseSSECommand {
             StandardError.write("usage: rtcat parse-sse \(subcommand.usage)\n")
             return Subcommand.usage
         }
+        var sink = Sink(quiet: options.quiet, writer: JSONLineWriter(fileDescriptor: output))
         var parser = SSEParser()
-        var writer = JSONLineWriter(fileDescriptor: output)
+        let failure: String?
+        do {
+            failure = try readAll(input, chunk: options.chunk) { bytes in
+                // Non-escaping closures over locals: accesses are checked statically, not per
+                // event at run time. Quiet mode borrows each event's bytes: no String per event.
+                if sink.quiet {
+                    try parser.feed(bytes, { _ in }, borrowing: { sink.count($0) })
+                } else {
+                    try parser.feed(bytes) { sink.print($0) }
+                }
+            }
+        } catch {
+            sink.finish()
+            StandardError.write("rtcat parse-sse: \(error)\n")
+            return Subcommand.failure
+        }
+        if let failure {
+            sink.finish()
+            StandardError.write("rtcat parse-sse: read error: \(failure)\n")
+            return Subcommand.failure
+        }
+        parser.finish()
+        sink.finish()
+        return sink.writer.ok ? Subcommand.success : Subcommand.failure
+    }
+
+    /// What is printed: every event and retry, or with `--quiet` only the counts at the end.
+    struct Sink {
+        let quiet: Bool
+        var writer: JSONLineWriter
         var events = 0
         var dataBytes = 0
-        let chunk = options.chunk
-        let quiet = options.quiet
 
-        func emit(_ out: SSEParser.Output) {
+        init(quiet: Bool, writer: JSONLineWriter) {
+            self.quiet = quiet
+            self.writer = writer
+        }
+
+        mutating func print(_ out: SSEParser.Output) {
             switch out {
             case .event(let e):
                 events += 1
                 dataBytes += e.data.utf8.count
-                if !quiet { writer.write(["type": .string(e.type), "data": .string(e.data), "id": .string(e.lastEventID)]) }
+                writer.write(["type": .string(e.type), "data": .string(e.data), "id": .string(e.lastEventID)])
             case .retry(let ms):
-                if !quiet { writer.write(["retry": .int(ms)]) }
+                writer.write(["retry": .int(ms)])
             }
         }
-        func finishOutput() {
+
+        /// Counts a borrowed event: its data's UTF-8 length once decoded, which is the byte
+        /// count unless invalid sequences become U+FFFD (then the text is built to count it).
+        mutating func count(_ e: SSEParser.BorrowedEvent) {
+            events += 1
+            dataBytes += e.isValidUTF8 ? e.data.count : e.decodedData().utf8.count
+        }
+
+        mutating func finish() {
             if quiet { writer.write(["events": .int(events), "dataBytes": .int(dataBytes)]) }
             writer.flush()
         }
+    }
 
-        // A fixed read buffer: a huge --chunk only makes `carry` grow (up to the input size).
-        let readSize = 1 << 16
-        var buffer = [UInt8](repeating: 0, count: readSize)
+    /// Reads `input` to its end and hands the bytes to `feed`: as read (up to 1 MiB), or in
+    /// pieces of exactly `chunk` bytes (the last one shorter). Returns the read error's text,
+    /// nil at end of input; rethrows what `feed` throws.
+    static func readAll(
+        _ input: Int32, chunk: Int?, _ feed: (UnsafeRawBufferPointer) throws -> Void
+    ) throws -> String? {
+        // A pipe holds 64 KiB by default: a bigger one (the kernel allows 1 MiB without
+        // privileges) means fewer switches between the writer and us. Best effort.
+        var info = stat()
+        if fstat(input, &info) == 0, info.st_mode & S_IFMT == S_IFIFO { _ = fcntl(input, 1031 /* F_SETPIPE_SZ */, 1 << 20) }
+        let readSize = 1 << 20
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: readSize, alignment: 16)
+        defer { buffer.deallocate() }
         // Bytes read but not yet fed because they do not fill a whole --chunk.
         var carry: [UInt8] = []
-        do {
-            while true {
-                let n = buffer.withUnsafeMutableBytes { read(input, $0.baseAddress, readSize) }
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    finishOutput()
-                    StandardError.write("rtcat parse-sse: read error: \(String(cString: strerror(errno)))\n")
-                    return Subcommand.failure
-                }
-                if n == 0 { break }
-                if let chunk {
-                    carry.append(contentsOf: buffer[0..<n])
-                    var start = 0
-                    while carry.count - start >= chunk {
-                        try carry.withUnsafeBytes { try parser.feed(UnsafeRawBufferPointer(rebasing: $0[start..<start + chunk]), emit) }
-                        start += chunk
-                    }
-                    carry.removeFirst(start)
-                } else {
-                    try buffer.withUnsafeBytes { try parser.feed(UnsafeRawBufferPointer(rebasing: $0[0..<n]), emit) }
-                }
+        while true {
+            let n = read(input, buffer.baseAddress, readSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                return String(cString: strerror(errno))
             }
-            if !carry.isEmpty {
-                try carry.withUnsafeBytes { try parser.feed($0, emit) }
+            if n == 0 { break }
+            let bytes = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            guard let chunk else {
+                try feed(bytes)
+                continue
             }
-        } catch {
-            finishOutput()
-            StandardError.write("rtcat parse-sse: \(error)\n")
-            return Subcommand.failure
+            carry.append(contentsOf: bytes)
+            var start = 0
+            while carry.count - start >= chunk {
+                try carry.withUnsafeBytes { try feed(UnsafeRawBufferPointer(rebasing: $0[start..<start + chunk])) }
+                start += chunk
+            }
+            carry.removeFirst(start)
         }
-        parser.finish()
-        finishOutput()
-        return writer.ok ? Subcommand.success : Subcommand.failure
+        if !carry.isEmpty { try carry.withUnsafeBytes { try feed($0) } }
+        return nil
     }
 }

@@ -64,6 +64,9 @@ final class WebSocketDeflater {
         return made
     }
 
+    /// Whether zlib's state is allocated now (for tests of the memory rule above).
+    var holdsState: Bool { stream != nil }
+
     private func release() {
         guard let stream else { return }
         deflateEnd(stream)

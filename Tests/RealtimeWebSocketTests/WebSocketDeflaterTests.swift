@@ -23,6 +23,19 @@ import RealtimeTestSupport
         #expect(try deflater.compress(Self.hello) == first)
     }
 
+    /// zlib's state exists from the first message sent; without context takeover it is freed
+    /// after every message, with it kept (its window is the context).
+    @Test func stateExistsOnlyWhileItIsNeeded() throws {
+        let resetting = try WebSocketDeflater(windowBits: 15, noContextTakeover: true, level: 6)
+        #expect(!resetting.holdsState)
+        _ = try resetting.compress(Self.hello)
+        #expect(!resetting.holdsState)
+        let keeping = try WebSocketDeflater(windowBits: 15, noContextTakeover: false, level: 6)
+        #expect(!keeping.holdsState)
+        _ = try keeping.compress(Self.hello)
+        #expect(keeping.holdsState)
+    }
+
     @Test func emptyMessageRoundTrips() throws {
         let deflater = try WebSocketDeflater(windowBits: 15, noContextTakeover: false, level: 6)
         let inflater = try WebSocketInflater(windowBits: 15, noContextTakeover: false, maxMessageSize: 100)

@@ -10,10 +10,11 @@ import RealtimeTestServer
 /// them) connect to Tests/Peers/scale_peer.py in another process, so the server's memory is
 /// never counted; both processes raise their descriptor limit. Phases, in order:
 /// 1. **open**: clients are created with at most 1,000 connecting at once; the time runs from
-///    the first to the last `.open` seen by its consumer;
+///    the first to the last `.open` seen by its consumer (with this process's CPU and the
+///    server's: a Python server's TLS handshakes bound the TLS cases);
 /// 2. **idle**, after a second to settle: resident memory per connection (RSS growth since
 ///    just before the open, divided by N), threads, then 6 s with heartbeats on — WebSocket
-///    pings after 5 s of silence, SSE `:` comments every 5 s from the server — measuring the
+///    pings after 5 s of silence, SSE `:` comments every 5 s from the server (from the open on) — measuring the
 ///    process's CPU and the I/O loop's wake-ups and timers;
 /// 3. **trickle**: every connection receives a 128-byte JSON-like event every 500 ms for
 ///    5 s (the last 4 measured): events/s delivered against offered, CPU per event;
@@ -71,7 +72,7 @@ enum ScaleBenchmarks {
     struct Figures {
         var rssStart = 0, rssIdle = 0, rssQuiet = 0, rssClosed = 0, rssTrimmed = 0
         var heapStart = 0, heapIdle = 0, heapQuiet = 0, heapClosed = 0
-        var openSeconds = 0.0, closeSeconds = 0.0, peerOpenCPU = 0.0
+        var openSeconds = 0.0, closeSeconds = 0.0, peerOpenCPU = 0.0, peerTrickleCPU = 0.0, openCPU = 0.0
         var threads = 0, ioThreads = 0
         var idle = Window(), trickle = Window()
         var errors = 0
@@ -119,26 +120,32 @@ enum ScaleBenchmarks {
         var f = Figures()
         f.rssStart = ProcessProbe.residentBytes()
         f.heapStart = ProcessProbe.heapInUseBytes()
+        // SSE heartbeats (comments) run from the start, as a server sends them: ten thousand
+        // TLS opens can take longer than the idle timeout.
+        if c.kind == .sse { try peer.command("heartbeat \(heartbeat.components.seconds * 1000)") }
         let peerCPU = try peer.stats().cpu
+        let ownCPU = ProcessProbe.cpuSeconds()
         guard let open = try fleet.open(count: c.count, window: openWindow) else {
             _ = fleet.closeAll(timeout: 10)
             throw Failure(description: "\(c.name): \(fleet.opened.load(ordering: .relaxed)) of \(c.count) opened, "
-                + "\(fleet.failedBeforeOpen.load(ordering: .relaxed)) failed")
+                + "\(fleet.failedBeforeOpen.load(ordering: .relaxed)) failed; first error: \(fleet.firstFailure.withLock { $0 } ?? "none")")
         }
         f.openSeconds = open
         f.peerOpenCPU = try peer.stats().cpu - peerCPU
+        f.openCPU = ProcessProbe.cpuSeconds() - ownCPU
         Thread.sleep(forTimeInterval: 1)
         f.rssIdle = ProcessProbe.residentBytes()
         f.heapIdle = ProcessProbe.heapInUseBytes()
         (f.threads, f.ioThreads) = ProcessProbe.threads(named: "realtime-io")
 
-        if c.kind == .sse { try peer.command("heartbeat \(heartbeat.components.seconds * 1000)") }
         f.idle = Window.measure(idleSeconds, fleet)
         try peer.command("quiet")
 
         try peer.command("trickle \(trickleIntervalMilliseconds) \(trickleEventSize)")
         Thread.sleep(forTimeInterval: 1)
+        let peerBefore = try peer.stats().cpu
         f.trickle = Window.measure(trickleSeconds, fleet)
+        f.peerTrickleCPU = (try peer.stats().cpu - peerBefore) / f.trickle.seconds
         try peer.command("quiet")
         Thread.sleep(forTimeInterval: 1.5)
         f.rssQuiet = ProcessProbe.residentBytes()
@@ -181,10 +188,10 @@ enum ScaleBenchmarks {
             ("heap KiB/conn idle", Double(f.heapIdle - f.heapStart) / n / 1024),
             ("heap KiB/conn after trickle", Double(f.heapQuiet - f.heapStart) / n / 1024),
             ("open s", f.openSeconds),
-            ("peer CPU s in open", f.peerOpenCPU), ("threads", Double(f.threads)), ("I/O threads", Double(f.ioThreads)),
+            ("CPU s in open", f.openCPU), ("peer CPU s in open", f.peerOpenCPU), ("threads", Double(f.threads)), ("I/O threads", Double(f.ioThreads)),
             ("idle CPU %", f.idle.cpu / f.idle.seconds * 100), ("idle I/O CPU %", f.idle.loopCPU / f.idle.seconds * 100),
             ("idle wake-ups/s", f.idle.wakeUps / f.idle.seconds), ("timers/conn/s", timersPerConnection),
-            ("trickle ev/s", delivered), ("trickle offered ev/s", offered), ("trickle CPU µs/event", f.trickle.cpu / Double(max(1, f.trickle.events)) * 1e6),
+            ("trickle ev/s", delivered), ("trickle offered ev/s", offered), ("peer CPU % in trickle", f.peerTrickleCPU * 100), ("trickle CPU µs/event", f.trickle.cpu / Double(max(1, f.trickle.events)) * 1e6),
             ("trickle I/O µs/event", f.trickle.loopCPU / Double(max(1, f.trickle.events)) * 1e6),
             ("close s", f.closeSeconds), ("MiB after close", closedMiB),
             ("MiB after close+trim", Double(f.rssTrimmed - f.rssStart) / 1_048_576),

@@ -20,6 +20,8 @@ final class ScaleFleet: Sendable {
     let errorsAfterOpen = Atomic<Int>(0)
     /// Set by ``closeAll(timeout:)``: the ends that follow are expected.
     private let closing = Atomic<Bool>(false)
+    /// The first error seen before an open, for the failure message.
+    let firstFailure = LockedValue<String?>(nil)
     private let clients = LockedValue<[RealtimeClient]>([])
     /// Signalled once per client that opened or failed before opening.
     private let settled = DispatchSemaphore(value: 0)
@@ -74,6 +76,7 @@ final class ScaleFleet: Sendable {
                 events.add(1, ordering: .relaxed)
                 bytes.add(message.text?.utf8.count ?? 0, ordering: .relaxed)
             case .error, .closed:
+                if case .error(let e) = event { firstFailure.withLock { $0 = $0 ?? "\(e.error)" } }
                 if isOpen {
                     if !closing.load(ordering: .relaxed) { errorsAfterOpen.add(1, ordering: .relaxed) }
                 } else {

@@ -175,9 +175,9 @@ public final class EventLoop: Sendable {
     }
 
     /// Once at least ``massCloseTrimThreshold`` connections have gone and at most half of the
-    /// peak remain, returns the heap's free pages to the kernel (`malloc_trim`) a second later,
-    /// when the rest of the closing (more closes, the owners' objects released on other
-    /// threads) has freed its memory too.
+    /// peak remain, returns the heap's free pages to the kernel (`malloc_trim`) once closes
+    /// have stopped for a second, so that the rest of the closing (more closes, the owners'
+    /// objects released on other threads) has freed its memory too.
     ///
     /// Why: thousands of connections leave their freed memory scattered between live
     /// allocations, where glibc never gives it back on its own (it only trims the top of a
@@ -186,16 +186,31 @@ public final class EventLoop: Sendable {
     /// heap once (milliseconds), which only a mass close pays.
     private func trimHeapAfterMassClose() {
         let live = state.registrations.count
-        guard !state.trimScheduled, state.registrationPeak - live >= Self.massCloseTrimThreshold,
-            live <= state.registrationPeak / 2
-        else { return }
-        state.trimScheduled = true
-        schedule(after: .seconds(1)) { [self] in
+        if state.trimDeadline != nil {
+            state.trimDeadline = Self.monotonicNanoseconds() &+ Self.trimQuietPeriod
+            return
+        }
+        guard state.registrationPeak - live >= Self.massCloseTrimThreshold, live <= state.registrationPeak / 2 else { return }
+        state.trimDeadline = Self.monotonicNanoseconds() &+ Self.trimQuietPeriod
+        armTrim(after: Self.trimQuietPeriod)
+    }
+
+    private func armTrim(after nanoseconds: UInt64) {
+        schedule(after: .nanoseconds(Int64(nanoseconds))) { [self] in
+            guard let deadline = state.trimDeadline else { return }
+            let now = Self.monotonicNanoseconds()
+            if now < deadline {
+                armTrim(after: deadline - now)
+                return
+            }
             _ = rt_malloc_trim()
-            state.trimScheduled = false
+            state.trimDeadline = nil
             state.registrationPeak = state.registrations.count
         }
     }
+
+    /// Quiet time after the last close before the trim, nanoseconds.
+    static let trimQuietPeriod: UInt64 = 1_000_000_000
 
     /// Connections that must close (since the last trim) before the heap is trimmed.
     static let massCloseTrimThreshold = 512

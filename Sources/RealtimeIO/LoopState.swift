@@ -28,7 +28,8 @@ final class LoopState {
     var readBufferLent = false
     /// Most registrations since the heap was last trimmed (see `EventLoop.deregister`).
     var registrationPeak = 0
-    var trimScheduled = false
+    /// When the pending trim runs (monotonic nanoseconds), pushed back by every close.
+    var trimDeadline: UInt64?
     /// See ``EventLoop/local(_:make:)``.
     var locals: [ObjectIdentifier: AnyObject] = [:]
     /// Shared counter for registration and timer identifiers; 0 is the wake-up token.

@@ -27,7 +27,9 @@ struct HostileConnectionTests {
         }
         let url = kind == .sse ? fixture.server.url("/slow-head") : fixture.server.wsURL("/slow-head")
         let run = try await HostileRun.client(url, until: { $0.contains { $0.errorEvent != nil } }) {
-            $0.connectTimeout = .milliseconds(400)
+            // Well under the head's 2+ s of trickle, long enough for a loaded machine's server
+            // thread to have read the request before the deadline.
+            $0.connectTimeout = .seconds(1)
             $0.webSocket.heartbeat = .disabled
         }
         #expect(run.opens.isEmpty && run.messages.isEmpty, "\(run.summary)")

@@ -20,6 +20,12 @@ enum ClientEffect: Sendable {
     case log(ClientLogRecord)
     /// The state changed: wake the iterators of `stateChanges`.
     case publish([CheckedContinuation<Void, Never>])
+    /// Start handing the outbox to the open connection.
+    case drainSends
+    /// Arm the outbox's expiry timer (arming number `generation`).
+    case armSendExpiry(deadline: Duration, generation: UInt64)
+    /// Return to these senders (error nil: sent).
+    case resumeSenders([(CheckedContinuation<Void, any Error>, RealtimeError?)])
 }
 
 extension ClientStorage.State {
@@ -61,6 +67,8 @@ extension ClientStorage.State {
                 work = [:]
             case .log(let record):
                 effects.append(.log(record))
+            case .drainSends, .armSendExpiry, .disarmSendExpiry, .resolveSends:
+                absorbSendAction(action, into: &effects)
             }
         }
     }

@@ -42,6 +42,8 @@ final class ClientStorage: Sendable {
         var publishedVersion: UInt64 = 1
         var stateWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var nextStateIterator: UInt64 = 0
+        /// The senders waiting on the outbox.
+        var sends = ClientSends()
     }
 
     let state: LockedValue<State>

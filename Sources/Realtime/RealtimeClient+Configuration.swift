@@ -125,6 +125,15 @@ extension RealtimeClient {
         public var webSocket = WebSocketTransport.Options()
         #endif
 
+        // MARK: Sending
+
+        /// What ``RealtimeClient/send(_:)`` does while no connection is open (WebSocket):
+        /// throw `not_connected` at once (``SendPolicy/failFast``), or wait in the client's
+        /// outbox and go out, in order and once, right after the next `open`
+        /// (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``). Default
+        /// ``SendPolicy/failFast``.
+        public var sendPolicy: SendPolicy = .failFast
+
         // MARK: Observability
 
         /// Receives connection life-cycle records (attempts, opens, ends, decisions),

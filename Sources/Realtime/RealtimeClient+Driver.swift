@@ -61,6 +61,14 @@ extension RealtimeClient {
                 log(record.level, record.message, record.metadata)
             case .publish(let waiters):
                 for waiter in waiters { waiter.resume() }
+            case .drainSends:
+                drainSends()
+            case .armSendExpiry(let deadline, let generation):
+                armSendExpiry(deadline, generation: generation)
+            case .resumeSenders(let senders):
+                for (sender, error) in senders {
+                    if let error { sender.resume(throwing: error) } else { sender.resume() }
+                }
             }
         }
         return mayContinue

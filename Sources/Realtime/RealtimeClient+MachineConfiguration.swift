@@ -20,6 +20,7 @@ extension RealtimeClient.Configuration {
             monitorsNetwork: networkMonitor != nil && monitorsNetwork,
             refreshesCredentials: headersProvider != nil, sharesRetryBudget: retryBudget != nil,
             loadsCursor: lastEventID == nil && cursorStore != nil, cursor: lastEventID,
-            hasTerminator: terminator != nil, pathChangeProbeTimeout: pathChangeProbeTimeout)
+            hasTerminator: terminator != nil, pathChangeProbeTimeout: pathChangeProbeTimeout,
+            sendPolicy: sendPolicy, canSend: kind == .webSocket)
     }
 }

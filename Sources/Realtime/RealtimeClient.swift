@@ -122,23 +122,6 @@ public final class RealtimeClient: Sendable {
         await commitProcessed(always: true)
     }
 
-    /// Sends a message on the live connection (WebSocket): returns once the message is
-    /// accepted into the connection's bounded outbound queue (it waits only while the queue
-    /// is full). See the ``Transport`` contract.
-    /// - Throws: ``RealtimeError`` `notConnected` between connections or after ``close()``,
-    ///   `sendNotSupported` on SSE.
-    public func send(_ message: OutboundMessage) async throws {
-        try await send(message, flush: false)
-    }
-
-    /// ``send(_:)``; with `flush: true` it returns only once the frame is written to the
-    /// socket, and throws if it could not be.
-    public func send(_ message: OutboundMessage, flush: Bool) async throws {
-        let live = storage.state.withLock { s in s.machine.acceptsSends ? s.transport?.transport : nil }
-        guard let live else { throw RealtimeError(.notConnected) }
-        try await live.send(message, flush: flush)
-    }
-
     /// Pauses the client (an app going to the background): closes the live connection
     /// cleanly and cancels any backoff timer, without ending ``events``. The consumer sees
     /// `.closed` with `willReconnect == true` when a connection was open. Nothing connects

@@ -5,10 +5,12 @@ import Testing
 
 /// Thousands of seeded random event sequences through the client's state machine, with its
 /// guarantees checked after every step (see ``ClientStateMachine``). A failure prints the seed.
+/// The second run favours the outbox: long-lived connections, sends and the transport's
+/// answers, so that queued messages go out (and are refused) often.
 @Suite(.timeLimit(.minutes(2))) struct ClientStateMachineFuzzTests {
-    @Test func randomSequencesKeepEveryInvariant() {
+    @Test(arguments: [false, true]) func randomSequencesKeepEveryInvariant(outboxFocus: Bool) {
         for seed in 1...3000 as ClosedRange<UInt64> {
-            var run = FuzzRun(seed: seed)
+            var run = FuzzRun(seed: seed, outboxFocus: outboxFocus)
             for _ in 0..<150 {
                 run.step()
                 run.check()
@@ -43,7 +45,11 @@ struct FuzzRun {
     var done: Bool { h.terminated || (h.finished && h.handed == h.emitted.count) }
     var failed: Bool { failure != nil }
 
-    init(seed: UInt64) {
+    /// Favours sends and long-lived connections over the rest (suspension, network changes).
+    let outboxFocus: Bool
+
+    init(seed: UInt64, outboxFocus: Bool = false) {
+        self.outboxFocus = outboxFocus
         var rng = SplitMix64(seed: seed)
         let jitters: [Jitter] = [.none, .full, .equal, .decorrelated]
         let policies: [ReconnectPolicy] = [
@@ -63,6 +69,18 @@ struct FuzzRun {
         c.loadsCursor = rng.next() % 4 == 0
         c.hasTerminator = rng.next() % 3 == 0
         c.cursor = rng.next() % 2 == 0 ? "start" : nil
+        let timeouts: [Duration?] = [nil, .seconds(2), .seconds(10)]
+        c.sendPolicy = rng.next() % 3 == 0
+            ? .failFast
+            : .queue(maxMessages: Int(1 + rng.next() % 6), maxBytes: 24, timeout: timeouts[Int(rng.next() % 3)])
+        c.canSend = rng.next() % 8 != 0
+        if outboxFocus {
+            // Connections that live long enough for queues to drain: the default policy,
+            // the outbox on, a WebSocket.
+            c.reconnect = .default
+            c.sendPolicy = .queue(maxMessages: Int(1 + rng.next() % 6), maxBytes: 24, timeout: timeouts[Int(rng.next() % 3)])
+            c.canSend = true
+        }
         configuration = c
         h = ClientStateMachineHarness(c, seed: rng.next())
         self.rng = rng
@@ -113,14 +131,20 @@ struct FuzzRun {
         if h.pendingAdmit {
             options.append(("admitted", { r in r.h.admitted(wait: r.chance(2) ? .zero : .milliseconds(Int64(r.rng.next() % 500))) }))
         }
-        options.append(("take", { $0.h.take() }))
-        options.append(("processed", { $0.h.processed() }))
-        options.append(("time", { r in r.h.now += .milliseconds(Int64(r.rng.next() % 2000)) }))
-        options.append(("stale", { r in r.stale() }))
-        options.append(("suspend", { r in r.suspended = r.suspended || !r.h.machine.isTerminal; r.h.suspend() }))
-        options.append(("resume", { r in r.suspended = false; r.h.resume() }))
-        if configuration.monitorsNetwork { options.append(("network", { r in r.network() })) }
+        if !outboxFocus || chance(3) {
+            options.append(("take", { $0.h.take() }))
+            options.append(("processed", { $0.h.processed() }))
+            options.append(("time", { r in r.h.now += .milliseconds(Int64(r.rng.next() % 2000)) }))
+            options.append(("stale", { r in r.stale() }))
+        }
+        if !outboxFocus || chance(8) {
+            options.append(("suspend", { r in r.suspended = r.suspended || !r.h.machine.isTerminal; r.h.suspend() }))
+            options.append(("resume", { r in r.suspended = false; r.h.resume() }))
+            if configuration.monitorsNetwork { options.append(("network", { r in r.network() })) }
+        }
+        sendOptions(&options)
         if chance(60) { options.append(("close", { $0.h.close() })) }
+        if options.isEmpty { options.append(("time", { r in r.h.now += .milliseconds(Int64(r.rng.next() % 2000)) })) }
         let (name, apply) = options[Int(rng.next() % UInt64(options.count))]
         trace.append(name)
         apply(&self)
@@ -168,6 +192,7 @@ struct FuzzRun {
 
     /// The guarantees, after every step.
     mutating func check() {
+        checkOutbox()
         checkPlans()
         checkEvents()
         checkCursor()

@@ -39,6 +39,8 @@ struct ClientStateMachineHarness {
     var ledger: ResumeLedger
     /// The machine asked for the consumer's progress (until the next attempt).
     var consumerAwaited = false
+    /// The outbox as the driver sees it (see ClientStateMachineHarness+Send.swift).
+    var outbox = HarnessOutbox()
 
     init(_ configuration: ClientStateMachine.Configuration = .init(), seed: UInt64 = 1) {
         machine = ClientStateMachine(configuration: configuration, random: SeededGenerator(seed: seed))
@@ -84,6 +86,7 @@ struct ClientStateMachineHarness {
         case .stopObservingNetwork: observing = false
         case .cancelWork: workCancelled = true
         case .log(let record): logs.append(record)
+        case .drainSends, .armSendExpiry, .disarmSendExpiry, .resolveSends: performSend(action)
         }
     }
 
@@ -146,6 +149,8 @@ struct ClientStateMachineHarness {
     mutating func end(_ end: TransportEnd? = nil) {
         guard let attempt = transportAttempt else { Issue.record("no transport"); return }
         let e = end ?? TransportEnd(clean: false, error: .cancelled)
+        // A transport fails the sends waiting on it when it ends.
+        refuseLive(attempt: attempt)
         transportAttempt = nil
         transport = .none
         apply(machine.transportEnded(attempt: attempt, end: e, now: now))

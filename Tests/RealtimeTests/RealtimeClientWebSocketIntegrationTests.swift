@@ -93,7 +93,7 @@ struct RealtimeClientWebSocketIntegrationTests {
         }
         c.close()
         #expect(await it.next() == nil)
-        await #expect(throws: RealtimeError(.notConnected)) { try await c.send(.text("late")) }
+        await #expect(throws: RealtimeError.cancelled, "the client was closed") { try await c.send(.text("late")) }
     }
 
     @Test func refusedUpgradeStopsAndServerErrorRetries() async throws {

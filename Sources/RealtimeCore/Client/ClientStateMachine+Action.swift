@@ -41,6 +41,43 @@ extension ClientStateMachine {
         case terminate
         /// A record for the log handler.
         case log(ClientLogRecord)
+        /// Hand the outbox to the open connection, in a task of its own: ask
+        /// ``ClientStateMachine/nextQueuedSend()`` for one message at a time, send it on the
+        /// attempt it names and report ``ClientStateMachine/queuedSendSettled(id:attempt:error:now:)``,
+        /// until it answers nil.
+        case drainSends
+        /// Call ``ClientStateMachine/sendExpiryFired(now:)`` at `deadline` (client clock);
+        /// replaces the expiry timer armed before, if any.
+        case armSendExpiry(deadline: Duration)
+        /// Disarm the expiry timer.
+        case disarmSendExpiry
+        /// These sends are over: return to their callers (`error` nil: sent), in this order.
+        case resolveSends([SendResolution])
+    }
+
+    /// How one send ended.
+    package struct SendResolution: Sendable, Hashable {
+        package var id: UInt64
+        /// nil: the message went out.
+        package var error: RealtimeError?
+
+        package init(id: UInt64, error: RealtimeError?) {
+            self.id = id
+            self.error = error
+        }
+    }
+
+    /// The answer to ``ClientStateMachine/sendRequested(_:bytes:flush:now:)``.
+    package enum SendAction: Sendable {
+        /// Send it on attempt `attempt`'s transport now, in the caller's call; if the transport
+        /// refuses it with `notConnected`, report
+        /// ``ClientStateMachine/liveSendRefused(_:bytes:flush:attempt:now:)``.
+        case sendLive(attempt: Int)
+        /// Queued in the outbox as `id`: the caller waits for its ``SendResolution``. Perform
+        /// `actions`.
+        case queued(id: UInt64, [Action])
+        /// Throw this at once.
+        case fail(RealtimeError)
     }
 
     /// What the next attempt needs: its number, the cursor to resume from, and whether the

@@ -34,7 +34,9 @@ extension ClientStateMachine {
         networkBackoff.reset()
         statistics.connections += 1
         let log = ClientLogRecord(.info, "connected", ["attempt": "\(attempt)", "status": info.status.map { "\($0)" } ?? ""])
-        return [.log(log), emit(.open(info))]
+        sends.refusedAttempt = nil
+        // The outbox goes out first, before any message sent from now on.
+        return [.log(log), emit(.open(info))] + startDrainIfNeeded()
     }
 
     /// `count` messages (`bytes` of payload) of attempt `attempt` are about to be emitted;
@@ -62,7 +64,7 @@ extension ClientStateMachine {
         let log = ClientLogRecord(.info, "end of stream: terminator received", ["attempt": "\(attempt)"])
         let actions: [Action] = [.log(log), .closeTransport, emit(.closed(close)), .finish, .stopObservingNetwork]
         phase = .finished(nil)
-        return actions
+        return actions + failQueuedSends()
     }
 
     /// The transport of attempt `attempt` ended.

@@ -24,12 +24,17 @@ extension ClientStateMachine {
         package var hasTerminator: Bool
         /// How long a connection has to show a sign of life after a network path change.
         package var pathChangeProbeTimeout: Duration
+        /// What a send does while no connection is open.
+        package var sendPolicy: SendPolicy
+        /// The transport can send (WebSocket); SSE sends fail with `sendNotSupported`.
+        package var canSend: Bool
 
         package init(
             backoff: BackoffPolicy = .default, reconnect: ReconnectPolicy = .default, requestIsRepeatable: Bool = true,
             waitsForConsumer: Bool = true, monitorsNetwork: Bool = false, refreshesCredentials: Bool = false,
             sharesRetryBudget: Bool = false, loadsCursor: Bool = false, cursor: String? = nil,
-            hasTerminator: Bool = false, pathChangeProbeTimeout: Duration = .seconds(5)
+            hasTerminator: Bool = false, pathChangeProbeTimeout: Duration = .seconds(5),
+            sendPolicy: SendPolicy = .failFast, canSend: Bool = true
         ) {
             self.backoff = backoff
             self.reconnect = reconnect
@@ -42,6 +47,8 @@ extension ClientStateMachine {
             self.cursor = cursor
             self.hasTerminator = hasTerminator
             self.pathChangeProbeTimeout = pathChangeProbeTimeout
+            self.sendPolicy = sendPolicy
+            self.canSend = canSend
         }
     }
 }

@@ -68,7 +68,7 @@ extension ClientStateMachine {
         }
         guard let delay = verdict.delay else {
             phase = .finished(verdict.reason)
-            return actions + [.finish, .stopObservingNetwork]
+            return actions + [.finish, .stopObservingNetwork] + failQueuedSends()
         }
         // The delay runs from the decision, not from when the consumer takes the events.
         let deadline = verdict.decidedAt + delay

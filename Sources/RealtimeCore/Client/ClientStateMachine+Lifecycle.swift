@@ -81,7 +81,7 @@ extension ClientStateMachine {
         }
         if !actions.isEmpty { actions.insert(.log(ClientLogRecord(.info, "closed by the application")), at: 0) }
         phase = .closed
-        return actions + [.terminate]
+        return actions + [.terminate] + failQueuedSends()
     }
 
     static func firstWait(now: Duration) -> Waiting {

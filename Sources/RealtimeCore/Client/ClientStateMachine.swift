@@ -42,6 +42,8 @@ package struct ClientStateMachine: Sendable {
     var counters = AttemptCounters()
     var credentials = CredentialState()
     var nextTimerToken: UInt64 = 0
+    /// The outbox (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``).
+    var sends = SendQueue()
 
     /// What the monitor last said.
     struct NetworkView: Sendable {

@@ -43,6 +43,9 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case unauthorized = "unauthorized"
             case `internal` = "internal"
             case streamError = "stream_error"
+            case sendExpired = "send_expired"
+            case sendQueueFull = "send_queue_full"
+            case openTimeout = "open_timeout"
         }
         fileprivate let base: Base
         fileprivate init(_ base: Base) { self.base = base }
@@ -126,6 +129,14 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         /// a plain identifier; ``RealtimeError/bodyExcerpt`` holds the event's data. The reply
         /// is over; what arrived before it was delivered.
         public static let streamError = Code(.streamError)
+        /// A message waiting in the client's outbox (`SendPolicy.queue`) was not sent within
+        /// the policy's timeout: it was dropped, never sent.
+        public static let sendExpired = Code(.sendExpired)
+        /// The client's outbox (`SendPolicy.queue`) has no room for the message (its message
+        /// or byte bound): the message was not queued.
+        public static let sendQueueFull = Code(.sendQueueFull)
+        /// `RealtimeClient.waitUntilOpen(timeout:)` saw no open connection within its timeout.
+        public static let openTimeout = Code(.openTimeout)
     }
 
     /// What kind of failure this is; the reconnect policy decides by class (DESIGN.md table).
@@ -208,14 +219,14 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public var failureClass: FailureClass {
         switch code.base {
         case .network, .remoteClosed, .peerNotReading: return .network
-        case .connectTimeout, .idleTimeout: return .timeout
+        case .connectTimeout, .idleTimeout, .sendExpired, .openTimeout: return .timeout
         case .dnsFailure: return .dns
         case .unreachable: return .unreachable
         case .tls: return .tls
         case .httpStatus, .redirect, .handshake, .proxy: return .http
         case .invalidContentType, .invalidContentEncoding: return .content
         case .protocolViolation, .invalidUTF8: return .protocol
-        case .lineTooLong, .eventTooLarge, .frameTooLarge, .messageTooLarge: return .limit
+        case .lineTooLong, .eventTooLarge, .frameTooLarge, .messageTooLarge, .sendQueueFull: return .limit
         case .heartbeatTimeout: return .heartbeat
         case .streamEnded, .truncated: return .endOfStream
         case .cancelled: return .cancelled

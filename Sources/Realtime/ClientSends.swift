@@ -1,0 +1,27 @@
+/// The driver's side of the outbox, kept under the client's lock in ``ClientStorage``: the
+/// callers of `send` whose message waits in the state machine's outbox, and its expiry timer.
+/// Every decision (what is queued, when it goes out, when it expires) is the machine's.
+struct ClientSends {
+    /// Callers waiting for their queued message, by send id.
+    var waiters: [UInt64: CheckedContinuation<Void, any Error>] = [:]
+    /// Resolutions that arrived before their caller started waiting (nil: sent).
+    var early: [UInt64: RealtimeError?] = [:]
+    /// The expiry timer's task, and the arming it belongs to (a newer arming or a disarm
+    /// makes an older task stale).
+    var expiry: Task<Void, Never>?
+    var expiryGeneration: UInt64 = 0
+
+    /// The continuation to resume for each resolution; a resolution whose caller is not
+    /// waiting yet is kept for it.
+    mutating func take(_ resolutions: [ClientStateMachine.SendResolution]) -> [(CheckedContinuation<Void, any Error>, RealtimeError?)] {
+        var ready: [(CheckedContinuation<Void, any Error>, RealtimeError?)] = []
+        for r in resolutions {
+            if let waiter = waiters.removeValue(forKey: r.id) {
+                ready.append((waiter, r.error))
+            } else {
+                early[r.id] = .some(r.error)
+            }
+        }
+        return ready
+    }
+}

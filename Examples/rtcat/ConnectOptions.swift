@@ -39,6 +39,8 @@ struct ConnectOptions {
     var finite = false
     /// One attempt only.
     var noReconnect = false
+    /// No network monitor: an unreachable network is retried at backoff pace.
+    var noReachability = false
     // WebSocket only.
     var send = false
     /// 0 disables the heartbeat.
@@ -64,6 +66,8 @@ struct ConnectOptions {
               --backoff-max S       longest reconnect delay, also for server hints (30)
               --finite              a clean end of stream is the end (no reconnect)
               --no-reconnect        one connection attempt only
+              --no-reachability     do not watch the network (by default no attempt is made while
+                                    no interface is usable, and the return reconnects at once)
               --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
               --connect-timeout S   DNS + TCP + TLS + response head (10)
               --cacert FILE         trust only the CAs in this PEM file
@@ -188,6 +192,9 @@ struct ConnectOptions {
         case "--no-reconnect":
             try cursor.flag()
             noReconnect = true
+        case "--no-reachability":
+            try cursor.flag()
+            noReachability = true
         default:
             return false
         }
@@ -307,6 +314,7 @@ struct ConnectOptions {
         if let pingMode { c.heartbeat.mode = pingMode }
         if noCompression { c.webSocket.compression = .disabled }
 
+        if noReachability { c.networkMonitor = nil }
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
         if let connectTimeout { c.connectTimeout = connectTimeout }
         if let caFile { c.tls.trustRoots = .file(caFile) }

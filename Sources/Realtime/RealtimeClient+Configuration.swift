@@ -110,6 +110,9 @@ extension RealtimeClient {
         public var allowsInsecureRedirects = false
 
         #if os(Linux)
+        /// The I/O loop the default transports run on, and whose ``networkMonitor`` the
+        /// client uses by default. Default `EventLoop.shared` (one thread for the process).
+        public var eventLoop: EventLoop = .shared
         /// SSE transport settings beyond the request: parser limits (16 MiB events, lines as
         /// long as an event, 1 KiB ids), strict UTF-8, proxy (`sse.proxy`: libcurl's environment rules by default), HTTP/2, TCP
         /// keep-alive and user timeout.
@@ -145,13 +148,40 @@ extension RealtimeClient {
         // MARK: Resilience
 
         /// Reachability source. While it reports `unreachable` the client makes no attempt
-        /// and spends no retry (it emits `.error` with code `unreachable`, `willRetry` true,
-        /// `retryIn` nil, and waits); when the network returns it connects at once with a
-        /// fresh backoff; a path change while connected makes the connection prove it is alive
-        /// within ``pathChangeProbeTimeout`` (a WebSocket is pinged).
-        /// Ignored for loopback hosts. Default nil (no monitor: an unreachable network is
-        /// retried at backoff pace); on Linux use `LinuxNetworkMonitor.shared`.
-        public var networkMonitor: (any NetworkMonitor)?
+        /// and spends no retry (it emits one `.error` with code `unreachable`, `willRetry`
+        /// true, `retryIn` nil, per outage, and waits); when the network returns it connects
+        /// at once with a fresh backoff; a path change while connected makes the connection
+        /// prove it is alive within ``pathChangeProbeTimeout`` (a WebSocket is pinged).
+        /// Ignored for loopback hosts (`localhost`, `127.0.0.0/8`, `::1`), which need no
+        /// interface. Set nil to turn reachability off: an unreachable network is then
+        /// retried at backoff pace, and a dead path is noticed by the idle timeout or the
+        /// heartbeat.
+        ///
+        /// Default on Linux: the monitor of ``eventLoop`` (`eventLoop.networkMonitor`: netlink,
+        /// every interface but loopback, shared by the loop's clients; for the default loop it
+        /// is `LinuxNetworkMonitor.shared`). Reading this property returns that monitor.
+        /// Elsewhere nil in this version.
+        public var networkMonitor: (any NetworkMonitor)? {
+            get {
+                switch monitorChoice {
+                case .loopDefault:
+                    #if os(Linux)
+                    return eventLoop.networkMonitor
+                    #else
+                    return nil
+                    #endif
+                case .none: return nil
+                case .custom(let monitor): return monitor
+                }
+            }
+            set { monitorChoice = newValue.map { .custom($0) } ?? .none }
+        }
+        /// What ``networkMonitor`` was set to; the loop's monitor is made only when used.
+        var monitorChoice = MonitorChoice.loopDefault
+        enum MonitorChoice: Sendable {
+            case loopDefault, none
+            case custom(any NetworkMonitor)
+        }
         /// After a network path change while connected, how long the connection has to show
         /// a sign of life (any byte; a WebSocket is pinged) before it is declared dead with
         /// `idleTimeout` and replaced. In effect the idle timeout, tightened to this until the

@@ -11,13 +11,24 @@ extension RealtimeClient.Configuration {
         }
     }
 
+    /// Whether a monitor is configured (without making the loop's default one).
+    var hasNetworkMonitor: Bool {
+        if case .none = monitorChoice { return false }
+        #if os(Linux)
+        return true
+        #else
+        if case .custom = monitorChoice { return true }
+        return false
+        #endif
+    }
+
     /// What the state machine needs to know, resolved for a client of `kind`.
     /// - Parameter monitorsNetwork: the URL's host needs a network interface (not loopback).
     func machineConfiguration(kind: TransportKind, monitorsNetwork: Bool) -> ClientStateMachine.Configuration {
         ClientStateMachine.Configuration(
             backoff: backoff, reconnect: reconnect, requestIsRepeatable: resolvedRequestIsRepeatable,
             waitsForConsumer: kind == .sse || messageID != nil,
-            monitorsNetwork: networkMonitor != nil && monitorsNetwork,
+            monitorsNetwork: hasNetworkMonitor && monitorsNetwork,
             refreshesCredentials: headersProvider != nil, sharesRetryBudget: retryBudget != nil,
             loadsCursor: lastEventID == nil && cursorStore != nil, cursor: lastEventID,
             hasTerminator: terminator != nil, pathChangeProbeTimeout: pathChangeProbeTimeout,

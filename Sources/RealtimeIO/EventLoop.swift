@@ -39,6 +39,8 @@ public final class EventLoop: Sendable {
     private let joinable = LockedValue<pthread_t?>(nil)
     /// Loop-thread-only state; see the thread rule above.
     nonisolated(unsafe) let state = LoopState()
+    /// This loop's network monitor, made on first use (see ``networkMonitor``).
+    let monitorSlot = LockedValue<LinuxNetworkMonitor?>(nil)
 
     /// epoll `data.u64` reserved for the wake-up eventfd; registrations and timers count
     /// from 1.
@@ -112,6 +114,11 @@ public final class EventLoop: Sendable {
     /// Not allowed on ``shared``.
     public func shutdown() {
         precondition(!isShared, "EventLoop.shared cannot be shut down")
+        // Its netlink socket is registered here: closed before the loop stops.
+        monitorSlot.withLock { slot in
+            defer { slot = nil }
+            return slot
+        }?.stop()
         execute { [self] in state.stopping = true }
         let thread: pthread_t? = joinable.withLock { t in
             defer { t = nil }

@@ -61,6 +61,8 @@ import Testing
         configuration.connectTimeout = .seconds(10)
         configuration.idleTimeout = nil
         configuration.eventBufferCapacity = 4
+        // The loop's own monitor (the client namespace's interfaces), as the default transports would use.
+        configuration.eventLoop = loop
         let sseOptions = configuration.sse
         let clients = try (0..<Self.clients).map { _ in
             try RealtimeClient(

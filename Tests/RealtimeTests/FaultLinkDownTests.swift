@@ -9,33 +9,34 @@ import Testing
 /// namespace with setns(2), so every socket it makes lives there — joined by a veth pair.
 /// Root only: without it the suite prints why and skips. Every wait is bounded.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct FaultLinkDownTests {
-    /// One stream of `count` messages; the client's own interface goes down mid-stream for
-    /// 1.5 s: the client reports the loss, makes no attempt while down, reconnects within 1 s
-    /// of the link coming back, and resumes with no lost or duplicated message.
+    /// One stream of `count` messages, with the **default configuration** (reachability on:
+    /// the monitor of the client's loop, which watches the client namespace); the client's
+    /// own interface goes down mid-stream for 1.5 s: the client reports the loss once, makes
+    /// no attempt while down, resumes within 1 s of the link coming back (as the kernel
+    /// reports it) and nothing is lost or duplicated.
     @Test(arguments: FaultRig.Kind.allCases)
     func linkDownMidStream(_ kind: FaultRig.Kind) async throws {
         try await FaultRig.run("ld", kind) { rig in
             let count = 150
             try await rig.startServer(count: count, intervalMilliseconds: 20)
-            let loop = rig.loop
-            let monitor: LinuxNetworkMonitor = await loop.submit { LinuxNetworkMonitor(eventLoop: loop) }
-            defer { monitor.stop() }
+            let client = try rig.makeClient { c in
+                // A long backoff, so "at once when the network returns" cannot pass by luck.
+                c.backoff = .exponential(initial: .seconds(3), maximum: .seconds(5))
+            }
+            defer { client.close() }
+            // The monitor the client got by default: its loop's, made on the loop's thread.
+            let monitor = try #require(client.configuration.networkMonitor as? LinuxNetworkMonitor)
+            #expect(monitor === rig.loop.networkMonitor)
             let reachableAt = LockedValue<ContinuousClock.Instant?>(nil)
             let observation = monitor.observe { status in
                 if status.reachability == .reachable { reachableAt.withLock { $0 = $0 ?? .now } }
             }
             defer { monitor.cancel(observation) }
-
-            let client = try rig.makeClient { c in
-                c.networkMonitor = monitor
-                // A long backoff, so "at once when the network returns" cannot pass by luck.
-                c.backoff = .exponential(initial: .seconds(3), maximum: .seconds(5))
-            }
-            defer { client.close() }
             let log = FaultEventLog(client, lastID: count)
 
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
             let attemptsBefore = client.statistics.attempts
+            let downAt = ContinuousClock.now
             try await rig.setClientLink(up: false)
             try await bounded("the loss to be reported: \(log.summary)", seconds: 3) {
                 log.errors.contains { $0.event.error.code == .unreachable }
@@ -45,21 +46,26 @@ import Testing
             reachableAt.withLock { $0 = nil }
             let opensBefore = log.opens.count
             let upAt = ContinuousClock.now
+            let errorsWhileDown = log.errors(from: downAt, to: upAt)
             try await rig.setClientLink(up: true)
             try await bounded("a reconnect: \(log.summary)", seconds: 5) { log.opens.count > opensBefore }
             let openedAt = log.opens[opensBefore]
             try await bounded("all \(count) messages: \(log.summary)", seconds: 15) { log.lastID == count }
 
             let ids = log.ids
-            let latency = openedAt - upAt
+            let resumedAt = try #require(log.firstMessage(after: openedAt))
             let seenUp = try #require(reachableAt.withLock { $0 })
             let ours = openedAt - seenUp
-            print("Fault \(kind) link-down: attempts while down \(attemptsWhileDown); link up → netlink reachable \(seenUp - upAt), → open \(latency) (client part \(ours)); \(ids.count) messages")
+            let lost = errorsWhileDown.map { "\($0.error.code)" }.joined(separator: ",")
+            print("Fault \(kind) link-down (default configuration): errors while down \(errorsWhileDown.count) [\(lost)], attempts while down \(attemptsWhileDown); link up → netlink reachable \((seenUp - upAt).millisecondsDescription), → open \((openedAt - upAt).millisecondsDescription), → first message \((resumedAt - upAt).millisecondsDescription) (client part: reachable → open \(ours.millisecondsDescription)); \(ids.count) messages")
             #expect(attemptsWhileDown == 0, "no connection attempt while the link is down")
+            #expect(errorsWhileDown.count == 1 && errorsWhileDown.first?.error.code == .unreachable,
+                    "one unreachable error for the outage: \(lost)")
             // The kernel reports carrier through linkwatch, which may batch it for up to 1 s;
             // from that report the client connects at once (TCP + HTTP on a veth: milliseconds).
             #expect(ours < .seconds(1), "reconnect at once (well before the 3 s backoff) when the network returns")
-            #expect(latency < .seconds(2), "reconnect within the kernel's report + 1 s of link up")
+            #expect(resumedAt - seenUp < .seconds(1), "the stream resumes within 1 s of the link being back")
+            #expect(resumedAt - upAt < .seconds(2), "within the kernel's report + 1 s of link up")
             #expect(ids == Array(1...count), "no lost or duplicated message: \(log.summary)")
         }
     }

@@ -111,32 +111,23 @@ final class FaultRig {
         }
     }
 
-    /// A client for this rig's server (or `url`), on the client-namespace loop. Defaults: backoff
+    /// A client for this rig's server (or `url`), with the library's default transports and
+    /// network monitor, both on the client-namespace loop (`eventLoop`: the default monitor is
+    /// that loop's, so it watches the client namespace's interfaces). Defaults: backoff
     /// 100 ms…500 ms, connect timeout 2 s, idle timeout 5 s, WebSocket heartbeat off (the
     /// tests that want one set it), WebSocket resume by `"<id>|…"` framing; then `configure`.
     func makeClient(
         url: URL? = nil, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
     ) throws -> RealtimeClient {
         var c = RealtimeClient.Configuration()
+        c.eventLoop = loop
         c.backoff = .exponential(initial: .milliseconds(100), maximum: .milliseconds(500))
         c.connectTimeout = .seconds(2)
         c.idleTimeout = .seconds(5)
         c.heartbeat = .disabled
         c.resumeWithIDPipeFraming()
         configure(&c)
-        let loop = self.loop
-        let sse = c.sse
-        var webSocket = c.webSocket
-        webSocket.heartbeat = c.heartbeat
-        let ws = webSocket
-        return try RealtimeClient(
-            url: url ?? self.url, configuration: c, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
-            transportFactory: { request in
-                switch RealtimeClient.transportKind(for: request.url) {
-                case .webSocket: WebSocketTransport(request: request, options: ws, eventLoop: loop)
-                default: SSETransport(request: request, options: sse, eventLoop: loop)
-                }
-            })
+        return try RealtimeClient(url: url ?? self.url, configuration: c)
     }
 }
 #endif

@@ -4,7 +4,7 @@ import RealtimeTestSupport
 import Testing
 
 /// A client wired to a mock transport factory, a manual clock and a seeded generator, with
-/// jitter off so delays are exact (1 s, 2 s, 4 s, …).
+/// jitter off so delays are exact (1 s, 2 s, 4 s, …) and no network monitor.
 struct TestClient {
     let client: RealtimeClient
     let factory: MockTransportFactory
@@ -17,6 +17,9 @@ struct TestClient {
     ) throws {
         var configuration = RealtimeClient.Configuration()
         configuration.backoff = .exponential(jitter: .none)
+        // Scripted transports need no network: the host's interfaces must not matter
+        // (tests of reachability set a manual monitor).
+        configuration.networkMonitor = nil
         configure(&configuration)
         self.client = try RealtimeClient(
             url: URL(string: url)!, configuration: configuration, clock: clock,

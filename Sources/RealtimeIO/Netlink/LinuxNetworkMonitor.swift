@@ -13,8 +13,9 @@ import RealtimeCore
 /// Use ``shared`` for the whole process (one socket for every client), or a private one
 /// restricted to some ``interfaces`` (e.g. `["wlan0"]`, or a veth in tests).
 public final class LinuxNetworkMonitor: NetworkMonitor {
-    /// One monitor for the process on ``EventLoop/shared``, all interfaces.
-    public static let shared = LinuxNetworkMonitor()
+    /// One monitor for the process on ``EventLoop/shared``, all interfaces: the shared
+    /// loop's ``EventLoop/networkMonitor``, which clients use by default.
+    public static var shared: LinuxNetworkMonitor { EventLoop.shared.networkMonitor }
 
     /// Interfaces that count (nil: every non-loopback interface).
     public let interfaces: Set<String>?
@@ -36,7 +37,9 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
 
     /// Reads the tables once (so ``currentStatus`` is known at once), then watches for
     /// changes on `eventLoop`. If netlink is unavailable the status stays `unknown`
-    /// (which never blocks a client).
+    /// (which never blocks a client). The subscription socket and the first read are made
+    /// on the calling thread, so in its network namespace; ``EventLoop/networkMonitor``
+    /// makes one on the loop's thread.
     public init(eventLoop: EventLoop = .shared, interfaces: Set<String>? = nil, settleDelay: Duration = .milliseconds(20)) {
         self.interfaces = interfaces
         self.settleDelay = settleDelay

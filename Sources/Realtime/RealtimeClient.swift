@@ -110,6 +110,29 @@ public final class RealtimeClient: Sendable {
     }
 
     /// The events of this client; iterate once (see ``RealtimeClient``).
+    ///
+    /// **Resuming exactly.** An event counts as processed when the loop asks for the next
+    /// one (or after ``acknowledge()``); the cursor (``lastEventID``, saved to
+    /// ``Configuration/cursorStore``) covers processed events only. Leaving the loop with
+    /// `break`, `return` or a thrown error does *not* count the current event as processed:
+    /// acknowledge it first if you processed it, or it comes again after a restart.
+    ///
+    /// ```swift
+    /// var configuration = RealtimeClient.Configuration()
+    /// configuration.cursorStore = CursorStore(load: { loadCursor() }, save: { saveCursor($0) })
+    /// let client = try RealtimeClient(url: feedURL, configuration: configuration)
+    /// for await event in client.events {
+    ///     guard case .event(let message) = event else { continue }
+    ///     try? database.insert(message)
+    ///     if message.type == "end" {
+    ///         await client.acknowledge()  // without it, `break` leaves this event unprocessed
+    ///         break
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// `consume { event in … }` has no such pitfall: an event is
+    /// processed exactly when its closure returns normally.
     public var events: Events { Events(client: self) }
 
     /// The committed resume cursor: the id of the last event the consumer processed (or the

@@ -87,7 +87,7 @@ extension ClientStateMachine {
             m["error"] = error.description
             m["class"] = error.failureClass.description
         }
-        if let delay = verdict.delay { m["retryIn"] = "\(delay)" }
+        if let delay = verdict.delay { m["retryIn"] = delay.millisecondsDescription }
         if let code = end.code { m["closeCode"] = "\(code)" }
         if end.doNotReconnect { m["doNotReconnect"] = "true" }
         if verdict.willRetry {

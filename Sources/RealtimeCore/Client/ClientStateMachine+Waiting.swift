@@ -24,7 +24,7 @@ extension ClientStateMachine {
             phase = .waiting(w)
             var actions: [Action] = []
             if delay > .zero {
-                actions.append(.log(ClientLogRecord(.info, "waiting for the shared retry budget", ["retryIn": "\(delay)"])))
+                actions.append(.log(ClientLogRecord(.info, "waiting for the shared retry budget", ["retryIn": delay.millisecondsDescription])))
             }
             return actions + advance(now: now)
         default:

@@ -80,7 +80,9 @@ struct ConnectOptions {
               --max-event-size N    largest event in bytes; a line may be as long (16777216)
               --strict-utf8         invalid UTF-8 is an error (default: replaced with U+FFFD)
             WebSocket (ws://, wss://):
-              --send                send each line of stdin as a text message; EOF closes (1000)
+              --send                send each line of stdin as a text message (lines read while not
+                                    connected go out, in order, on the next connection); EOF closes
+                                    (1000) and prints what arrives until the server's close
               --ping-interval S     ping after S seconds of silence (30; 0 = off)
               --ping-mode idle|fixed  ping after silence (idle, default) or every S seconds
                                     whatever the traffic (fixed)

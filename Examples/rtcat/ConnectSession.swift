@@ -13,9 +13,10 @@ struct ConnectSession {
     var configuration: RealtimeClient.Configuration
     /// Stop (exit 0) after this many `event`s.
     var count: Int?
-    /// Messages to send (WebSocket), each once a connection is open. When the sequence
-    /// ends, the connection is closed with 1000 (the closing handshake of RFC 6455 §7) and the
-    /// session ends after its `closed` line.
+    /// Messages to send (WebSocket), in order. Those sent while no connection is open wait in
+    /// the client's outbox and go out on the next one. When the sequence ends, the closing
+    /// handshake starts (close 1000, RFC 6455 §7) once everything was sent; what still arrives
+    /// is printed until the server's close (or the close timeout), then the session ends.
     var outgoing: AsyncStream<OutboundMessage>?
     /// Where the JSON lines go.
     var output: Int32 = STDOUT_FILENO
@@ -28,99 +29,110 @@ struct ConnectSession {
         var opens = 0
         var events = 0
         var errors = 0
+        var gaveUp = false
     }
 
     /// Connects, prints until the end, and returns the outcome (``Outcome/status``: 0 or 1).
     func run() async -> Outcome {
         let gate = ConnectionGate()
-        // The library's own transports (SSE by http/https, WebSocket by ws/wss, with the
-        // configured heartbeat); each attempt's transport is kept so that the end of
-        // `outgoing` can close it with the closing handshake.
-        let factory = RealtimeClient.defaultTransportFactory(configuration: configuration)
         let client: RealtimeClient
         do {
-            client = try RealtimeClient(
-                url: url, configuration: configuration, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
-                transportFactory: { request in
-                    let transport = try factory(request)
-                    gate.attempting(transport)
-                    return transport
-                })
+            client = try makeClient(gate)
         } catch {
             StandardError.write("\(name): \(error)\n")
             return Outcome(status: Subcommand.failure)
         }
+        let sender = outgoing.map { messages in Task { await send(messages, client, gate) } }
+        var outcome = await printEvents(client, gate)
+        client.close()
+        sender?.cancel()
+        if outcome.gaveUp && !(count.map { outcome.events >= $0 } ?? false) { outcome.status = Subcommand.failure }
+        return outcome
+    }
 
-        let sender: Task<Void, Never>? = outgoing.map { messages in
-            Task { [name] in
-                for await message in messages {
-                    while true {
-                        guard let generation = await gate.waitUntilOpen() else { return }
-                        do {
-                            try await client.send(message)
-                            break
-                        } catch let error as RealtimeError where error.code == .notConnected {
-                            // The connection dropped meanwhile: send it on the next one.
-                            gate.sendFailed(generation: generation)
-                            continue
-                        } catch {
-                            StandardError.write("\(name): message not sent: \(error)\n")
-                            break
-                        }
-                    }
-                    if Task.isCancelled { return }
-                }
-                // The `cancelled` error that follows is our own doing, not a failure.
-                gate.closingByUs()
-                if let transport = gate.liveTransport {
-                    transport.close(code: 1000, reason: "")
-                } else {
-                    client.close()
-                }
+    /// The library's own transports (SSE by http/https, WebSocket by ws/wss, with the
+    /// configured heartbeat); each attempt's transport is kept for the closing handshake.
+    /// Messages to send wait in the outbox while no connection is open (no timeout).
+    private func makeClient(_ gate: ConnectionGate) throws -> RealtimeClient {
+        var configuration = configuration
+        if outgoing != nil { configuration.sendPolicy = .queue(timeout: nil) }
+        let factory = RealtimeClient.defaultTransportFactory(configuration: configuration)
+        return try RealtimeClient(
+            url: url, configuration: configuration, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
+            transportFactory: { request in
+                let transport = try factory(request)
+                gate.attempting(transport)
+                return transport
+            })
+    }
+
+    /// Sends each message once it can go out, in order; at the end, closes our side.
+    private func send(_ messages: AsyncStream<OutboundMessage>, _ client: RealtimeClient, _ gate: ConnectionGate) async {
+        for await message in messages {
+            do {
+                try await client.send(message)
+            } catch {
+                if Task.isCancelled { return }
+                StandardError.write("\(name): message not sent: \(error)\n")
             }
         }
+        if Task.isCancelled { return }
+        closeOurSide(client, gate)
+    }
 
+    /// Starts the closing handshake on the open connection; the session goes on printing until
+    /// the server's close. With no connection open, the client just stops.
+    private func closeOurSide(_ client: RealtimeClient, _ gate: ConnectionGate) {
+        // The `cancelled` error that follows is our own doing, not a failure.
+        gate.closingByUs()
+        if case .open = client.state, let transport = gate.transport {
+            transport.close(code: 1000, reason: "")
+        } else {
+            client.close()
+        }
+    }
+
+    /// Prints every event as a JSON line until the events end, the reader goes away, or
+    /// `count` events arrived (then a live WebSocket is closed with 1000 and its closing
+    /// handshake awaited, bounded by the transport's close timeout, without printing more, so
+    /// the server sees an orderly close rather than a vanished peer).
+    private func printEvents(_ client: RealtimeClient, _ gate: ConnectionGate) async -> Outcome {
         var writer = JSONLineWriter(fileDescriptor: output)
         var outcome = Outcome(status: Subcommand.success)
-        var gaveUp = false
-        // After `count` events: a live WebSocket is closed with 1000 and the closing handshake
-        // awaited (bounded by the transport's close timeout, 5 s) without printing more, so the
-        // server sees an orderly close rather than a vanished peer.
         var countReached = false
         for await event in client.events {
             if countReached {
                 if case .closed = event { break }
                 continue
             }
-            switch event {
-            case .open:
-                outcome.opens += 1
-                gate.opened()
-            case .event:
-                outcome.events += 1
-            case .error(let e):
-                if gate.closedByUs && e.error.code == .cancelled { continue }
-                outcome.errors += 1
-                if !e.willRetry { gaveUp = true }
-                gate.ended()
-            case .closed:
-                gate.ended()
-            }
+            guard outcome.record(event, closedByUs: gate.closedByUs) else { continue }
             writer.write(ConnectEventFormat.fields(event))
             // A line is visible as soon as it happened (rtcat is watched live, or piped to jq).
             writer.flush()
             if !writer.ok { break }  // the reader went away
             if let count, outcome.events >= count {
                 countReached = true
-                guard client.transportKind == .webSocket, let transport = gate.liveTransport else { break }
+                guard client.transportKind == .webSocket, case .open = client.state, let transport = gate.transport else { break }
                 gate.closingByUs()
                 transport.close(code: 1000, reason: "")
             }
         }
-        client.close()
-        gate.finish()
-        sender?.cancel()
-        if gaveUp && !(count.map { outcome.events >= $0 } ?? false) { outcome.status = Subcommand.failure }
         return outcome
+    }
+}
+
+extension ConnectSession.Outcome {
+    /// Counts `event`; false when it is not printed (the `cancelled` error of our own close).
+    mutating func record(_ event: ClientEvent, closedByUs: Bool) -> Bool {
+        switch event {
+        case .open: opens += 1
+        case .event: events += 1
+        case .error(let e):
+            if closedByUs && e.error.code == .cancelled { return false }
+            errors += 1
+            if !e.willRetry { gaveUp = true }
+        case .closed: break
+        }
+        return true
     }
 }

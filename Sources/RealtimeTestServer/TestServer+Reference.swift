@@ -50,6 +50,7 @@ extension TestServer {
     /// | | `ignore_pings=1` | never answer the client's pings |
     /// | | `heartbeat_ms=N&heartbeat=TEXT` | application-level heartbeat: send TEXT (`ping`) as a text message every N ms |
     /// | | `reply_to=IN&reply=OUT` | in echo mode, answer the text message IN with OUT (`pong`) instead of echoing it |
+    /// | | `echo_delay_ms=N` | in echo mode, wait N ms before each echo (messages are handled in order, the client's close after them) |
     /// | | `close=CODE&reason=TEXT` | after the messages (or at once in `mode=close`), close with CODE and reason |
     /// | | `close_timeout_ms=N` | after the server's close, drop the connection if the client has not answered in N ms (5000) |
     /// | | `auth=TOKEN` | refuse the upgrade with 401 unless `Authorization: Bearer TOKEN` |
@@ -89,7 +90,7 @@ extension TestServer {
         /redirect  n=N (1)  to=TARGET (/sse)  status=CODE (302): N redirects, then to TARGET
         /bulk  bytes=N (1 MiB)  event_size=B (128)  framing=close|chunked|length (close)
         /ws    mode=echo|send|close  count=N  interval_ms=N  binary=1  size=N  fragment=N
-               ping_ms=N  ignore_pings=1  heartbeat_ms=N heartbeat=TEXT  reply_to=IN reply=OUT
+               ping_ms=N  ignore_pings=1  heartbeat_ms=N heartbeat=TEXT  reply_to=IN reply=OUT  echo_delay_ms=N
                close=CODE reason=TEXT  close_timeout_ms=N (5000)  protocol=NAME|*
                faults: auth=TOKEN  refuse=STATUS  bad_accept=1  stall=1  drop_mid_frame=1 [reset=1]  drip_ms=N
                        cut=N [reset=1]

@@ -36,6 +36,9 @@ struct WebSocketEndpointOptions {
     /// In echo mode, answer a text message equal to `replyTo` with `reply` instead of the echo.
     var replyTo: String?
     var reply = "pong"
+    /// In echo mode, wait this long before each echo (so echoes are still on their way when
+    /// the client closes; the close is answered after them).
+    var echoDelayMilliseconds = 0
     var closeCode: UInt16?
     var reason = ""
     /// How long to wait for the client's answer to the server's close, milliseconds.
@@ -66,6 +69,7 @@ struct WebSocketEndpointOptions {
         heartbeatText = query["heartbeat"] ?? heartbeatText
         replyTo = query["reply_to"]
         reply = query["reply"] ?? reply
+        echoDelayMilliseconds = max(0, int("echo_delay_ms") ?? 0)
         closeCode = query["close"].flatMap { UInt16($0) }
         reason = query["reason"] ?? ""
         closeTimeoutMilliseconds = max(0, int("close_timeout_ms") ?? closeTimeoutMilliseconds)

@@ -157,6 +157,7 @@ final class WebSocketServerSession {
                     }
                 }
                 if options.mode == .echo && !closeSent {
+                    try writer.sleep(milliseconds: options.echoDelayMilliseconds)
                     if let replyTo = options.replyTo, bytes.elementsEqual(replyTo.utf8) {
                         try send(encoder.text(options.reply))
                     } else {
@@ -168,7 +169,10 @@ final class WebSocketServerSession {
                     $0.messageCount += 1
                     if $0.binaryMessages.count < RecordedWebSocketSession.recordLimit { $0.binaryMessages.append(bytes) }
                 }
-                if options.mode == .echo && !closeSent { try send(encoder.encode(opcode: .binary, payload: bytes)) }
+                if options.mode == .echo && !closeSent {
+                    try writer.sleep(milliseconds: options.echoDelayMilliseconds)
+                    try send(encoder.encode(opcode: .binary, payload: bytes))
+                }
             case .ping(let payload):
                 record { $0.pingsReceived += 1 }
                 if !options.ignorePings && !closeSent { try send(encoder.pong(payload)) }

@@ -342,6 +342,41 @@ import Testing
         #expect(session.closeCode == 1000)
     }
 
+    /// End of input starts the closing handshake; echoes still on their way (the server
+    /// answers each after 300 ms, and our close after them) are printed until the server's
+    /// close, then rtcat exits 0.
+    @Test func webSocketSendEOFPrintsWhatArrivesUntilTheServersClose() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let url = server.wsURL("/ws?echo_delay_ms=300").absoluteString
+        let started = ContinuousClock.now
+        let r = try await rtcat(["--send", url], input: "one\ntwo\nthree\n")
+        let elapsed = ContinuousClock.now - started
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds() == ["open", "event", "event", "event", "closed"], "\(r.stdout)")
+        #expect(r.objects.dropFirst().prefix(3).map { $0["text"] as? String } == ["one", "two", "three"])
+        #expect(r.objects.last?["clean"] as? Bool == true && r.objects.last?["code"] as? Int == 1000)
+        #expect(r.objects.last?["willReconnect"] as? Bool == false)
+        let session = try #require(server.webSocketSessions.first)
+        #expect(session.textMessages == ["one", "two", "three"] && session.closeCode == 1000)
+        #expect(server.webSocketSessions.count == 1, "no reconnect after our close")
+        #expect(elapsed < .seconds(5), "the server's close ends it, not the 5 s close timeout")
+    }
+
+    /// A server that never answers the close: the close timeout (5 s) bounds the wait, and
+    /// rtcat still exits 0 (the end of input ended the session, not a failure).
+    @Test func webSocketSendEOFWaitsAtMostTheCloseTimeout() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let started = ContinuousClock.now
+        let r = try await rtcat(["--send", server.wsURL("/ws?stall=1").absoluteString], input: "unanswered\n")
+        let elapsed = ContinuousClock.now - started
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds() == ["open", "closed"], "\(r.stdout)")
+        #expect(r.objects.last?["willReconnect"] as? Bool == false)
+        #expect(elapsed >= .milliseconds(4900) && elapsed < .seconds(15), "\(elapsed)")
+    }
+
     /// permessage-deflate is offered by default (the test server declines it, so messages flow
     /// uncompressed); `--no-compression` offers nothing.
     @Test func webSocketOffersDeflateUnlessNoCompression() async throws {

@@ -69,5 +69,50 @@ import Testing
             #expect(ids == Array(1...count), "no lost or duplicated message: \(log.summary)")
         }
     }
+
+    /// `rtcat` run in the client namespace (the whole process there, so its default monitor
+    /// watches that namespace) across the same outage: by default one `unreachable` error
+    /// and every id once; with `--no-reachability` the outage is found by the idle timeout
+    /// and retried at backoff pace (no `unreachable`), and still every id once (the cursor).
+    @Test(arguments: [false, true])
+    func rtcatWatchesTheNetworkUnlessToldNot(noReachability: Bool) async throws {
+        try await FaultRig.run(noReachability ? "rn" : "rd", .sse) { rig in
+            let count = 150
+            try await rig.startServer(count: count, intervalMilliseconds: 20)
+            let rtcat = try #require(BuiltExecutable.url(named: "rtcat"), "rtcat is built with the tests")
+            let output = FileManager.default.temporaryDirectory.appendingPathComponent("rtcat-link-\(UUID().uuidString)")
+            _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+            defer { try? FileManager.default.removeItem(at: output) }
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
+            p.arguments = ["netns", "exec", rig.ns.client, rtcat.path, "--count", "\(count)", "--idle-timeout", "0.5",
+                           "--backoff-initial", "0.2", "--backoff-max", "0.4", rig.url.absoluteString]
+                + (noReachability ? ["--no-reachability"] : [])
+            p.standardOutput = try FileHandle(forWritingTo: output)
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            defer { if p.isRunning { NetnsPair.kill(p) } }
+            let lines: @Sendable () -> [[String: Any]] = {
+                let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+                return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
+            }
+            try await bounded("30 events from rtcat", seconds: 10) { lines().filter { $0["kind"] as? String == "event" }.count >= 30 }
+            try await rig.setClientLink(up: false)
+            try await Task.sleep(for: .milliseconds(1500))
+            try await rig.setClientLink(up: true)
+            try await bounded("rtcat to exit after \(count) events", seconds: 20) { !p.isRunning }
+            let all = lines()
+            let ids = all.compactMap { $0["id"] as? String }.compactMap(Int.init)
+            let errors = all.compactMap { $0["kind"] as? String == "error" ? $0["code"] as? String : nil }
+            print("Fault rtcat link-down\(noReachability ? " --no-reachability" : ""): errors \(errors), exit \(p.terminationStatus)")
+            #expect(p.terminationStatus == 0)
+            #expect(ids == Array(1...count), "every id once")
+            if noReachability {
+                #expect(!errors.isEmpty && !errors.contains("unreachable"), "\(errors)")
+            } else {
+                #expect(errors == ["unreachable"], "one error for the outage")
+            }
+        }
+    }
 }
 #endif

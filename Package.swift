@@ -17,6 +17,8 @@ let package = Package(
         .executable(name: "rtcat", targets: ["rtcat"]),
         .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
         .executable(name: "LLMChat", targets: ["LLMChat"]),
+        .executable(name: "Chat", targets: ["Chat"]),
+        .executable(name: "Ticker", targets: ["Ticker"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages named in `providers`).
@@ -102,6 +104,18 @@ let package = Package(
             name: "LLMChat",
             dependencies: ["Realtime", "RealtimeTestServer"],
             path: "Examples/LLMChat",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "Chat",
+            dependencies: ["Realtime", "RealtimeTestServer"],
+            path: "Examples/Chat",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "Ticker",
+            dependencies: ["Realtime", "RealtimeTestServer"],
+            path: "Examples/Ticker",
             swiftSettings: swiftSettings
         ),
         .executableTarget(

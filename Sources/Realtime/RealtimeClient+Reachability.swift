@@ -16,7 +16,8 @@ extension RealtimeClient {
     /// Observes the configured monitor for the client's life (when one applies) and returns
     /// its current status; the machine stops the observation when the client is done.
     func startObservingNetwork() -> NetworkStatus? {
-        guard let monitor = configuration.networkMonitor, Self.needsNetwork(url) else { return nil }
+        // Loopback first: the loop's default monitor is made only for a client that uses it.
+        guard Self.needsNetwork(url), let monitor = configuration.networkMonitor else { return nil }
         let observation = monitor.observe { [weak self] status in
             self?.handle { machine, now in machine.networkChanged(status, now: now) }
         }

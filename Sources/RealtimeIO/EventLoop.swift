@@ -78,7 +78,7 @@ public final class EventLoop: Sendable {
     }
 
     /// True when called on this loop's thread.
-    public var inEventLoop: Bool {
+    package var inEventLoop: Bool {
         let t = loopThread.load(ordering: .acquiring)
         return t != 0 && pthread_equal(pthread_self(), t) != 0
     }
@@ -86,7 +86,7 @@ public final class EventLoop: Sendable {
     /// Runs `task` on the loop thread, after the tasks queued before it. Callable from any
     /// thread (also from the loop itself: the task then runs on a later iteration, never
     /// inline). After ``shutdown()`` tasks are discarded without running.
-    public func execute(_ task: @escaping @Sendable () -> Void) {
+    package func execute(_ task: @escaping @Sendable () -> Void) {
         _ = enqueueUnlessStopped { $0.tasks.append(task) }
     }
 
@@ -139,7 +139,7 @@ public final class EventLoop: Sendable {
     ///
     /// The descriptor should be non-blocking. If the kernel refuses it (for example a
     /// regular file), the handler is called once with `.error` on a later iteration.
-    public func register(fd: Int32, interest: IOInterest, handler: @escaping (IOInterest) -> Void) -> IORegistration {
+    package func register(fd: Int32, interest: IOInterest, handler: @escaping (IOInterest) -> Void) -> IORegistration {
         precondition(inEventLoop, "EventLoop.register must be called on the loop thread")
         let id = state.makeID()
         state.registrations[id] = LoopState.Registration(fd: fd, interest: interest, handler: handler)
@@ -158,7 +158,7 @@ public final class EventLoop: Sendable {
     }
 
     /// Changes what a registration watches. Ignored for a registration that is gone.
-    public func modify(_ registration: IORegistration, interest: IOInterest) {
+    package func modify(_ registration: IORegistration, interest: IOInterest) {
         precondition(inEventLoop, "EventLoop.modify must be called on the loop thread")
         guard let r = state.registrations[registration.id], !r.failed else { return }
         guard r.interest != interest else { return }
@@ -171,7 +171,7 @@ public final class EventLoop: Sendable {
 
     /// Stops watching. The handler is not called again, even for readiness already
     /// collected in the current iteration. Call it before closing the descriptor.
-    public func deregister(_ registration: IORegistration) {
+    package func deregister(_ registration: IORegistration) {
         precondition(inEventLoop, "EventLoop.deregister must be called on the loop thread")
         guard let r = state.registrations.removeValue(forKey: registration.id) else { return }
         if !r.failed {
@@ -225,7 +225,7 @@ public final class EventLoop: Sendable {
     /// Runs `body` once on the loop thread after `delay` (monotonic clock; negative delays
     /// count as zero). A timer created by a firing timer never fires in the same pass.
     @discardableResult
-    public func schedule(after delay: Duration, _ body: @escaping () -> Void) -> TimerHandle {
+    package func schedule(after delay: Duration, _ body: @escaping () -> Void) -> TimerHandle {
         precondition(inEventLoop, "EventLoop.schedule must be called on the loop thread")
         let id = state.makeID()
         let deadline = Self.monotonicNanoseconds() &+ Self.nanoseconds(delay)
@@ -235,7 +235,7 @@ public final class EventLoop: Sendable {
     }
 
     /// Cancels a pending timer; does nothing if it already fired or was cancelled.
-    public func cancel(_ timer: TimerHandle) {
+    package func cancel(_ timer: TimerHandle) {
         precondition(inEventLoop, "EventLoop.cancel must be called on the loop thread")
         guard state.timerBodies.removeValue(forKey: timer.id) != nil else { return }
         // Lazy deletion keeps cancel O(1); compact when dead entries dominate the heap.
@@ -246,7 +246,7 @@ public final class EventLoop: Sendable {
     }
 
     /// Number of live registrations (loop thread only; for tests and diagnostics).
-    public var registrationCount: Int {
+    package var registrationCount: Int {
         precondition(inEventLoop, "EventLoop.registrationCount must be read on the loop thread")
         return state.registrations.count
     }
@@ -281,7 +281,7 @@ public final class EventLoop: Sendable {
     }
 
     /// Number of pending timers (loop thread only; for tests and diagnostics).
-    public var pendingTimerCount: Int {
+    package var pendingTimerCount: Int {
         precondition(inEventLoop, "EventLoop.pendingTimerCount must be read on the loop thread")
         return state.timerBodies.count
     }

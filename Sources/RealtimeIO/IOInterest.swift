@@ -2,19 +2,19 @@
 ///
 /// `error` and `hangup` are always reported when they occur, whether or not they are in the
 /// registered interest (epoll(7) semantics); asking for them has no extra effect.
-public struct IOInterest: OptionSet, Sendable, Hashable {
-    public let rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct IOInterest: OptionSet, Sendable, Hashable {
+    package let rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
 
     /// Data (or EOF) can be read without blocking.
-    public static let readable = IOInterest(rawValue: 1 << 0)
+    package static let readable = IOInterest(rawValue: 1 << 0)
     /// Data can be written without blocking (or a non-blocking connect finished).
-    public static let writable = IOInterest(rawValue: 1 << 1)
+    package static let writable = IOInterest(rawValue: 1 << 1)
     /// The descriptor has a pending error (`SO_ERROR`).
-    public static let error = IOInterest(rawValue: 1 << 2)
+    package static let error = IOInterest(rawValue: 1 << 2)
     /// The peer closed its end (or both directions are shut down).
-    public static let hangup = IOInterest(rawValue: 1 << 3)
+    package static let hangup = IOInterest(rawValue: 1 << 3)
 
     /// No condition: the registration stays, but only errors and hang-ups are reported.
-    public static let none: IOInterest = []
+    package static let none: IOInterest = []
 }

@@ -4,10 +4,10 @@
 /// Identifiers are never reused within a loop, so a stale registration (already
 /// deregistered) is harmless: ``EventLoop/modify(_:interest:)`` and
 /// ``EventLoop/deregister(_:)`` ignore it.
-public struct IORegistration: Sendable, Hashable {
+package struct IORegistration: Sendable, Hashable {
     /// Unique within the loop that created it.
-    public let id: UInt64
+    package let id: UInt64
     /// The watched descriptor. The loop never closes it: the owner closes it *after*
     /// deregistering.
-    public let fd: Int32
+    package let fd: Int32
 }

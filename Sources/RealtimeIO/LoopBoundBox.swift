@@ -5,18 +5,18 @@
 ///
 /// This is the one sanctioned escape hatch for non-`Sendable` connection state: the
 /// compiler cannot see the loop's thread rule, the precondition enforces it at run time.
-public final class LoopBoundBox<Value>: @unchecked Sendable {
-    public let loop: EventLoop
+package final class LoopBoundBox<Value>: @unchecked Sendable {
+    package let loop: EventLoop
     private var storage: Value
 
     /// Creates the box; may be called on any thread (the value is only stored).
-    public init(_ value: Value, loop: EventLoop) {
+    package init(_ value: Value, loop: EventLoop) {
         self.loop = loop
         self.storage = value
     }
 
     /// The boxed value. Loop thread only.
-    public var value: Value {
+    package var value: Value {
         get {
             precondition(loop.inEventLoop, "LoopBoundBox read off its loop thread")
             return storage

@@ -4,11 +4,11 @@ import Glibc
 
 /// Socket options the transports set on descriptors they did not create themselves (for
 /// example from libcurl's `CURLOPT_SOCKOPTFUNCTION`).
-public enum SocketOptions {
+package enum SocketOptions {
     /// Sets `TCP_USER_TIMEOUT` (Linux, tcp(7)): transmitted data left unacknowledged for
     /// `milliseconds` closes the connection. Returns false if the kernel refused it.
     @discardableResult
-    public static func setTCPUserTimeout(_ fd: Int32, milliseconds: UInt32) -> Bool {
+    package static func setTCPUserTimeout(_ fd: Int32, milliseconds: UInt32) -> Bool {
         var value = milliseconds
         return setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &value, socklen_t(MemoryLayout<UInt32>.size)) == 0
     }

@@ -1,7 +1,7 @@
 /// A pending one-shot timer on an ``EventLoop``; returned by
 /// ``EventLoop/schedule(after:_:)``. Cancelling a timer that already fired (or was already
 /// cancelled) does nothing.
-public struct TimerHandle: Sendable, Hashable {
+package struct TimerHandle: Sendable, Hashable {
     /// Unique within the loop that created it.
-    public let id: UInt64
+    package let id: UInt64
 }

@@ -66,7 +66,7 @@ extension WebSocketTransport {
         public typealias Proxy = ProxyConfiguration
         /// TCP settings: `TCP_NODELAY`, keepalive, `TCP_USER_TIMEOUT`, read size. The connect
         /// timeout comes from ``TransportRequest/connectTimeout`` instead.
-        public var socket: ByteStreamOptions = ByteStreamOptions()
+        public var socket: TCPOptions = TCPOptions()
 
         public enum Compression: Sendable, Hashable {
             /// No extension is offered; compressed frames from the server are a protocol error.

@@ -7,17 +7,17 @@ import CCurl
 /// other curl call; a Swift `static let` is initialised exactly once under a lock
 /// (`swift_once`), so every path into curl goes through ``ensureInitialized()``. It never
 /// installs signal handlers (the SDK also sets `CURLOPT_NOSIGNAL` on every transfer).
-public enum CurlGlobal {
+package enum CurlGlobal {
     private static let initResult: CURLcode = curl_global_init(rt_curl_global_default())
 
     /// Initialises libcurl if that has not happened yet. Returns false if it failed.
     @discardableResult
-    public static func ensureInitialized() -> Bool {
+    package static func ensureInitialized() -> Bool {
         initResult == CURLE_OK
     }
 
     /// Whether the linked libcurl can speak HTTP/2.
-    public static let supportsHTTP2: Bool = {
+    package static let supportsHTTP2: Bool = {
         ensureInitialized()
         guard let info = rt_curl_version_info() else { return false }
         return info.pointee.features & CURL_VERSION_HTTP2 != 0
@@ -37,7 +37,7 @@ public enum CurlGlobal {
     }()
 
     /// The linked libcurl's version, e.g. `7.88.1`.
-    public static let version: String = {
+    package static let version: String = {
         ensureInitialized()
         guard let info = rt_curl_version_info(), let v = info.pointee.version else { return "unknown" }
         return String(cString: v)

@@ -11,9 +11,9 @@ import CCurl
 /// driver per loop (``on(_:)``). ``remove(_:)`` must not be called from inside a curl
 /// callback (write/header/…); defer it with ``EventLoop/execute(_:)`` or do it from the
 /// completion handler, which runs after curl has returned.
-public final class CurlMultiDriver {
+package final class CurlMultiDriver {
     /// The raw multi handle (for options such as `CURLMOPT_MAX_HOST_CONNECTIONS`).
-    public let multi: UnsafeMutableRawPointer
+    package let multi: UnsafeMutableRawPointer
     private let loop: EventLoop
     private var sockets: [Int32: IORegistration] = [:]
     private var timer: TimerHandle?
@@ -21,7 +21,7 @@ public final class CurlMultiDriver {
     private var afterAction: [() -> Void] = []
 
     /// The driver of `loop`, created on first use. Loop thread only.
-    public static func on(_ loop: EventLoop) -> CurlMultiDriver {
+    package static func on(_ loop: EventLoop) -> CurlMultiDriver {
         precondition(loop.inEventLoop, "CurlMultiDriver.on must be called on the loop thread")
         if let d = loop.state.curlDriver { return d }
         let d = CurlMultiDriver(loop: loop)
@@ -57,13 +57,13 @@ public final class CurlMultiDriver {
     }
 
     /// Number of transfers attached (for tests and diagnostics).
-    public var activeTransfers: Int { completions.count }
+    package var activeTransfers: Int { completions.count }
 
     /// Attaches an easy handle; `completion` runs on the loop thread once the transfer
     /// ends by itself (with curl's result). It does not run after ``remove(_:)``.
     /// Returns false (and does not attach) if curl refuses the handle.
     @discardableResult
-    public func add(_ easy: UnsafeMutableRawPointer, completion: @escaping (CURLcode) -> Void) -> Bool {
+    package func add(_ easy: UnsafeMutableRawPointer, completion: @escaping (CURLcode) -> Void) -> Bool {
         precondition(loop.inEventLoop, "CurlMultiDriver.add must be called on the loop thread")
         guard curl_multi_add_handle(multi, easy) == CURLM_OK else { return false }
         completions[easy] = completion
@@ -72,7 +72,7 @@ public final class CurlMultiDriver {
 
     /// Detaches an easy handle (the transfer stops; its connection is closed or cached).
     /// The caller then owns the handle again and frees it with `curl_easy_cleanup`.
-    public func remove(_ easy: UnsafeMutableRawPointer) {
+    package func remove(_ easy: UnsafeMutableRawPointer) {
         precondition(loop.inEventLoop, "CurlMultiDriver.remove must be called on the loop thread")
         guard completions.removeValue(forKey: easy) != nil else { return }
         curl_multi_remove_handle(multi, easy)
@@ -81,14 +81,14 @@ public final class CurlMultiDriver {
     /// Runs `body` once curl returns from the socket action in progress (before any
     /// completion of that action is reported). Transports use it to hand a whole action's
     /// worth of data to their consumer at once instead of once per write callback.
-    public func runAfterCurrentAction(_ body: @escaping () -> Void) {
+    package func runAfterCurrentAction(_ body: @escaping () -> Void) {
         precondition(loop.inEventLoop, "CurlMultiDriver.runAfterCurrentAction must be called on the loop thread")
         afterAction.append(body)
     }
 
     /// Lets curl make progress on overdue work now (used after `curl_easy_pause` unpauses
     /// a transfer, whose buffered data curl delivers on its next timeout action).
-    public func kick() {
+    package func kick() {
         precondition(loop.inEventLoop, "CurlMultiDriver.kick must be called on the loop thread")
         action(socket: rt_curl_socket_timeout(), mask: 0)
     }

@@ -157,7 +157,7 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
 
     /// Dumps links, addresses and routes on a private blocking socket (bounded by a 1 s
     /// receive timeout); nil when netlink is unavailable.
-    public static func readTables() -> NetlinkRouteSnapshot? {
+    package static func readTables() -> NetlinkRouteSnapshot? {
         let fd = socket(AF_NETLINK, Int32(SOCK_RAW.rawValue) | Int32(SOCK_CLOEXEC.rawValue), NETLINK_ROUTE)
         guard fd >= 0 else { return nil }
         defer { close(fd) }

@@ -5,20 +5,20 @@
 /// An interface is *usable* when it is up and running (`IFF_UP`, `IFF_RUNNING`), not a
 /// loopback, has an address of global scope, and at least one unicast route (outside the
 /// `local` table) leaves through it. The network is reachable when one interface is usable.
-public struct NetlinkRouteSnapshot: Sendable, Hashable {
-    public struct Link: Sendable, Hashable {
-        public var index: Int32
-        public var name: String
-        public var flags: UInt32
+package struct NetlinkRouteSnapshot: Sendable, Hashable {
+    package struct Link: Sendable, Hashable {
+        package var index: Int32
+        package var name: String
+        package var flags: UInt32
     }
 
-    public private(set) var links: [Int32: Link] = [:]
+    package private(set) var links: [Int32: Link] = [:]
     /// Global-scope addresses per interface index, as `family/prefix:bytes` keys.
-    public private(set) var addresses: [Int32: Set<String>] = [:]
+    package private(set) var addresses: [Int32: Set<String>] = [:]
     /// Unicast routes per output interface index, as `family/table/dst/len` keys.
-    public private(set) var routes: [Int32: Set<String>] = [:]
+    package private(set) var routes: [Int32: Set<String>] = [:]
 
-    public init() {}
+    package init() {}
 
     // Linux ABI constants (linux/rtnetlink.h, linux/if.h).
     static let rtmNewLink: UInt16 = 16, rtmNewAddr: UInt16 = 20, rtmNewRoute: UInt16 = 24
@@ -30,14 +30,14 @@ public struct NetlinkRouteSnapshot: Sendable, Hashable {
     static let headerSize = 16
 
     /// Outcome of feeding one buffer of netlink messages.
-    public enum Progress: Sendable, Hashable {
+    package enum Progress: Sendable, Hashable {
         case more
         case done
         case failed(errno: Int32)
     }
 
     /// Applies every message in `buffer` (one `recv` worth); says whether the dump ended.
-    public mutating func apply(_ buffer: [UInt8]) -> Progress {
+    package mutating func apply(_ buffer: [UInt8]) -> Progress {
         var offset = 0
         while offset + Self.headerSize <= buffer.count {
             let length = Int(Self.u32(buffer, offset))
@@ -105,7 +105,7 @@ public struct NetlinkRouteSnapshot: Sendable, Hashable {
 
     /// Interfaces that carry a usable path, by name (see the type's rule). `interfaces`
     /// restricts the answer to those names (nil: any).
-    public func usableInterfaces(among interfaces: Set<String>? = nil) -> [String] {
+    package func usableInterfaces(among interfaces: Set<String>? = nil) -> [String] {
         links.values.filter { link in
             link.flags & Self.iffLoopback == 0
                 && link.flags & Self.iffUp != 0
@@ -117,7 +117,7 @@ public struct NetlinkRouteSnapshot: Sendable, Hashable {
     }
 
     /// The part of the snapshot that matters to `interfaces`: a change in it is a path change.
-    public func fingerprint(among interfaces: Set<String>? = nil) -> String {
+    package func fingerprint(among interfaces: Set<String>? = nil) -> String {
         links.values.filter { interfaces?.contains($0.name) ?? true }.sorted { $0.index < $1.index }.map { l in
             let a = (addresses[l.index] ?? []).sorted().joined(separator: ",")
             let r = (routes[l.index] ?? []).sorted().joined(separator: ",")

@@ -19,14 +19,14 @@ struct AddressConnector {
     }
 
     private let addresses: [ResolvedAddress]
-    private let options: ByteStreamOptions
+    private let options: TCPOptions
     /// The name the addresses came from (without IPv6 brackets).
     private let host: String
     private var next = 0
     /// How the last address failed, for the error detail (see ``connectError(_:_:)``).
     private(set) var lastError = ""
 
-    init(addresses: [ResolvedAddress], options: ByteStreamOptions, host: String) {
+    init(addresses: [ResolvedAddress], options: TCPOptions, host: String) {
         self.addresses = addresses
         self.options = options
         self.host = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
@@ -68,7 +68,7 @@ struct AddressConnector {
     }
 
     /// `TCP_NODELAY`, keepalive and `TCP_USER_TIMEOUT` as configured.
-    static func apply(_ options: ByteStreamOptions, to s: Int32) {
+    static func apply(_ options: TCPOptions, to s: Int32) {
         func set(_ level: Int32, _ name: Int32, _ value: Int32) {
             var v = value
             _ = setsockopt(s, level, name, &v, socklen_t(MemoryLayout<Int32>.size))

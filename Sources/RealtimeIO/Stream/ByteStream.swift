@@ -12,7 +12,7 @@ import RealtimeCore
 /// any number of ``ByteStreamDelegate/byteStream(_:didRead:)`` → exactly one
 /// ``ByteStreamDelegate/byteStream(_:didCloseWith:)`` (EOF, failure), unless the owner calls
 /// ``close()`` first, after which no callback is made at all.
-public protocol ByteStream: AnyObject, Sendable {
+package protocol ByteStream: AnyObject, Sendable {
     /// Receives the stream's callbacks; held weakly.
     var delegate: (any ByteStreamDelegate)? { get set }
 
@@ -47,7 +47,7 @@ public protocol ByteStream: AnyObject, Sendable {
 }
 
 /// Callbacks of a ``ByteStream``, always on its event loop thread.
-public protocol ByteStreamDelegate: AnyObject {
+package protocol ByteStreamDelegate: AnyObject {
     /// TCP is connected and, for TLS, the handshake and certificate checks passed.
     func byteStreamDidConnect(_ stream: any ByteStream)
     /// Bytes arrived (plaintext for TLS). The buffer is only valid during the call.

@@ -1,22 +1,22 @@
 import RealtimeCore
 
 /// Where a ``ByteStream`` connects, and how.
-public struct ByteStreamEndpoint: Sendable, Hashable {
+package struct ByteStreamEndpoint: Sendable, Hashable {
     /// A DNS name or an IPv4/IPv6 literal (without brackets).
-    public var host: String
+    package var host: String
     /// TCP port, 1–65535.
-    public var port: Int
+    package var port: Int
     /// TLS settings; nil for plain TCP.
-    public var tls: TLSConfiguration?
+    package var tls: TLSConfiguration?
     /// Socket options and timeouts.
-    public var options: ByteStreamOptions
+    package var options: TCPOptions
     /// An HTTP proxy to tunnel through: the stream connects to the proxy, asks it to
     /// `CONNECT` to `host:port` (the proxy resolves `host`), and only then runs TLS, with SNI
     /// and certificate checks against `host`, never the proxy. nil connects directly.
-    public var proxy: HTTPProxy?
+    package var proxy: HTTPProxy?
 
-    public init(
-        host: String, port: Int, tls: TLSConfiguration? = nil, options: ByteStreamOptions = ByteStreamOptions(),
+    package init(
+        host: String, port: Int, tls: TLSConfiguration? = nil, options: TCPOptions = TCPOptions(),
         proxy: HTTPProxy? = nil
     ) {
         self.host = host

@@ -6,7 +6,7 @@ import RealtimeCore
 extension SocketByteStream {
     // MARK: Connect: DNS, addresses, tunnel, TLS
 
-    public func connect(to endpoint: ByteStreamEndpoint) {
+    package func connect(to endpoint: ByteStreamEndpoint) {
         precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
         precondition(phase == .idle, "SocketByteStream.connect called twice")
         self.endpoint = endpoint

@@ -6,7 +6,7 @@ import RealtimeCore
 extension SocketByteStream {
     // MARK: Writing
 
-    public func write(_ bytes: [UInt8], completion: (@Sendable (RealtimeError?) -> Void)?) {
+    package func write(_ bytes: [UInt8], completion: (@Sendable (RealtimeError?) -> Void)?) {
         precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
         switch phase {
         case .closed:
@@ -29,12 +29,12 @@ extension SocketByteStream {
         }
     }
 
-    public func beginBatch() {
+    package func beginBatch() {
         precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
         batchDepth += 1
     }
 
-    public func endBatch() {
+    package func endBatch() {
         precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
         precondition(batchDepth > 0, "SocketByteStream.endBatch without beginBatch")
         batchDepth -= 1

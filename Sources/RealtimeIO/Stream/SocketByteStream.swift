@@ -21,9 +21,9 @@ import RealtimeCore
 ///
 /// Thread-safety: created anywhere, then used only on `eventLoop`'s thread, which every
 /// public method checks with a precondition; this is why the class is `@unchecked Sendable`.
-public final class SocketByteStream: ByteStream, @unchecked Sendable {
-    public let eventLoop: EventLoop
-    public weak var delegate: (any ByteStreamDelegate)?
+package final class SocketByteStream: ByteStream, @unchecked Sendable {
+    package let eventLoop: EventLoop
+    package weak var delegate: (any ByteStreamDelegate)?
 
     enum Phase {
         case idle, resolving, connecting, tunnelling, handshaking, open, closed
@@ -64,7 +64,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
     /// (``EventLoop/withReadBuffer(minimum:_:)``): a quiet stream holds no receive buffer.
     let readChunkSize: Int
 
-    public init(eventLoop: EventLoop = .shared, readChunkSize: Int = 64 * 1024) {
+    package init(eventLoop: EventLoop = .shared, readChunkSize: Int = 64 * 1024) {
         self.eventLoop = eventLoop
         self.readChunkSize = max(readChunkSize, 1024)
     }
@@ -88,7 +88,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
         }
     }
 
-    public var pendingWriteBytes: Int { outbound.pendingBytes + earlyBytes }
+    package var pendingWriteBytes: Int { outbound.pendingBytes + earlyBytes }
 
     /// Every byte the kernel has taken from this stream (ciphertext under TLS): a counter
     /// that only grows, so an owner can tell whether a peer still reads.
@@ -186,14 +186,14 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     // MARK: Back-pressure
 
-    public func pauseReading() {
+    package func pauseReading() {
         precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
         guard !readPaused else { return }
         readPaused = true
         updateInterest()
     }
 
-    public func resumeReading() {
+    package func resumeReading() {
         precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
         guard readPaused else { return }
         readPaused = false
@@ -244,7 +244,7 @@ public final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     // MARK: Ending
 
-    public func close() {
+    package func close() {
         precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
         guard phase != .closed else { return }
         if phase == .open {

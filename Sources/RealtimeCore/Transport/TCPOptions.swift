@@ -1,5 +1,5 @@
-/// Socket-level settings of a ``ByteStream``.
-public struct ByteStreamOptions: Sendable, Hashable {
+/// TCP settings of a WebSocket connection: Nagle, keepalive, `TCP_USER_TIMEOUT`, read size.
+public struct TCPOptions: Sendable, Hashable {
     /// Time allowed for DNS + TCP connect + TLS handshake; nil for no limit (the owner keeps
     /// its own deadline). Default 10 s.
     public var connectTimeout: Duration? = .seconds(10)

@@ -13,6 +13,8 @@
 #   make test-tsan  the whole suite under ThreadSanitizer (.build-tsan; scripts/sanitize.sh)
 #   make test-asan  the whole suite under AddressSanitizer + LeakSanitizer (.build-asan)
 #   make test-tsan-ci  the concurrency-heavy suites under ThreadSanitizer (part of `make test`)
+#   make api-check  the public API of `import Realtime` against api/public-api.txt (part of `make test`)
+#   make api-update rewrite api/public-api.txt after a deliberate change to the public API
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
@@ -28,7 +30,7 @@ AUTOBAHN ?= 1
 AUTOBAHN_CLIENT ?= $(SWIFT) run rtcat autobahn '{URL}' --agent swift-realtime
 
 .PHONY: deps build demo test test-autobahn autobahn autobahn-full autobahn-selftest bench clean \
-	fuzz fuzz-ci test-tsan test-asan test-tsan-ci
+	fuzz fuzz-ci test-tsan test-asan test-tsan-ci api-check api-update
 
 deps:
 	./scripts/install-deps.sh
@@ -45,10 +47,21 @@ demo:
 # twice (the test build differs), which costs minutes on 2 cores.
 test: deps
 	$(SWIFT) build --build-tests
+	@$(MAKE) --no-print-directory api-check
 	$(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory fuzz-ci
 	@$(MAKE) --no-print-directory test-tsan-ci
 	@$(MAKE) --no-print-directory test-autobahn
+
+# The public API, from the symbol graph of the debug build: a change fails the check until
+# api/public-api.txt is updated with it (`make api-update`), so every change is deliberate.
+api-check:
+	scripts/symbolgraph.sh .build/symbolgraph > /dev/null
+	python3 scripts/public-api.py .build/symbolgraph/Realtime.symbols.json --check api/public-api.txt
+
+api-update:
+	scripts/symbolgraph.sh .build/symbolgraph > /dev/null
+	python3 scripts/public-api.py .build/symbolgraph/Realtime.symbols.json --write api/public-api.txt
 
 # libFuzzer targets (Fuzz/README.md); each fails the run on a crash or a broken invariant.
 fuzz: deps

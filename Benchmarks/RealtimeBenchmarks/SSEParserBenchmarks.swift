@@ -1,6 +1,6 @@
 import Realtime
 
-/// Throughput of `SSEParser` on the corpora of issue 2 §5, each fed in 4 KiB chunks, with a
+/// Throughput of `SSEParser` on the corpora of the parser benchmarks, each fed in 4 KiB chunks, with a
 /// `memchr` pass over the same bytes as the physical limit.
 enum SSEParserBenchmarks {
     static let suite = BenchmarkSuite(name: "sse-parser", benchmarks: [

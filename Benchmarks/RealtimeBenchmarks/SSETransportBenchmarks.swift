@@ -2,7 +2,7 @@ import Foundation
 import Realtime
 import RealtimeTestServer
 
-/// End-to-end SSE throughput over loopback (issue 3, "Done means"): the in-process
+/// End-to-end SSE throughput over loopback: the in-process
 /// ``TestServer`` streams `/bulk` (a pre-rendered `text/event-stream` body) and, in the same
 /// run, `curl -N` and ``SSETransport`` each download the same stream, alternately, three
 /// times (best of each is kept; `--reps N` changes the count). Wall-clock time (this is

@@ -1,6 +1,6 @@
 import Realtime
 
-/// WebSocket codec benchmarks (issue 4 §5, codec part): masking, encode, frame decode (64 KiB
+/// WebSocket codec benchmarks: masking, encode, frame decode (64 KiB
 /// binary, 64 KiB ASCII and CJK/emoji text with UTF-8 validation, 16-byte frames) and
 /// incremental UTF-8 validation next to the standard library's `String(validating:)`.
 ///
@@ -42,7 +42,7 @@ enum WebSocketCodecBenchmarks {
         }
         library.extra = [("vs memcpy", copy.seconds / library.seconds)]
         library.goals = [goal("≥ 40 GB/s", library.megabytesPerSecond >= 40_000)]
-        // References that justify the choice of four UInt64 lanes (issue 4 §5).
+        // References that justify the choice of four UInt64 lanes.
         let bytes = measurement("mask-64KiB(byte loop)", passes: 50) {
             buffer.withUnsafeMutableBytes { raw in for i in 0..<raw.count { raw[i] ^= key[i] } }
         }

@@ -2,7 +2,7 @@ import Foundation
 import Realtime
 import RealtimeTestServer
 
-/// End-to-end WebSocket echo over loopback (issue 4 §5): messages per second through our
+/// End-to-end WebSocket echo over loopback: messages per second through our
 /// client (``WebSocketTransport`` on the shared event loop) against the in-process
 /// ``TestServer`` `/ws` echo endpoint, next to Python's `websockets` client against the same
 /// server in the same run.

@@ -10,7 +10,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// `verifyConnection(within:)` on SSE (issue 5, path change): a silent stream is declared
+/// `verifyConnection(within:)` on SSE (path change): a silent stream is declared
 /// dead after the probe timeout, long before its idle timeout; a stream that keeps sending
 /// (comments count) survives the probe.
 @Suite("SSETransport: path-change probe", .timeLimit(.minutes(1)))

@@ -5,7 +5,7 @@ import RealtimeTestSupport
 import Synchronization
 import Testing
 
-/// A bandwidth-limited link (issue 5, see ``FaultRig``): `tc tbf` at 256 kbit/s on the
+/// A bandwidth-limited link (see ``FaultRig``): `tc tbf` at 256 kbit/s on the
 /// server's side of the veth. A large stream completes with every message exactly once, and
 /// the measured goodput is close to the configured rate. Root only.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct FaultBandwidthTests {

@@ -5,7 +5,7 @@ import Realtime
 import RealtimeTestSupport
 import Testing
 
-/// The chaos soak (issue 5): 60 s of random faults, one after another, on a live SSE stream
+/// The chaos soak: 60 s of random faults, one after another, on a live SSE stream
 /// between two network namespaces: the client's link goes down, the server's packets are
 /// dropped (half-open), the server is killed and restarted on the same port, its link is
 /// throttled (tbf). After each fault heals, the stream must flow again; at the end no event

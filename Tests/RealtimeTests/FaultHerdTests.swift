@@ -6,7 +6,7 @@ import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
 
-/// The thundering herd (issue 5): 1,000 SSE clients on one event loop, sharing one
+/// The thundering herd: 1,000 SSE clients on one event loop, sharing one
 /// ``RetryBudget``, all connected to one loopback server that goes down for 1.5 s and comes
 /// back on the same port. Every reconnect attempt is time-stamped where the client makes it
 /// (its transport factory); the busiest one-second window must stay within the budget

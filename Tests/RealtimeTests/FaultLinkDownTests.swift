@@ -4,7 +4,7 @@ import Realtime
 import RealtimeTestSupport
 import Testing
 
-/// Fault injection on real network namespaces (issue 5, see ``FaultRig``): the server runs
+/// Fault injection on real network namespaces (see ``FaultRig``): the server runs
 /// in one namespace, the client in another — its I/O loop thread entered the client
 /// namespace with setns(2), so every socket it makes lives there — joined by a veth pair.
 /// Root only: without it the suite prints why and skips. Every wait is bounded.

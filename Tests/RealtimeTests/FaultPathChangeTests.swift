@@ -4,7 +4,7 @@ import Realtime
 import RealtimeTestSupport
 import Testing
 
-/// A path change under a live connection (issue 5): the client's interface keeps a second
+/// A path change under a live connection: the client's interface keeps a second
 /// address, and the one its connection is bound to is deleted. The network is still usable,
 /// so nothing reports a loss, and the server's packets to the vanished address are dropped
 /// without a word. The client must notice within ``RealtimeClient/Configuration/pathChangeProbeTimeout``

@@ -4,7 +4,7 @@ import Realtime
 import RealtimeTestSupport
 import Testing
 
-/// The scaffolding every fault test shares (issue 5): two network namespaces joined by a veth
+/// The scaffolding every fault test shares: two network namespaces joined by a veth
 /// pair, a client event loop whose thread entered the client namespace, the scripts/netns
 /// servers in the server namespace, a client of either transport, and the iptables/tc knobs.
 ///

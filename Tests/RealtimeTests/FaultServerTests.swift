@@ -4,7 +4,7 @@ import Realtime
 import RealtimeTestSupport
 import Testing
 
-/// Server-side faults on real namespaces (issue 5, see ``FaultRig``), for both transports:
+/// Server-side faults on real namespaces (see ``FaultRig``), for both transports:
 /// a server killed mid-stream, a server down for a while and restarted on the same port, a
 /// server that accepts and never answers, and a server that drips its bytes. Root only.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct FaultServerTests {

@@ -3,7 +3,7 @@ import Realtime
 import RealtimeTestSupport
 import Testing
 
-/// Reachability policy (issue 5): no attempt and no retry spent while the network is down,
+/// Reachability policy: no attempt and no retry spent while the network is down,
 /// reconnect at once with a fresh backoff when it returns, verify on a path change.
 /// Driven by a ManualNetworkMonitor and the manual clock: no wall time involved.
 @Suite(.timeLimit(.minutes(1))) struct RealtimeClientReachabilityTests {

@@ -57,7 +57,7 @@ struct RealtimeClientSSEIntegrationTests {
         }
     }
 
-    /// The resume soak of issue 3: 100 random cuts over a 10,000-event stream.
+    /// The resume soak: 100 random cuts over a 10,000-event stream.
     @Test func resumeSoakHundredCutsTenThousandEvents() async throws {
         defer { server.stop() }
         let c = try client("/sse?count=10000&cuts=100&seed=11&end=204")

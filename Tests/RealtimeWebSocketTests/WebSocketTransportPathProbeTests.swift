@@ -4,7 +4,7 @@ import RealtimeTestServer
 import RealtimeWebSocket
 import Testing
 
-/// `verifyConnection(within:)` on WebSocket (issue 5, path change): a ping goes out, and a
+/// `verifyConnection(within:)` on WebSocket (path change): a ping goes out, and a
 /// connection that hears nothing back within the probe timeout ends with `idleTimeout`.
 @Suite(.serialized, .timeLimit(.minutes(1))) struct WebSocketTransportPathProbeTests {
     @Test func answeredPingPassesTheProbe() async throws {

@@ -1,4 +1,4 @@
 import RealtimeCore
 
 /// The deterministic generator every test seeds (SplitMix64 from RealtimeCore).
-public typealias SeededGenerator = SplitMix64
+package typealias SeededGenerator = SplitMix64

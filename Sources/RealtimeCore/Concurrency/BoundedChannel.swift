@@ -100,7 +100,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// destination is full; what it leaves is enqueued here as usual. A consumer that only
     /// forwards most elements to another channel saves a thread hop and a wake-up per batch
     /// this way. After a false, the producer is told to pause until ``relayDemand()``.
-    public func setRelay(_ relay: (@Sendable (inout [Element]) -> Bool)?) {
+    package func setRelay(_ relay: (@Sendable (inout [Element]) -> Bool)?) {
         let wake: (@Sendable () -> Void)? = state.withLock { s in
             s.relay = relay
             relayHint.store(relay != nil, ordering: .releasing)
@@ -114,7 +114,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// The relay's destination has room again: a producer paused for it may resume.
-    public func relayDemand() {
+    package func relayDemand() {
         let wake: (@Sendable () -> Void)? = state.withLock { s in
             guard s.relayPaused else {
                 if s.relay != nil { s.relayPermit = true }

@@ -20,12 +20,12 @@
 /// A user name alone is hidden too (`https://TOKEN@host` carries a token in that place).
 /// The text is otherwise unchanged; `@` in a path (`http://host/@me`) and percent-encoded
 /// characters are left as they are. Linear in the text's length.
-public enum URLRedaction {
+package enum URLRedaction {
     /// What replaces the userinfo.
-    public static let mask = "***"
+    package static let mask = "***"
 
     /// `text` with every URL userinfo replaced by ``mask``.
-    public static func redacted(_ text: String) -> String {
+    package static func redacted(_ text: String) -> String {
         let bytes = Array(text.utf8)
         guard bytes.contains(UInt8(ascii: "@")) else { return text }
         var out: [UInt8] = []

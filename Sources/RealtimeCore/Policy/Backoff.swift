@@ -4,21 +4,21 @@
 /// Sans-I/O: it never reads a clock or sleeps. The caller reports how long a connection
 /// stayed open (``connectionEnded(after:)``) and draws delays with its own
 /// `RandomNumberGenerator` (a seeded one in tests).
-public struct Backoff: Sendable, Hashable {
-    public let policy: BackoffPolicy
+package struct Backoff: Sendable, Hashable {
+    package let policy: BackoffPolicy
     /// Retries computed since the last reset (0 before the first failure).
-    public private(set) var retry: Int = 0
+    package private(set) var retry: Int = 0
     /// The last delay returned, the basis of decorrelated jitter.
-    public private(set) var previousDelay: Duration?
+    package private(set) var previousDelay: Duration?
     /// The SSE reconnection time set by the server (`retry:`), if any.
-    public private(set) var serverReconnectionTime: Duration?
+    package private(set) var serverReconnectionTime: Duration?
 
-    public init(policy: BackoffPolicy) {
+    package init(policy: BackoffPolicy) {
         self.policy = policy
     }
 
     /// The base delay: the server's reconnection time when it set one, else `initial`.
-    public var reconnectionTime: Duration {
+    package var reconnectionTime: Duration {
         serverReconnectionTime ?? policy.initial
     }
 
@@ -27,7 +27,7 @@ public struct Backoff: Sendable, Hashable {
     /// bounded by ``BackoffPolicy/minimumDelay`` and ``BackoffPolicy/serverDelayLimit``.
     /// Consecutive failures still grow from it. Ignored when the policy does not honour
     /// server hints.
-    public mutating func setServerReconnectionTime(_ time: Duration) {
+    package mutating func setServerReconnectionTime(_ time: Duration) {
         guard policy.honorsServerHints else { return }
         serverReconnectionTime = Self.bounded(time, policy.serverDelayLimit)
     }
@@ -38,14 +38,14 @@ public struct Backoff: Sendable, Hashable {
     }
 
     /// Forgets the failure streak (but not the server's reconnection time).
-    public mutating func reset() {
+    package mutating func reset() {
         retry = 0
         previousDelay = nil
     }
 
     /// Reports that a connection ended after being open for `uptime`; a stable connection
     /// (at least ``BackoffPolicy/resetAfter``) resets the streak.
-    public mutating func connectionEnded(after uptime: Duration) {
+    package mutating func connectionEnded(after uptime: Duration) {
         if uptime >= policy.resetAfter { reset() }
     }
 
@@ -55,7 +55,7 @@ public struct Backoff: Sendable, Hashable {
     ///   - retryAfter: an HTTP `Retry-After` for this failure, used as a floor for this delay
     ///     (bounded by ``BackoffPolicy/serverDelayLimit``).
     ///   - rng: the randomness for jitter.
-    public mutating func nextDelay<G: RandomNumberGenerator>(
+    package mutating func nextDelay<G: RandomNumberGenerator>(
         retryAfter: Duration? = nil, using rng: inout G
     ) -> Duration {
         retry += 1

@@ -6,8 +6,8 @@
 /// ``inspect(_:now:)`` for messages, which also recognises application heartbeats).
 /// `Instant` is the transport's clock instant (`ContinuousClock.Instant`, or a manual clock's
 /// in tests).
-public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
-    public enum Action: Sendable, Hashable {
+package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+    package enum Action: Sendable, Hashable {
         /// Nothing to do yet; re-arm the timer for ``HeartbeatStateMachine/nextDeadline``.
         case none
         /// Send this ping (a ping frame or the application payload), then re-arm the timer.
@@ -18,7 +18,7 @@ public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where In
     }
 
     /// What to do with an inbound message (application heartbeats).
-    public enum InboundAction: Sendable, Hashable {
+    package enum InboundAction: Sendable, Hashable {
         /// An ordinary message: deliver it to the application.
         case deliver
         /// A heartbeat reply: do not deliver it.
@@ -33,28 +33,28 @@ public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where In
         case dead
     }
 
-    public let policy: HeartbeatPolicy
+    package let policy: HeartbeatPolicy
     private var state: State = .idle
 
-    public init(policy: HeartbeatPolicy) {
+    package init(policy: HeartbeatPolicy) {
         self.policy = policy
     }
 
     /// Pings sent since the peer was last heard from.
-    public var unansweredPings: Int {
+    package var unansweredPings: Int {
         if case .running(_, let n) = state { return n }
         return 0
     }
 
     /// When ``tick(now:)`` should next be called; nil when the heartbeat is disabled, not
     /// started, or the connection was declared dead.
-    public var nextDeadline: Instant? {
+    package var nextDeadline: Instant? {
         if case .running(let at, _) = state { return at }
         return nil
     }
 
     /// The connection opened at `now`: the first ping is due one interval later.
-    public mutating func start(now: Instant) {
+    package mutating func start(now: Instant) {
         guard let interval = policy.interval else { return }
         switch state {
         case .idle: state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
@@ -63,7 +63,7 @@ public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where In
     }
 
     /// The timer fired (or any moment the transport wants to check).
-    public mutating func tick(now: Instant) -> Action {
+    package mutating func tick(now: Instant) -> Action {
         guard let interval = policy.interval, case .running(let at, let unanswered) = state else { return .none }
         guard now >= at else { return .none }
         if unanswered >= policy.missedLimit {
@@ -83,19 +83,19 @@ public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where In
     }
 
     /// A pong (or an application heartbeat reply) arrived: the peer is alive.
-    public mutating func pongReceived(now: Instant) {
+    package mutating func pongReceived(now: Instant) {
         heard(now: now)
     }
 
     /// Any inbound traffic (message, ping, even a partial frame) counts as liveness.
-    public mutating func messageReceived(now: Instant) {
+    package mutating func messageReceived(now: Instant) {
         heard(now: now)
     }
 
     /// Counts `message` as liveness and says whether it is heartbeat traffic to hide from
     /// the application (application heartbeats only; with ping frames every message is
     /// delivered).
-    public mutating func inspect(_ message: Message, now: Instant) -> InboundAction {
+    package mutating func inspect(_ message: Message, now: Instant) -> InboundAction {
         heard(now: now)
         guard case .application(let hb) = policy.kind else { return .deliver }
         if hb.isReply(message) { return .consume }
@@ -104,7 +104,7 @@ public struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where In
     }
 
     /// The connection ended: no further actions.
-    public mutating func stop() {
+    package mutating func stop() {
         state = .dead
     }
 

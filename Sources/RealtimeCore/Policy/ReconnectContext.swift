@@ -1,20 +1,20 @@
 /// What the client knows about the attempt that just ended, beyond its
 /// ``TransportEnd``; input to ``ReconnectPolicy/decide(_:context:backoff:using:)``.
-public struct ReconnectContext: Sendable, Hashable {
+package struct ReconnectContext: Sendable, Hashable {
     /// The attempt that ended, 1 for the client's first.
-    public var attempt: Int
+    package var attempt: Int
     /// Whether the attempt reached `opened` (a live stream) before it ended.
-    public var opened: Bool
+    package var opened: Bool
     /// How long the connection was open (zero when it never opened).
-    public var uptime: Duration
+    package var uptime: Duration
     /// Whether repeating the request is safe: true for GET and for requests the user marked
     /// repeatable (`Configuration.requestIsRepeatable`), false for a plain POST.
-    public var requestIsRepeatable: Bool
+    package var requestIsRepeatable: Bool
     /// Whether a 401 may trigger a credential refresh now: a provider exists and has not
     /// already been tried for this streak of 401s (a second 401 stops).
-    public var canRefreshCredentials: Bool
+    package var canRefreshCredentials: Bool
 
-    public init(
+    package init(
         attempt: Int, opened: Bool, uptime: Duration = .zero, requestIsRepeatable: Bool = true,
         canRefreshCredentials: Bool = false
     ) {

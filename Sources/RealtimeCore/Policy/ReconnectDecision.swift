@@ -1,5 +1,5 @@
 /// What the client does after a connection attempt ended (see ``ReconnectPolicy``).
-public enum ReconnectDecision: Sendable, Hashable {
+package enum ReconnectDecision: Sendable, Hashable {
     /// Connect again after `delay` (zero for "at once").
     case retry(after: Duration)
     /// The circuit breaker opened: wait the cool-down, then connect again. `error` (code
@@ -17,7 +17,7 @@ public enum ReconnectDecision: Sendable, Hashable {
     case stop(reason: RealtimeError?)
 
     /// Whether another attempt will follow (possibly after waiting for the network).
-    public var willRetry: Bool {
+    package var willRetry: Bool {
         if case .stop = self { return false }
         return true
     }

@@ -71,7 +71,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     }
 
     /// What an ended attempt means, before any delay is computed.
-    public enum Verdict: Sendable, Hashable {
+    package enum Verdict: Sendable, Hashable {
         /// Retry after backoff; `retryAfter` is the server's floor for this delay.
         case backoff(retryAfter: Duration?)
         case waitForNetwork
@@ -80,7 +80,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     }
 
     /// Classifies an ended attempt by the failure-class table (no delay, no attempt counting).
-    public func verdict(for end: TransportEnd, context: ReconnectContext) -> Verdict {
+    package func verdict(for end: TransportEnd, context: ReconnectContext) -> Verdict {
         if let error = end.error, error.code == .cancelled { return .stop(reason: error) }
         if end.doNotReconnect { return .stop(reason: nil) }
 
@@ -157,7 +157,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// attempt limit, and draws the delay from `backoff`.
     ///
     /// `backoff` advances only when the decision is to retry after a delay.
-    public func decide<G: RandomNumberGenerator>(
+    package func decide<G: RandomNumberGenerator>(
         _ end: TransportEnd, context: ReconnectContext, backoff: inout Backoff, using rng: inout G
     ) -> ReconnectDecision {
         if context.opened { backoff.connectionEnded(after: context.uptime) }

@@ -16,15 +16,15 @@
 ///
 /// **Cost.** A booking is O(booked future ticks); ticks in the past are folded into one
 /// number, so memory is bounded by the bookings still ahead.
-public struct RetryCalendar: Sendable, Hashable {
+package struct RetryCalendar: Sendable, Hashable {
     /// Slots allowed at once after a quiet period (≥ 1; raised to ``perTick`` if below).
-    public let burst: Int
+    package let burst: Int
     /// Sustained slots per second (> 0).
-    public let perSecond: Double
+    package let perSecond: Double
     /// Slots refilled per tick (≥ 1).
-    public let perTick: Int
+    package let perTick: Int
     /// Length of one tick in seconds.
-    public let tickSeconds: Double
+    package let tickSeconds: Double
 
     /// First tick that can still be booked; nil before the first booking.
     private var base: Int64?
@@ -35,7 +35,7 @@ public struct RetryCalendar: Sendable, Hashable {
     private var ticks: [Int64] = []
     private var counts: [Int] = []
 
-    public init(burst: Int, perSecond: Double) {
+    package init(burst: Int, perSecond: Double) {
         precondition(burst >= 1, "RetryCalendar.burst must be >= 1")
         precondition(perSecond > 0 && perSecond.isFinite, "RetryCalendar.perSecond must be > 0")
         let perTick = Swift.max(1, Int((perSecond / 1000).rounded(.up)))
@@ -46,14 +46,14 @@ public struct RetryCalendar: Sendable, Hashable {
     }
 
     /// Number of ticks with bookings still ahead (for tests of the memory bound).
-    public var bookedTicks: Int { ticks.count }
+    package var bookedTicks: Int { ticks.count }
 
     /// Books the earliest slot at or after `earliest` (and not before `now`) that keeps the
     /// schedule within the limit; returns its time on the caller's time line.
     /// - Parameters:
     ///   - now: the present, on any monotonic time line shared by every caller.
     ///   - earliest: when the caller wants to go (e.g. `now + backoff`).
-    public mutating func reserve(now: Duration, notBefore earliest: Duration) -> Duration {
+    package mutating func reserve(now: Duration, notBefore earliest: Duration) -> Duration {
         let current = tick(now)
         fold(upTo: current)
         let wanted = Swift.max(current, tick(earliest))

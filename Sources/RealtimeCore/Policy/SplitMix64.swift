@@ -3,12 +3,12 @@
 /// For reproducible randomness where the SDK takes an injected generator — tests, benchmarks,
 /// fault schedules, deterministic jitter. Not cryptographic: WebSocket masking keys use
 /// `SystemRandomNumberGenerator` unless a caller injects something else.
-public struct SplitMix64: RandomNumberGenerator, Sendable {
+package struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    public init(seed: UInt64) { self.state = seed }
+    package init(seed: UInt64) { self.state = seed }
 
-    public mutating func next() -> UInt64 {
+    package mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state
         z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9

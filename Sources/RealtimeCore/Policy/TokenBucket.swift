@@ -4,16 +4,16 @@
 ///
 /// With capacity `C` and rate `r` tokens/s, a burst of `n` reservations at one instant
 /// waits `0` for the first `C`, then `1/r`, `2/r`, … for the rest.
-public struct TokenBucket: Sendable, Hashable {
+package struct TokenBucket: Sendable, Hashable {
     /// Tokens available at once after a quiet period (≥ 1).
-    public let capacity: Double
+    package let capacity: Double
     /// Tokens added per second (> 0).
-    public let refillPerSecond: Double
+    package let refillPerSecond: Double
     /// Current tokens; negative when reservations are queued into the future.
-    public private(set) var tokens: Double
+    package private(set) var tokens: Double
     private var last: Duration?
 
-    public init(capacity: Int, refillPerSecond: Double) {
+    package init(capacity: Int, refillPerSecond: Double) {
         precondition(capacity >= 1, "TokenBucket.capacity must be >= 1")
         precondition(refillPerSecond > 0 && refillPerSecond.isFinite, "TokenBucket.refillPerSecond must be > 0")
         self.capacity = Double(capacity)
@@ -23,7 +23,7 @@ public struct TokenBucket: Sendable, Hashable {
 
     /// Takes one token at `now` (any monotonic time origin) and returns how long the caller
     /// must wait before using it (zero when one was available).
-    public mutating func reserve(at now: Duration) -> Duration {
+    package mutating func reserve(at now: Duration) -> Duration {
         if let last {
             let elapsed = Swift.max(0, (now - last).secondsDouble)
             tokens = Swift.min(capacity, tokens + elapsed * refillPerSecond)

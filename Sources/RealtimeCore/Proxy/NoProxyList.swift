@@ -8,7 +8,7 @@
 ///   or a CIDR range (`10.0.0.0/8`, `fd00::/8`), compared as addresses;
 /// - ports do not take part: the URL's port never matters, and an entry `host:port` is read
 ///   as `host`.
-public struct NoProxyList: Sendable, Hashable {
+package struct NoProxyList: Sendable, Hashable {
     private enum Entry: Sendable, Hashable {
         case name(String)
         case network([UInt8], prefix: Int)
@@ -17,7 +17,7 @@ public struct NoProxyList: Sendable, Hashable {
     private let matchesAll: Bool
     private let entries: [Entry]
 
-    public init(_ text: String) {
+    package init(_ text: String) {
         // Bytes, not Characters: a separator followed by a combining mark is one Character,
         // but libcurl (and this list) still splits there.
         func isBlank(_ b: UInt8) -> Bool { b == UInt8(ascii: " ") || b == UInt8(ascii: "\t") }
@@ -57,7 +57,7 @@ public struct NoProxyList: Sendable, Hashable {
 
     /// Whether `host` (a name, or an IP literal with or without brackets) is to be reached
     /// without the proxy.
-    public func matches(host: String) -> Bool {
+    package func matches(host: String) -> Bool {
         if matchesAll { return true }
         var name = Substring(host)
         if name.hasPrefix("["), name.hasSuffix("]") { name = name.dropFirst().dropLast() }

@@ -7,10 +7,10 @@
 /// 3. `all_proxy`, else `ALL_PROXY`.
 /// An empty value counts as unset. Sans-I/O: the variables are passed in (the transports
 /// read the process environment at each connection attempt).
-public struct ProxyEnvironment: Sendable, Hashable {
-    public var variables: [String: String]
+package struct ProxyEnvironment: Sendable, Hashable {
+    package var variables: [String: String]
 
-    public init(_ variables: [String: String]) {
+    package init(_ variables: [String: String]) {
         self.variables = variables
     }
 
@@ -21,7 +21,7 @@ public struct ProxyEnvironment: Sendable, Hashable {
 
     /// The proxy URL (as written in the variable) for a request to `scheme://host`, nil to
     /// connect directly. `host` may be bracketed.
-    public func proxy(scheme: String, host: String) -> String? {
+    package func proxy(scheme: String, host: String) -> String? {
         if let noProxy = value("no_proxy") ?? value("NO_PROXY"), NoProxyList(noProxy).matches(host: host) {
             return nil
         }

@@ -2,7 +2,9 @@
 #
 #   make deps       Debian packages, .venv (Python peers), .venv-autobahn (fuzzing server)
 #   make build      swift build
-#   make test       deps + swift build --build-tests + swift test + the Autobahn conformance run
+#   make test       deps + swift build --build-tests + the docs check + swift test + the Autobahn conformance run
+#   make docs       the DocC catalog with --warnings-as-errors, then every ```swift sample type-checked
+#                   (scripts/docs.sh; needs a build)
 #   make autobahn   only the Autobahn run (sections 1-10 + a permessage-deflate subset of 12-13)
 #                   against rtcat; report in reports/autobahn/
 #   make autobahn-full  every case of 1-10, 12 and 13 (~25 min: 12/13 are 216 compression cases)
@@ -29,7 +31,7 @@ AUTOBAHN ?= 1
 # The client command; scripts/autobahn.sh replaces {URL} with ws://127.0.0.1:PORT.
 AUTOBAHN_CLIENT ?= $(SWIFT) run rtcat autobahn '{URL}' --agent swift-realtime
 
-.PHONY: deps build demo test test-autobahn autobahn autobahn-full autobahn-selftest bench clean \
+.PHONY: deps build demo docs test test-autobahn autobahn autobahn-full autobahn-selftest bench clean \
 	fuzz fuzz-ci test-tsan test-asan test-tsan-ci api-check api-update
 
 deps:
@@ -48,6 +50,7 @@ demo:
 test: deps
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory api-check
+	@$(MAKE) --no-print-directory docs
 	$(SWIFT) test --skip-build
 	@$(MAKE) --no-print-directory fuzz-ci
 	@$(MAKE) --no-print-directory test-tsan-ci
@@ -62,6 +65,10 @@ api-check:
 api-update:
 	scripts/symbolgraph.sh .build/symbolgraph > /dev/null
 	python3 scripts/public-api.py .build/symbolgraph/Realtime.symbols.json --write api/public-api.txt
+
+# The DocC catalog (no warning allowed) and the docs' code samples, against the debug build.
+docs:
+	./scripts/docs.sh
 
 # libFuzzer targets (Fuzz/README.md); each fails the run on a crash or a broken invariant.
 fuzz: deps

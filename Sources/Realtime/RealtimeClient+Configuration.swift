@@ -67,7 +67,7 @@ extension RealtimeClient {
         /// came before it. A stream that then ends cleanly without it, with a reconnect policy
         /// that does not resume clean ends (``ReconnectPolicy/finite``, ``ReconnectPolicy/never``,
         /// a non-repeatable request), emits an `.error` with code `truncated` (everything
-        /// received before is still delivered). Default nil; ``llm(body:headers:terminator:)``
+        /// received before is still delivered). Default nil; `llm(body:headers:terminator:)`
         /// sets `.data("[DONE]")`.
         public var terminator: StreamTerminator?
 

@@ -7,11 +7,11 @@ import Synchronization
 /// One thread running epoll that owns sockets and timers for many connections.
 ///
 /// **Thread rule.** ``execute(_:)`` may be called from any thread; it queues the task and
-/// wakes the loop through an eventfd. Everything else — ``register(fd:interest:handler:)``,
-/// ``modify(_:interest:)``, ``deregister(_:)``, ``schedule(after:_:)``, ``cancel(_:)`` — is
+/// wakes the loop through an eventfd. Everything else — `register(fd:interest:handler:)`,
+/// `modify(_:interest:)`, `deregister(_:)`, `schedule(after:_:)`, `cancel(_:)` — is
 /// loop-thread only and checked with `precondition(inEventLoop)`. Handlers and timer bodies
 /// run on the loop thread, so they may touch loop-owned state without locks and need not be
-/// `Sendable`; that loop-owned state lives in ``LoopState``, which only the loop thread
+/// `Sendable`; that loop-owned state lives in `LoopState`, which only the loop thread
 /// touches (the one `nonisolated(unsafe)` below relies on this rule).
 ///
 /// Readiness is level-triggered: a handler that does not consume what made its descriptor

@@ -54,7 +54,7 @@ extension WebSocketTransport {
         public var compression: Compression = .default
         /// How the connection reaches the server. Default ``ProxyConfiguration/environment``:
         /// libcurl's rules (`http_proxy` for `ws`, `https_proxy`/`HTTPS_PROXY` for `wss`, then
-        /// `all_proxy`/`ALL_PROXY`, minus `no_proxy`/`NO_PROXY`; see ``ProxyEnvironment``),
+        /// `all_proxy`/`ALL_PROXY`, minus `no_proxy`/`NO_PROXY`; see `ProxyEnvironment`),
         /// read at every connection attempt. Only `http://` proxies are supported: the
         /// connection opens an HTTP `CONNECT` tunnel (RFC 9110 §9.3.6) to the origin, with
         /// `Proxy-Authorization: Basic` from the proxy URL's userinfo; TLS (`wss`) then runs

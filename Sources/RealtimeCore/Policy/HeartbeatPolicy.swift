@@ -12,7 +12,7 @@
 ///   declared dead at the `(N + 1)`-th tick after the last inbound byte: between `I × N` and
 ///   `I × (N + 1)` after it, depending on where it fell between two ticks.
 ///
-/// Driven by ``HeartbeatStateMachine`` from the transport's event-loop timers.
+/// Driven by `HeartbeatStateMachine` from the transport's event-loop timers.
 public struct HeartbeatPolicy: Sendable {
     /// What a ping is.
     public enum Kind: Sendable {

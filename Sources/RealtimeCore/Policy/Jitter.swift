@@ -18,7 +18,7 @@ public enum Jitter: Sendable, Hashable, CustomStringConvertible {
     /// Half the envelope plus up to another half: never less than half the envelope.
     case equal
     /// Each delay drawn between `initial` and three times the previous delay, capped: spreads
-    /// like ``full`` without very short waits. The default (issue 5, storm control).
+    /// like ``full`` without very short waits. The default (storm control).
     /// `multiplier` is not used by this mode; the growth factor is the AWS constant 3.
     case decorrelated
 

@@ -6,7 +6,7 @@ package enum ReconnectDecision: Sendable, Hashable {
     /// `circuitOpen`) says why, for the user.
     case coolDown(after: Duration, error: RealtimeError)
     /// The network is unreachable: wait until it returns, then connect at once. Waiting does
-    /// not spend an attempt (issue 5). A client without a network monitor backs off instead.
+    /// not spend an attempt. A client without a network monitor backs off instead.
     case waitForNetwork
     /// The server answered 401 and a credential provider exists: refresh once, then retry at
     /// once without counting against the backoff.

@@ -1,9 +1,9 @@
 
 /// A reconnect budget shared by many clients in one process, so that ten thousand clients
-/// cut by the same server restart do not all reconnect in the same second (issue 5, storm
+/// cut by the same server restart do not all reconnect in the same second (storm
 /// control). Give the same instance to every client's configuration.
 ///
-/// Each reconnect (not a client's first connection) books a slot in a ``RetryCalendar``: at
+/// Each reconnect (not a client's first connection) books a slot in a `RetryCalendar`: at
 /// most `burst` reconnects at once after a quiet period, `perSecond` sustained, so any window
 /// of `w` seconds starts at most `burst + perSecond·w` reconnects. A client books when its
 /// backoff begins, asking for "not before the backoff ends"; when the budget is short it gets

@@ -4,7 +4,7 @@
 public enum ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// libcurl's environment rules (default): `http_proxy` for `http`/`ws` (lowercase only),
     /// `https_proxy` or `HTTPS_PROXY` for `https`/`wss`, then `all_proxy` or `ALL_PROXY`;
-    /// none of them when the host matches `no_proxy` or `NO_PROXY` (see ``ProxyEnvironment``).
+    /// none of them when the host matches `no_proxy` or `NO_PROXY` (see `ProxyEnvironment`).
     case environment
     /// Connect directly, ignoring the environment.
     case none

@@ -18,7 +18,7 @@
 /// value is an `invalid_utf8` error instead. An `id` longer than ``Limits/maxIDLength`` is
 /// ignored like one with NUL; both are counted in ``diagnostics``.
 ///
-/// Layers: ``SSELineSplitter`` cuts bytes into lines; ``SSEFieldInterpreter`` gives the lines
+/// Layers: `SSELineSplitter` cuts bytes into lines; `SSEFieldInterpreter` gives the lines
 /// meaning. Performance: one SIMD pass finds CR or LF and notes non-ASCII bytes (pure-ASCII
 /// lines skip UTF-8 validation); no per-line allocation; an event that lies inside one chunk
 /// is decoded straight from the chunk (one allocation per event: its `data` string, none when

@@ -48,7 +48,7 @@ public protocol Transport: AnyObject, Sendable {
     /// Ends the attempt. `code`/`reason` go into a WebSocket close frame (default 1000).
     func close(code: UInt16, reason: String)
 
-    /// The network path changed under the live connection (issue 5: an interface or address
+    /// The network path changed under the live connection (an interface or address
     /// came or went): rather than trust a socket that may be bound to a vanished address,
     /// expect a sign of life from the server within `timeout`, and end the attempt with
     /// `idleTimeout` when none comes. WebSocket sends a ping (RFC 6455 §5.5.2) and waits

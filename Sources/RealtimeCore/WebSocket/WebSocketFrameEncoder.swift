@@ -1,7 +1,7 @@
 /// Writes frames to wire bytes (RFC 6455 §5.2), masking them in the `.client` role.
 ///
 /// A `.client` encoder draws a fresh masking key for every frame from its injected generator
-/// (RFC 6455 §5.3; ``SystemRandomNumberGenerator`` by default, a seeded one in tests); a
+/// (RFC 6455 §5.3; `SystemRandomNumberGenerator` by default, a seeded one in tests); a
 /// `.server` encoder never masks. The payload is appended with one `memcpy` and masked in place
 /// while still in cache, a machine word at a time (``WebSocketMaskingKey/apply(from:to:count:phase:)``).
 ///

@@ -1,7 +1,7 @@
 /// The 4-byte key a client XORs over every payload byte it sends (RFC 6455 §5.3).
 ///
 /// Byte `i` of a payload is XORed with key byte `i % 4`. The key is stored in wire order.
-/// ``apply(to:phase:)`` works a machine word at a time (four `UInt64` per step), so masking
+/// `apply(to:phase:)` works a machine word at a time (four `UInt64` per step), so masking
 /// runs at memory speed instead of byte speed.
 public struct WebSocketMaskingKey: Sendable, Hashable, CustomStringConvertible {
     /// The four key bytes in wire order, as laid out in memory.

@@ -6,7 +6,7 @@ import RealtimeCore
 /// A ``NetworkMonitor`` over a NETLINK_ROUTE socket (rtnetlink(7)) registered on an
 /// ``EventLoop``: it subscribes to link, IPv4/IPv6 address and route changes and, after each
 /// burst of changes (coalesced for ``settleDelay``), re-reads the tables and recomputes the
-/// status with ``NetlinkRouteSnapshot``'s rule (an interface up and running, not loopback,
+/// status with `NetlinkRouteSnapshot`'s rule (an interface up and running, not loopback,
 /// with a global address and a route). Reachability is `unreachable` when no interface is
 /// usable; every change to the interfaces that count bumps `pathGeneration`.
 ///

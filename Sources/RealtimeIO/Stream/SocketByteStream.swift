@@ -4,19 +4,19 @@ import Dispatch
 import Glibc
 import RealtimeCore
 
-/// The Linux ``ByteStream``: a non-blocking TCP socket on an ``EventLoop`` (epoll), with
-/// optional TLS through ``TLSSession`` (OpenSSL over memory BIOs).
+/// The Linux `ByteStream`: a non-blocking TCP socket on an ``EventLoop`` (epoll), with
+/// optional TLS through `TLSSession` (OpenSSL over memory BIOs).
 ///
 /// DNS runs on a short-lived thread of its own (`getaddrinfo` blocks), everything else on the
 /// loop thread.
 /// Addresses are tried in resolver order until one connects; the connect timeout covers
 /// DNS, every TCP attempt, the proxy's `CONNECT` exchange and the TLS handshake. With
-/// ``ByteStreamEndpoint/proxy`` the socket goes to the proxy, which is asked to open a tunnel
-/// to the endpoint (``HTTPProxy``); TLS then runs through the tunnel against the endpoint.
+/// `ByteStreamEndpoint/proxy` the socket goes to the proxy, which is asked to open a tunnel
+/// to the endpoint (`HTTPProxy`); TLS then runs through the tunnel against the endpoint.
 /// Writes use `MSG_NOSIGNAL`, so a vanished peer yields an error, never SIGPIPE.
 ///
-/// The jobs live in their own types: ``AddressConnector`` (address iteration),
-/// ``ProxyTunnel`` (the `CONNECT` exchange), ``OutboundBuffer`` (pending writes and their
+/// The jobs live in their own types: `AddressConnector` (address iteration),
+/// `ProxyTunnel` (the `CONNECT` exchange), `OutboundBuffer` (pending writes and their
 /// completions); this class sequences them on the loop (`+Connect`, `+Write`).
 ///
 /// Thread-safety: created anywhere, then used only on `eventLoop`'s thread, which every

@@ -8,6 +8,8 @@ that imports PackageDescription is checked as a package manifest. Needs `swift b
 
   check-doc-samples.py [FILE.md ...]     default: README.md, *.md guides and the DocC catalog
 """
+import concurrent.futures
+import functools
 import glob
 import os
 import re
@@ -29,16 +31,27 @@ def blocks(path):
         yield text.count("\n", 0, m.start()) + 1, code
 
 
-def command(code, file):
-    swift_lib = os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(
+@functools.cache
+def swift_lib():
+    return os.path.join(os.path.dirname(os.path.dirname(os.path.realpath(
         subprocess.check_output(["which", "swiftc"], text=True).strip()))), "lib", "swift")
+
+
+def command(code, file):
     if "import PackageDescription" in code:
-        return ["swiftc", "-typecheck", "-I", os.path.join(swift_lib, "pm", "ManifestAPI"),
+        return ["swiftc", "-typecheck", "-I", os.path.join(swift_lib(), "pm", "ManifestAPI"),
                 "-package-description-version", "6.0", file]
     cmd = ["swiftc", "-typecheck", "-swift-version", "6", "-I", os.path.join(ROOT, ".build/debug/Modules")]
     for m in ("CCurl", "COpenSSL", "CZlib", "CLinux"):
         cmd += ["-Xcc", f"-fmodule-map-file={ROOT}/Sources/{m}/module.modulemap"]
     return cmd + [file]
+
+
+def check(job):
+    """Type-checks one sample; returns the compiler's stderr on failure, else None."""
+    code, sample = job
+    r = subprocess.run(command(code, sample), capture_output=True, text=True)
+    return r.stderr if r.returncode != 0 else None
 
 
 def main():
@@ -47,23 +60,28 @@ def main():
     if not os.path.isdir(os.path.join(ROOT, ".build/debug/Modules")):
         print("doc samples: no debug build; run `swift build` first", file=sys.stderr)
         return 1
-    checked, failed = 0, 0
     with tempfile.TemporaryDirectory() as tmp:
+        jobs, origins = [], []
         for path in files:
             for line, code in blocks(path):
                 name = "Package.swift" if "import PackageDescription" in code else "main.swift"
-                sample = os.path.join(tmp, str(checked), name)
+                sample = os.path.join(tmp, str(len(jobs)), name)
                 os.makedirs(os.path.dirname(sample))
                 with open(sample, "w") as f:
                     f.write(code)
-                checked += 1
-                r = subprocess.run(command(code, sample), capture_output=True, text=True)
-                if r.returncode != 0:
-                    failed += 1
-                    rel = os.path.relpath(path, ROOT)
-                    print(f"doc samples: {rel}:{line}: does not compile")
-                    print(re.sub(re.escape(sample), f"{rel}:{line}+", r.stderr).rstrip())
-    print(f"doc samples: {checked} checked, {failed} failed")
+                jobs.append((code, sample))
+                origins.append((os.path.relpath(path, ROOT), line, sample))
+        # One compiler per core: each sample is independent, and the check runs in `make test`.
+        with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+            results = list(pool.map(check, jobs))
+    failed = 0
+    for (rel, line, sample), stderr in zip(origins, results):
+        if stderr is None:
+            continue
+        failed += 1
+        print(f"doc samples: {rel}:{line}: does not compile")
+        print(re.sub(re.escape(sample), f"{rel}:{line}+", stderr).rstrip())
+    print(f"doc samples: {len(jobs)} checked, {failed} failed")
     return 1 if failed else 0
 
 

@@ -15,5 +15,6 @@ docc convert "$root/Sources/Realtime/Realtime.docc" \
     --additional-symbol-graph-dir "$graphs" \
     --fallback-display-name Realtime --fallback-bundle-identifier dev.swift-realtime.Realtime \
     --warnings-as-errors --output-path "$out" 2>&1 | grep -v '^$' || true
-[ -f "$out/index.html" ] || [ -d "$out/data" ] || { echo "docs: docc convert failed" >&2; exit 1; }
+[ -f "$out/index.html" ] || [ -d "$out/data" ] || { echo "docs: FAILED: docc convert (warnings are errors, see above)" >&2; exit 1; }
+echo "docs: DocC catalog built without warnings: ${out#$root/}"
 python3 "$root/scripts/check-doc-samples.py"

@@ -26,7 +26,7 @@ extension RealtimeClient {
         /// `unauthorized`. Default nil.
         public var headersProvider: (@Sendable (HeadersContext) async throws -> HTTPHeaders)?
         /// Whether the request may be sent again after it reached the server. nil (default)
-        /// derives it from ``method``: GET, HEAD, OPTIONS, PUT, DELETE and REPORT are
+        /// derives it from ``method``: GET, HEAD, OPTIONS, PUT, DELETE, REPORT and TRACE are
         /// repeatable (RFC 9110 §9.2.2), POST and PATCH are not, so a cut LLM reply is not
         /// re-posted. Set true when your POST is safe to repeat (e.g. it carries a resume id).
         public var requestIsRepeatable: Bool?

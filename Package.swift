@@ -98,6 +98,7 @@ let package = Package(
             name: "rtcat",
             dependencies: ["Realtime", "RealtimeTestServer"],
             path: "Examples/rtcat",
+            exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(

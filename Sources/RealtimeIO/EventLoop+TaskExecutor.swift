@@ -10,7 +10,7 @@
 ///
 /// Jobs enqueued from the loop thread (the usual case: the transport resumed the consumer)
 /// run before the loop next waits, without an eventfd round trip; others are queued like
-/// ``execute(_:)``. After ``shutdown()`` jobs go to the global concurrent executor, so a
+/// `execute(_:)`. After ``shutdown()`` jobs go to the global concurrent executor, so a
 /// task that still prefers the loop keeps running rather than hanging.
 extension EventLoop: TaskExecutor {
     public func enqueue(_ job: consuming ExecutorJob) {

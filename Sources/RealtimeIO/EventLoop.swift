@@ -6,7 +6,7 @@ import Synchronization
 
 /// One thread running epoll that owns sockets and timers for many connections.
 ///
-/// **Thread rule.** ``execute(_:)`` may be called from any thread; it queues the task and
+/// **Thread rule.** `execute(_:)` may be called from any thread; it queues the task and
 /// wakes the loop through an eventfd. Everything else — `register(fd:interest:handler:)`,
 /// `modify(_:interest:)`, `deregister(_:)`, `schedule(after:_:)`, `cancel(_:)` — is
 /// loop-thread only and checked with `precondition(inEventLoop)`. Handlers and timer bodies

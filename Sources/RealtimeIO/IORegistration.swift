@@ -1,5 +1,5 @@
 /// A file descriptor watched by an ``EventLoop``; returned by
-/// ``EventLoop/register(fd:interest:handler:)``.
+/// `EventLoop/register(fd:interest:handler:)`.
 ///
 /// Identifiers are never reused within a loop, so a stale registration (already
 /// deregistered) is harmless: ``EventLoop/modify(_:interest:)`` and

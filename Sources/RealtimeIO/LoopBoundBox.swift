@@ -1,6 +1,6 @@
 #if os(Linux)
 /// A mutable reference to loop-thread-only state that may be *carried* across threads
-/// (captured by a `@Sendable` closure handed to ``EventLoop/execute(_:)``) but only *used*
+/// (captured by a `@Sendable` closure handed to `EventLoop/execute(_:)`) but only *used*
 /// on its loop's thread, which every access checks with a precondition.
 ///
 /// This is the one sanctioned escape hatch for non-`Sendable` connection state: the

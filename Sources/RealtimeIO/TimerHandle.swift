@@ -1,5 +1,5 @@
 /// A pending one-shot timer on an ``EventLoop``; returned by
-/// ``EventLoop/schedule(after:_:)``. Cancelling a timer that already fired (or was already
+/// `EventLoop/schedule(after:_:)`. Cancelling a timer that already fired (or was already
 /// cancelled) does nothing.
 package struct TimerHandle: Sendable, Hashable {
     /// Unique within the loop that created it.

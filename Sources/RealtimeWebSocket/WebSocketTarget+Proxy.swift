@@ -3,7 +3,7 @@ import RealtimeCore
 extension WebSocketTarget {
     /// The proxy this target is reached through, nil for a direct connection.
     /// `environment` is read only for ``ProxyConfiguration/environment`` (libcurl's rules,
-    /// `ws` as `http` and `wss` as `https`; see ``ProxyEnvironment``).
+    /// `ws` as `http` and `wss` as `https`; see `ProxyEnvironment`).
     func proxy(for configuration: ProxyConfiguration, environment: @autoclosure () -> [String: String]) throws(RealtimeError) -> HTTPProxy? {
         switch configuration {
         case .none:

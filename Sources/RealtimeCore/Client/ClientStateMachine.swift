@@ -5,7 +5,7 @@
 /// was made); randomness (backoff jitter) comes from the generator it is given.
 ///
 /// It composes the pure policies: ``ReconnectPolicy`` (what an ended attempt means),
-/// ``Backoff`` (how long to wait), ``CircuitBreaker``, and the shared ``RetryBudget``
+/// `Backoff` (how long to wait), ``CircuitBreaker``, and the shared ``RetryBudget``
 /// through ``Action/reserveRetrySlot(after:)`` and ``Action/admitAttempt``. It owns the
 /// resume cursor (as the consumer's ``ResumeLedger`` reports it), the attempt counters, the reachability and suspension
 /// rules and the client's statistics.

@@ -39,7 +39,7 @@
 /// | 5 | 16 s | 0.1–16 s | 8–16 s | … |
 /// | 6+ | 30 s | 0.1–30 s | 15–30 s | at most 30 s |
 ///
-/// The policy is a value; the running state lives in ``Backoff``.
+/// The policy is a value; the running state lives in `Backoff`.
 public struct BackoffPolicy: Sendable, Hashable {
     /// The shortest delay the client ever waits between attempts: 100 ms. A floor under
     /// every delay (jitter, server hints included) so that no configuration and no server

@@ -8,7 +8,7 @@
 /// in tests).
 package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     package enum Action: Sendable, Hashable {
-        /// Nothing to do yet; re-arm the timer for ``HeartbeatStateMachine/nextDeadline``.
+        /// Nothing to do yet; re-arm the timer for `HeartbeatStateMachine/nextDeadline`.
         case none
         /// Send this ping (a ping frame or the application payload), then re-arm the timer.
         case sendPing(OutboundMessage)

@@ -1,16 +1,16 @@
 /// When to connect again, by failure class (the table in DESIGN.md), the same for SSE and
-/// WebSocket. A pure function of the attempt's ``TransportEnd``, a ``ReconnectContext`` and
-/// the ``Backoff`` state: no clock, no I/O.
+/// WebSocket. A pure function of the attempt's ``TransportEnd``, a `ReconnectContext` and
+/// the `Backoff` state: no clock, no I/O.
 ///
 /// | what happened | decision |
 /// |---|---|
 /// | network drop/reset, connect or idle timeout, DNS failure, heartbeat missed | retry with backoff |
 /// | HTTP 5xx, 408, 429 | retry with backoff; `Retry-After` is a floor for the delay |
-/// | network unreachable | ``ReconnectDecision/waitForNetwork`` (no attempt spent) |
+/// | network unreachable | `ReconnectDecision/waitForNetwork` (no attempt spent) |
 /// | clean end (SSE EOF, WebSocket close 1000 or 1001 "going away") | retry with backoff if ``reconnectsAfterCleanEnd``, else orderly stop |
 /// | WebSocket close with another code (`remoteClosed`; 1012–1014 "restart / try later" included) | retry with backoff |
 /// | SSE HTTP 204 (`TransportEnd.doNotReconnect`) | orderly stop |
-/// | HTTP 401 | ``ReconnectDecision/refreshCredentials`` once if possible, else stop (`unauthorized`) |
+/// | HTTP 401 | `ReconnectDecision/refreshCredentials` once if possible, else stop (`unauthorized`) |
 /// | other 4xx, other statuses, bad redirect, bad handshake | stop with the error |
 /// | wrong `Content-Type`, TLS failure, configuration error | stop with the error |
 /// | protocol violation from the server | retry with backoff if ``retriesAfterProtocolViolation`` (default) |
@@ -19,7 +19,7 @@
 /// | request not repeatable (POST) and it was delivered | stop with `requestNotRepeatable`, the failure as its ``RealtimeError/underlying`` (clean end: orderly stop) |
 /// | request not repeatable (POST) answered with an error status (429, 5xx) | stop with that `httpStatus` error (status, body excerpt, `Retry-After`): the request was answered, nothing is repeated |
 /// | ``maxAttempts`` consecutive attempts without a stable connection | stop with `retriesExhausted` (the last failure as its ``RealtimeError/underlying``) |
-/// | every ``CircuitBreaker/failureThreshold`` consecutive failures (when ``circuitBreaker`` is set) | ``ReconnectDecision/coolDown(after:error:)`` |
+/// | every ``CircuitBreaker/failureThreshold`` consecutive failures (when ``circuitBreaker`` is set) | `ReconnectDecision/coolDown(after:error:)` |
 public struct ReconnectPolicy: Sendable, Hashable {
     /// Consecutive attempts (the first connection included) allowed without reaching a
     /// stable connection (`BackoffPolicy.resetAfter`); nil means unlimited (default).

@@ -16,7 +16,7 @@ public enum ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     case url(String)
 
     /// `environment`, `none`, or `url(…)` with any userinfo replaced by `***`
-    /// (``URLRedaction``), so a configuration can be logged without its proxy password.
+    /// (`URLRedaction`), so a configuration can be logged without its proxy password.
     public var description: String {
         switch self {
         case .environment: return "environment"

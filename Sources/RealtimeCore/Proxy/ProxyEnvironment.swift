@@ -1,6 +1,6 @@
 /// Picks the proxy for a request from environment variables, by libcurl's rules
 /// (`curl(1)` ENVIRONMENT, lib/url.c), so SSE (libcurl) and WebSocket (our client) agree:
-/// 1. `no_proxy`, else `NO_PROXY`: a matching host goes direct (``NoProxyList``);
+/// 1. `no_proxy`, else `NO_PROXY`: a matching host goes direct (`NoProxyList`);
 /// 2. `http_proxy` for `http` and `ws` — lowercase only: an upper-case `HTTP_PROXY` can be
 ///    set by a CGI request's `Proxy:` header ("httpoxy"), so libcurl ignores it;
 ///    `https_proxy`, else `HTTPS_PROXY`, for `https` and `wss`;

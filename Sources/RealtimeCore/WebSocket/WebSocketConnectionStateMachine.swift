@@ -32,7 +32,7 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
     package enum Timer: Int, Hashable, CaseIterable, Sendable {
         /// Bounds DNS + TCP + TLS + the handshake (then, on a refusal, the body excerpt).
         case connect
-        /// The next heartbeat check (``HeartbeatStateMachine``).
+        /// The next heartbeat check (`HeartbeatStateMachine`).
         case heartbeat
         /// The request's idle timeout; fires at the earliest possible deadline and re-arms.
         case idle

@@ -9,7 +9,7 @@ import CCurl
 ///
 /// **Thread rule:** loop-thread only, like the loop's own registration API. There is one
 /// driver per loop (``on(_:)``). ``remove(_:)`` must not be called from inside a curl
-/// callback (write/header/…); defer it with ``EventLoop/execute(_:)`` or do it from the
+/// callback (write/header/…); defer it with `EventLoop/execute(_:)` or do it from the
 /// completion handler, which runs after curl has returned.
 package final class CurlMultiDriver {
     /// The raw multi handle (for options such as `CURLMOPT_MAX_HOST_CONNECTIONS`).

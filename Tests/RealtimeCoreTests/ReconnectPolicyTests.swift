@@ -13,6 +13,7 @@ import Testing
         RealtimeError(.network), RealtimeError(.remoteClosed), RealtimeError(.connectTimeout),
         RealtimeError(.idleTimeout), RealtimeError(.dnsFailure), RealtimeError(.heartbeatTimeout),
         .httpStatus(500), .httpStatus(502), .httpStatus(503), .httpStatus(408), .httpStatus(429),
+        .httpStatus(0), .httpStatus(99), .httpStatus(600), .httpStatus(999),
         .protocolViolation("masked frame"), RealtimeError(.invalidUTF8),
     ])
     func retriesWithBackoff(_ error: RealtimeError) {

@@ -5,7 +5,7 @@
 /// | what happened | decision |
 /// |---|---|
 /// | network drop/reset, connect or idle timeout, DNS failure, heartbeat missed | retry with backoff |
-/// | HTTP 5xx, 408, 429 | retry with backoff; `Retry-After` is a floor for the delay |
+/// | HTTP 5xx, 408, 429, or a status outside 100...599 (RFC 9110 §15) | retry with backoff; `Retry-After` is a floor for the delay |
 /// | network unreachable | `ReconnectDecision/waitForNetwork` (no attempt spent) |
 /// | clean end (SSE EOF, WebSocket close 1000 or 1001 "going away") | retry with backoff if ``reconnectsAfterCleanEnd``, else orderly stop |
 /// | WebSocket close with another code (`remoteClosed`; 1012–1014 "restart / try later" included) | retry with backoff |
@@ -136,7 +136,8 @@ public struct ReconnectPolicy: Sendable, Hashable {
                 e.bodyExcerpt = error.bodyExcerpt
                 e.underlying = error
                 return .stop(reason: e)
-            case 408, 429, 500...599:
+            case 408, 429, 500...599, ..<100, 600...:
+                // RFC 9110 §15: a status outside 100...599 is invalid and handled as a 5xx.
                 return .backoff(retryAfter: error.retryAfter)
             default:
                 return .stop(reason: error)

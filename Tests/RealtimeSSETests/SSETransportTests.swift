@@ -236,10 +236,10 @@ struct SSETransportTests {
     @Test("comments keep an idle connection alive")
     func pingsCountAsBytes() async throws {
         // Events stop after the first; only ":ping" comments (every 20 ms) flow, for
-        // three idle periods (600 ms; wide margins because the machine is shared), until
-        // the test closes.
+        // three idle periods (2 s: a whole suite on two cores starves the server's thread
+        // for hundreds of milliseconds at times), until the test closes.
         let t = SSETransport(request: request(server.url("/sse?count=1&end=hold&ping_ms=20")) {
-            $0.idleTimeout = .milliseconds(600)
+            $0.idleTimeout = .seconds(2)
         })
         t.start()
         var r = TransportRun()
@@ -247,7 +247,7 @@ struct SSETransportTests {
             r.events.append(e)
             if case .message = e {
                 Task {
-                    try await Task.sleep(for: .milliseconds(1800))
+                    try await Task.sleep(for: .seconds(6))
                     t.close()
                 }
             }

@@ -46,6 +46,11 @@ final class WebSocketInflater: WebSocketFrameInflater {
 
     private static let tail: [UInt8] = [0x00, 0x00, 0xFF, 0xFF]
 
+    /// Zeros that extend the message's array before zlib writes into it: appending a slice
+    /// of an array is one copy, where `repeatElement` goes element by element (2 MB/s in a
+    /// debug build).
+    private static let zeros = [UInt8](repeating: 0, count: maxOutputStep + 1)
+
     /// - Throws: `internal` when zlib cannot allocate its state.
     init(windowBits: Int, noContextTakeover: Bool, maxMessageSize: Int) throws(RealtimeError) {
         self.windowBits = min(max(windowBits, 9), 15)
@@ -128,7 +133,7 @@ final class WebSocketInflater: WebSocketFrameInflater {
             let room = budget < step ? budget + 1 : step
             step = min(step * 2, Self.maxOutputStep)
             let start = out.count
-            out.append(contentsOf: repeatElement(0, count: room))
+            out.append(contentsOf: Self.zeros[..<room])
             let status: Int32 = out.withUnsafeMutableBytes { buffer in
                 stream.pointee.next_out = (buffer.baseAddress! + start).assumingMemoryBound(to: Bytef.self)
                 stream.pointee.avail_out = uInt(room)

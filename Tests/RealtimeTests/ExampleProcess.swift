@@ -10,6 +10,7 @@ final class ExampleProcess: Sendable {
     private let process: Process
     private let input: FileHandle
     private let output = LockedValue<[UInt8]>([])
+    private let errorOutput = LockedValue<[UInt8]>([])
 
     init(_ executable: String, _ arguments: [String]) throws {
         guard let url = BuiltExecutable.url(named: executable) else {
@@ -18,20 +19,24 @@ final class ExampleProcess: Sendable {
         let p = Process()
         p.executableURL = url
         p.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
         p.standardInput = stdin
         p.standardOutput = stdout
-        p.standardError = FileHandle.nullDevice
+        p.standardError = stderr
         try p.run()
         process = p
         input = stdin.fileHandleForWriting
-        let reader = stdout.fileHandleForReading
-        let output = self.output
+        Self.collect(stdout.fileHandleForReading, into: output)
+        Self.collect(stderr.fileHandleForReading, into: errorOutput)
+    }
+
+    /// Reads `reader` until its end on a thread of its own.
+    private static func collect(_ reader: FileHandle, into buffer: LockedValue<[UInt8]>) {
         Thread {
             while true {
                 let chunk = reader.availableData
                 if chunk.isEmpty { break }
-                output.withLock { $0 += Array(chunk) }
+                buffer.withLock { $0 += Array(chunk) }
             }
         }.start()
     }
@@ -39,6 +44,11 @@ final class ExampleProcess: Sendable {
     /// Standard output so far, as lines.
     var lines: [String] {
         String(decoding: output.withLock { $0 }, as: UTF8.self).split(separator: "\n").map(String.init)
+    }
+
+    /// Standard error so far.
+    var errorText: String {
+        String(decoding: errorOutput.withLock { $0 }, as: UTF8.self)
     }
 
     func write(_ text: String) {
@@ -55,7 +65,9 @@ final class ExampleProcess: Sendable {
 
     /// Waits until a line satisfies `condition` (at most `seconds`).
     func waitForLine(_ what: String, seconds: Int = 20, _ condition: @escaping @Sendable (String) -> Bool) async throws {
-        try await bounded("\(what) (output so far: \(lines.suffix(8)))", seconds: seconds) { self.lines.contains(where: condition) }
+        try await bounded("\(what) (output so far: \(lines.suffix(8)); standard error: \(errorText.suffix(600)))", seconds: seconds) {
+            self.lines.contains(where: condition)
+        }
     }
 
     /// The exit status, once the process ended (killed after `seconds`: nil).

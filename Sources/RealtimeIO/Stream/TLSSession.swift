@@ -226,13 +226,13 @@ final class TLSSession {
         }
         defer { X509_free(cert) }
         guard let actual = Self.spkiSHA256Base64(cert) else {
-            throw RealtimeError(.tls, detail: "cannot read the server's package key")
+            throw RealtimeError(.tls, detail: "cannot read the server's public key")
         }
         let wanted = pins.compactMap { pin -> String? in
             pin.hasPrefix("sha256//") ? String(pin.dropFirst("sha256//".count)) : nil
         }
         if !wanted.contains(actual) {
-            throw RealtimeError(.tls, detail: "server package key does not match any pinned key")
+            throw RealtimeError(.tls, detail: "server public key does not match any pinned key")
         }
     }
 

@@ -42,6 +42,8 @@ struct SSECurlOptions {
         check(rt_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout)), "connect timeout")
         check(rt_easy_setopt_long(easy, CURLOPT_BUFFERSIZE, min(max(receiveBufferSize, 1024), 512 * 1024)), "buffer size")
         check(rt_easy_setopt_long(easy, CURLOPT_SUPPRESS_CONNECT_HEADERS, 1), "proxy headers")
+        // Close-on-exec sockets: a process the application spawns keeps no connection open.
+        check(rt_easy_setopt_cloexec_sockets(easy), "close-on-exec sockets")
     }
 
     /// Where curl writes its message for a failure (`CURL_ERROR_SIZE` bytes, owned by the

@@ -46,6 +46,21 @@ final class ExampleProcess: Sendable {
         String(decoding: output.withLock { $0 }, as: UTF8.self).split(separator: "\n").map(String.init)
     }
 
+    /// The child's threads and descriptors, for a failing test's message.
+    var diagnostics: String {
+        let pid = process.processIdentifier
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
+        let states = tasks.map { t in
+            let wchan = (try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/wchan", encoding: .utf8)) ?? "?"
+            let stat = (try? String(contentsOfFile: "/proc/\(pid)/task/\(t)/stat", encoding: .utf8)) ?? "?"
+            return "\(stat.split(separator: " ").prefix(3).joined(separator: " ")) \(wchan)"
+        }
+        let fds = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).map { fd in
+            "\(fd)->\((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? "?")"
+        }
+        return "pid \(pid) running \(process.isRunning); threads \(states); fds \(fds)"
+    }
+
     /// Standard error so far.
     var errorText: String {
         String(decoding: errorOutput.withLock { $0 }, as: UTF8.self)
@@ -65,7 +80,7 @@ final class ExampleProcess: Sendable {
 
     /// Waits until a line satisfies `condition` (at most `seconds`).
     func waitForLine(_ what: String, seconds: Int = 20, _ condition: @escaping @Sendable (String) -> Bool) async throws {
-        try await bounded("\(what) (output so far: \(lines.suffix(8)); standard error: \(errorText.suffix(600)))", seconds: seconds) {
+        try await bounded("\(what) (output so far: \(lines.suffix(8)); standard error: \(errorText.suffix(600)); \(diagnostics))", seconds: seconds) {
             self.lines.contains(where: condition)
         }
     }

@@ -273,6 +273,24 @@ struct TransportConformanceTests {
         await expectReleased(fixture)
     }
 
+    // MARK: Item 7: never harm the host
+
+    @Test("the connection's socket is close-on-exec: a process the host spawns does not keep it open",
+          arguments: TransportFixture.kinds)
+    func socketsAreCloseOnExec(kind: TransportKind) async throws {
+        let fixture = try TransportFixture(kind)
+        defer { fixture.server.stop() }
+        let transport = fixture.make(fixture.held(1))
+        transport.start()
+        for await event in transport.events {
+            guard case .message = event else { continue }
+            let sockets = OpenSockets.connected(toPort: fixture.server.port)
+            #expect(!sockets.isEmpty, "no socket of this process is connected to the server")
+            #expect(sockets.allSatisfy { fcntl($0, F_GETFD) & FD_CLOEXEC != 0 }, "inheritable sockets: \(sockets)")
+            transport.close()
+        }
+    }
+
     // MARK: Timeouts and item 8: verifyConnection
 
     @Test("a connection that delivers nothing for the idle timeout ends with idle_timeout",

@@ -26,7 +26,8 @@
 ///    and timer, and yields `ended` with error `cancelled` unless already ended. If the
 ///    consumer stops iterating ``events`` (its task is cancelled), the transport closes.
 /// 7. **Never harm the host.** No SIGPIPE, no global signal handlers, no secret in any
-///    error or log.
+///    error or log; every descriptor close-on-exec, so a process the host spawns does not
+///    keep a connection open.
 /// 8. **Verify on request.** ``verifyConnection(within:)`` makes a live connection prove it
 ///    still works within a bound, or end with `idleTimeout`.
 public protocol Transport: AnyObject, Sendable {

@@ -31,7 +31,7 @@ package final class CurlMultiDriver {
 
     private init(loop: EventLoop) {
         precondition(CurlGlobal.ensureInitialized(), "curl_global_init failed")
-        guard let m = curl_multi_init() else { preconditionFailure("curl_multi_init failed") }
+        guard let m = rt_multi_init_cloexec() else { preconditionFailure("curl_multi_init failed") }
         self.multi = m
         self.loop = loop
         // Unretained: the loop owns the driver and outlives every callback (cleanup below

@@ -167,6 +167,18 @@ struct SSETransportLifecycleTests {
         #expect(await EventLoop.shared.submit { finishedConnection.value == nil })
         #expect(await EventLoop.shared.submit { closedConnection.value == nil })
     }
+}
+
+/// Leaks per connection: 10,000 open/close cycles, in a suite of its own for its time limit
+/// (about 25 s alone on two cores; the whole suite running beside it can double that).
+@Suite("SSETransport: open/close cycles", .timeLimit(.minutes(3)))
+struct SSETransportOpenCloseCycleTests {
+    let server: TestServer
+
+    init() throws {
+        server = TestServer()
+        try server.start()
+    }
 
     @Test("10,000 open/close cycles leave memory and descriptors flat")
     func openCloseCycles() async throws {

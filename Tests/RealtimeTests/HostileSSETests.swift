@@ -90,7 +90,9 @@ struct HostileSSETests {
         #expect(failures.count >= 3 && failures.allSatisfy(\.willRetry), "\(run.summary)")
         let delays = failures.compactMap(\.retryIn)
         #expect(delays.allSatisfy { $0 >= .milliseconds(100) }, "\(delays)")
-        #expect(delays.count >= 2 && delays.last! > delays.first!, "no growth: \(delays)")
+        // Jittered draws need not rise one by one; a backoff stuck at the floor (or at the
+        // hint) never leaves it, while a growing one draws above twice the floor.
+        #expect(delays.count >= 3 && delays.max()! >= .milliseconds(200), "no growth: \(delays)")
     }
 
     @Test("bad chunk sizes: the events before are delivered, nothing of the bad chunk, a retried protocol violation",

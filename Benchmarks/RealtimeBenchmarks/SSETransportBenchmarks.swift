@@ -21,6 +21,9 @@ enum SSETransportBenchmarks {
         Benchmark(name: "loop-4KiB-events") { [try run(eventSize: 4096, bytes: gib, via: .clientOnLoop)] },
         Benchmark(name: "loop-1KiB-events") { [try run(eventSize: 1024, bytes: gib / 4, via: .clientOnLoop)] },
         Benchmark(name: "loop-128B-events") { [try run(eventSize: 128, bytes: gib / 16, via: .clientOnLoop)] },
+        Benchmark(name: "batch-4KiB-events") { [try run(eventSize: 4096, bytes: gib, via: .clientBatches)] },
+        Benchmark(name: "batch-1KiB-events") { [try run(eventSize: 1024, bytes: gib / 4, via: .clientBatches)] },
+        Benchmark(name: "batch-128B-events") { [try run(eventSize: 128, bytes: gib / 16, via: .clientBatches)] },
     ])
 
     static var gib: Int {
@@ -33,15 +36,17 @@ enum SSETransportBenchmarks {
 
     /// What consumes the stream: the transport alone, or the whole client (`RealtimeClient`:
     /// reconnect loop, resume cursor, statistics) as an application uses it — on the
-    /// cooperative pool, or on the I/O loop (`withTaskExecutorPreference(EventLoop.shared)`).
+    /// cooperative pool, or on the I/O loop (`withTaskExecutorPreference(EventLoop.shared)`),
+    /// or through `client.batches` on the pool (each event's data read in place, no `String`).
     enum Consumer {
-        case transport, client, clientOnLoop
+        case transport, client, clientOnLoop, clientBatches
 
         var prefix: String {
             switch self {
             case .transport: ""
             case .client: "client-"
             case .clientOnLoop: "loop-"
+            case .clientBatches: "batch-"
             }
         }
     }
@@ -82,6 +87,7 @@ enum SSETransportBenchmarks {
             case .transport: result = consume(url)
             case .client: result = consumeWithClient(url, onLoop: false)
             case .clientOnLoop: result = consumeWithClient(url, onLoop: true)
+            case .clientBatches: result = consumeWithClient(url, onLoop: false, batches: true)
             }
             let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             seconds = min(seconds, wall)
@@ -102,11 +108,26 @@ enum SSETransportBenchmarks {
             ("process CPU/wall", cpuPerWall),
             ("CPU s/GB", ourCPU / Double(total) * 1e9), ("curl CPU s/GB", curlCPU / Double(total) * 1e9),
             ("I/O thread CPU s/GB", loopCPU / Double(total) * 1e9),
+            ("µs/event process", ourCPU / Double(max(1, result.events)) * 1e6),
+            ("µs/event I/O thread", loopCPU / Double(max(1, result.events)) * 1e6),
         ]
-        m.goals = [("≥ 70% of curl -N", ratio >= 0.7), ("peak RSS < before + 64 MiB", peak < rssBefore + 64 << 20)]
+        m.goals = [(ratioGoal(consumer, eventSize), ratio >= ratioGoalValue(consumer, eventSize)), ("peak RSS < before + 64 MiB", peak < rssBefore + 64 << 20)]
+        if consumer == .client, eventSize == 128 {
+            m.goals.append(("≥ 3 M events/s", Double(result.events) / seconds >= 3e6))
+        }
         m.correct = result.events == expectedEvents && result.clean
         if !m.correct { m.note = "expected \(expectedEvents) events and a clean end, got \(result.events) (\(result.end))" }
         return m
+    }
+
+    /// The ratio to `curl -N` each row aims at: the batch path ≥ 0.35× at 128 B events and
+    /// ≥ 0.7× above; every other row ≥ 0.7×.
+    static func ratioGoalValue(_ consumer: Consumer, _ eventSize: Int) -> Double {
+        consumer == .clientBatches && eventSize <= 128 ? 0.35 : 0.7
+    }
+
+    static func ratioGoal(_ consumer: Consumer, _ eventSize: Int) -> String {
+        "≥ \(ratioGoalValue(consumer, eventSize))× curl -N"
     }
 
     /// `curl -N -s -o /dev/null` on `url`: wall time and bytes downloaded.
@@ -180,7 +201,7 @@ enum SSETransportBenchmarks {
 
     /// Streams `url` through ``RealtimeClient`` (no reconnect: the stream's end is the end)
     /// and touches every event's data like ``consume(_:)``.
-    static func consumeWithClient(_ url: URL, onLoop: Bool) -> Consumed {
+    static func consumeWithClient(_ url: URL, onLoop: Bool, batches: Bool = false) -> Consumed {
         let env = ProcessInfo.processInfo.environment
         var configuration = RealtimeClient.Configuration()
         configuration.idleTimeout = .seconds(30)
@@ -188,8 +209,9 @@ enum SSETransportBenchmarks {
         if let n = env["RT_BENCH_SSE_CAPACITY"].flatMap({ Int($0) }) { configuration.eventBufferCapacity = n }
         let settings = configuration
         return waitFor {
+            if batches { return await streamBatches(url, settings) }
             // `EventLoop.shared` is the client's loop: the consumer then runs on the I/O thread.
-            onLoop
+            return onLoop
                 ? await withTaskExecutorPreference(EventLoop.shared) { await streamClient(url, settings) }
                 : await streamClient(url, settings)
         }
@@ -220,6 +242,37 @@ enum SSETransportBenchmarks {
             c.end = "\(error)"
         }
         Timing.blackHole(dataBytes)
+        return c
+    }
+
+    /// The consuming loop of the batch rows: every event's data read in place (its bytes
+    /// summed), no `String` built.
+    static func streamBatches(_ url: URL, _ settings: RealtimeClient.Configuration) async -> Consumed {
+        var c = Consumed()
+        var checksum = 0
+        do {
+            let client = try RealtimeClient(url: url, configuration: settings)
+            for await item in client.batches {
+                switch item {
+                case .messages(let batch):
+                    c.events += batch.count
+                    for message in batch {
+                        checksum &+= message.withUnsafeBytes { $0.count &+ Int($0.last ?? 0) }
+                    }
+                case .closed(let close):
+                    c.clean = close.clean
+                    c.end = close.clean ? "clean" : "closed unclean"
+                    if !close.willReconnect { client.close() }
+                case .error(let error):
+                    c.end = "\(error.error)"
+                case .open:
+                    break
+                }
+            }
+        } catch {
+            c.end = "\(error)"
+        }
+        Timing.blackHole(checksum)
         return c
     }
 

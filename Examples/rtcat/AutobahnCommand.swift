@@ -97,8 +97,8 @@ enum AutobahnCommand {
         transport.start()
         for await event in transport.events {
             switch event {
-            case .opened, .retryHint:
-                break
+            case .opened, .retryHint, .messages:
+                break  // a WebSocket transport sends no batches
             case .message(let message):
                 result.messages += 1
                 if result.firstText == nil { result.firstText = message.text }

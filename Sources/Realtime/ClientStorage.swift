@@ -14,9 +14,51 @@ import Synchronization
 /// the lock. The relay's common case, a batch of messages while nobody else emits, goes
 /// straight to the buffer.
 final class ClientStorage: Sendable {
+    /// An emitted event, or (for `RealtimeClient/batches`) a batch of messages, with its
+    /// sequence number: a batch takes one per message and carries its last one.
     struct Envelope: Sendable {
-        var event: ClientEvent
+        enum Item: Sendable {
+            case event(ClientEvent)
+            case batch(MessageBatch)
+        }
+
+        var item: Item
         var sequence: UInt64
+
+        init(event: ClientEvent, sequence: UInt64) {
+            self.item = .event(event)
+            self.sequence = sequence
+        }
+
+        init(batch: MessageBatch, sequence: UInt64) {
+            self.item = .batch(batch)
+            self.sequence = sequence
+        }
+
+        /// Messages (sequence numbers) this envelope stands for.
+        var count: Int {
+            if case .batch(let b) = item { return b.count }
+            return 1
+        }
+
+        /// The id this envelope contributes to the resume cursor, nil when none.
+        var resumeID: String? {
+            switch item {
+            case .event(.event(let m)): return m.id
+            case .event: return nil
+            case .batch(let b): return b.resumeID
+            }
+        }
+
+        /// Numbers `envelopes` from `first` on (a batch takes one number per message).
+        static func number(_ envelopes: inout [Envelope], from first: UInt64) {
+            var next = first
+            for i in envelopes.indices {
+                next &+= UInt64(envelopes[i].count &- 1)
+                envelopes[i].sequence = next
+                next &+= 1
+            }
+        }
     }
 
     struct State {
@@ -59,6 +101,9 @@ final class ClientStorage: Sendable {
     /// consistent with the consumer lock: the driver sets it, then reads the ledger; the
     /// consumer commits under the lock, then reads it; one of the two sees the other.
     let consumerAwaited = Atomic<Bool>(false)
+    /// The first iterator was `RealtimeClient/batches`: messages go to the consumer in
+    /// batches. Set once, before the machine starts (so before any transport exists).
+    let deliversBatches = Atomic<Bool>(false)
 
     init(machine: ClientStateMachine, capacity: Int) {
         consumer = LockedValue(ResumeLedger(cursor: machine.consumer.cursor))

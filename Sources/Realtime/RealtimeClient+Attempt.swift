@@ -60,6 +60,9 @@ extension RealtimeClient {
         request.sensitiveHeaderNames = configuration.sensitiveHeaderNames
         request.allowsInsecureRedirects = configuration.allowsInsecureRedirects
         request.eventBufferCapacity = configuration.eventBufferCapacity
+        // Packed batches skip the terminator's per-message check: with one, messages are whole.
+        request.prefersMessageBatches =
+            transportKind == .sse && configuration.terminator == nil && storage.deliversBatches.load(ordering: .relaxed)
         request.attempt = plan.attempt
         request.lastEventID = plan.cursor
         return request

@@ -2,12 +2,18 @@ import Synchronization
 
 extension RealtimeClient {
     /// Starts the client on the first iteration; returns whether this is the first.
-    func startIfFirstIteration() -> Bool {
+    /// With `batches`, messages are delivered as batches from now on (the buffer's capacity
+    /// then counts batches, see ``RealtimeClient/batches``).
+    func startIfFirstIteration(batches: Bool = false) -> Bool {
         let first: Bool = storage.state.withLock { s in
             defer { s.started = true }
             return !s.started
         }
         guard first else { return false }
+        if batches {
+            storage.deliversBatches.store(true, ordering: .sequentiallyConsistent)
+            storage.channel.setCapacity(Self.batchBufferCapacity(eventBufferCapacity: configuration.eventBufferCapacity))
+        }
         let status = startObservingNetwork()
         handle { machine, now in machine.start(network: status, now: now) }
         return true
@@ -21,7 +27,7 @@ extension RealtimeClient {
         }
         await commitProcessed()
         guard let envelope = await storage.channel.next() else { return nil }
-        storage.consumer.withLock { $0.deliver(envelope.sequence, id: envelope.event.resumeID) }
+        storage.consumer.withLock { $0.deliver(envelope.sequence, id: envelope.resumeID) }
         return Self.materialized(envelope.event)
     }
 
@@ -32,7 +38,7 @@ extension RealtimeClient {
     func consumerPoll() -> (ClientEvent, saved: String?)? {
         guard let envelope = storage.channel.poll() else { return nil }
         let saved: String? = storage.consumer.withLock { ledger in
-            defer { ledger.deliver(envelope.sequence, id: envelope.event.resumeID) }
+            defer { ledger.deliver(envelope.sequence, id: envelope.resumeID) }
             return ledger.commit()
         }
         return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : saved)
@@ -75,10 +81,13 @@ extension RealtimeClient {
     }
 }
 
-extension ClientEvent {
-    /// The id a delivered event contributes to the resume cursor (messages only).
-    var resumeID: String? {
-        if case .event(let m) = self { return m.id }
-        return nil
+extension ClientStorage.Envelope {
+    /// The event, for the per-event consumer (which never receives batches: they exist only
+    /// when the first iterator was `batches`, and then no `events` iterator gets any).
+    var event: ClientEvent {
+        switch item {
+        case .event(let e): return e
+        case .batch: preconditionFailure("a batch reached the per-event consumer")
+        }
     }
 }

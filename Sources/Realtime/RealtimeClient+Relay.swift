@@ -3,14 +3,44 @@ extension RealtimeClient {
     /// thread before the lock is taken.
     struct RelayBatch {
         var messages: [ClientStorage.Envelope] = []
+        /// Messages in `messages` (a batch envelope stands for several).
+        var count = 0
         var bytes = 0
         var opened: ConnectionInfo?
         var hints: [Duration] = []
         var end: TransportEnd?
         /// A message matched the configured terminator (it and what follows are dropped).
         var terminated = false
+        /// Messages waiting to be grouped into one batch (batch delivery only).
+        var group: [Message] = []
 
         var isMessagesOnly: Bool { opened == nil && hints.isEmpty && end == nil && !terminated }
+
+        /// Adds a single message: an event of its own, or (`grouping`) to the open group.
+        mutating func add(_ message: Message, grouping: Bool) {
+            bytes &+= message.payloadByteCount
+            count &+= 1
+            guard grouping else {
+                messages.append(ClientStorage.Envelope(event: .event(message), sequence: 0))
+                return
+            }
+            group.append(message)
+            if group.count >= RealtimeClient.messagesPerGroupedBatch { closeGroup() }
+        }
+
+        /// Adds a transport's batch as it is.
+        mutating func add(_ batch: MessageBatch) {
+            closeGroup()
+            bytes &+= batch.payloadByteCount
+            count &+= batch.count
+            messages.append(ClientStorage.Envelope(batch: batch, sequence: 0))
+        }
+
+        mutating func closeGroup() {
+            guard !group.isEmpty else { return }
+            messages.append(ClientStorage.Envelope(batch: MessageBatch(group), sequence: 0))
+            group = []
+        }
     }
 
     /// The relay on an attempt's transport channel (see ``BoundedChannel/setRelay(_:)``), run
@@ -20,6 +50,7 @@ extension RealtimeClient {
     func relay(_ events: inout [TransportEvent], attempt: Int) -> Bool {
         var batch = RelayBatch()
         batch.messages.reserveCapacity(events.count)
+        let grouping = storage.deliversBatches.load(ordering: .relaxed)
         let messageID = transportKind == .webSocket ? configuration.messageID : nil
         let terminator = configuration.terminator
         for event in events {
@@ -30,9 +61,16 @@ extension RealtimeClient {
                     batch.terminated = true
                     continue
                 }
-                batch.bytes &+= message.payloadByteCount
                 if let messageID { message.id = messageID(message) }
-                batch.messages.append(ClientStorage.Envelope(event: .event(message), sequence: 0))
+                batch.add(message, grouping: grouping)
+            case .messages(let messages):
+                guard !batch.terminated, !messages.isEmpty else { continue }
+                // A packed batch goes as it is; one of whole messages is regrouped (at most 16).
+                if grouping, terminator == nil, messageID == nil, messages.isPacked {
+                    batch.add(messages)
+                } else {
+                    relayUnpacked(messages, into: &batch, grouping: grouping, messageID: messageID)
+                }
             case .opened(let info):
                 batch.opened = info
             case .retryHint(let time):
@@ -41,18 +79,36 @@ extension RealtimeClient {
                 batch.end = end
             }
         }
+        batch.closeGroup()
         events.removeAll(keepingCapacity: true)
-        if batch.isMessagesOnly { return relayMessages(&batch.messages, bytes: batch.bytes, attempt: attempt) }
+        if batch.isMessagesOnly { return relayMessages(&batch.messages, count: batch.count, bytes: batch.bytes, attempt: attempt) }
         return relayControl(&batch, attempt: attempt)
+    }
+
+    /// A transport's batch taken apart: for the per-event consumer, or when a terminator
+    /// must see each message.
+    private func relayUnpacked(
+        _ messages: MessageBatch, into batch: inout RelayBatch, grouping: Bool, messageID: (@Sendable (Message) -> String?)?
+    ) {
+        let terminator = configuration.terminator
+        for m in messages {
+            var message = m.message
+            if let terminator, terminator.matches(message) {
+                batch.terminated = true
+                return
+            }
+            if let messageID { message.id = messageID(message) }
+            batch.add(message, grouping: grouping)
+        }
     }
 
     /// The common case: messages only. Numbered under the lock; moved into the consumer's
     /// buffer by this thread when nobody else is emitting (the buffer takes the array's
     /// storage, no copy), else queued behind what is being emitted.
-    private func relayMessages(_ envelopes: inout [ClientStorage.Envelope], bytes: Int, attempt: Int) -> Bool {
+    private func relayMessages(_ envelopes: inout [ClientStorage.Envelope], count: Int, bytes: Int, attempt: Int) -> Bool {
         guard !envelopes.isEmpty else { return true }
         let first: UInt64? = storage.state.withLock { s in
-            guard let first = s.machine.messagesArrived(attempt: attempt, count: envelopes.count, bytes: bytes) else {
+            guard let first = s.machine.messagesArrived(attempt: attempt, count: count, bytes: bytes) else {
                 return nil  // the attempt is over: dropped
             }
             // Queued events always have an emitter (whoever queues them takes the role when
@@ -61,12 +117,12 @@ extension RealtimeClient {
                 s.emitting = true
                 return first
             }
-            for i in envelopes.indices { envelopes[i].sequence = first + UInt64(i) }
+            ClientStorage.Envelope.number(&envelopes, from: first)
             s.outbox.append(contentsOf: envelopes)
             return nil
         }
         guard let first else { return true }
-        for i in envelopes.indices { envelopes[i].sequence = first + UInt64(i) }
+        ClientStorage.Envelope.number(&envelopes, from: first)
         return storage.emit(&envelopes, finish: false)
     }
 
@@ -81,9 +137,9 @@ extension RealtimeClient {
                 s.absorb(actions, into: &effects)
             }
             if !batch.messages.isEmpty,
-                let first = s.machine.messagesArrived(attempt: attempt, count: batch.messages.count, bytes: batch.bytes)
+                let first = s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes)
             {
-                for i in batch.messages.indices { batch.messages[i].sequence = first + UInt64(i) }
+                ClientStorage.Envelope.number(&batch.messages, from: first)
                 s.outbox.append(contentsOf: batch.messages)
             }
             for hint in batch.hints { s.machine.retryHint(attempt: attempt, hint) }

@@ -132,7 +132,10 @@ public final class RealtimeClient: Sendable {
     /// ```
     ///
     /// `consume { event in … }` has no such pitfall: an event is
-    /// processed exactly when its closure returns normally.
+    /// processed exactly when its closure returns normally. For throughput, ``batches``
+    /// hands over what arrived together at once, without a `String` per event; a client has
+    /// one consumer: the first iterator of `events` or `batches` gets the stream, a later one
+    /// of either ends at once.
     public var events: Events { Events(client: self) }
 
     /// The committed resume cursor: the id of the last event the consumer processed (or the

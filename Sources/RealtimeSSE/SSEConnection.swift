@@ -81,7 +81,8 @@ final class SSEConnection {
         self.events = events
         self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "", strictUTF8: options.strictUTF8)
         self.hop = SSEHop(request: request)
-        self.batcher = SSEEventBatcher(channelCapacity: request.eventBufferCapacity, cursor: SSEArenaCursor.on(loop))
+        self.batcher = SSEEventBatcher(
+            channelCapacity: request.eventBufferCapacity, cursor: SSEArenaCursor.on(loop), packs: request.prefersMessageBatches)
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
     }

@@ -23,6 +23,12 @@ struct SSEEventBatcher {
     /// The loop's current block, filled across batches (and connections) until the next event
     /// does not fit, then replaced by one from the shared pool. nil for the placeholder.
     private let cursor: SSEArenaCursor?
+    /// Set when the request asked for ``TransportEvent/messages(_:)`` batches: events are
+    /// packed here instead of becoming `Message`s.
+    private let packs: Bool
+    private var packed = PackedMessagesBuilder()
+    /// A packed batch is closed at this many events (or when its block is full).
+    private let packedLimit: Int
     /// Event data up to this size goes through the arena (measured, same run: 1.5–2× the
     /// events/s at 128 B and 1 KiB, even at 4 KiB); larger data is decoded at once, so a huge
     /// event is not held twice.
@@ -30,25 +36,32 @@ struct SSEEventBatcher {
 
     /// `channelCapacity` is the channel's; the batch flushes at half of it (at most 64).
     /// `cursor` is the loop's (``SSEArenaCursor/on(_:)``).
-    init(channelCapacity: Int, cursor: SSEArenaCursor?) {
+    /// With `packs`, events go into packed ``MessageBatch``es of at most `channelCapacity`
+    /// (at least 16) events, one block's worth of data, or one larger event alone.
+    init(channelCapacity: Int, cursor: SSEArenaCursor?, packs: Bool = false) {
         self.flushThreshold = max(1, min(64, channelCapacity / 2))
         self.cursor = cursor
+        self.packs = packs
+        self.packedLimit = max(16, channelCapacity)
     }
 
     /// An empty stand-in, swapped in while the real batcher is lent to a parser feed.
     static var placeholder: SSEEventBatcher { SSEEventBatcher(channelCapacity: 0, cursor: nil) }
 
-    /// Whether the batch should go to the channel now rather than at the end of the action.
-    var isFull: Bool { pending.count >= flushThreshold }
+    /// Whether the batch should go to the channel now rather than at the end of the action
+    /// (packing: a packed batch was closed).
+    var isFull: Bool { !packs ? pending.count >= flushThreshold : !pending.isEmpty }
 
     /// Adds a server `retry:` hint.
     mutating func appendRetry(milliseconds: Int) {
+        closePacked()
         pending.append(.retryHint(.milliseconds(milliseconds)))
     }
 
     /// Adds a dispatched event, copying its borrowed data.
     @inline(__always)
     mutating func append(_ e: SSEParser.BorrowedEvent) {
+        if packs { return pack(e) }
         if e.data.count <= Self.deferredTextLimit {
             // Built later by the consumer's thread (see SSEDataArena).
             let text = deferredText(e)
@@ -64,6 +77,35 @@ struct SSEEventBatcher {
     /// (on the same block while it has room).
     mutating func endBatch() {
         arena = nil
+        closePacked()
+    }
+
+    /// Packs `e` into the open batch; closes the batch first when its block has no room or it
+    /// is at its event limit, and at once after an event that needed a block of its own.
+    @inline(__always)
+    private mutating func pack(_ e: SSEParser.BorrowedEvent) {
+        let n = e.data.count
+        if packed.count >= packedLimit || (packed.block != nil && n > packed.available) { closePacked() }
+        if packed.block == nil { packed.start(on: packingBlock(for: n)) }
+        packed.append(e)
+        if n > SSEArenaPool.shared.blockSize { closePacked() }
+    }
+
+    /// The block a new packed batch starts on: the loop's current one when `n` bytes fit,
+    /// else a fresh pooled one (which becomes the loop's), or an exact one for larger data.
+    private func packingBlock(for n: Int) -> SSEArenaBlock {
+        let pool = SSEArenaPool.shared
+        if n > pool.blockSize { return SSEArenaBlock(capacity: n) }
+        if let block = cursor?.block, n <= block.available { return block }
+        let block = pool.block()
+        cursor?.block = block
+        return block
+    }
+
+    /// Moves the open packed batch, if any, to the pending events.
+    private mutating func closePacked() {
+        guard packs, let batch = packed.take() else { return }
+        pending.append(.messages(batch))
     }
 
     /// Copies an event's data into the batch's arena, on a fresh block when the current one is

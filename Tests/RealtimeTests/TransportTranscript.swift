@@ -54,6 +54,7 @@ struct TransportTranscript: Sendable {
         for event in events {
             switch event {
             case .message: run += 1
+            case .messages(let batch): run += batch.count
             case .opened: flush(); parts.append("opened")
             case .retryHint: flush(); parts.append("retryHint")
             case .ended(let end):

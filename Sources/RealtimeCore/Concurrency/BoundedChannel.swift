@@ -71,7 +71,8 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Queue size, in elements, at which producers are told to pause.
-    public let capacity: Int
+    @inlinable public var capacity: Int { capacityStorage.load(ordering: .relaxed) }
+    @usableFromInline let capacityStorage: Atomic<Int>
     @usableFromInline let state = LockedValue(State())
     @usableFromInline let batch = LockedValue(Batch())
     /// Mirrors `State.producerPaused` so the consumer can check it without the shared lock.
@@ -81,7 +82,14 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     public init(capacity: Int) {
         precondition(capacity > 0, "BoundedChannel capacity must be positive")
-        self.capacity = capacity
+        self.capacityStorage = Atomic(capacity)
+    }
+
+    /// Changes the capacity, for an owner that picks it once it knows what the elements
+    /// weigh (say, batches instead of single events), before anything is sent.
+    package func setCapacity(_ capacity: Int) {
+        precondition(capacity > 0, "BoundedChannel capacity must be positive")
+        capacityStorage.store(capacity, ordering: .relaxed)
     }
 
     /// Called (outside the lock) when a paused producer may resume.

@@ -1,12 +1,15 @@
 /// What one connection attempt reports to its owner (the client's state machine).
 ///
-/// A transport emits at most one `opened`, then any number of `message`/`retryHint`,
+/// A transport emits at most one `opened`, then any number of `message`/`messages`/`retryHint`,
 /// and always exactly one terminal `ended`, after which its stream finishes.
 public enum TransportEvent: Sendable {
     /// The connection is live (SSE: 200 + `text/event-stream`; WebSocket: 101 accepted).
     case opened(ConnectionInfo)
     /// A complete message.
     case message(Message)
+    /// Complete messages that arrived together, in order: only from a transport asked for
+    /// them (``TransportRequest/prefersMessageBatches``; SSE), in place of `message`s.
+    case messages(MessageBatch)
     /// The server asked for a reconnection delay (SSE `retry:` field, WHATWG §9.2.6).
     case retryHint(Duration)
     /// The attempt is over. `error` is nil for an orderly end: an SSE body that ended, or a

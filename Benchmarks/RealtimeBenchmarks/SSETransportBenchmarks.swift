@@ -24,6 +24,8 @@ enum SSETransportBenchmarks {
         Benchmark(name: "batch-4KiB-events") { [try run(eventSize: 4096, bytes: gib, via: .clientBatches)] },
         Benchmark(name: "batch-1KiB-events") { [try run(eventSize: 1024, bytes: gib / 4, via: .clientBatches)] },
         Benchmark(name: "batch-128B-events") { [try run(eventSize: 128, bytes: gib / 16, via: .clientBatches)] },
+        Benchmark(name: "loopbatch-4KiB-events") { [try run(eventSize: 4096, bytes: gib, via: .clientBatchesOnLoop)] },
+        Benchmark(name: "loopbatch-128B-events") { [try run(eventSize: 128, bytes: gib / 16, via: .clientBatchesOnLoop)] },
     ])
 
     static var gib: Int {
@@ -37,9 +39,10 @@ enum SSETransportBenchmarks {
     /// What consumes the stream: the transport alone, or the whole client (`RealtimeClient`:
     /// reconnect loop, resume cursor, statistics) as an application uses it — on the
     /// cooperative pool, or on the I/O loop (`withTaskExecutorPreference(EventLoop.shared)`),
-    /// or through `client.batches` on the pool (each event's data read in place, no `String`).
+    /// or through `client.batches` (each event's data read in place, no `String`) on the pool
+    /// or on the I/O loop.
     enum Consumer {
-        case transport, client, clientOnLoop, clientBatches
+        case transport, client, clientOnLoop, clientBatches, clientBatchesOnLoop
 
         var prefix: String {
             switch self {
@@ -47,6 +50,7 @@ enum SSETransportBenchmarks {
             case .client: "client-"
             case .clientOnLoop: "loop-"
             case .clientBatches: "batch-"
+            case .clientBatchesOnLoop: "loopbatch-"
             }
         }
     }
@@ -88,6 +92,7 @@ enum SSETransportBenchmarks {
             case .client: result = consumeWithClient(url, onLoop: false)
             case .clientOnLoop: result = consumeWithClient(url, onLoop: true)
             case .clientBatches: result = consumeWithClient(url, onLoop: false, batches: true)
+            case .clientBatchesOnLoop: result = consumeWithClient(url, onLoop: true, batches: true)
             }
             let wall = Double(DispatchTime.now().uptimeNanoseconds - start) / 1e9
             seconds = min(seconds, wall)
@@ -123,7 +128,7 @@ enum SSETransportBenchmarks {
     /// The ratio to `curl -N` each row aims at: the batch path ≥ 0.35× at 128 B events and
     /// ≥ 0.7× above; every other row ≥ 0.7×.
     static func ratioGoalValue(_ consumer: Consumer, _ eventSize: Int) -> Double {
-        consumer == .clientBatches && eventSize <= 128 ? 0.35 : 0.7
+        [.clientBatches, .clientBatchesOnLoop].contains(consumer) && eventSize <= 128 ? 0.35 : 0.7
     }
 
     static func ratioGoal(_ consumer: Consumer, _ eventSize: Int) -> String {
@@ -207,10 +212,15 @@ enum SSETransportBenchmarks {
         configuration.idleTimeout = .seconds(30)
         configuration.reconnect.reconnectsAfterCleanEnd = false
         if let n = env["RT_BENCH_SSE_CAPACITY"].flatMap({ Int($0) }) { configuration.eventBufferCapacity = n }
+        if let n = env["RT_BENCH_SSE_RECV_BUFFER"].flatMap({ Int($0) }) { configuration.sse.receiveBufferSize = n }
         let settings = configuration
         return waitFor {
-            if batches { return await streamBatches(url, settings) }
             // `EventLoop.shared` is the client's loop: the consumer then runs on the I/O thread.
+            if batches {
+                return onLoop
+                    ? await withTaskExecutorPreference(EventLoop.shared) { await streamBatches(url, settings) }
+                    : await streamBatches(url, settings)
+            }
             return onLoop
                 ? await withTaskExecutorPreference(EventLoop.shared) { await streamClient(url, settings) }
                 : await streamClient(url, settings)

@@ -58,7 +58,7 @@ struct SSEEventBatcherPackingTests {
         var batcher = SSEEventBatcher(channelCapacity: 16, cursor: SSEArenaCursor(), packs: true)
         let forty = (0..<40).map { "data: \($0)\n\n" }.joined()
         try Self.feed(forty + "retry: 5\n\ndata: last\n\n", into: &batcher)
-        #expect(batcher.isFull, "a closed batch is flushed at once")
+        #expect(batcher.isFull, "four closed batches (or hints) are handed over without waiting for the end of the action")
         batcher.endBatch()
         let kinds: [String] = batcher.pending.map {
             switch $0 {

@@ -51,6 +51,8 @@ package struct PackedMessagesBuilder {
     package mutating func start(on block: SSEArenaBlock) {
         precondition(records.isEmpty, "a packed batch is taken before the next one starts")
         self.block = block
+        // One allocation for a typical batch rather than a regrowth every doubling.
+        records.reserveCapacity(32)
     }
 
     /// Adds a dispatched event, copying its data; the block has room (``available``).

@@ -158,3 +158,13 @@ extension ClientBatchEvent {
         b.client.close()
     }
 }
+
+@Suite(.timeLimit(.minutes(1))) struct MessageBatchDescriptionTests {
+    @Test func aBatchIsSummarisedNotPrinted() {
+        let batch = RealtimeClientBatchTests.batch(1...3)
+        #expect("\(batch)" == "3 messages, 6 bytes, ids 1…3")
+        #expect("\(ClientBatchEvent.messages(batch))" == "messages: 3 messages, 6 bytes, ids 1…3")
+        #expect("\(MessageBatch([Message(content: .binary([1, 2]))]))" == "1 message, 2 bytes")
+        #expect("\(batch[1])" == "\"m2\" (id 2)")
+    }
+}

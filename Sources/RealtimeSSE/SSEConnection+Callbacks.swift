@@ -44,7 +44,7 @@ extension SSEConnection {
         // The batcher is lent to the feed as a local (see SSEEventBatcher).
         var batch = SSEEventBatcher.placeholder
         swap(&batch, &batcher)
-        let wasEmpty = batch.pending.isEmpty
+        let wasEmpty = !batch.hasPending
         let fed = Result {
             try parser.feed(chunk) { output in
                 if case .retry(let ms) = output { batch.appendRetry(milliseconds: ms) }
@@ -61,7 +61,7 @@ extension SSEConnection {
         }
         if batcher.isFull {
             flush()
-        } else if wasEmpty, !batcher.pending.isEmpty {
+        } else if wasEmpty, batcher.hasPending {
             CurlMultiDriver.on(loop).runAfterCurrentAction { [weak self] in self?.flush() }
         }
         return true

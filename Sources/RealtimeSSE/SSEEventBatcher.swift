@@ -56,6 +56,9 @@ struct SSEEventBatcher {
     /// I/O thread more than the packing saved).
     static let packedFlushCount = 4
 
+    /// Whether anything waits to be handed over: pending events, or a packed batch still open.
+    var hasPending: Bool { !pending.isEmpty || packed.count > 0 }
+
     /// Adds a server `retry:` hint.
     mutating func appendRetry(milliseconds: Int) {
         closePacked()

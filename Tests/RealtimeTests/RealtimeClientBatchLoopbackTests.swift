@@ -50,6 +50,21 @@ struct RealtimeClientBatchLoopbackTests {
         #expect(c.lastEventID == "3000")
     }
 
+    /// An event followed by silence is handed over at the end of the read that brought it,
+    /// not held until more data (or the end of the stream) closes its batch.
+    @Test func aLoneEventIsDeliveredAtOnce() async throws {
+        defer { server.stop() }
+        let c = try client("/sse?count=1&end=hold") { $0.idleTimeout = .seconds(3) }
+        defer { c.close() }
+        var it = c.batches.makeAsyncIterator()
+        guard case .open? = await it.next() else { Issue.record("no open"); return }
+        let clock = ContinuousClock()
+        let start = clock.now
+        guard case .messages(let batch)? = await it.next() else { Issue.record("no batch"); return }
+        #expect(batch.map(\.id) == ["1"])
+        #expect(clock.now - start < .seconds(2), "the event waited for the idle timeout")
+    }
+
     @Test func aRestartFromTheStoredCursorDeliversEveryIDOnce() async throws {
         defer { server.stop() }
         let stored = Mutex<String?>(nil)

@@ -29,7 +29,7 @@ extension RealtimeClient {
     /// alone); when it is full the transport stops reading, as for ``events``.
     ///
     /// **One consumer.** A client has one stream: the first iterator of ``events`` or
-    /// ``batches`` (or ``consume(_:)``) gets it; every later iterator of either ends at
+    /// ``batches`` (or `consume(_:)`) gets it; every later iterator of either ends at
     /// once, yielding nothing.
     public var batches: Batches { Batches(client: self) }
 

@@ -23,7 +23,7 @@ import Testing
         defer { server.stop() }
         let cursor = Self.cursorFile()
         defer { try? FileManager.default.removeItem(atPath: cursor) }
-        let url = server.url("/sse?count=300&interval_ms=20&end=hold").absoluteString
+        let url = server.url("/sse?count=300&interval_ms=50&end=hold").absoluteString
         var printed: [Int] = [], lastOfEachLife: [Int] = []
         while printed.last != 300, lastOfEachLife.count < 6 {
             let life = lastOfEachLife.count + 1

@@ -129,13 +129,13 @@ let package = Package(
         // MARK: Tests.
         .target(
             name: "RealtimeTestSupport",
-            dependencies: ["RealtimeCore"],
+            dependencies: ["RealtimeCore", "RealtimeTestServer"],
             path: "Tests/Support",
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RealtimeCoreTests",
-            dependencies: ["RealtimeCore", "RealtimeTestSupport"],
+            dependencies: ["RealtimeCore", "RealtimeTestServer", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -36,4 +36,13 @@ static inline size_t rt_heap_in_use(void) {
 }
 static inline int rt_malloc_trim(void) { return malloc_trim(0); }
 
+// Child processes for tests and tools (glibc >= 2.34 declares these only under _GNU_SOURCE):
+// closing every inherited descriptor from 3 up, and changing directory, as spawn actions.
+#include <spawn.h>
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int);
+extern int posix_spawn_file_actions_addchdir_np(posix_spawn_file_actions_t *, const char *);
+extern int pipe2(int fds[2], int flags);
+extern char **environ;
+static inline char **rt_environ(void) { return environ; }
+
 #endif

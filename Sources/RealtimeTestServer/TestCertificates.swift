@@ -110,20 +110,12 @@ public struct TestCertificates: Sendable, Hashable {
         ])
     }
 
-    static func runOpenSSL(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        let errors = Pipe()
-        process.standardError = errors
-        process.standardOutput = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let message = errors.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw Failure(description: "openssl \(arguments.first ?? "") failed: "
-                + String(decoding: message.prefix(500), as: UTF8.self))
+    /// Runs `openssl` with `arguments`; throws with its standard error when it fails.
+    package static func runOpenSSL(_ arguments: [String]) throws {
+        let run = try SpawnedProcess.run("openssl", arguments, timeout: .seconds(120))
+        guard run.termination == .exited(0) else {
+            throw Failure(description: "openssl \(arguments.first ?? "") failed (\(run.termination.map { "\($0)" } ?? "timed out")): "
+                + String(run.errorText.prefix(500)))
         }
     }
 }

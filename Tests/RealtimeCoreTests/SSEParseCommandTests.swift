@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import RealtimeTestServer
 import RealtimeTestSupport
 @testable import RealtimeCore
 
@@ -25,23 +26,12 @@ import RealtimeTestSupport
         guard let url = Self.rtcatURL() else {
             return Run(status: -1, stdout: "", stderr: "")
         }
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let inPipe = Pipe(), outPipe = Pipe(), errPipe = Pipe()
-        process.standardInput = inPipe
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        // Write stdin from a temporary file so large inputs cannot deadlock on pipe buffers.
+        // Standard input from a temporary file so large inputs cannot deadlock on pipe buffers.
         let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("rtcat-in-\(UUID().uuidString)")
         try Data(input).write(to: tmp)
         defer { try? FileManager.default.removeItem(at: tmp) }
-        process.standardInput = try FileHandle(forReadingFrom: tmp)
-        try process.run()
-        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
-        let err = errPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+        let run = try SpawnedProcess.run(url.path, arguments, input: .file(tmp.path), timeout: .seconds(120))
+        return Run(status: run.termination?.status ?? -1, stdout: run.outputText, stderr: run.errorText)
     }
 
     static let sample = Array("""

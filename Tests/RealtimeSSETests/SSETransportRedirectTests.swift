@@ -186,11 +186,12 @@ struct SSETransportRedirectTests {
             let block = [UInt8](repeating: UInt8(ascii: "r"), count: 4096)
             while true { try w.write(block) }
         }
-        let started = ContinuousClock.now
-        let r = await run(SSETransport(request: request(server.url("/endless")) { $0.connectTimeout = .seconds(20) }))
+        // The connect timer bounds the whole redirect chain up to the final head, so waiting
+        // for the body would end in the connect timeout (an error, no event) instead of "1".
+        // How long the cut takes is not measured: on a loaded machine it is not ours to bound.
+        let r = await run(SSETransport(request: request(server.url("/endless")) { $0.connectTimeout = .seconds(40) }))
         #expect(r.ids == ["1"])
-        // Waiting for the body would end in the connect timeout (20 s) instead.
-        #expect(ContinuousClock.now - started < .seconds(15))
+        #expect(r.end?.error == nil)
     }
 
     // MARK: Credentials and origins (RFC 9110 §15.4 step 3)

@@ -2,11 +2,11 @@
 import Foundation
 import Glibc
 import RealtimeCore
+import RealtimeTestServer
 
 /// Runs one suite of this test binary in a child process of its own, for tests that must
 /// not share the process with the others running in parallel: the herd (2,000 churning
-/// descriptors crash `Foundation.Process.run()`, which lists /proc/self/fd while spawning)
-/// and the chaos soak (its descriptor, thread and memory baselines must be its own).
+/// descriptors) and the chaos soak (its descriptor, thread and memory baselines must be its own).
 enum ChildTestProcess {
     /// Whether this process is the child started for `variable`; if so, lowers its priority
     /// (``lowerPriority()``).
@@ -27,28 +27,13 @@ enum ChildTestProcess {
     static func run(
         filter: String, variable: String, value: String = "1", timeoutSeconds: Int
     ) throws -> (status: Int32, output: String) {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        p.arguments = ["--testing-library", "swift-testing", "--filter", filter]
         var environment = ProcessInfo.processInfo.environment
         environment[variable] = value
-        p.environment = environment
-        let pipe = Pipe()
-        p.standardOutput = pipe
-        p.standardError = pipe
-        try p.run()
-        let pid = p.processIdentifier
-        let killed = LockedValue(false)
-        let watchdog = DispatchWorkItem {
-            killed.withLock { $0 = true }
-            kill(pid, SIGKILL)
-        }
-        DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(timeoutSeconds), execute: watchdog)
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        watchdog.cancel()
-        let status = killed.withLock { $0 } ? -1 : p.terminationStatus
-        return (status, String(decoding: data, as: UTF8.self))
+        let run = try SpawnedProcess.run(
+            URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path,
+            ["--testing-library", "swift-testing", "--filter", filter],
+            environment: environment, error: .standardOutput, timeout: .seconds(timeoutSeconds))
+        return (run.termination?.status ?? -1, run.outputText)
     }
 
     /// The lines of `output` worth repeating in the parent's log: the test's own report

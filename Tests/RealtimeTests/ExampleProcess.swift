@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
 
@@ -7,8 +8,7 @@ import Testing
 /// to while it runs: lines written to its standard input, its standard output collected by a
 /// thread of its own, signals, and a bounded wait for its exit (killed after it).
 final class ExampleProcess: Sendable {
-    private let process: Process
-    private let input: FileHandle
+    private let process: SpawnedProcess
     private let output = LockedValue<[UInt8]>([])
     private let errorOutput = LockedValue<[UInt8]>([])
 
@@ -16,28 +16,23 @@ final class ExampleProcess: Sendable {
         guard let url = BuiltExecutable.url(named: executable) else {
             throw RealtimeError(.invalidConfiguration, detail: "\(executable) is not built; run swift build --build-tests")
         }
-        let p = Process()
-        p.executableURL = url
-        p.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
-        p.standardInput = stdin
-        p.standardOutput = stdout
-        p.standardError = stderr
-        try p.run()
-        process = p
-        input = stdin.fileHandleForWriting
-        Self.collect(stdout.fileHandleForReading, into: output)
-        Self.collect(stderr.fileHandleForReading, into: errorOutput)
+        process = try SpawnedProcess(url.path, arguments, input: .pipe, output: .pipe, error: .pipe)
+        Self.collect(process.standardOutput, into: output)
+        Self.collect(process.standardError, into: errorOutput)
     }
 
     /// Reads `reader` until its end on a thread of its own.
-    private static func collect(_ reader: FileHandle, into buffer: LockedValue<[UInt8]>) {
+    private static func collect(_ reader: FileHandle?, into buffer: LockedValue<[UInt8]>) {
+        guard let fd = reader?.fileDescriptor else { return }
         Thread {
+            var chunk = [UInt8](repeating: 0, count: 4096)
             while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                buffer.withLock { $0 += Array(chunk) }
+                let n = read(fd, &chunk, chunk.count)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                buffer.withLock { $0 += chunk[0..<n] }
             }
+            withExtendedLifetime(reader) {}
         }.start()
     }
 
@@ -58,7 +53,7 @@ final class ExampleProcess: Sendable {
         let fds = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/fd")) ?? []).map { fd in
             "\(fd)->\((try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/fd/\(fd)")) ?? "?")"
         }
-        return "pid \(pid) running \(process.isRunning); threads \(states); fds \(fds)"
+        return "pid \(pid) \(process.termination.map { "\($0)" } ?? "running"); threads \(states); fds \(fds)"
     }
 
     /// Standard error so far.
@@ -67,15 +62,15 @@ final class ExampleProcess: Sendable {
     }
 
     func write(_ text: String) {
-        try? input.write(contentsOf: Data(text.utf8))
+        try? process.standardInput?.write(contentsOf: Data(text.utf8))
     }
 
     func closeInput() {
-        try? input.close()
+        try? process.standardInput?.close()
     }
 
     func signal(_ signal: Int32) {
-        kill(process.processIdentifier, signal)
+        process.kill(signal)
     }
 
     /// Waits until a line satisfies `condition` (at most `seconds`).
@@ -87,14 +82,6 @@ final class ExampleProcess: Sendable {
 
     /// The exit status, once the process ended (killed after `seconds`: nil).
     func exitStatus(within seconds: Int = 20) async -> Int32? {
-        guard await eventually("the process to exit", within: .seconds(seconds), { !self.process.isRunning }) else {
-            process.terminate()
-            return nil
-        }
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        await process.exitOrKill(within: .seconds(seconds))?.status
     }
 }

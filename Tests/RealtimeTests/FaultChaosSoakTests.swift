@@ -2,6 +2,7 @@
 import Foundation
 import Glibc
 import Realtime
+import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
 
@@ -294,80 +295,30 @@ struct FaultChaosSoakTests {
         }
     }
 
-    /// The rig's streaming server, started and killed from threads of their own: Foundation's
-    /// `Process.run()` gives the calling thread a run loop (epoll, eventfd and timerfd
-    /// descriptors) that lives as long as the thread, which on a cooperative-pool thread
-    /// would look like a leak to the descriptor check.
+    /// The rig's streaming server, at normal priority: this soak runs in a child test process
+    /// at nice 19 (``ChildTestProcess/lowerPriority()``).
     final class Servers: Sendable {
         let rig: FaultRigReference
-        let running = LockedValue<[Process]>([])
+        let running = LockedValue<[SpawnedProcess]>([])
 
         init(_ rig: FaultRig) { self.rig = FaultRigReference(rig: rig) }
 
         func start() async throws {
             let rig = self.rig.rig
             let args = [
-                "netns", "exec", rig.ns.server, "python3", NetnsPair.scripts.appendingPathComponent(rig.kind.server).path,
+                "python3", NetnsPair.scripts.appendingPathComponent(rig.kind.server).path,
                 NetnsPair.serverAddress, "\(FaultRig.port)", "1000000", "20",
             ]
-            let p = try await offloaded { try Self.spawnReady(args) }
-            running.withLock { $0.append(p.process) }
+            let p = try await rig.ns.spawnReady(in: rig.ns.server, args, normalPriority: true)
+            running.withLock { $0.append(p) }
         }
 
         func kill() async {
             let processes = running.withLock { r in defer { r.removeAll() }; return r }
             await NetnsPair.killed(processes)
         }
-
-        /// `ip netns exec …` until the server prints `ready` (≤ 10 s), on the calling thread.
-        ///
-        /// The server runs at normal priority: this soak runs in a child test process at nice
-        /// 19 (``ChildTestProcess/lowerPriority()``), and a server inheriting that could take
-        /// longer than the deadline to start on a machine busy with the parent's tests. Its
-        /// standard error goes into the error, so a server that dies says why.
-        static func spawnReady(_ args: [String]) throws -> UncheckedProcess {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/nice")
-            p.arguments = ["-n", "\(-getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0))", "/usr/sbin/ip"] + args
-            let out = Pipe()
-            let err = Pipe()
-            p.standardOutput = out
-            p.standardError = err
-            try p.run()
-            defer {
-                try? out.fileHandleForReading.close()
-                try? err.fileHandleForReading.close()
-            }
-            let fd = out.fileHandleForReading.fileDescriptor
-            let deadline = ContinuousClock.now + .seconds(10)
-            var seen: [UInt8] = []
-            while ContinuousClock.now < deadline, !String(decoding: seen, as: UTF8.self).contains("ready\n") {
-                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                guard poll(&pfd, 1, 100) > 0 else { continue }
-                var buffer = [UInt8](repeating: 0, count: 64)
-                let n = read(fd, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                seen += buffer[0..<n]
-            }
-            guard String(decoding: seen, as: UTF8.self).contains("ready\n") else {
-                NetnsPair.kill(p)
-                let stderr = String(decoding: err.fileHandleForReading.readDataToEndOfFile().suffix(2000), as: UTF8.self)
-                throw ServerNotReady(exited: !p.isRunning, stderr: stderr)
-            }
-            return UncheckedProcess(process: p)
-        }
     }
 
-    /// The server did not print `ready` within the deadline: what it wrote to standard error.
-    struct ServerNotReady: Error, CustomStringConvertible {
-        var exited: Bool
-        var stderr: String
-        var description: String { "server not ready (\(exited ? "exited" : "still starting")): \(stderr)" }
-    }
-
-    /// A process handed from the thread that started it to the test; nothing else uses it meanwhile.
-    struct UncheckedProcess: @unchecked Sendable { var process: Process }
     /// The rig, handed to ``Servers`` (which reads only its immutable names).
     struct FaultRigReference: @unchecked Sendable { var rig: FaultRig }
 

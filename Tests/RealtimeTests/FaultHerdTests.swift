@@ -108,9 +108,11 @@ import Testing
             \(perSecondSeries); all reopened \(allBackAt - restartedAt) after the restart
             """)
         #expect(peakSecond <= allowed, "reconnect attempts in any 1 s window stay within perSecond + burst")
-        // A 100 ms window also sees the admission's tolerance for late timers (a tick each):
-        // a looser bound, which still catches a storm (the whole herd in one instant).
-        #expect(peak100 <= Self.burst + Int(Self.perSecond / 5), "and in any 100 ms window")
+        // A 100 ms window also sees the admission's tolerance for late timers (a tick each),
+        // and the stamp is taken when the admitted client's task runs, which a loaded pool
+        // delays, so admissions of several ticks can land in one window: a looser bound,
+        // which still catches a storm (the whole herd in one instant).
+        #expect(peak100 <= Self.burst + Int(Self.perSecond / 2), "and in any 100 ms window")
         #expect(reconnects.count >= Self.clients, "every client reconnected through the budget")
         // 1,000 reconnects (+ the ones refused while down) at 200/s: about 6 s; generous bound
         // for a shared, loaded machine.

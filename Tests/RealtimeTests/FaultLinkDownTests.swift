@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Realtime
+import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
 
@@ -83,14 +84,12 @@ import Testing
             let output = FileManager.default.temporaryDirectory.appendingPathComponent("rtcat-link-\(UUID().uuidString)")
             _ = FileManager.default.createFile(atPath: output.path, contents: nil)
             defer { try? FileManager.default.removeItem(at: output) }
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-            p.arguments = ["netns", "exec", rig.ns.client, rtcat.path, "--count", "\(count)", "--idle-timeout", "0.5",
-                           "--backoff-initial", "0.2", "--backoff-max", "0.4", rig.url.absoluteString]
-                + (noReachability ? ["--no-reachability"] : [])
-            p.standardOutput = try FileHandle(forWritingTo: output)
-            p.standardError = FileHandle.nullDevice
-            try p.run()
+            let p = try SpawnedProcess(
+                "/usr/sbin/ip",
+                ["netns", "exec", rig.ns.client, rtcat.path, "--count", "\(count)", "--idle-timeout", "0.5",
+                 "--backoff-initial", "0.2", "--backoff-max", "0.4", rig.url.absoluteString]
+                    + (noReachability ? ["--no-reachability"] : []),
+                output: .file(output.path))
             defer { if p.isRunning { NetnsPair.kill(p) } }
             let lines: @Sendable () -> [[String: Any]] = {
                 let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
@@ -100,7 +99,8 @@ import Testing
             try await rig.setClientLink(up: false)
             try await Task.sleep(for: .milliseconds(1500))
             try await rig.setClientLink(up: true)
-            try await bounded("rtcat to exit after \(count) events", seconds: 20) { !p.isRunning }
+            let exit = await p.exit(within: .seconds(20))
+            #expect(exit != nil, "rtcat to exit after \(count) events within 20 s")
             let all = lines()
             let ids = all.compactMap { $0["id"] as? String }.compactMap(Int.init)
             let errors = all.compactMap { $0["kind"] as? String == "error" ? $0["code"] as? String : nil }

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Realtime
+import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
 
@@ -25,7 +26,7 @@ final class FaultRig {
     let loop: EventLoop
     let kind: Kind
     /// Every server started, so teardown kills them all.
-    private var servers: [Process] = []
+    private var servers: [SpawnedProcess] = []
 
     static let port = 8080
 
@@ -60,7 +61,7 @@ final class FaultRig {
     /// `intervalMilliseconds`, resuming after the client's cursor. `options`: `--pad N`,
     /// `--drip-ms N`, `--rst` (see scripts/netns/stream_common.py).
     @discardableResult
-    func startServer(count: Int, intervalMilliseconds: Int, _ options: [String] = []) async throws -> Process {
+    func startServer(count: Int, intervalMilliseconds: Int, _ options: [String] = []) async throws -> SpawnedProcess {
         let script = NetnsPair.scripts.appendingPathComponent(kind.server).path
         let p = try await ns.spawnReady(
             in: ns.server,

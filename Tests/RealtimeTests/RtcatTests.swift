@@ -49,46 +49,13 @@ import Testing
         guard let url = BuiltExecutable.url(named: executable) else {
             return Run(status: -1, stdout: "", stderr: "", timedOut: false)
         }
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        if let environment { process.environment = environment }
-        let outPipe = Pipe(), errPipe = Pipe()
-        process.standardOutput = outPipe
-        process.standardError = errPipe
-        let tmp = FileManager.default.temporaryDirectory.appendingPathComponent("rtcat-stdin-\(UUID().uuidString)")
-        try Data(input.utf8).write(to: tmp)
-        defer { try? FileManager.default.removeItem(at: tmp) }
-        process.standardInput = try FileHandle(forReadingFrom: tmp)
-        try process.run()
-        let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-        let err = ErrorCollector(errPipe.fileHandleForReading)
-        let out = outPipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let timedOut = !killer.isCancelled && process.terminationReason == .uncaughtSignal
-        killer.cancel()
-        let run = Run(
-            status: process.terminationStatus, stdout: String(decoding: out, as: UTF8.self),
-            stderr: String(decoding: err.finish(), as: UTF8.self), timedOut: timedOut)
-        return run
-    }
-
-    /// Reads a pipe on another thread, so a chatty stderr cannot block the child while the
-    /// test reads stdout.
-    final class ErrorCollector: @unchecked Sendable {
-        private var data = Data()
-        private let done = DispatchSemaphore(value: 0)
-        init(_ handle: FileHandle) {
-            Thread {
-                self.data = handle.readDataToEndOfFile()
-                self.done.signal()
-            }.start()
-        }
-        func finish() -> Data {
-            done.wait()
-            return data
-        }
+        let run = try SpawnedProcess.run(
+            url.path, arguments, environment: environment, input: .bytes(Array(input.utf8)),
+            timeout: .milliseconds(Int(timeout * 1000)))
+        // Killed at the timeout: 128 + SIGKILL, as a shell reports it.
+        return Run(
+            status: run.termination?.status ?? 137, stdout: run.outputText, stderr: run.errorText,
+            timedOut: run.termination == nil)
     }
 
     func startServer() throws -> TestServer {

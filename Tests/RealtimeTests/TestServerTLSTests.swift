@@ -22,24 +22,15 @@ struct TestServerTLSTests {
     private static func sClientBlocking(
         port: UInt16, target: String, caFile: String, extra: [String], headers: [String]
     ) throws -> (Int32, String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        // coreutils `timeout` bounds the test if the server misbehaves.
-        process.arguments = [
-            "timeout", "-s", "KILL", "20", "openssl", "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost",
-            "-CAfile", caFile, "-verify_return_error", "-verify_ip", "127.0.0.1", "-quiet", "-ign_eof",
-        ] + extra
-        let input = Pipe(), output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
         let head = (["GET \(target) HTTP/1.1", "Host: localhost"] + headers).joined(separator: "\r\n")
-        input.fileHandleForWriting.write(Data((head + "\r\n\r\n").utf8))
-        try input.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let run = try SpawnedProcess.run(
+            "openssl",
+            [
+                "s_client", "-connect", "127.0.0.1:\(port)", "-servername", "localhost",
+                "-CAfile", caFile, "-verify_return_error", "-verify_ip", "127.0.0.1", "-quiet", "-ign_eof",
+            ] + extra,
+            input: .bytes(Array((head + "\r\n\r\n").utf8)), error: .null, timeout: .seconds(20))
+        return (run.termination?.status ?? -1, run.outputText)
     }
 
     @Test func generatesACAServerAndClientCertificates() throws {

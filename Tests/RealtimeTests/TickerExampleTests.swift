@@ -14,21 +14,23 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("ticker-\(UUID().uuidString)").path
     }
 
-    /// Each life is stopped (SIGTERM) once it printed 100 ids more than the last one, while
-    /// events keep arriving every 20 ms, until all 300 are printed. A loaded machine may
-    /// deliver more before the signal lands; each restart then resumes from what was printed.
+    /// Life k follows a feed that sends ids up to 100·k, one every 20 ms, and then holds the
+    /// connection open; it is stopped (SIGTERM) once it printed 100·k − 50, while events are
+    /// still arriving. However late the signal lands, a life stops mid-stream (at most at
+    /// 100·k, on a held connection), and the next one resumes from what was printed.
     @Test func stoppedMidStreamAndRestartedItPrintsEveryIDOnce() async throws {
         let server = TestServer()
         try server.start()
         defer { server.stop() }
         let cursor = Self.cursorFile()
         defer { try? FileManager.default.removeItem(atPath: cursor) }
-        let url = server.url("/sse?count=300&interval_ms=50&end=hold").absoluteString
         var printed: [Int] = [], lastOfEachLife: [Int] = []
         while printed.last != 300, lastOfEachLife.count < 6 {
             let life = lastOfEachLife.count + 1
+            let end = min(100 * life, 300)
+            let url = server.url("/sse?count=\(end)&interval_ms=20&end=hold").absoluteString
             let ticker = try ExampleProcess("Ticker", ["--cursor", cursor, url])
-            let target = min((printed.last ?? 0) + 100, 300)
+            let target = max(end - 50, (printed.last ?? 0) + 1)
             do {
                 try await ticker.waitForLine("id \(target) in life \(life)") { Self.ids([$0]).first ?? 0 >= target }
             } catch {
@@ -44,7 +46,7 @@ import Testing
         let resumes = server.requests(path: "/sse").map { $0.headers["Last-Event-ID"] }
         print("Ticker example: \(lastOfEachLife.count) lives printed \(printed.count) ids; resumed from \(resumes.map { $0 ?? "nothing" })")
         #expect(printed == Array(1...300), "every id exactly once, in order")
-        #expect(lastOfEachLife.count >= 2, "stopped mid-stream at least once")
+        #expect(lastOfEachLife.count >= 3, "stopped mid-stream at least twice")
         #expect(resumes == [nil] + lastOfEachLife.dropLast().map { String($0) }, "each life resumes after the last id printed")
         #expect(try String(contentsOfFile: cursor, encoding: .utf8) == "300")
     }

@@ -4,6 +4,7 @@ import Glibc
 #endif
 import Testing
 import RealtimeCore
+import RealtimeTestServer
 import RealtimeTestSupport
 @testable import RealtimeWebSocket
 
@@ -47,45 +48,46 @@ import RealtimeTestSupport
 }
 
 /// A child process run to completion, with its peak resident set size (`VmHWM`, sampled
-/// from /proc while it runs: the peak so far, so the last sample is the peak).
+/// from /proc while it runs: the peak so far, so the last sample is the peak; not the
+/// kernel's `ru_maxrss`, which for a spawned child includes its parent's memory from
+/// before the exec).
 struct ChildRun {
     var stdout: String
     var seconds: Double
     var peakResidentBytes: Int
 
     static func run(_ executable: URL, _ arguments: [String], timeout: Double) throws -> ChildRun {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        let start = Date()
-        try process.run()
-        // Read the output on a thread of its own (a full pipe would stall the child).
-        let collected = LockedValue<Data?>(nil)
-        let handle = output.fileHandleForReading
-        Thread { collected.withLock { $0 = handle.readDataToEndOfFile() } }.start()
+        let start = ContinuousClock.now
+        let process = try SpawnedProcess(executable.path, arguments, output: .pipe)
+        let collected = LockedValue<[UInt8]>([])
+        let read = DispatchSemaphore(value: 0)
+        Thread {
+            collected.withLock { $0 = SpawnedProcess.readToEnd(process.standardOutput) }
+            read.signal()
+        }.start()
         var peak = 0
-        let status = "/proc/\(process.processIdentifier)/status"
-        while process.isRunning, Date().timeIntervalSince(start) < timeout {
-            if let text = try? String(contentsOfFile: status, encoding: .utf8),
-                let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-                let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
-            {
-                peak = max(peak, kib << 10)
-            }
+        while process.isRunning, ContinuousClock.now - start < .milliseconds(Int(timeout * 1000)) {
+            peak = max(peak, residentHighWater(process.processIdentifier))
             usleep(20_000)
         }
-        if process.isRunning { process.terminate() }
+        process.kill(SIGKILL)
         process.waitUntilExit()
-        let seconds = Date().timeIntervalSince(start)
-        var text: Data?
-        while text == nil {
-            text = collected.withLock { $0 }
-            if text == nil { usleep(1000) }
-        }
-        return ChildRun(stdout: String(decoding: text ?? Data(), as: UTF8.self), seconds: seconds, peakResidentBytes: peak)
+        let elapsed = (ContinuousClock.now - start).components
+        read.wait()  // at once: the child is gone, so its output has ended
+        return ChildRun(
+            stdout: String(decoding: collected.withLock { $0 }, as: UTF8.self),
+            seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18,
+            peakResidentBytes: peak)
+    }
+
+    /// `VmHWM` of `pid` in bytes (0 once it is gone).
+    static func residentHighWater(_ pid: pid_t) -> Int {
+        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/status") else { return 0 }
+        defer { try? handle.close() }
+        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
+        else { return 0 }
+        return kib << 10
     }
 }

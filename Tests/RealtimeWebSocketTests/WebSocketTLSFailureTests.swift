@@ -26,19 +26,8 @@ import RealtimeWebSocket
         return (cert, key)
     }
 
-    struct OpenSSLFailed: Error {
-        var command: String
-    }
-
     static func openssl(_ arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["openssl"] + arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw OpenSSLFailed(command: arguments[0]) }
+        try TestCertificates.runOpenSSL(arguments)
     }
 
     static func failure(cert: String, key: String, trustTestCA: Bool = true) async throws -> RealtimeError? {

@@ -1,6 +1,8 @@
 #if os(Linux)
 import Foundation
 import Glibc
+import RealtimeCore
+import RealtimeTestServer
 
 /// Two network namespaces joined by a veth pair (scripts/netns/up.sh), for tests that need
 /// real links to fail. ``make(tag:)`` returns nil — after printing why — when the machine
@@ -47,61 +49,80 @@ public struct NetnsPair: Sendable {
         _ = try? await offloaded { self.destroy() }
     }
 
-    /// Ends a process from ``spawnReady(in:_:timeout:)`` and reaps it. SIGKILL, because a child spawned
-    /// from a test thread inherits that thread's signal mask, in which SIGTERM may be blocked.
-    public static func kill(_ p: Process) {
-        if p.isRunning { Glibc.kill(p.processIdentifier, SIGKILL) }
+    /// Ends a process from ``spawnReady(in:_:timeout:)`` and waits until it is reaped.
+    package static func kill(_ p: SpawnedProcess) {
+        p.kill(SIGKILL)
         p.waitUntilExit()
     }
 
     /// ``kill(_:)`` for several processes, reaped on a thread of their own.
-    public static func killed(_ processes: [Process]) async {
-        let boxed = UncheckedProcesses(processes: processes)
-        _ = try? await offloaded { for p in boxed.processes { kill(p) } }
-    }
-
-    /// Hands processes to the reaping thread; nothing else touches them meanwhile.
-    private struct UncheckedProcesses: @unchecked Sendable {
-        var processes: [Process]
+    package static func killed(_ processes: [SpawnedProcess]) async {
+        _ = try? await offloaded { for p in processes { kill(p) } }
     }
 
     /// A background server inside `namespace` (`ip netns exec`) that prints `ready` on its
     /// standard output once it listens (scripts/netns/*_server.py): returns only then, so a
     /// test can time what follows from the moment the server is really there. Waits on a
-    /// thread of its own, at most `timeout`; the process is killed if it does not get ready.
-    /// End it with ``kill(_:)`` or ``killed(_:)``.
-    public func spawnReady(in namespace: String, _ args: [String], timeout: Duration = .seconds(10)) async throws -> Process {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/sbin/ip")
-        p.arguments = ["netns", "exec", namespace] + args
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let fd = out.fileHandleForReading.fileDescriptor
-        let ready = try await offloaded { () -> Bool in
-            let deadline = ContinuousClock.now + timeout
-            var seen: [UInt8] = []
-            while ContinuousClock.now < deadline {
-                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
-                let left = (deadline - ContinuousClock.now).components
-                let ms = Int32(clamping: max(1, left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000))
-                guard poll(&pfd, 1, ms) > 0 else { continue }
-                var buffer = [UInt8](repeating: 0, count: 64)
-                let n = read(fd, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { return false }
-                seen += buffer[0..<n]
-                if String(decoding: seen, as: UTF8.self).contains("ready\n") { return true }
-            }
-            return false
-        }
-        try? out.fileHandleForReading.close()
+    /// thread of its own, at most `timeout`; the process is killed if it does not get ready,
+    /// and the error carries the end of its standard error. End it with ``kill(_:)`` or
+    /// ``killed(_:)``.
+    ///
+    /// `normalPriority` starts it at nice 0 whatever this process's priority (a test in a
+    /// child process at nice 19 must not hand that to its server, which could then miss the
+    /// deadline on a machine busy with the parent's tests).
+    package func spawnReady(
+        in namespace: String, _ args: [String], timeout: Duration = .seconds(10), normalPriority: Bool = false
+    ) async throws -> SpawnedProcess {
+        let ip = ["/usr/sbin/ip", "netns", "exec", namespace] + args
+        let nice = -getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let command = normalPriority && nice != 0 ? ["/usr/bin/nice", "-n", "\(nice)"] + ip : ip
+        let p = try SpawnedProcess(command[0], Array(command.dropFirst()), output: .pipe, error: .pipe)
+        let errors = Self.collectTail(p.standardError)
+        let ready = try await offloaded { Self.waitForReady(p.standardOutput!, timeout: timeout) }
+        try? p.standardOutput?.close()
         guard ready else {
-            Self.kill(p)
-            throw CommandFailed(description: "\(args.joined(separator: " ")) did not get ready within \(timeout)")
+            await Self.killed([p])
+            throw CommandFailed(description: "\(args.joined(separator: " ")) did not get ready within \(timeout) "
+                + "(\(p.termination.map { "\($0)" } ?? "running")): \(errors.withLock { String(decoding: $0, as: UTF8.self) })")
         }
         return p
+    }
+
+    /// The last 2,000 bytes read from `handle` until its end, on a thread of its own.
+    private static func collectTail(_ handle: FileHandle?) -> LockedValue<[UInt8]> {
+        let tail = LockedValue<[UInt8]>([])
+        guard let fd = handle?.fileDescriptor else { return tail }
+        Thread {
+            var buffer = [UInt8](repeating: 0, count: 1024)
+            while true {
+                let n = read(fd, &buffer, buffer.count)
+                if n < 0 && errno == EINTR { continue }
+                guard n > 0 else { break }
+                tail.withLock { $0 = Array(($0 + buffer[0..<n]).suffix(2000)) }
+            }
+            withExtendedLifetime(handle) {}
+        }.start()
+        return tail
+    }
+
+    /// Reads `handle` until a `ready` line, its end, or `timeout`.
+    private static func waitForReady(_ handle: FileHandle, timeout: Duration) -> Bool {
+        let fd = handle.fileDescriptor
+        let deadline = ContinuousClock.now + timeout
+        var seen: [UInt8] = []
+        while ContinuousClock.now < deadline {
+            var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+            let left = (deadline - ContinuousClock.now).components
+            let ms = Int32(clamping: max(1, left.seconds * 1000 + left.attoseconds / 1_000_000_000_000_000))
+            guard poll(&pfd, 1, ms) > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 64)
+            let n = read(fd, &buffer, buffer.count)
+            if n < 0 && errno == EINTR { continue }
+            guard n > 0 else { return false }
+            seen += buffer[0..<n]
+            if String(decoding: seen, as: UTF8.self).contains("ready\n") { return true }
+        }
+        return false
     }
 
     /// `ip -n <namespace> args…`, on a thread of its own.
@@ -118,37 +139,12 @@ public struct NetnsPair: Sendable {
         public var description: String
     }
 
-    /// Everything until end of file, retrying reads that a signal interrupted.
-    static func readToEnd(_ fd: Int32) -> [UInt8] {
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 4096)
-        while true {
-            let n = read(fd, &buffer, buffer.count)
-            if n > 0 {
-                bytes += buffer[0..<n]
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return bytes
-            }
-        }
-    }
-
     /// Runs a command to completion (bounded: these are one-shot `ip` calls).
     public static func run(_ path: String, _ args: [String]) throws {
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: path)
-        p.arguments = args
-        let err = Pipe()
-        p.standardError = err
-        p.standardOutput = FileHandle.nullDevice
-        try p.run()
-        p.waitUntilExit()
-        // Not FileHandle.readDataToEndOfFile(): it traps when a signal (SIGCHLD from another
-        // test's child) interrupts the read; read(2) is simply retried after EINTR.
-        let message = String(decoding: readToEnd(err.fileHandleForReading.fileDescriptor), as: UTF8.self)
-        guard p.terminationStatus == 0 else {
-            throw CommandFailed(description: "\(path) \(args.joined(separator: " ")) exited \(p.terminationStatus): \(message)")
+        let run = try SpawnedProcess.run(path, args, timeout: .seconds(120))
+        guard run.termination == .exited(0) else {
+            let end = run.termination.map { "\($0)" } ?? "timed out"
+            throw CommandFailed(description: "\(path) \(args.joined(separator: " ")) \(end): \(run.errorText)")
         }
     }
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import RealtimeCore
+import RealtimeTestServer
 
 /// A third-party peer server from `Tests/Peers/` running as a child Python process.
 ///
@@ -32,13 +33,7 @@ public final class PythonPeer: Sendable {
     /// The TCP port the peer bound.
     public let port: Int
 
-    private struct State {
-        var process: Process?
-        var stdin: FileHandle?
-        var exited = false
-        var waiters: [CheckedContinuation<Void, Never>] = []
-    }
-    private let state: LockedValue<State>
+    private let process: SpawnedProcess
 
     /// The repository root, found from this file's location (`Tests/Support/PythonPeer.swift`).
     public static let repositoryRoot: URL = URL(fileURLWithPath: #filePath)
@@ -77,58 +72,31 @@ public final class PythonPeer: Sendable {
             throw PythonPeerError.missingScript(scriptURL.path)
         }
 
-        let process = Process()
-        process.executableURL = python
-        process.arguments = [scriptURL.path, "--host", host] + arguments
-        process.currentDirectoryURL = peersDirectory
         var environment = ProcessInfo.processInfo.environment
         environment["PYTHONUNBUFFERED"] = "1"
         environment["PYTHONDONTWRITEBYTECODE"] = "1"
-        process.environment = environment
-        let stdinPipe = Pipe()
-        let stdoutPipe = Pipe()
-        process.standardInput = stdinPipe
-        process.standardOutput = stdoutPipe
-
-        let exitSignal = ExitSignal()
-        process.terminationHandler = { process in
-            // Returns at once (the child has exited), and is what releases the Process:
-            // Foundation keeps it in a cycle with its run-loop source until someone waits
-            // (LeakSanitizer saw every peer's Process, pipes and environment leak).
-            process.waitUntilExit()
-            exitSignal.fire()
-        }
+        let process: SpawnedProcess
         do {
-            try process.run()
+            process = try SpawnedProcess(
+                python.path, [scriptURL.path, "--host", host] + arguments, environment: environment,
+                directory: peersDirectory.path, input: .pipe, output: .pipe, error: .inherit)
         } catch {
             throw PythonPeerError.launchFailed(script, "\(error)")
         }
-        // Our copies of the child's ends must close, or EOF never reaches either side.
-        try? stdinPipe.fileHandleForReading.close()
-        try? stdoutPipe.fileHandleForWriting.close()
-
-        let pid = process.processIdentifier
-        let line = await readPortLine(from: stdoutPipe.fileHandleForReading, pid: pid, timeout: timeout)
+        let line = await readPortLine(from: process.standardOutput!, process: process, timeout: timeout)
         guard let port = line.port else {
-            try? stdinPipe.fileHandleForWriting.close()
-            kill(pid, SIGKILL)
+            try? process.standardInput?.close()
+            process.kill(SIGKILL)
             throw PythonPeerError.noPort(script, timedOut: line.timedOut, output: line.text)
         }
-        let peer = PythonPeer(
-            script: script,
-            host: host,
-            port: port,
-            state: State(process: process, stdin: stdinPipe.fileHandleForWriting)
-        )
-        exitSignal.attach(peer)
-        return peer
+        return PythonPeer(script: script, host: host, port: port, process: process)
     }
 
-    private init(script: String, host: String, port: Int, state: consuming sending State) {
+    private init(script: String, host: String, port: Int, process: SpawnedProcess) {
         self.script = script
         self.host = host
         self.port = port
-        self.state = LockedValue(state)
+        self.process = process
     }
 
     deinit {
@@ -144,56 +112,19 @@ public final class PythonPeer: Sendable {
 
     /// Asks the peer to exit (closes its stdin and sends SIGTERM) without waiting.
     public func terminate() {
-        let (process, stdin) = state.withLock { s -> (Process?, FileHandle?) in
-            defer { s.stdin = nil }
-            return (s.exited ? nil : s.process, s.stdin)
-        }
-        try? stdin?.close()
-        if let process, process.isRunning {
-            kill(process.processIdentifier, SIGTERM)
-        }
+        try? process.standardInput?.close()
+        process.kill(SIGTERM)
     }
 
     /// Stops the peer and waits until it has exited; SIGKILL after `grace` (default 5 s).
     public func stop(grace: Duration = .seconds(5)) async {
         terminate()
-        let pid = state.withLock { $0.process?.processIdentifier }
-        if let pid {
-            let nanoseconds = grace.components.seconds * 1_000_000_000 + grace.components.attoseconds / 1_000_000_000
-            let killer = DispatchWorkItem { [weak self] in
-                guard let self, !self.state.withLock({ $0.exited }) else { return }
-                kill(pid, SIGKILL)
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds)), execute: killer)
-            await waitForExit()
-            killer.cancel()
-        }
+        _ = await process.exitOrKill(within: grace)
     }
 
     /// Whether the peer process has exited.
     public var hasExited: Bool {
-        state.withLock { $0.exited }
-    }
-
-    private func waitForExit() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let done = state.withLock { s -> Bool in
-                if s.exited { return true }
-                s.waiters.append(continuation)
-                return false
-            }
-            if done { continuation.resume() }
-        }
-    }
-
-    fileprivate func markExited() {
-        let waiters = state.withLock { s -> [CheckedContinuation<Void, Never>] in
-            s.exited = true
-            s.stdin = nil
-            defer { s.waiters = [] }
-            return s.waiters
-        }
-        for waiter in waiters { waiter.resume() }
+        !process.isRunning
     }
 }
 
@@ -212,43 +143,17 @@ private struct PortLine: Sendable {
     }
 }
 
-/// Bridges the process termination handler (which may run before the peer object exists)
-/// to ``PythonPeer/markExited()``.
-private final class ExitSignal: Sendable {
-    private struct State {
-        var fired = false
-        weak var peer: PythonPeer?
-    }
-    private let state = LockedValue(State())
-
-    func fire() {
-        let peer = state.withLock { s -> PythonPeer? in
-            s.fired = true
-            return s.peer
-        }
-        peer?.markExited()
-    }
-
-    func attach(_ peer: PythonPeer) {
-        let fired = state.withLock { s -> Bool in
-            s.peer = peer
-            return s.fired
-        }
-        if fired { peer.markExited() }
-    }
-}
-
 /// Reads the first line of `handle` on a Dispatch thread (blocking reads must not hold a
 /// cooperative-pool thread); a timer kills the child on timeout, which ends the read with EOF.
 /// After the line, the rest of stdout is drained so a chatty peer never blocks on a full pipe.
-private func readPortLine(from handle: FileHandle, pid: Int32, timeout: Duration) async -> PortLine {
+private func readPortLine(from handle: FileHandle, process: SpawnedProcess, timeout: Duration) async -> PortLine {
     let timedOut = LockedValue(false)
     let finished = LockedValue(false)
     let nanoseconds = timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000
     DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(nanoseconds))) {
         guard !finished.withLock({ $0 }) else { return }
         timedOut.withLock { $0 = true }
-        kill(pid, SIGKILL)
+        process.kill(SIGKILL)
     }
     return await withCheckedContinuation { (continuation: CheckedContinuation<PortLine, Never>) in
         // A thread of its own: this loop blocks in read(2) for the peer's whole life, and

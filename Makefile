@@ -2,7 +2,8 @@
 #
 #   make deps       Debian packages, .venv (Python peers), .venv-autobahn (fuzzing server)
 #   make build      swift build
-#   make test       deps + swift build --build-tests + the docs check + swift test + the Autobahn conformance run
+#   make test       deps + swift build --build-tests + the docs check + swift test (the heavy suites
+#                   last, on their own) + fuzzing, ThreadSanitizer and the Autobahn conformance run
 #   make docs       the DocC catalog with --warnings-as-errors, then every ```swift sample type-checked
 #                   (scripts/docs.sh; needs a build)
 #   make autobahn   only the Autobahn run (sections 1-10 + a permessage-deflate subset of 12-13)
@@ -23,6 +24,11 @@ FUZZ_SECONDS ?= 60
 # The suites `make test` runs under ThreadSanitizer: the channel, the event loop, the
 # client and both transports (the whole suite is `make test-tsan`).
 TSAN_CI_FILTER ?= BoundedChannel|EventLoop|TimerHeap|RealtimeClient|WebSocketTransport|WebSocketTestServer|SSETransport|TestServer
+
+# Suites that load the machine for a minute or more (1,000 clients against a restarting
+# server, the chaos soaks, 10,000 open/close cycles): `make test` runs them after the rest,
+# so the other tests' timing bounds never share the two cores with them.
+HEAVY_SUITES ?= FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests
 
 # The Autobahn step of `make test`: 1 runs the fuzzing server against `rtcat autobahn`
 # and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 test`
@@ -51,7 +57,8 @@ test: deps
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory api-check
 	@$(MAKE) --no-print-directory docs
-	$(SWIFT) test --skip-build
+	$(SWIFT) test --skip-build --skip '$(HEAVY_SUITES)'
+	$(SWIFT) test --skip-build --filter '$(HEAVY_SUITES)'
 	@$(MAKE) --no-print-directory fuzz-ci
 	@$(MAKE) --no-print-directory test-tsan-ci
 	@$(MAKE) --no-print-directory test-autobahn

@@ -183,12 +183,25 @@ package final class SpawnedProcess: Sendable {
                 return s.nextWaiter
             }
             guard let id else { return c.resume(returning: termination) }
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { [state] in
+            afterTimeout(timeout) { [state] in
                 state.withLock { $0.waiters.removeValue(forKey: id) }?.resume(returning: nil)
             }
         }
+    }
+
+    /// Runs `action` on a thread of its own if the child still runs after `timeout`. A timed
+    /// semaphore wait, not a Dispatch timer: Dispatch opens a timer descriptor on first use,
+    /// which tests that count descriptors would see as a leak.
+    private func afterTimeout(_ timeout: Duration, _ action: @escaping @Sendable () -> Void) {
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = Int(clamping: seconds) &* 1_000_000_000 &+ Int(attoseconds / 1_000_000_000)
+        Thread { [exited] in
+            if exited.wait(timeout: .now() + .nanoseconds(nanoseconds)) == .timedOut {
+                action()
+            } else {
+                exited.signal()  // passed on to the next waiter
+            }
+        }.start()
     }
 
     /// Waits until the child ends; after `timeout` kills it (SIGKILL) and returns nil.
@@ -237,10 +250,7 @@ package final class SpawnedProcess: Sendable {
         let p = try SpawnedProcess(
             executable, arguments, environment: environment, directory: directory, input: input, output: .pipe, error: error)
         let killed = LockedValue(false)
-        let (seconds, attoseconds) = timeout.components
-        let deadline = DispatchTime.now() + .milliseconds(Int(seconds) * 1000 + Int(attoseconds / 1_000_000_000_000_000))
-        // Weak: the child and its pipes must not outlive this call by the timeout.
-        DispatchQueue.global().asyncAfter(deadline: deadline) { [weak p] in
+        p.afterTimeout(timeout) { [weak p] in
             guard let p, p.isRunning else { return }
             killed.withLock { $0 = true }
             p.kill(SIGKILL)

@@ -93,31 +93,14 @@ struct FaultChaosSoakTests {
     func soak(_ rig: FaultRig, _ servers: Servers, seed: UInt64, name: String) async throws {
         var rng = SeededGenerator(seed: seed)
         try await servers.start()
-
-        // A first, short session initialises what a process creates once and keeps (curl's
-        // global state, Dispatch's timer descriptor, the cooperative pool's threads); the
-        // baselines come after it, so only what a session leaks can show. The rig's own loop
-        // and servers exist throughout; each session has a loop and monitor of its own.
-        do {
-            let warmUp = try await Session(rig)
-            let first = LockedValue(false)
-            let reader = Task {
-                for await event in warmUp.client.events {
-                    if case .event = event { first.withLock { $0 = true }; break }
-                }
-            }
-            try await bounded("the warm-up session's first event", seconds: 10) { first.withLock { $0 } }
-            reader.cancel()
-            await warmUp.close()
-        }
+        try await warmUp(rig)
         let fdBefore = ProcessResources.openDescriptors
         let tableBefore = ProcessResources.descriptorTable
         let threadsBefore = ProcessResources.threads
 
         let session = try await Session(rig)
-        let client = session.client
         let log = LockedValue(Log())
-        let consumer = Task {
+        let consumer = Task { [client = session.client] in
             for await event in client.events {
                 log.withLock { l in
                     switch event {
@@ -130,14 +113,74 @@ struct FaultChaosSoakTests {
                 }
             }
         }
+        let run = try await injectFaults(session.client, log, rig, servers, rng: &rng)
+        consumer.cancel()
+        await session.close()
+        _ = await consumer.value
+        // Threads and descriptors go away asynchronously (joined threads, deferred closes):
+        // give them a bounded moment.
+        let settle = ContinuousClock.now + .seconds(10)
+        while ProcessResources.openDescriptors > fdBefore || ProcessResources.threads > threadsBefore,
+            ContinuousClock.now < settle
+        {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let fdAfter = ProcessResources.openDescriptors
+        let threadsAfter = ProcessResources.threads
+        let ids = log.withLock { $0.ids }
+        report(name, seed: seed, run, ids: ids, descriptors: (fdBefore, fdAfter), threads: (threadsBefore, threadsAfter))
 
+        // A cycle is ≤ 2 s calm + ≤ 3 s fault + the recovery: about one fault every 4–9 s.
+        #expect(run.faults.count >= Int(Self.soakSeconds / 10), "a fault every few seconds")
+        if Self.soakSeconds >= 60 {
+            #expect(Set(run.faults.map(\.kind)).count >= 3, "most kinds of fault were exercised")
+        }
+        #expect(ids == Array(1...max(1, ids.last ?? 0)), "no lost or duplicated event: ids contiguous from 1")
+        for f in run.faults where f.kind == .linkDown {
+            #expect(f.attemptsWhileDown == 0, "no connection attempt while the link was down (t=\(Self.ms(f.at)))")
+        }
+        let leaked = ProcessResources.descriptorTable.filter { tableBefore[$0.key] != $0.value }
+        #expect(fdAfter <= fdBefore, "descriptors back to the baseline; new since: \(leaked.sorted { $0.key < $1.key })")
+        #expect(threadsAfter <= threadsBefore, "threads back to the baseline")
+        #expect(run.rssEnd - run.rssWarm < 32 << 20, "memory flat: RSS grew by \((run.rssEnd - run.rssWarm) / 1024) KiB")
+    }
+
+    /// A first, short session initialises what a process creates once and keeps (curl's
+    /// global state, Dispatch's timer descriptor, the cooperative pool's threads); the
+    /// baselines come after it, so only what a session leaks can show. The rig's own loop
+    /// and servers exist throughout; each session has a loop and monitor of its own.
+    func warmUp(_ rig: FaultRig) async throws {
+        let warmUp = try await Session(rig)
+        let first = LockedValue(false)
+        let reader = Task {
+            for await event in warmUp.client.events {
+                if case .event = event { first.withLock { $0 = true }; break }
+            }
+        }
+        try await bounded("the warm-up session's first event", seconds: 10) { first.withLock { $0 } }
+        reader.cancel()
+        await warmUp.close()
+    }
+
+    /// What one soak saw: its faults, how long it ran, the client's counters and its memory.
+    struct Run {
+        var faults: [Fault] = []
+        var time: Duration = .zero
+        var statistics: RealtimeClient.Statistics
+        var rssWarm: Int
+        var rssEnd: Int = 0
+    }
+
+    /// Each cycle: calm, one fault, heal, wait for the stream to flow again (≤ 10 s). Stops
+    /// starting faults when the longest calm + fault would overrun the soak.
+    func injectFaults(
+        _ client: RealtimeClient, _ log: LockedValue<Log>, _ rig: FaultRig, _ servers: Servers,
+        rng: inout SeededGenerator
+    ) async throws -> Run {
         let start = ContinuousClock.now
         try await bounded("the first events", seconds: 10) { log.withLock { $0.ids.count >= 20 } }
-        var rssWarm = ProcessResources.residentBytes
-        var faults: [Fault] = []
+        var run = Run(statistics: client.statistics, rssWarm: ProcessResources.residentBytes)
         let end = start + .seconds(Self.soakSeconds)
-        // Each cycle: calm, one fault, heal, wait for the stream to flow again (≤ 10 s).
-        // Stop starting faults when the longest calm + fault would overrun the minute.
         while ContinuousClock.now + .seconds(5) < end {
             try await Task.sleep(for: .seconds(Double.random(in: 0.8...2.0, using: &rng)))
             let kind = Kind.allCases.randomElement(using: &rng)!
@@ -158,32 +201,21 @@ struct FaultChaosSoakTests {
             log.withLock { l in
                 if l.opens.count > opensBefore { fault.reopen = l.opens[opensBefore] - healedAt }
             }
-            faults.append(fault)
-            if faults.count == 1 { rssWarm = ProcessResources.residentBytes }
+            run.faults.append(fault)
+            if run.faults.count == 1 { run.rssWarm = ProcessResources.residentBytes }
         }
-        let rssEnd = ProcessResources.residentBytes
-        let soakTime = ContinuousClock.now - start
-        let statistics = client.statistics
+        run.rssEnd = ProcessResources.residentBytes
+        run.time = ContinuousClock.now - start
+        run.statistics = client.statistics
+        return run
+    }
 
-        consumer.cancel()
-        await session.close()
-        _ = await consumer.value
-        // Threads and descriptors go away asynchronously (joined threads, deferred closes):
-        // give them a bounded moment.
-        let settle = ContinuousClock.now + .seconds(10)
-        while ProcessResources.openDescriptors > fdBefore || ProcessResources.threads > threadsBefore,
-            ContinuousClock.now < settle
-        {
-            try await Task.sleep(for: .milliseconds(100))
-        }
-        let fdAfter = ProcessResources.openDescriptors
-        let threadsAfter = ProcessResources.threads
-
-        let ids = log.withLock { $0.ids }
+    /// Prints each fault and the summary line.
+    func report(
+        _ name: String, seed: UInt64, _ run: Run, ids: [Int], descriptors: (Int, Int), threads: (Int, Int)
+    ) {
         let last = ids.last ?? 0
-        let duplicates = ids.count - Set(ids).count
-        let missing = last - Set(ids).count
-        for f in faults {
+        for f in run.faults {
             print(
                 "\(name): t=\(Self.ms(f.at)) \(f.kind.rawValue) for \(Self.ms(f.duration)) → "
                     + (f.reopen.map { "reopened \(Self.ms($0)) after heal" } ?? "connection survived")
@@ -192,7 +224,7 @@ struct FaultChaosSoakTests {
         }
         var perKind: [String] = []
         for kind in Kind.allCases {
-            let of = faults.filter { $0.kind == kind }
+            let of = run.faults.filter { $0.kind == kind }
             let reopens = of.compactMap(\.reopen).map(\.secondsDouble)
             let latency = reopens.isEmpty
                 ? "no reconnect needed"
@@ -200,26 +232,12 @@ struct FaultChaosSoakTests {
             perKind.append("\(kind.rawValue) ×\(of.count) (\(reopens.count) reconnected; \(latency))")
         }
         print("""
-            \(name): summary: seed \(seed), \(Self.ms(soakTime)), \(faults.count) faults: \(perKind.joined(separator: "; ")); \
-            \(ids.count) events (last id \(last)), lost \(missing), duplicated \(duplicates); \
-            \(statistics.attempts) attempts, \(statistics.connections) connections; \
-            descriptors \(fdBefore) → \(fdAfter), threads \(threadsBefore) → \(threadsAfter), \
-            RSS \(rssWarm / 1024) KiB → \(rssEnd / 1024) KiB
+            \(name): summary: seed \(seed), \(Self.ms(run.time)), \(run.faults.count) faults: \(perKind.joined(separator: "; ")); \
+            \(ids.count) events (last id \(last)), lost \(last - Set(ids).count), duplicated \(ids.count - Set(ids).count); \
+            \(run.statistics.attempts) attempts, \(run.statistics.connections) connections; \
+            descriptors \(descriptors.0) → \(descriptors.1), threads \(threads.0) → \(threads.1), \
+            RSS \(run.rssWarm / 1024) KiB → \(run.rssEnd / 1024) KiB
             """)
-
-        // A cycle is ≤ 2 s calm + ≤ 3 s fault + the recovery: about one fault every 4–9 s.
-        #expect(faults.count >= Int(Self.soakSeconds / 10), "a fault every few seconds")
-        if Self.soakSeconds >= 60 {
-            #expect(Set(faults.map(\.kind)).count >= 3, "most kinds of fault were exercised")
-        }
-        #expect(ids == Array(1...max(1, last)), "no lost or duplicated event: ids contiguous from 1")
-        for f in faults where f.kind == .linkDown {
-            #expect(f.attemptsWhileDown == 0, "no connection attempt while the link was down (t=\(Self.ms(f.at)))")
-        }
-        let leaked = ProcessResources.descriptorTable.filter { tableBefore[$0.key] != $0.value }
-        #expect(fdAfter <= fdBefore, "descriptors back to the baseline; new since: \(leaked.sorted { $0.key < $1.key })")
-        #expect(threadsAfter <= threadsBefore, "threads back to the baseline")
-        #expect(rssEnd - rssWarm < 32 << 20, "memory flat: RSS grew by \((rssEnd - rssWarm) / 1024) KiB")
     }
 
     /// One client of the rig's transport in the client namespace, on a loop and network

@@ -12,9 +12,8 @@ import Testing
 /// (its transport factory); the busiest one-second window must stay within the budget
 /// (perSecond + burst), and every client must be open again within a bound.
 ///
-/// It runs in a child test process of its own: 2,000 descriptors opening and closing would
-/// crash the other tests' `Foundation.Process.run()` (which lists /proc/self/fd while
-/// spawning) in this one.
+/// It runs in a child test process of its own, so that its 2,000 descriptors and its timers
+/// are not the other tests' (`make test` runs it after them, with the other heavy suites).
 @Suite(.serialized, .timeLimit(.minutes(5))) struct FaultHerdTests {
     static let childVariable = "RT_HERD_CHILD"
 

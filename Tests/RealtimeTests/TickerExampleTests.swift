@@ -14,10 +14,11 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("ticker-\(UUID().uuidString)").path
     }
 
-    /// Life k follows a feed that sends ids up to 100·k, one every 20 ms, and then holds the
-    /// connection open; it is stopped (SIGTERM) once it printed 100·k − 50, while events are
-    /// still arriving. However late the signal lands, a life stops mid-stream (at most at
-    /// 100·k, on a held connection), and the next one resumes from what was printed.
+    /// Each life follows a feed that sends 100 ids past the last one printed, one every
+    /// 20 ms, and then holds the connection open; it is stopped (SIGTERM) once it printed 50
+    /// of them, while events are still arriving (the last life once it printed 300). However
+    /// late the signal lands, a life stops mid-stream (at most 100 past its start, on a held
+    /// connection), and the next one resumes from what was printed.
     @Test func stoppedMidStreamAndRestartedItPrintsEveryIDOnce() async throws {
         let server = TestServer()
         try server.start()
@@ -25,12 +26,12 @@ import Testing
         let cursor = Self.cursorFile()
         defer { try? FileManager.default.removeItem(atPath: cursor) }
         var printed: [Int] = [], lastOfEachLife: [Int] = []
-        while printed.last != 300, lastOfEachLife.count < 6 {
+        while printed.last != 300, lastOfEachLife.count < 8 {
             let life = lastOfEachLife.count + 1
-            let end = min(100 * life, 300)
+            let end = min((printed.last ?? 0) + 100, 300)
+            let target = end == 300 ? 300 : end - 50
             let url = server.url("/sse?count=\(end)&interval_ms=20&end=hold").absoluteString
             let ticker = try ExampleProcess("Ticker", ["--cursor", cursor, url])
-            let target = max(end - 50, (printed.last ?? 0) + 1)
             do {
                 try await ticker.waitForLine("id \(target) in life \(life)") { Self.ids([$0]).first ?? 0 >= target }
             } catch {

@@ -40,6 +40,8 @@ import RealtimeTestSupport
         // Measured on loopback: with a pong queued per ping the client grew by ~25 MiB/s
         // (+196 MiB over an 8 s flood, debug build) and never failed; now the error arrives
         // within about a second and the process stays near its start-up size.
+        let failure = run.stdout.split(separator: "\n").first { $0.contains("peer_not_reading") } ?? "none"
+        print("Ping flood: rtcat ended after \(Int(run.seconds * 1000)) ms, peak RSS \(run.peakResidentBytes >> 20) MiB; \(failure)")
         #expect(run.stdout.contains("\"open\""), "\(run.stdout)")
         #expect(run.stdout.contains("peer_not_reading"), "\(run.stdout)")
         #expect(run.seconds < 10, "the error arrives while the peer still floods (took \(run.seconds) s)")

@@ -215,6 +215,18 @@ import RealtimeTestSupport
         #expect(!error.description.contains("xxxx"))
     }
 
+    @Test func refusalKeepsRetryAfterAsSecondsOrDateAndIgnoresGarbage() {
+        let now = Date(timeIntervalSince1970: 1_700_000_000)
+        func retryAfter(_ value: String) -> Duration? {
+            WebSocketHandshake.refusalError(HTTPResponseHead(status: 503, headers: ["Retry-After": value]), body: [], now: now).retryAfter
+        }
+        #expect(retryAfter("7") == .seconds(7))
+        // 1_700_000_030 is Tue, 14 Nov 2023 22:13:50 GMT: 30 s after `now`.
+        #expect(retryAfter("Tue, 14 Nov 2023 22:13:50 GMT") == .seconds(30))
+        #expect(retryAfter("soon") == nil)
+        #expect(WebSocketHandshake.refusalError(HTTPResponseHead(status: 503), body: []).retryAfter == nil)
+    }
+
     @Test func bodyFramingForms() {
         #expect(HTTPResponseHead(status: 500, headers: ["Transfer-Encoding": "chunked"]).bodyFraming == .chunked)
         #expect(HTTPResponseHead(status: 500).bodyFraming == .untilClose)

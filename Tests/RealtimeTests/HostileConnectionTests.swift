@@ -41,6 +41,26 @@ struct HostileConnectionTests {
         run.expectNoSecret()
     }
 
+    @Test("a refusal's Retry-After delays the next attempt on both transports", arguments: TransportFixture.kinds)
+    func refusalRetryAfter(kind: TransportKind) async throws {
+        let fixture = try TransportFixture(kind)
+        defer { fixture.server.stop() }
+        fixture.server.setHandler(path: "/busy") { writer in
+            try writer.writeHead(status: 503, headers: ["Retry-After": "3"], framing: .contentLength(4))
+            try writer.write("busy")
+            try writer.finish()
+        }
+        let url = kind == .sse ? fixture.server.url("/busy") : fixture.server.wsURL("/busy")
+        let run = try await HostileRun.client(url, until: { $0.contains { $0.errorEvent != nil } }) {
+            $0.backoff = .exponential(initial: .milliseconds(100), maximum: .seconds(30))
+        }
+        let error = try #require(run.errors.first, "\(run.summary)")
+        #expect(error.error.status == 503 && error.error.retryAfter == .seconds(3), "\(error.error)")
+        #expect(error.error.bodyExcerpt == "busy", "\(error.error)")
+        #expect(error.willRetry && error.retryIn.map { $0 >= .seconds(3) } == true, "\(error)")
+        #expect(fixture.server.requests(path: "/busy").count == 1, "\(run.summary)")
+    }
+
     @Test("a redirect loop ends with a redirect error after maxRedirects, not retried", arguments: TransportFixture.kinds)
     func redirectLoop(kind: TransportKind) async throws {
         let fixture = try TransportFixture(kind)

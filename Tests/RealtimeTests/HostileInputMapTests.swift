@@ -53,6 +53,7 @@ import Testing
 /// | 4.24 | flood after a WebSocket failure | the error at once: reading stops, the close frame goes out, TCP is closed (§7.1.7); the server writes the limit plus socket buffers | `HostileWebSocketTests.badFrame`, `HostileMemoryTests.floodsAndBombs`, `WebSocketConnectionStateMachineTests.protocolViolationFailsTheConnection`, `WebSocketConnectionStateMachineTests.failingEndsAtTheWriteDeadlineWhenThePeerDoesNotRead` |
 /// | 4.25 | a consumer that stops reading, then resumes | the server stopped by TCP, nothing lost, no `idle_timeout` (the idle period restarts on resume) | `TransportConformanceTests.backPressure`, `WebSocketConnectionStateMachineTests.resumingReadsRestartsTheIdlePeriod`, `RealtimeClientBatchLoopbackTests.aStalledBatchConsumerStopsTheServerAndLosesNothing` |
 /// | 4.26 | a WebSocket peer that talks but never reads while the app sends | `peer_not_reading` once no byte left for `writeTimeout`, senders released with `not_connected` | `WebSocketWriteTimeoutTests.aPeerThatTalksButNeverReadsEndsWithPeerNotReading`, `WebSocketConnectionStateMachineTests.aPeerThatReadsNothingEndsWithPeerNotReading`, `WebSocketConnectionStateMachineTests.aSlowPeerThatReadsIsNeverEnded` |
+/// | 4.27 | a refusal (503) with `Retry-After`, SSE or WebSocket handshake | `http_status`/`handshake` with status, body and `retryAfter`; the next attempt no sooner | `HostileConnectionTests.refusalRetryAfter`, `WebSocketHandshakeTests.refusalKeepsRetryAfterAsSecondsOrDateAndIgnoresGarbage`, `SSETransportTests.errorStatus` |
 @Suite(.timeLimit(.minutes(1)))
 struct HostileInputMapTests {
     /// `Suite.function` references in the map's rows.
@@ -75,7 +76,7 @@ struct HostileInputMapTests {
         let references = Self.references(in: source)
         let rows = Set(source.split(separator: "\n").filter { $0.hasPrefix("/// | ") && !$0.hasPrefix("/// | #") && !$0.hasPrefix("/// |---") }
             .map { String($0.dropFirst(6).prefix { $0 != " " }) })
-        #expect(rows.count == 36, "rows: \(rows.sorted())")
+        #expect(rows.count == 37, "rows: \(rows.sorted())")
         #expect(Set(references.map(\.row)) == rows, "a row without a test")
 
         // One suite per file, named after it: `Tests/<Target>/<Suite>.swift`.

@@ -13,7 +13,7 @@ import Foundation
 ///    - `.redirect`: a 3xx with `Location`; the transport opens a new handshake to that URL
 ///      (counting redirects against its limit).
 ///    - `.refused`: any other status; read the body as `head.bodyFraming` says (bounded), then
-///      report ``refusalError(_:body:)``.
+///      report ``refusalError(_:body:now:)``.
 ///
 /// Validation of a 101 (each failure is a `handshake` error; the connection must be dropped):
 /// `Upgrade` is `websocket` and `Connection` contains the `upgrade` token (case-insensitive);
@@ -225,13 +225,18 @@ public struct WebSocketHandshake: Sendable {
         return .upgraded(Upgraded(head: head, subprotocol: subprotocol, extensions: accepted, deflate: deflateParameters, leftover: rest))
     }
 
-    /// The error for a refused handshake: `handshake` with the status and at most
-    /// ``RealtimeError/maxBodyExcerpt`` bytes of `body`, decoded leniently.
-    public static func refusalError(_ head: HTTPResponseHead, body: some Collection<UInt8>) -> RealtimeError {
+    /// The error for a refused handshake: `handshake` with the status, at most
+    /// ``RealtimeError/maxBodyExcerpt`` bytes of `body`, decoded leniently, and the
+    /// `Retry-After` the server sent (seconds or an HTTP-date, RFC 9110 §10.2.3), which the
+    /// reconnect policy honours as it does for an SSE response.
+    public static func refusalError(
+        _ head: HTTPResponseHead, body: some Collection<UInt8>, now: Date = Date()
+    ) -> RealtimeError {
         let excerpt = body.prefix(RealtimeError.maxBodyExcerpt)
         return RealtimeError(
             .handshake, detail: "server answered \(head.status) instead of 101", status: head.status,
-            bodyExcerpt: excerpt.isEmpty ? nil : String(decoding: excerpt, as: UTF8.self))
+            bodyExcerpt: excerpt.isEmpty ? nil : String(decoding: excerpt, as: UTF8.self),
+            retryAfter: head.headers["Retry-After"].flatMap { RetryAfter.parse($0, now: now) })
     }
 
     /// `http(s)` → `ws(s)`; nil for other schemes.

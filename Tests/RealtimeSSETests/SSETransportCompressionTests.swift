@@ -68,11 +68,11 @@ struct SSETransportCompressionTests {
         let capacity = 32
         let t = SSETransport(request: request(server.url("/sse?count=\(count)&size=100&encoding=gzip")) {
             $0.eventBufferCapacity = capacity
-            $0.idleTimeout = .milliseconds(400)
+            $0.idleTimeout = .milliseconds(1500)
         })
         t.start()
         #expect(await eventually(timeout: .seconds(20)) { t.events.bufferedCount >= capacity })
-        try await Task.sleep(for: .milliseconds(800))
+        try await Task.sleep(for: .milliseconds(2000))
         // At most one decoded write (16 KiB ≈ 140 events of ~117 bytes) beyond capacity.
         #expect(t.events.bufferedCount <= capacity + 600)
         var ids: [String] = []

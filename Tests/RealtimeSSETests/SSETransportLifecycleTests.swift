@@ -105,7 +105,7 @@ struct SSETransportLifecycleTests {
         let capacity = 32
         let t = SSETransport(request: request(server.url("/sse?count=\(count)&size=100")) {
             $0.eventBufferCapacity = capacity
-            $0.idleTimeout = .milliseconds(400)
+            $0.idleTimeout = .milliseconds(1500)
         })
         t.start()
         // The consumer does not read: the channel fills (however slowly a loaded machine
@@ -113,7 +113,7 @@ struct SSETransportLifecycleTests {
         // while paused. The producer must stop near capacity: at most one receive buffer
         // (64 KiB ≈ 560 events of ~117 bytes) beyond it.
         #expect(await eventually(timeout: .seconds(20)) { t.events.bufferedCount >= capacity })
-        try await Task.sleep(for: .milliseconds(800))
+        try await Task.sleep(for: .milliseconds(2000))
         let buffered = t.events.bufferedCount
         #expect(buffered >= capacity)
         #expect(buffered <= capacity + 600)

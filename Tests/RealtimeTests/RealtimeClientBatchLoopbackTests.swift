@@ -101,11 +101,11 @@ struct RealtimeClientBatchLoopbackTests {
         let c = try client("/sse?count=\(count)&size=\(size)&end=204") {
             $0.eventBufferCapacity = 32
             // A consumer that stopped reading is not silence.
-            $0.idleTimeout = .milliseconds(400)
+            $0.idleTimeout = .milliseconds(1500)
         }
         var it = c.batches.makeAsyncIterator()
         guard case .open? = await it.next() else { Issue.record("no open"); return }
-        let written = await TransportConformanceTests.plateau(quietFor: .milliseconds(800)) { server.statistics.bytesWritten }
+        let written = await TransportConformanceTests.plateau(quietFor: .milliseconds(2000)) { server.statistics.bytesWritten }
         print("Batch back-pressure: server stopped after \(written / 1024) KiB of \(count * size / 1024) KiB")
         #expect(written < count * size / 4, "the server was not stopped: \(written) bytes written")
         var ids: [Int] = []

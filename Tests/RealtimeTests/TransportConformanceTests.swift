@@ -61,12 +61,12 @@ struct TransportConformanceTests {
         // An idle timeout shorter than the pause: a consumer that stopped reading is not silence.
         let transport = fixture.make(fixture.finite(count, size: size)) {
             $0.eventBufferCapacity = capacity
-            $0.idleTimeout = .milliseconds(400)
+            $0.idleTimeout = .milliseconds(1500)
         }
         transport.start()
         var iterator = transport.events.makeAsyncIterator()
         guard case .opened? = await iterator.next() else { Issue.record("no opened"); return }
-        let written = await Self.plateau(quietFor: .milliseconds(800)) { fixture.server.statistics.bytesWritten }
+        let written = await Self.plateau(quietFor: .milliseconds(2000)) { fixture.server.statistics.bytesWritten }
         let buffered = transport.events.bufferedCount
         print("Conformance back-pressure (\(kind)): server stopped after \(written / 1024) KiB of \(count * size / 1024) KiB; \(buffered) messages buffered (capacity \(capacity))")
         #expect(written < count * size / 2, "the server was not stopped: \(written) bytes written")

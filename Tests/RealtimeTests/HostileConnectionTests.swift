@@ -25,7 +25,7 @@ struct HostileConnectionTests {
             }
             writer.abort()
         }
-        let url = kind == .sse ? fixture.server.url("/slow-head") : fixture.server.wsURL("/slow-head")
+        let url = fixture.handler("/slow-head")
         let run = try await HostileRun.client(url, until: { $0.contains { $0.errorEvent != nil } }) {
             // Well under the head's 2+ s of trickle, long enough for a loaded machine's server
             // thread to have read the request before the deadline.
@@ -50,7 +50,7 @@ struct HostileConnectionTests {
             try writer.write("busy")
             try writer.finish()
         }
-        let url = kind == .sse ? fixture.server.url("/busy") : fixture.server.wsURL("/busy")
+        let url = fixture.handler("/busy")
         let run = try await HostileRun.client(url, until: { $0.contains { $0.errorEvent != nil } }) {
             $0.backoff = .exponential(initial: .milliseconds(100), maximum: .seconds(30))
         }
@@ -68,7 +68,7 @@ struct HostileConnectionTests {
         fixture.server.setHandler(path: "/loop") { writer in
             try writer.writeHead(status: 302, headers: ["Location": "/loop"], framing: .contentLength(0))
         }
-        let url = kind == .sse ? fixture.server.url("/loop") : fixture.server.wsURL("/loop")
+        let url = fixture.handler("/loop")
         let run = try await HostileRun.client(url) { $0.maxRedirects = 5 }
         #expect(run.errors.map(\.error.code) == [.redirect], "\(run.summary)")
         #expect(run.errors.first?.willRetry == false && run.stoppedByItself)
@@ -89,7 +89,7 @@ struct HostileConnectionTests {
         fixture.server.setHandler(path: "/away") { writer in
             try writer.writeHead(status: 307, headers: ["Location": target], framing: .contentLength(0))
         }
-        let url = kind == .sse ? fixture.server.url("/away") : fixture.server.wsURL("/away")
+        let url = fixture.handler("/away")
         let run = try await HostileRun.client(url) { _ in }
         let error = try #require(run.errors.first, "\(run.summary)")
         #expect(error.error.code == .redirect, "\(error.error)")

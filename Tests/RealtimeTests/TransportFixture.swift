@@ -119,6 +119,10 @@ struct TransportFixture: Sendable {
         }
     }
 
+    /// `path` on the server in this transport's scheme (`http` or `ws`), for a handler that
+    /// the test installs with `server.setHandler(path:)`.
+    func handler(_ path: String) -> URL { url(sse: path, webSocket: path) }
+
     private func url(sse: String, webSocket: String, size: Int? = nil) -> URL {
         let sized = size.map { "&size=\($0)" } ?? ""
         return kind == .sse ? server.url(sse + sized) : server.wsURL(webSocket + sized)

@@ -48,6 +48,22 @@ import Testing
         }
     }
 
+    /// A streak keeps growing whatever the draws: no delay of retry n is below half the
+    /// envelope, so a run of low draws cannot hold a failing client near the floor.
+    @Test(arguments: [Duration.seconds(1), .milliseconds(100)])
+    func decorrelatedJitterNeverFallsBelowHalfTheEnvelope(_ initial: Duration) {
+        let policy = BackoffPolicy.exponential(initial: initial)
+        for seed in UInt64(0)..<200 {
+            var b = Backoff(policy: policy)
+            var rng = SeededGenerator(seed: seed)
+            for n in 1...10 {
+                let d = b.nextDelay(using: &rng)
+                let half = policy.envelope(retry: n, reconnectionTime: initial) / 2
+                #expect(d >= Swift.max(initial, half), "seed \(seed), retry \(n): \(d)")
+            }
+        }
+    }
+
     @Test func sameSeedSameDelays() {
         func run() -> [Duration] {
             var b = Backoff(policy: .default)

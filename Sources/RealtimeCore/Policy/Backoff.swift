@@ -72,7 +72,10 @@ package struct Backoff: Sendable, Hashable {
             let half = env / 2
             delay = .clampedSeconds(half + (half > 0 ? Double.random(in: 0...half, using: &rng) : 0))
         case .decorrelated:
-            let low = base.secondsDouble
+            // Half the envelope as the low end keeps a streak growing: without it a draw
+            // may fall back to `base` after any delay, and a run of low draws looks like
+            // no backoff at all.
+            let low = Swift.max(base, policy.envelope(retry: retry, reconnectionTime: base) / 2).secondsDouble
             let cap = Swift.max(policy.maximum, base).secondsDouble
             let high = Swift.min(cap, Swift.max(low, (previousDelay ?? base).secondsDouble * 3))
             delay = .clampedSeconds(high > low ? Double.random(in: low...high, using: &rng) : low)

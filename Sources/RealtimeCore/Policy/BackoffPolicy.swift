@@ -33,11 +33,11 @@
 /// | retry n | `.none` | `.full` | `.equal` | `.decorrelated` (default) |
 /// |---|---|---|---|---|
 /// | 1 | 1 s | 0.1–1 s | 0.5–1 s | 1–3 s |
-/// | 2 | 2 s | 0.1–2 s | 1–2 s | 1 s – 3×previous |
-/// | 3 | 4 s | 0.1–4 s | 2–4 s | … |
-/// | 4 | 8 s | 0.1–8 s | 4–8 s | … |
-/// | 5 | 16 s | 0.1–16 s | 8–16 s | … |
-/// | 6+ | 30 s | 0.1–30 s | 15–30 s | at most 30 s |
+/// | 2 | 2 s | 0.1–2 s | 1–2 s | 1 s – 3 × previous |
+/// | 3 | 4 s | 0.1–4 s | 2–4 s | 2 s – 3 × previous |
+/// | 4 | 8 s | 0.1–8 s | 4–8 s | 4 s – 3 × previous |
+/// | 5 | 16 s | 0.1–16 s | 8–16 s | 8 s – 3 × previous |
+/// | 6+ | 30 s | 0.1–30 s | 15–30 s | 15–30 s |
 ///
 /// The policy is a value; the running state lives in `Backoff`.
 public struct BackoffPolicy: Sendable, Hashable {

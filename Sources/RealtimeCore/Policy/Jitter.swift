@@ -9,7 +9,7 @@
 /// | ``none`` | `base(n)` |
 /// | ``full`` | uniform in `[0, base(n)]` |
 /// | ``equal`` | `base(n)/2 + uniform in [0, base(n)/2]` |
-/// | ``decorrelated`` | `min(maximum, uniform in [initial, 3 × previous])`, `previous₀ = initial` |
+/// | ``decorrelated`` | `min(maximum, uniform in [low(n), max(low(n), 3 × previous)])`, `low(n) = max(initial, base(n)/2)`, `previous₀ = initial` |
 public enum Jitter: Sendable, Hashable, CustomStringConvertible {
     /// No randomness: the exact exponential envelope. Predictable, but clients synchronise.
     case none
@@ -17,9 +17,10 @@ public enum Jitter: Sendable, Hashable, CustomStringConvertible {
     case full
     /// Half the envelope plus up to another half: never less than half the envelope.
     case equal
-    /// Each delay drawn between `initial` and three times the previous delay, capped: spreads
-    /// like ``full`` without very short waits. The default (storm control).
-    /// `multiplier` is not used by this mode; the growth factor is the AWS constant 3.
+    /// Each delay drawn between half the envelope (at least `initial`) and three times the
+    /// previous delay, capped: spreads like ``full`` without very short waits, and a streak of
+    /// failures keeps growing (never below ``equal``'s floor). The default (storm control).
+    /// The spread above the floor uses the AWS growth constant 3.
     case decorrelated
 
     public var description: String {

@@ -217,16 +217,28 @@ package final class SpawnedProcess: Sendable {
     package static func readToEnd(_ handle: FileHandle?) -> [UInt8] {
         guard let fd = handle?.fileDescriptor else { return [] }
         var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 16384)
+        forEachChunk(fd) { bytes += $0 }
+        return bytes
+    }
+
+    /// One `read(2)` of up to `limit` bytes, retried when a signal interrupts it; empty at
+    /// end of file or on an error. (Foundation's `availableData` traps on EINTR.)
+    package static func readSome(_ fd: Int32, upTo limit: Int = 16384) -> ArraySlice<UInt8> {
+        var buffer = [UInt8](repeating: 0, count: limit)
         while true {
             let n = read(fd, &buffer, buffer.count)
-            if n > 0 {
-                bytes += buffer[0..<n]
-            } else if n < 0 && errno == EINTR {
-                continue
-            } else {
-                return bytes
-            }
+            if n > 0 { return buffer[0..<n] }
+            if n < 0 && errno == EINTR { continue }
+            return []
+        }
+    }
+
+    /// Calls `body` with each chunk read from `fd` until end of file or an error.
+    package static func forEachChunk(_ fd: Int32, _ body: (ArraySlice<UInt8>) -> Void) {
+        while true {
+            let chunk = readSome(fd)
+            if chunk.isEmpty { return }
+            body(chunk)
         }
     }
 

@@ -25,13 +25,7 @@ final class ExampleProcess: Sendable {
     private static func collect(_ reader: FileHandle?, into buffer: LockedValue<[UInt8]>) {
         guard let fd = reader?.fileDescriptor else { return }
         Thread {
-            var chunk = [UInt8](repeating: 0, count: 4096)
-            while true {
-                let n = read(fd, &chunk, chunk.count)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                buffer.withLock { $0 += chunk[0..<n] }
-            }
+            SpawnedProcess.forEachChunk(fd) { chunk in buffer.withLock { $0 += chunk } }
             withExtendedLifetime(reader) {}
         }.start()
     }

@@ -93,13 +93,7 @@ public struct NetnsPair: Sendable {
         let tail = LockedValue<[UInt8]>([])
         guard let fd = handle?.fileDescriptor else { return tail }
         Thread {
-            var buffer = [UInt8](repeating: 0, count: 1024)
-            while true {
-                let n = read(fd, &buffer, buffer.count)
-                if n < 0 && errno == EINTR { continue }
-                guard n > 0 else { break }
-                tail.withLock { $0 = Array(($0 + buffer[0..<n]).suffix(2000)) }
-            }
+            SpawnedProcess.forEachChunk(fd) { chunk in tail.withLock { $0 = Array(($0 + chunk).suffix(2000)) } }
             withExtendedLifetime(handle) {}
         }.start()
         return tail

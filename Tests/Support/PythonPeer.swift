@@ -163,7 +163,7 @@ private func readPortLine(from handle: FileHandle, process: SpawnedProcess, time
             var buffer = Data()
             var resumed = false
             while true {
-                let chunk = readRetryingInterrupts(handle.fileDescriptor)
+                let chunk = Data(SpawnedProcess.readSome(handle.fileDescriptor, upTo: 4096))
                 if chunk.isEmpty { break }  // EOF or error: the peer exited (or was killed on timeout).
                 if resumed { continue }  // Drain and discard after the first line.
                 buffer.append(chunk)
@@ -183,17 +183,5 @@ private func readPortLine(from handle: FileHandle, process: SpawnedProcess, time
             }
             try? handle.close()
         }.start()
-    }
-}
-
-/// One `read(2)` of up to 4 KiB, retried on EINTR. Foundation's `availableData` traps on an
-/// interrupted read, which would take the whole test process down when any signal arrives.
-private func readRetryingInterrupts(_ fd: Int32) -> Data {
-    var buffer = [UInt8](repeating: 0, count: 4096)
-    while true {
-        let n = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
-        if n > 0 { return Data(buffer[0..<n]) }
-        if n < 0 && errno == EINTR { continue }
-        return Data()
     }
 }

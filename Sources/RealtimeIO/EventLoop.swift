@@ -323,6 +323,7 @@ extension EventLoop {
         while !state.stopping {
             let timeout = nextTimeoutMilliseconds()
             let n = events.withUnsafeMutableBufferPointer { epoll_wait(epollFD, $0.baseAddress, Self.maxEventsPerWait, timeout) }
+            let polledAt = Self.monotonicNanoseconds()
             state.statistics.wakeUps &+= 1
             if n < 0 {
                 let e = rt_errno()
@@ -339,7 +340,7 @@ extension EventLoop {
                 }
                 if state.stopping { break }
             }
-            if !state.stopping { fireDueTimers() }
+            if !state.stopping { fireDueTimers(polledAt: polledAt) }
             if !state.stopping { runReadyJobs() }
         }
         let orphans: [UnownedJob] = queue.withLock { q in
@@ -380,9 +381,12 @@ extension EventLoop {
         batch.removeAll(keepingCapacity: true)
     }
 
-    private func fireDueTimers() {
+    /// Fires the timers that were due when `epoll_wait` returned at `polledAt`. One that fell
+    /// due while this pass's handlers ran waits for the next pass (a zero-timeout wait), whose
+    /// readiness is handled first: a heartbeat or idle timer never mistakes bytes that a
+    /// long pass left unread for silence.
+    private func fireDueTimers(polledAt now: UInt64) {
         guard !state.timers.isEmpty else { return }
-        let now = Self.monotonicNanoseconds()
         // Timers created while firing have ids >= limit and wait for the next pass, so a
         // zero-delay timer that re-arms itself cannot starve I/O.
         let limit = state.peekNextID()

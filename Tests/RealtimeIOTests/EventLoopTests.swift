@@ -147,6 +147,38 @@ struct EventLoopTests {
         #expect(await loop.submit { loop.registrationCount } == 0)
     }
 
+    /// A pass that runs long (many busy connections) must not make a timer that fell due
+    /// meanwhile see silence: bytes that arrived during the pass are handled before it fires.
+    @Test("a timer that falls due during a long pass fires after the readiness that came meanwhile")
+    func readinessBeforeTimersDueDuringAPass() async throws {
+        let loop = EventLoop(name: "t-pass")
+        defer { loop.shutdown() }
+        let (a, b) = try makeSocketPair()
+        defer { close(a); close(b) }
+        let order = await withCheckedContinuation { (c: CheckedContinuation<[String], Never>) in
+            loop.execute {
+                let log = Box<[String]>([])
+                let registration = Box<IORegistration?>(nil)
+                registration.value = loop.register(fd: a, interest: .readable) { _ in
+                    var byte: UInt8 = 0
+                    _ = read(a, &byte, 1)
+                    loop.deregister(registration.value!)
+                    log.value.append("readable")
+                }
+                loop.schedule(after: .milliseconds(20)) {
+                    log.value.append("timer")
+                    c.resume(returning: log.value)
+                }
+                // The peer writes, then this pass keeps the loop busy past the timer's deadline.
+                var byte: UInt8 = 1
+                _ = write(b, &byte, 1)
+                let busyUntil = ContinuousClock.now + .milliseconds(60)
+                while ContinuousClock.now < busyUntil {}
+            }
+        }
+        #expect(order == ["readable", "timer"])
+    }
+
     @Test("hang-up is reported when the peer closes")
     func hangup() async throws {
         let loop = EventLoop(name: "t-hup")

@@ -47,7 +47,7 @@ extension SSEConnection {
 
     private func checkIdle() {
         guard !isFinished, let limit = request.idleTimeout else { return }
-        if paused {
+        if waitsForConsumer {
             // A slow consumer is not a dead connection.
             armIdleTimer(after: limit)
             return
@@ -71,7 +71,7 @@ extension SSEConnection {
         let since = ContinuousClock.now
         probeTimer = loop.schedule(after: timeout) { [self] in
             probeTimer = nil
-            guard !isFinished, !paused, lastByte < since else { return }
+            guard !isFinished, !waitsForConsumer, lastByte < since else { return }
             finish(TransportEnd(clean: false, error: RealtimeError(
                 .idleTimeout, detail: "no byte within \(timeout) after the network path changed")))
         }

@@ -51,6 +51,9 @@ final class SSEConnection {
     var pauseRequested = false
     /// The transfer is paused (`CURL_WRITEFUNC_PAUSE` returned) until ``resume()``.
     var paused = false
+    /// The channel is full: the transfer is paused, or will be at the next chunk. Silence
+    /// then does not count against the server (idle timeout, path-change probe).
+    var waitsForConsumer: Bool { paused || pauseRequested }
     /// Events parsed during the current curl action, handed to the channel together when
     /// curl returns.
     var batcher: SSEEventBatcher
@@ -150,10 +153,11 @@ final class SSEConnection {
     /// The consumer drained the channel: read again.
     func resume() {
         guard !isFinished else { return }
+        // The silence while the consumer was behind was its own, not the server's.
+        if waitsForConsumer { lastByte = .now }
         pauseRequested = false
         guard paused, let easy else { return }
         paused = false
-        lastByte = .now
         // May deliver the held chunk synchronously through received(_:_:).
         _ = curl_easy_pause(easy, rt_curlpause_cont())
         flush()

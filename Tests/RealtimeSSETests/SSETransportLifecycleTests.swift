@@ -133,6 +133,40 @@ struct SSETransportLifecycleTests {
         #expect(rssWhilePaused > 0)
     }
 
+    /// A burst larger than the channel that curl delivers whole leaves the transfer about to
+    /// pause at the next chunk, which a server gone quiet never sends: the consumer is still
+    /// behind, and that silence is not the server's either.
+    @Test("a consumer behind a burst that ended the server's talk is not an idle timeout")
+    func consumerBehindAQuietServer() async throws {
+        server.setHandler(path: "/burst") { w in
+            try w.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
+            try w.write((1...10).map { "id: \($0)\ndata: x\n\n" }.joined())
+            try w.hold()
+        }
+        let idle = Duration.milliseconds(400)
+        let t = SSETransport(request: request(server.url("/burst")) {
+            $0.eventBufferCapacity = 4
+            $0.idleTimeout = idle
+        })
+        defer { t.close() }
+        t.start()
+        #expect(await eventually(timeout: .seconds(20)) { t.events.bufferedCount >= 11 })  // opened + 10
+        // Behind for longer than the idle timeout: nothing may end the stream meanwhile.
+        try await Task.sleep(for: idle * 3)
+        var events = t.events.makeAsyncIterator()
+        var caughtUp = TransportRun()
+        while caughtUp.ids.count < 10, let e = await events.next() { caughtUp.events.append(e) }
+        let drained = ContinuousClock.now
+        #expect(caughtUp.ids == (1...10).map(String.init))
+        #expect(caughtUp.ends.isEmpty, "ended while the consumer was behind: \(caughtUp.ends)")
+        // The server is quiet from here on: the idle timeout counts from the catch-up.
+        var rest = TransportRun()
+        while let e = await events.next() { rest.events.append(e) }
+        let end = rest.end
+        #expect(end?.error?.code == .idleTimeout, "\(String(describing: end))")
+        #expect(ContinuousClock.now - drained >= idle - .milliseconds(50))
+    }
+
     @Test("a finished or closed transport and its connection are deallocated (no reference cycle)")
     func noCycle() async throws {
         weak var finished: SSETransport?

@@ -30,6 +30,11 @@ TSAN_CI_FILTER ?= BoundedChannel|EventLoop|TimerHeap|RealtimeClient|WebSocketTra
 # so the other tests' timing bounds never share the two cores with them.
 HEAVY_SUITES ?= FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests
 
+# Suites that measure a cadence or a rate against the wall clock (goodput through a
+# 256 kbit/s link, pings on a 0.8 s rhythm): a third run of their own, on an otherwise
+# quiet machine, so that neighbours do not bend what they measure.
+CALM_SUITES ?= FaultBandwidthTests|WebSocketHeartbeatModeTests
+
 # The Autobahn step of `make test`: 1 runs the fuzzing server against `rtcat autobahn`
 # and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 test`
 # overrides it for one run.
@@ -57,8 +62,9 @@ test: deps
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory api-check
 	@$(MAKE) --no-print-directory docs
-	$(SWIFT) test --skip-build --skip '$(HEAVY_SUITES)'
+	$(SWIFT) test --skip-build --skip '$(HEAVY_SUITES)|$(CALM_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(HEAVY_SUITES)'
+	$(SWIFT) test --skip-build --filter '$(CALM_SUITES)'
 	@$(MAKE) --no-print-directory fuzz-ci
 	@$(MAKE) --no-print-directory test-tsan-ci
 	@$(MAKE) --no-print-directory test-autobahn

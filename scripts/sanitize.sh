@@ -58,7 +58,6 @@ skips=(
     'FaultLinkDownTests/linkDownMidStream\('             # reopened within 1 s of the link's return
     'FaultHerdTests/aThousandClients'                    # 1,000 clients in one child within its deadline
     'SSETransportLifecycleTests/backPressure\('          # the refill after a 2 s pause beats a 1.5 s idle timeout
-    'SSETransportCompressionTests/backPressure\('        # the same with gzip
     'TransportConformanceTests/backPressure\('           # 20,000 events after a stall within a minute
     'SSETransportTests/pingsCountAsBytes\('               # 20 ms comments beat a 600 ms idle timeout
     'WebSocketTransportTests/heartbeatDeclaresSilentServerDead\('  # a dead server declared within 3 s
@@ -73,14 +72,17 @@ skip_regex="$(IFS='|'; echo "${skips[*]}")"
 say "skipping ${#skips[@]} time- or memory-bound tests: $skip_regex"
 
 if [ "$#" -eq 0 ]; then
-    # The whole suite: the heavy suites after the rest, as `make test` runs them (HEAVY_SUITES
-    # in the Makefile), so the other tests' timing bounds never share the cores with them.
+    # The whole suite: the heavy suites, then the calm ones, after the rest, as `make test`
+    # runs them (HEAVY_SUITES and CALM_SUITES in the Makefile).
     heavy="${HEAVY_SUITES:-FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests}"
-    "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex|$heavy"
+    calm="${CALM_SUITES:-FaultBandwidthTests|WebSocketHeartbeatModeTests}"
+    "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex|$heavy|$calm"
     status=$?
-    "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex" --filter "$heavy"
-    heavy_status=$?
-    [ "$status" -ne 0 ] || status=$heavy_status
+    for group in "$heavy" "$calm"; do
+        "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex" --filter "$group"
+        group_status=$?
+        [ "$status" -ne 0 ] || status=$group_status
+    done
 else
     "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex" "$@"
     status=$?

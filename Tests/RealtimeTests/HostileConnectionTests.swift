@@ -37,7 +37,9 @@ struct HostileConnectionTests {
         #expect(error.error.code == .connectTimeout, "\(error.error)")
         // Retried after the backoff (about a second with the defaults), never at once.
         #expect(error.willRetry && error.retryIn.map { $0 >= .milliseconds(100) } == true, "\(error)")
-        #expect(fixture.server.requests(path: "/slow-head").count == 1, "\(run.summary)")
+        // Not at once: no second request by the time the first error is seen (a loaded
+        // machine's server thread may not have parsed even the first one yet).
+        #expect(fixture.server.requests(path: "/slow-head").count <= 1, "\(run.summary)")
         run.expectNoSecret()
     }
 

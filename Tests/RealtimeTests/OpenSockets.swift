@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Glibc
+import RealtimeTestSupport
 
 /// This process's TCP sockets, found through `/proc`: the descriptors under `/proc/self/fd`
 /// that are sockets, matched by inode with the connections of `/proc/net/tcp` and `tcp6`.
@@ -19,9 +20,7 @@ enum OpenSockets {
 
     /// Inodes of the table's connections to `port` (`rem_address` is `HEXADDR:HEXPORT`).
     private static func remoteInodes(in table: String, port: UInt16) -> [UInt64] {
-        // Read to the end: /proc files report a size of 0.
-        guard let data = FileHandle(forReadingAtPath: table)?.readDataToEndOfFile() else { return [] }
-        let text = String(decoding: data, as: UTF8.self)
+        guard let text = ProcessResources.procText(table) else { return [] }
         return text.split(separator: "\n").dropFirst().compactMap { line in
             let fields = line.split(separator: " ")
             guard fields.count > 9, let remotePort = fields[2].split(separator: ":").last,

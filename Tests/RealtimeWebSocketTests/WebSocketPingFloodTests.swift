@@ -84,9 +84,7 @@ struct ChildRun {
 
     /// `VmHWM` of `pid` in bytes (0 once it is gone).
     static func residentHighWater(_ pid: pid_t) -> Int {
-        guard let handle = FileHandle(forReadingAtPath: "/proc/\(pid)/status") else { return 0 }
-        defer { try? handle.close() }
-        let text = String(decoding: handle.readDataToEndOfFile(), as: UTF8.self)
+        guard let text = ProcessResources.procText("/proc/\(pid)/status") else { return 0 }
         guard let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
             let kib = Int(line.split(separator: " ", omittingEmptySubsequences: true).dropFirst().first ?? "")
         else { return 0 }

@@ -6,7 +6,7 @@ extension ProcessResources {
     /// ``resetPeakResidentBytes()`` (`VmHWM` in /proc/self/status); −1 if unreadable. Exact,
     /// unlike sampling ``residentBytes``: a spike between two samples still counts.
     public static var peakResidentBytes: Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+        guard let text = procText("/proc/self/status"),
               let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
               let kibibytes = line.split(separator: " ").dropFirst().first.flatMap({ Int($0) })
         else { return -1 }

@@ -14,11 +14,7 @@ extension ProcessResources {
         })
         var count = 0
         for table in ["/proc/net/tcp", "/proc/net/tcp6"] {
-            // Read to the end: /proc files report size 0, and a single read returns one page.
-            guard let handle = FileHandle(forReadingAtPath: table),
-                  let data = try? handle.readToEnd() else { continue }
-            try? handle.close()
-            let text = String(decoding: data, as: UTF8.self)
+            guard let text = procText(table) else { continue }
             for line in text.split(separator: "\n").dropFirst() {
                 let fields = line.split(separator: " ")
                 // sl, local, remote, st, tx:rx, tr:when, retrnsmt, uid, timeout, inode

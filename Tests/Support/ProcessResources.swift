@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Glibc
+import RealtimeTestServer
 
 /// What this process holds right now, from /proc: for leak checks after a long run.
 public enum ProcessResources {
@@ -10,9 +11,20 @@ public enum ProcessResources {
     /// Threads (entries of /proc/self/task).
     public static var threads: Int { entries("/proc/self/task") }
 
+    /// The whole text of a `/proc` file (which reports a size of 0, so it is read to its end),
+    /// with reads that a signal interrupts retried; nil when it cannot be opened.
+    public static func procText(_ path: String) -> String? {
+        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var bytes: [UInt8] = []
+        SpawnedProcess.forEachChunk(fd) { bytes += $0 }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Resident set size in bytes (`/proc/self/statm`, second field × page size); −1 if unreadable.
     public static var residentBytes: Int {
-        guard let text = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return -1 }
+        guard let text = procText("/proc/self/statm") else { return -1 }
         let fields = text.split(separator: " ")
         guard fields.count > 1, let pages = Int(fields[1]) else { return -1 }
         return pages * Int(sysconf(Int32(_SC_PAGESIZE)))

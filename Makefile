@@ -31,9 +31,10 @@ TSAN_CI_FILTER ?= BoundedChannel|EventLoop|TimerHeap|RealtimeClient|WebSocketTra
 HEAVY_SUITES ?= FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests
 
 # Suites that measure a cadence or a rate against the wall clock (goodput through a
-# 256 kbit/s link, pings on a 0.8 s rhythm): a third run of their own, on an otherwise
-# quiet machine, so that neighbours do not bend what they measure.
-CALM_SUITES ?= FaultBandwidthTests|WebSocketHeartbeatModeTests
+# 256 kbit/s link, pings on a 0.8 s rhythm), and the gzip back-pressure test, which can stall
+# under full-suite load (Tests/README.md, known issues): a third run of their own, on an
+# otherwise quiet machine.
+CALM_SUITES ?= FaultBandwidthTests|WebSocketHeartbeatModeTests|SSETransportCompressionTests
 
 # The Autobahn step of `make test`: 1 runs the fuzzing server against `rtcat autobahn`
 # and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 test`

@@ -75,7 +75,7 @@ if [ "$#" -eq 0 ]; then
     # The whole suite: the heavy suites, then the calm ones, after the rest, as `make test`
     # runs them (HEAVY_SUITES and CALM_SUITES in the Makefile).
     heavy="${HEAVY_SUITES:-FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests}"
-    calm="${CALM_SUITES:-FaultBandwidthTests|WebSocketHeartbeatModeTests}"
+    calm="${CALM_SUITES:-FaultBandwidthTests|WebSocketHeartbeatModeTests|SSETransportCompressionTests}"
     "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex|$heavy|$calm"
     status=$?
     for group in "$heavy" "$calm"; do

@@ -21,13 +21,13 @@ struct HostileConnectionTests {
                 : "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: \(writer.webSocketAccept)\r\n\r\n"
             for byte in head.utf8 {
                 try writer.writeRaw([byte])
-                try writer.sleep(milliseconds: 25)
+                try writer.sleep(milliseconds: 50)
             }
             writer.abort()
         }
         let url = fixture.handler("/slow-head")
         let run = try await HostileRun.client(url, until: { $0.contains { $0.errorEvent != nil } }) {
-            // Well under the head's 2+ s of trickle, long enough for a loaded machine's server
+            // Well under the head's 3+ s of trickle, long enough for a loaded machine's server
             // thread to have read the request before the deadline.
             $0.connectTimeout = .seconds(1)
             $0.webSocket.heartbeat = .disabled

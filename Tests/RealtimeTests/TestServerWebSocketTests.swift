@@ -197,8 +197,10 @@ struct TestServerWebSocketTests {
 
     @Test func dripsFramesByteByByte() throws {
         defer { server.stop() }
-        let client = try connect("/ws?mode=send&count=1&drip_ms=5")
+        // From before the handshake: the drip starts after it, so a test thread descheduled
+        // between the two cannot see the whole frame arrive "at once".
         let started = ContinuousClock.now
+        let client = try connect("/ws?mode=send&count=1&drip_ms=5")
         #expect(try client.receive() == [.text(Array("message 1".utf8))])
         // 11 bytes with 10 pauses of 5 ms between them.
         #expect(ContinuousClock.now - started >= .milliseconds(45))

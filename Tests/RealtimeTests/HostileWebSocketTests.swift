@@ -54,10 +54,11 @@ struct HostileWebSocketTests {
             try writer.hold()
         }
         // The server never answers the client's close: a client that fails the connection
-        // reports at once, one that waits for the closing handshake only after closeTimeout.
+        // reports at once (milliseconds), one that waits for the closing handshake only after
+        // closeTimeout, set far apart so that a loaded or instrumented run cannot blur the two.
         // Measured from `open` (the bad frame follows the 101 at once): on a loaded machine
         // the connection itself may take seconds.
-        let closeTimeout = Duration.seconds(2)
+        let closeTimeout = Duration.seconds(8)
         let run = try await HostileRun.client(server.wsURL("/bad"), until: { $0.contains { $0.errorEvent != nil } }) {
             $0.webSocket.heartbeat = .disabled
             $0.webSocket.closeTimeout = closeTimeout

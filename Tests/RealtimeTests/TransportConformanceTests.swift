@@ -412,9 +412,10 @@ struct TransportConformanceTests {
         case .unknownCA: return fixture.make(fixture.held(1))  // the system store does not know the test CA
         case .unavailable503: return fixture.make(fixture.refused(503))
         case .unauthorized401: return fixture.make(fixture.authorized("right")) { $0.headers = ["Authorization": "Bearer wrong"] }
-        // Long enough that a loaded loop has written the request (so it counts as delivered)
-        // before the deadline; the silent server never answers either way.
-        case .connectTimeout: return fixture.make(fixture.silent) { $0.connectTimeout = .seconds(2) }
+        // Long enough that a loaded loop (a sanitizer build running every suite) has written
+        // the request, so it counts as delivered, before the deadline; the silent server never
+        // answers either way.
+        case .connectTimeout: return fixture.make(fixture.silent) { $0.connectTimeout = .seconds(6) }
         }
     }
 

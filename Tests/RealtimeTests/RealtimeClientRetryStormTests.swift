@@ -79,7 +79,10 @@ import Testing
         #expect(Array(seen.retryIn.prefix(3)) == [200, 400, 800].map { Duration.milliseconds($0) }, "\(seen.retryIn)")
         #expect(seen.retryIn.allSatisfy { $0 >= BackoffPolicy.minimumDelay })
         // The client really waited them: no tight loop, whatever the machine's speed.
-        #expect(span >= .milliseconds(1300), "failures 1 to 4 are at least 200 + 400 + 800 ms apart (less timer slack)")
+        // 1,400 ms asked for; the span is taken where the consumer sees the events, which a
+        // loaded machine may delay for the first one more than for the last. A client that
+        // did not wait would show a few milliseconds.
+        #expect(span >= .milliseconds(1000), "failures 1 to 4 are 200 + 400 + 800 ms apart (less the consumer's lag)")
         #expect(attempts <= 6, "one attempt per failure (plus the first stream and one in flight)")
     }
 }

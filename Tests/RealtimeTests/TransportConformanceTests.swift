@@ -70,7 +70,9 @@ struct TransportConformanceTests {
         let buffered = transport.events.bufferedCount
         print("Conformance back-pressure (\(kind)): server stopped after \(written / 1024) KiB of \(count * size / 1024) KiB; \(buffered) messages buffered (capacity \(capacity))")
         #expect(written < count * size / 2, "the server was not stopped: \(written) bytes written")
-        #expect(buffered >= capacity && buffered <= capacity + 128)
+        // At least `capacity` events were buffered when reading paused; `opened`, which the
+        // test has taken since, may have been one of them.
+        #expect(buffered >= capacity - 1 && buffered <= capacity + 128)
         var received = 0
         var end: TransportEnd?
         while let event = await iterator.next() {

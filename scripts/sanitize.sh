@@ -82,17 +82,17 @@ if [ "$#" -eq 0 ]; then
     heavy="${HEAVY_SUITES:-FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests}"
     calm="${CALM_SUITES:-FaultBandwidthTests|WebSocketHeartbeatModeTests|SSETransportCompressionTests}"
     status=0
+    # One `swift test` run; the first failing run's status is the script's.
+    run_group() {
+        "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$1" --filter "$2"
+        local group_status=$?
+        [ "$status" -ne 0 ] || status=$group_status
+    }
     for target in RealtimeIOTests RealtimeSSETests RealtimeWebSocketTests RealtimeTests 'RealtimeCoreTests|RealtimeLLMTests'; do
-        "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex|$heavy|$calm" \
-            --filter "^($target)\\."
-        group_status=$?
-        [ "$status" -ne 0 ] || status=$group_status
+        run_group "$skip_regex|$heavy|$calm" "^($target)\\."
     done
-    for group in "$heavy" "$calm"; do
-        "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex" --filter "$group"
-        group_status=$?
-        [ "$status" -ne 0 ] || status=$group_status
-    done
+    run_group "$skip_regex" "$heavy"
+    run_group "$skip_regex" "$calm"
 else
     "$SWIFT" test --skip-build --sanitize="$kind" --scratch-path "$scratch" --skip "$skip_regex" "$@"
     status=$?

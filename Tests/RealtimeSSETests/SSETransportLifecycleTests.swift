@@ -3,6 +3,7 @@ import RealtimeCore
 import RealtimeIO
 @testable import RealtimeSSE
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -117,7 +118,7 @@ struct SSETransportLifecycleTests {
         let buffered = t.events.bufferedCount
         #expect(buffered >= capacity)
         #expect(buffered <= capacity + 600)
-        let rssWhilePaused = residentBytes()
+        let rssWhilePaused = ProcessResources.residentBytes
         var ids: [String] = []
         var end: TransportEnd?
         for await e in t.events {
@@ -228,8 +229,8 @@ struct SSETransportOpenCloseCycleTests {
         for _ in 0..<300 { await cycle() }  // Warm-up: caches, thread pools, allocator.
         server.clearRequests()
         #expect(await eventually { server.statistics.activeConnections == 0 })
-        let fdsBefore = openDescriptorCount()
-        let rssBefore = residentBytes()
+        let fdsBefore = ProcessResources.openDescriptors
+        let rssBefore = ProcessResources.residentBytes
         var rssMiddle = rssBefore
         var fdsMiddle = fdsBefore
         let started = ContinuousClock.now
@@ -237,14 +238,14 @@ struct SSETransportOpenCloseCycleTests {
             await cycle()
             if i % 500 == 0 { server.clearRequests() }
             if i == 5_000 {
-                rssMiddle = residentBytes()
-                fdsMiddle = openDescriptorCount()
+                rssMiddle = ProcessResources.residentBytes
+                fdsMiddle = ProcessResources.openDescriptors
             }
         }
         let elapsed = ContinuousClock.now - started
         #expect(await eventually { server.statistics.activeConnections == 0 })
-        let fdsAfter = openDescriptorCount()
-        let rssAfter = residentBytes()
+        let fdsAfter = ProcessResources.openDescriptors
+        let rssAfter = ProcessResources.residentBytes
         print("SSE open/close ×10000: \(elapsed), RSS \(rssBefore / 1024) → \(rssMiddle / 1024) → \(rssAfter / 1024) KiB, fds \(fdsBefore) → \(fdsMiddle) → \(fdsAfter)")
         // A leak of one descriptor or one connection object per cycle would show as
         // thousands of descriptors / tens of MiB. RSS is process-wide and other suites run

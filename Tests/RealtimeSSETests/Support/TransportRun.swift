@@ -50,28 +50,6 @@ func request(_ url: URL, _ configure: (inout TransportRequest) -> Void = { _ in 
     return r
 }
 
-/// Resident set size in bytes (`/proc/self/statm`, second field × page size).
-func residentBytes() -> Int {
-    let fd = open("/proc/self/statm", O_RDONLY)
-    guard fd >= 0 else { return -1 }
-    defer { close(fd) }
-    var buf = [UInt8](repeating: 0, count: 128)
-    let n = read(fd, &buf, 128)
-    guard n > 0 else { return -1 }
-    let fields = String(decoding: buf[..<n], as: UTF8.self).split(separator: " ")
-    guard fields.count > 1, let pages = Int(fields[1]) else { return -1 }
-    return pages * sysconf(Int32(_SC_PAGESIZE))
-}
-
-/// Open descriptors of this process.
-func openDescriptorCount() -> Int {
-    guard let dir = opendir("/proc/self/fd") else { return -1 }
-    defer { closedir(dir) }
-    var n = 0
-    while readdir(dir) != nil { n += 1 }
-    return n - 3  // ".", ".." and the directory stream itself.
-}
-
 /// A loopback port that refuses connections for the rest of the process: a bound socket that
 /// never listens (see ``ClosedPort``), kept open so no suite running in parallel can take it.
 func unusedPort() -> UInt16 {

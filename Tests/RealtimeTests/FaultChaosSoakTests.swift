@@ -146,10 +146,11 @@ struct FaultChaosSoakTests {
     }
 
     /// A first, short session initialises what a process creates once and keeps (curl's
-    /// global state, Dispatch's timer descriptor, the cooperative pool's threads); the
+    /// global state, Dispatch's timer descriptors, the cooperative pool's threads); the
     /// baselines come after it, so only what a session leaks can show. The rig's own loop
     /// and servers exist throughout; each session has a loop and monitor of its own.
     func warmUp(_ rig: FaultRig) async throws {
+        try await ProcessResources.openDispatchTimerDescriptors()
         let warmUp = try await Session(rig)
         let first = LockedValue(false)
         let reader = Task {

@@ -8,6 +8,22 @@ public enum ProcessResources {
     /// Open file descriptors (entries of /proc/self/fd, less the one used to list them).
     public static var openDescriptors: Int { entries("/proc/self/fd") - 1 }
 
+    /// Arms and waits out one Dispatch timer on each of its clocks (uptime, wall, and the
+    /// monotonic one that `ContinuousClock` sleeps use). Dispatch opens a timer descriptor per
+    /// clock the first time a timer on it is armed and keeps it for the process's life; a
+    /// leak check calls this before taking its baseline, so that a clock first used during
+    /// the measured run (by Swift Testing, Foundation or the test itself) does not count as a
+    /// leak.
+    public static func openDispatchTimerDescriptors() async throws {
+        try await Task.sleep(for: .milliseconds(1))
+        try await Task.sleep(until: .now + .milliseconds(1), clock: .suspending)
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1)) {
+                DispatchQueue.global().asyncAfter(wallDeadline: .now() + .milliseconds(1)) { done.resume() }
+            }
+        }
+    }
+
     /// Threads (entries of /proc/self/task).
     public static var threads: Int { entries("/proc/self/task") }
 

@@ -35,7 +35,7 @@ enum WebSocketFramesFuzz {
         case 0: return value
         case 1: return Int(choice >> 2)  // 0…63: limits crossed all the time
         case 2: return 125 + Int(choice >> 2)
-        default: return 4096
+        default: return choice & 0x80 == 0 ? 4096 : .max  // no limit at all: sums must not overflow
         }
     }
 
@@ -183,17 +183,11 @@ enum WebSocketFramesFuzz {
     static func checkDeflateRoundTrip(_ input: inout FuzzInput, _ config: Config) {
         let level = Int(input.byte() % 10)
         let deflater = try! WebSocketDeflater(windowBits: config.windowBits, noContextTakeover: config.noContextTakeover, level: level)
-        let inflater = try! WebSocketInflater(windowBits: config.windowBits, noContextTakeover: config.noContextTakeover, maxMessageSize: .max / 2)
-        var assembler = WebSocketMessageAssembler(maxMessageSize: .max / 2)
-        var sent = 0
+        let inflater = try! WebSocketInflater(windowBits: config.windowBits, noContextTakeover: config.noContextTakeover, maxMessageSize: .max)
+        var assembler = WebSocketMessageAssembler(maxMessageSize: .max)
         while !input.isAtEnd {
             let fragments = 1 + Int(input.byte() % 4)
             let message = input.field()
-            // Known defect, not fixed yet: with context takeover, an empty message after
-            // another fails in WebSocketDeflater (zlib answers a repeated sync flush with
-            // Z_BUF_ERROR and no bytes), and the transport then stops compressing.
-            if message.isEmpty && sent > 0 && !config.noContextTakeover { continue }
-            sent += 1
             let compressed: [UInt8]
             do throws(RealtimeError) { compressed = try deflater.compress(message) } catch {
                 return require(false, "deflating \(message.count) bytes failed: \(error)")

@@ -66,12 +66,9 @@ extension WebSocketConnection {
         receiver.inflater = try WebSocketInflater(
             windowBits: agreed.serverMaxWindowBits, noContextTakeover: agreed.serverNoContextTakeover,
             maxMessageSize: options.maxMessageSize)
-        if agreed.clientMaxWindowBits >= 9 {
-            // We reset our context when the server asks (§7.1.1.2) or when we said we would.
+        if let c = offer.compressor(for: agreed) {
             deflater = try WebSocketDeflater(
-                windowBits: agreed.clientMaxWindowBits,
-                noContextTakeover: agreed.clientNoContextTakeover || offer.clientNoContextTakeover,
-                level: offer.compressionLevel)
+                windowBits: c.windowBits, noContextTakeover: c.noContextTakeover, level: c.level, memoryLevel: c.memoryLevel)
         }
         receiver.decoder.allowedReservedBits = 0x40
     }

@@ -327,8 +327,8 @@ import RealtimeTestSupport
         }
     }
 
-    /// Client windows are 9–15 (zlib cannot deflate raw data with 8), server windows 8–15,
-    /// levels 0–9.
+    /// Client and compressor windows are 9–15 (zlib cannot deflate raw data with 8), server
+    /// windows 8–15, levels 0–9, memory levels 1–9.
     @Test func deflateOptionsValidation() throws {
         var o = WebSocketDeflateOptions()
         o.clientMaxWindowBits = .bits(8)
@@ -340,6 +340,38 @@ import RealtimeTestSupport
         #expect(o.offer.description == "permessage-deflate; server_max_window_bits=8; client_max_window_bits=9")
         o.compressionLevel = 10
         #expect(throws: RealtimeError.self) { try o.validate() }
+        o.compressionLevel = 6
+        for bits in [8, 16] {
+            o.compressionWindowBits = bits
+            #expect(throws: RealtimeError.self) { try o.validate() }
+        }
+        o.compressionWindowBits = 9
+        for level in [0, 10] {
+            o.compressionMemoryLevel = level
+            #expect(throws: RealtimeError.self) { try o.validate() }
+        }
+        o.compressionMemoryLevel = 1
+        try o.validate()
+        // Local choices: never part of the offer.
+        #expect(o.offer.description == "permessage-deflate; server_max_window_bits=8; client_max_window_bits=9")
+    }
+
+    /// Our compressor takes our window unless the agreed one is smaller, our memory level,
+    /// and resets when either side said so; an agreed 8-bit window means no compression.
+    @Test func compressorFollowsTheAgreementAndOurLimits() {
+        let o = WebSocketDeflateOptions()
+        var agreed = WebSocketDeflateParameters()
+        #expect(o.compressor(for: agreed) == .init(windowBits: 13, memoryLevel: 4, level: 6, noContextTakeover: false))
+        agreed.clientMaxWindowBits = 10
+        agreed.clientNoContextTakeover = true
+        #expect(o.compressor(for: agreed) == .init(windowBits: 10, memoryLevel: 4, level: 6, noContextTakeover: true))
+        agreed.clientMaxWindowBits = 8
+        #expect(o.compressor(for: agreed) == nil)
+        var mine = WebSocketDeflateOptions()
+        mine.compressionWindowBits = 15
+        mine.compressionMemoryLevel = 8
+        mine.clientNoContextTakeover = true
+        #expect(mine.compressor(for: WebSocketDeflateParameters()) == .init(windowBits: 15, memoryLevel: 8, level: 6, noContextTakeover: true))
     }
 
     @Test func deflateAcceptedInHandshakeSetsRSV1() throws {

@@ -25,19 +25,35 @@ import Testing
         #expect(hb.tick(now: at(200)) == .none, "nothing after death")
     }
 
-    @Test func pongRestartsTheCount() {
+    /// The answer restarts the count but not the interval: the next ping goes out one
+    /// interval after the previous one, so an idle connection's timer fires once per ping.
+    @Test func pongRestartsTheCountAndKeepsTheSchedule() {
         var hb = HeartbeatStateMachine<Instant>(policy: .ping(every: .seconds(10), missedLimit: 1))
         hb.start(now: at(0))
         #expect(hb.tick(now: at(10)) == .sendPing(.ping([])))
         hb.pongReceived(now: at(15))
         #expect(hb.unansweredPings == 0)
-        #expect(hb.nextDeadline == at(25))
-        #expect(hb.tick(now: at(20)) == .none)
-        #expect(hb.tick(now: at(25)) == .sendPing(.ping([])))
-        guard case .declareDead = hb.tick(now: at(35)) else {
+        #expect(hb.nextDeadline == at(20))
+        #expect(hb.tick(now: at(19)) == .none)
+        #expect(hb.tick(now: at(20)) == .sendPing(.ping([])))
+        guard case .declareDead = hb.tick(now: at(30)) else {
             Issue.record("expected declareDead")
             return
         }
+    }
+
+    /// Only the first traffic after a ping keeps its schedule; later traffic is ordinary
+    /// silence-breaking and moves the next ping to one interval after it.
+    @Test func trafficAfterTheAnswerMovesTheNextPing() {
+        var hb = HeartbeatStateMachine<Instant>(policy: .ping(every: .seconds(10), missedLimit: 2))
+        hb.start(now: at(0))
+        #expect(hb.tick(now: at(10)) == .sendPing(.ping([])))
+        hb.messageReceived(now: at(11))
+        #expect(hb.nextDeadline == at(20))
+        hb.messageReceived(now: at(13))
+        #expect(hb.nextDeadline == at(23))
+        #expect(hb.tick(now: at(20)) == .none)
+        #expect(hb.tick(now: at(23)) == .sendPing(.ping([])))
     }
 
     @Test func anyTrafficCountsAsLiveness() {

@@ -394,8 +394,15 @@ import Testing
         _ = m.bytesReceived(now: Self.at(7))
         #expect(m.timerFired(.heartbeat, now: Self.at(10)) == .rearm(Self.at(17)))
         #expect(m.timerFired(.heartbeat, now: Self.at(17)) == .sendHeartbeat(.ping([]), next: Self.at(27)))
+        // The read that answers the ping (its bytes, then its pong frame) keeps the schedule:
+        // the next ping goes out 10 s after the last one, one timer firing per ping.
+        _ = m.bytesReceived(now: Self.at(18))
         m.pongReceived(now: Self.at(18))
-        #expect(m.timerFired(.heartbeat, now: Self.at(27)) == .rearm(Self.at(28)))
+        #expect(m.timerFired(.heartbeat, now: Self.at(27)) == .sendHeartbeat(.ping([]), next: Self.at(37)))
+        // Traffic after that read postpones it again.
+        _ = m.bytesReceived(now: Self.at(28))
+        _ = m.bytesReceived(now: Self.at(30))
+        #expect(m.timerFired(.heartbeat, now: Self.at(37)) == .rearm(Self.at(40)))
     }
 
     /// Fixed interval: pings go out on schedule although the server talks all the time.

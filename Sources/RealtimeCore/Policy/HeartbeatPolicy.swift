@@ -4,9 +4,12 @@
 /// Any inbound traffic (a message, a pong, a ping from the server) proves the peer alive and
 /// restarts the count of unanswered pings. With interval `I` and limit `N`:
 /// - ``Mode/whenIdle`` (default): a ping goes out after `I` of inbound silence, another
-///   every `I` while unanswered; the connection is declared dead exactly `I × (N + 1)` after
-///   the last inbound byte (defaults: pings at 30 s and 60 s of silence, dead at 90 s). A
-///   server that talks more often than every `I` never receives a ping.
+///   every `I` while unanswered; the connection is declared dead `I × (N + 1)` after the
+///   last inbound byte (defaults: pings at 30 s and 60 s of silence, dead at 90 s). A
+///   server that talks more often than every `I` never receives a ping. The answer to a
+///   ping (the first traffic after it) does not restart the interval: the next ping goes out
+///   `I` after the previous one, so when that answer is the last byte the peer sent, it is
+///   declared dead `I × (N + 1)` less that ping's round trip after it.
 /// - ``Mode/fixedInterval``: a ping goes out every `I` from the open, whatever the inbound
 ///   traffic (for servers and proxies that drop clients that never send). The connection is
 ///   declared dead at the `(N + 1)`-th tick after the last inbound byte: between `I × N` and

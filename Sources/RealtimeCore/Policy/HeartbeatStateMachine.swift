@@ -35,6 +35,8 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
 
     package let policy: HeartbeatPolicy
     private var state: State = .idle
+    /// When the read that answered the latest ping arrived (see `heard(now:)`).
+    private var answeredAt: Instant?
 
     package init(policy: HeartbeatPolicy) {
         self.policy = policy
@@ -115,14 +117,20 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
         }
     }
 
-    /// The peer is alive: the count restarts; with ``HeartbeatPolicy/Mode/whenIdle`` the
-    /// next ping moves to one interval from now, with ``HeartbeatPolicy/Mode/fixedInterval``
-    /// it stays on its schedule.
+    /// The peer is alive: the count restarts. With ``HeartbeatPolicy/Mode/whenIdle`` the
+    /// next ping moves to one interval from now, except for the first read after a ping (it
+    /// carries the answer, as a rule; its bytes and its frames are reported at the same
+    /// `now`): that read keeps the schedule the ping set, one interval after it went out.
+    /// Moving it by the round trip would make the timer of every idle connection fire twice
+    /// per heartbeat: at the old deadline, only to find it moved, and again a round trip
+    /// later. With ``HeartbeatPolicy/Mode/fixedInterval`` the schedule never moves.
     private mutating func heard(now: Instant) {
-        guard let interval = policy.interval, case .running(let at, _) = state else { return }
+        guard let interval = policy.interval, case .running(let at, let unanswered) = state else { return }
+        let answering = unanswered > 0 || answeredAt == now
+        if answering { answeredAt = now }
         switch policy.mode {
-        case .whenIdle: state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
-        case .fixedInterval: state = .running(nextPingAt: at, unanswered: 0)
+        case .whenIdle where !answering: state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
+        case .whenIdle, .fixedInterval: state = .running(nextPingAt: at, unanswered: 0)
         }
     }
 }

@@ -78,6 +78,30 @@ import RealtimeIO
         }
     }
 
+    /// A transport released during its closing handshake (an application that closed and
+    /// let go) takes its timers with it: the close timer does not stay in the loop's heap,
+    /// waking it once it falls due, long after the connection is gone.
+    @Test func releasedWhileClosingLeavesNoTimerBehind() async throws {
+        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 20) }
+        let loop = EventLoop(name: "t-ws-release")
+        defer { loop.shutdown() }
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            options.closeTimeout = .seconds(30)
+            var transport: WebSocketTransport? = WebSocketTransport(
+                request: TransportRequest(url: server.url), options: options, eventLoop: loop)
+            let events = transport!.events
+            transport!.start()
+            for await event in events { if case .opened = event { break } }
+            transport!.close()
+            #expect(await loop.submit { loop.pendingTimerCount } == 1, "the close timer bounds the handshake")
+            transport = nil
+            // Whatever the release queued on the loop runs before a task queued after it.
+            await loop.submit {}
+            #expect(await loop.submit { loop.pendingTimerCount } == 0, "no timer left once the connection is gone")
+        }
+    }
+
     @Test func peerVanishingWhileWeWriteIsAnErrorNotSIGPIPE() async throws {
         let server = try ScriptedServer { fd in
             // Wait until the client is writing, then vanish with RST.

@@ -36,6 +36,12 @@ HEAVY_SUITES ?= FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTes
 # otherwise quiet machine.
 CALM_SUITES ?= FaultBandwidthTests|WebSocketHeartbeatModeTests|SSETransportCompressionTests
 
+# Test targets of pure computation (parsers, codecs, state machines and their thousands of
+# seeded random sequences): a run of their own before the socket tests. Run with them, their
+# seconds-long CPU-bound loops filled both cores for the first 15-30 s, and loopback tests
+# waiting on their own consumers met their idle timeouts and deadlines.
+UNIT_TARGETS ?= RealtimeCoreTests|RealtimeLLMTests
+
 # The Autobahn step of `make test`: 1 runs the fuzzing server against `rtcat autobahn`
 # and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 test`
 # overrides it for one run.
@@ -63,7 +69,8 @@ test: deps
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory api-check
 	@$(MAKE) --no-print-directory docs
-	$(SWIFT) test --skip-build --skip '$(HEAVY_SUITES)|$(CALM_SUITES)'
+	$(SWIFT) test --skip-build --filter '^($(UNIT_TARGETS))\.'
+	$(SWIFT) test --skip-build --skip '^($(UNIT_TARGETS))\.|$(HEAVY_SUITES)|$(CALM_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(HEAVY_SUITES)'
 	$(SWIFT) test --skip-build --filter '$(CALM_SUITES)'
 	@$(MAKE) --no-print-directory fuzz-ci

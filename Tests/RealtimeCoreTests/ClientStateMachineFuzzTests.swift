@@ -8,8 +8,9 @@ import Testing
 /// The second run favours the outbox: long-lived connections, sends and the transport's
 /// answers, so that queued messages go out (and are refused) often.
 @Suite(.timeLimit(.minutes(2))) struct ClientStateMachineFuzzTests {
-    @Test(arguments: [false, true]) func randomSequencesKeepEveryInvariant(outboxFocus: Bool) {
+    @Test(arguments: [false, true]) func randomSequencesKeepEveryInvariant(outboxFocus: Bool) async {
         for seed in 1...3000 as ClosedRange<UInt64> {
+            await yieldToOtherTests(every: 50, seed)
             var run = FuzzRun(seed: seed, outboxFocus: outboxFocus)
             for _ in 0..<150 {
                 run.step()

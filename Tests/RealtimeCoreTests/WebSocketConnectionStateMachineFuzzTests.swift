@@ -21,9 +21,10 @@ import Testing
     typealias Instant = ManualClock.Instant
     typealias Machine = WebSocketConnectionStateMachine<Instant>
 
-    @Test func randomEventSequencesKeepTheInvariants() {
+    @Test func randomEventSequencesKeepTheInvariants() async {
         var rng = SeededGenerator(seed: 0x5EED_0F_50C4E7)
         for sequence in 0..<3000 {
+            await yieldToOtherTests(every: 50, sequence)
             var driver = ModelDriver(heartbeat: Self.randomHeartbeat(&rng), idle: Bool.random(using: &rng) ? .seconds(4) : nil)
             let steps = Int.random(in: 1...80, using: &rng)
             for step in 0..<steps {

@@ -44,6 +44,19 @@ enum ProcessProbe {
         return box.withLock { $0 }
     }
 
+    /// How many descriptors the shared loop watches, read on its thread.
+    static func loopRegistrations() -> Int {
+        let done = DispatchSemaphore(value: 0)
+        let box = LockedValue(0)
+        EventLoop.shared.execute {
+            let n = EventLoop.shared.registrationCount
+            box.withLock { $0 = n }
+            done.signal()
+        }
+        done.wait()
+        return box.withLock { $0 }
+    }
+
     /// Bytes the heap has handed out and not taken back (glibc's `mallinfo2`, every arena):
     /// memory in use, without the pages that fragmentation or untouched allocations make RSS
     /// differ by.

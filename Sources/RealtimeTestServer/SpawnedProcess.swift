@@ -116,19 +116,40 @@ package final class SpawnedProcess: Sendable {
     /// them only as it goes); stops early when the child closes its end.
     private static func feed(_ bytes: [UInt8], to handle: FileHandle) {
         Thread {
-            var offset = 0
-            while offset < bytes.count {
-                let n = bytes[offset...].withUnsafeBytes { write(handle.fileDescriptor, $0.baseAddress, $0.count) }
-                if n > 0 {
-                    offset += n
-                } else if n < 0 && errno == EINTR {
-                    continue
-                } else {
-                    break
-                }
-            }
+            _ = bytes.withUnsafeBytes { writeAll($0, to: handle.fileDescriptor) }
             try? handle.close()
         }.start()
+    }
+
+    /// Writes all of `bytes` to a pipe (a child's standard input), retrying after EINTR; false
+    /// when the child closed its end first. Such a write raises SIGPIPE, whose default action
+    /// ends the whole process (a child that exits before reading, like `openssl s_client`
+    /// refusing a certificate, killed a test run): the signal is blocked on this thread for
+    /// the write, and the one the write raised is taken before the thread's mask is restored.
+    @discardableResult
+    package static func writeAll(_ bytes: UnsafeRawBufferPointer, to fd: Int32) -> Bool {
+        var pipeSignal = sigset_t()
+        sigemptyset(&pipeSignal)
+        sigaddset(&pipeSignal, SIGPIPE)
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &pipeSignal, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        var offset = 0
+        while offset < bytes.count {
+            let n = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+            if n > 0 {
+                offset += n
+            } else if n < 0 && errno == EINTR {
+                continue
+            } else {
+                if n < 0 && errno == EPIPE {
+                    var now = timespec()
+                    _ = sigtimedwait(&pipeSignal, nil, &now)
+                }
+                return false
+            }
+        }
+        return true
     }
 
     /// `waitpid` until the child ends (retried after EINTR).

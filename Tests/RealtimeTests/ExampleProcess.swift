@@ -55,8 +55,10 @@ final class ExampleProcess: Sendable {
         String(decoding: errorOutput.withLock { $0 }, as: UTF8.self)
     }
 
+    /// Writes to the example's standard input; nothing happens once it has exited (no SIGPIPE).
     func write(_ text: String) {
-        try? process.standardInput?.write(contentsOf: Data(text.utf8))
+        guard let fd = process.standardInput?.fileDescriptor else { return }
+        Array(text.utf8).withUnsafeBytes { _ = SpawnedProcess.writeAll($0, to: fd) }
     }
 
     func closeInput() {

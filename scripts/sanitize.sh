@@ -75,12 +75,13 @@ say "skipping ${#skips[@]} time- or memory-bound tests: $skip_regex"
 
 if [ "$#" -eq 0 ]; then
     # The whole suite, one test target at a time, then the heavy suites and the calm ones
-    # (HEAVY_SUITES and CALM_SUITES in the Makefile) as `make test` runs them. Instrumented
+    # (UNIT_TARGETS, HEAVY_SUITES and CALM_SUITES in the Makefile) as `make test` runs them. Instrumented
     # code is several times slower: all targets at once keep both threads of the cooperative
     # pool busy for a minute (the pure targets' codecs, parsers and state machines most),
     # while the socket suites wait on wall-clock bounds (idle timeouts, time limits).
     heavy="${HEAVY_SUITES:-FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests}"
     calm="${CALM_SUITES:-FaultBandwidthTests|WebSocketHeartbeatModeTests|SSETransportCompressionTests}"
+    units="${UNIT_TARGETS:-RealtimeCoreTests|RealtimeLLMTests}"
     status=0
     # One `swift test` run; the first failing run's status is the script's.
     run_group() {
@@ -88,7 +89,7 @@ if [ "$#" -eq 0 ]; then
         local group_status=$?
         [ "$status" -ne 0 ] || status=$group_status
     }
-    for target in RealtimeIOTests RealtimeSSETests RealtimeWebSocketTests RealtimeTests 'RealtimeCoreTests|RealtimeLLMTests'; do
+    for target in RealtimeIOTests RealtimeSSETests RealtimeWebSocketTests RealtimeTests "$units"; do
         run_group "$skip_regex|$heavy|$calm" "^($target)\\."
     done
     run_group "$skip_regex" "$heavy"

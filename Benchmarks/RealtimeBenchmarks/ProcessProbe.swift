@@ -32,29 +32,22 @@ enum ProcessProbe {
     }
 
     /// The shared loop's counters, read on its thread.
-    static func loopStatistics() -> EventLoop.Statistics {
-        let done = DispatchSemaphore(value: 0)
-        let box = LockedValue(EventLoop.Statistics())
-        EventLoop.shared.execute {
-            let s = EventLoop.shared.statistics
-            box.withLock { $0 = s }
-            done.signal()
-        }
-        done.wait()
-        return box.withLock { $0 }
-    }
+    static func loopStatistics() -> EventLoop.Statistics { onLoop { EventLoop.shared.statistics } }
 
     /// How many descriptors the shared loop watches, read on its thread.
-    static func loopRegistrations() -> Int {
+    static func loopRegistrations() -> Int { onLoop { EventLoop.shared.registrationCount } }
+
+    /// `read` run on the shared loop's thread, waited for.
+    private static func onLoop<T: Sendable>(_ read: @escaping @Sendable () -> T) -> T {
         let done = DispatchSemaphore(value: 0)
-        let box = LockedValue(0)
+        let box = LockedValue<T?>(nil)
         EventLoop.shared.execute {
-            let n = EventLoop.shared.registrationCount
-            box.withLock { $0 = n }
+            let value = read()
+            box.withLock { $0 = value }
             done.signal()
         }
         done.wait()
-        return box.withLock { $0 }
+        return box.withLock { $0! }
     }
 
     /// Bytes the heap has handed out and not taken back (glibc's `mallinfo2`, every arena):

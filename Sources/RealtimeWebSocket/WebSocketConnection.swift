@@ -78,11 +78,7 @@ final class WebSocketConnection: ByteStreamDelegate {
         // stay in the loop's heap, and wake it when they fall due, long after we are gone.
         if !timers.isEmpty {
             let loop = eventLoop, handles = Array(timers.values)
-            if loop.inEventLoop {
-                for handle in handles { loop.cancel(handle) }
-            } else {
-                loop.execute { for handle in handles { loop.cancel(handle) } }
-            }
+            loop.execute { for handle in handles { loop.cancel(handle) } }
         }
         // The transport was dropped without `close()`: the socket goes with us (the stream
         // releases it on the loop), and a consumer still iterating must not wait forever.

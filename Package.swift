@@ -2,7 +2,8 @@
 import PackageDescription
 
 // Linux-only system libraries and the epoll/netlink code are conditioned so that
-// RealtimeCore keeps compiling on any platform (see ../shared/DESIGN.md, Portability).
+// RealtimeCore keeps compiling on any platform (it links no C target and touches no file
+// descriptor), so an Apple backend can sit beside the Linux one.
 let linux = TargetDependencyCondition.when(platforms: [Platform.linux])
 
 let swiftSettings: [SwiftSetting] = [

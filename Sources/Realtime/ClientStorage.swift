@@ -75,8 +75,6 @@ final class ClientStorage: Sendable {
         var timer: (token: UInt64, task: Task<Void, Never>)?
         /// Preparation tasks in flight (attempt preparation, cursor loading), by id.
         var work: [UInt64: Task<Void, Never>] = [:]
-        /// Tasks that finished before they were registered.
-        var finishedWork: Set<UInt64> = []
         var nextWork: UInt64 = 0
         var observation: (monitor: any NetworkMonitor, observation: NetworkObservation)?
         /// The state last published, its version, and the iterators waiting for a newer one.

@@ -92,22 +92,17 @@ extension RealtimeClient {
     /// Runs preparation work (an attempt's headers and transport, the cursor load) in a task
     /// that ``close()`` cancels.
     private func startWork(_ body: @escaping @Sendable (RealtimeClient) async -> Void) {
-        let id: UInt64 = storage.state.withLock { s in
+        // The task is created and registered under the lock its own ending takes, so it can
+        // never end before it is registered; after ``close()`` nothing starts.
+        storage.state.withLock { s in
+            guard !s.machine.isTerminal else { return }
             s.nextWork &+= 1
-            return s.nextWork
-        }
-        let task = Task { [self] in
-            await body(self)
-            storage.state.withLock { s in
-                if s.work.removeValue(forKey: id) == nil { s.finishedWork.insert(id) }
+            let id = s.nextWork
+            s.work[id] = Task { [self] in
+                await body(self)
+                storage.state.withLock { s in _ = s.work.removeValue(forKey: id) }
             }
         }
-        let keep: Bool = storage.state.withLock { s in
-            if s.finishedWork.remove(id) != nil || s.machine.isTerminal { return false }
-            s.work[id] = task
-            return true
-        }
-        if !keep { task.cancel() }
     }
 
     /// Books the next reconnect's slot in the shared retry budget.

@@ -20,14 +20,4 @@ extension RealtimeClient {
         m["transport"] = transportKind.description
         handler.log(level: level, message: message(), metadata: m)
     }
-
-    /// Metadata describing an error (its description is secret-free by construction).
-    func metadata(_ error: RealtimeError?, attempt: Int) -> [String: String] {
-        var m = ["attempt": "\(attempt)"]
-        if let error {
-            m["error"] = error.description
-            m["class"] = error.failureClass.description
-        }
-        return m
-    }
 }

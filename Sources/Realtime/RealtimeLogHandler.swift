@@ -13,6 +13,10 @@
 /// }
 /// ```
 public protocol RealtimeLogHandler: Sendable {
-    /// Called synchronously from the client's reconnect task; keep it quick.
+    /// Called synchronously, on whichever thread is driving the client at that moment: the
+    /// consumer's task, a reconnect timer's task, or the I/O event loop's thread, which serves
+    /// every connection of the process. A handler that blocks (file or network I/O, a lock held
+    /// elsewhere) stalls all of them while it runs: keep it to formatting and handing the record
+    /// to a queue of your own.
     func log(level: RealtimeLogLevel, message: String, metadata: [String: String])
 }

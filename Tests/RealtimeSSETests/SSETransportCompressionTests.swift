@@ -2,6 +2,7 @@
 import RealtimeCore
 import RealtimeIO
 import RealtimeSSE
+import RealtimeTestSupport
 import RealtimeTestServer
 import Testing
 #if canImport(FoundationEssentials)
@@ -73,7 +74,7 @@ struct SSETransportCompressionTests {
             $0.eventBufferCapacity = capacity
         })
         t.start()
-        #expect(await eventually(timeout: .seconds(20)) { t.events.bufferedCount >= capacity })
+        #expect(await eventually(within: .seconds(20)) { t.events.bufferedCount >= capacity })
         try await Task.sleep(for: .milliseconds(2000))
         // At most one decoded write (16 KiB ≈ 140 events of ~117 bytes) beyond capacity.
         #expect(t.events.bufferedCount <= capacity + 600)

@@ -2,6 +2,7 @@
 import Glibc
 import RealtimeCore
 import RealtimeSSE
+import RealtimeTestSupport
 import RealtimeTestServer
 import Testing
 import Foundation

@@ -113,7 +113,7 @@ struct SSETransportLifecycleTests {
         // serves), then stays paused for longer than the idle timeout, which must not fire
         // while paused. The producer must stop near capacity: at most one receive buffer
         // (64 KiB ≈ 560 events of ~117 bytes) beyond it.
-        #expect(await eventually(timeout: .seconds(20)) { t.events.bufferedCount >= capacity })
+        #expect(await eventually(within: .seconds(20)) { t.events.bufferedCount >= capacity })
         try await Task.sleep(for: .milliseconds(2000))
         let buffered = t.events.bufferedCount
         #expect(buffered >= capacity)
@@ -151,7 +151,7 @@ struct SSETransportLifecycleTests {
         })
         defer { t.close() }
         t.start()
-        #expect(await eventually(timeout: .seconds(20)) { t.events.bufferedCount >= 11 })  // opened + 10
+        #expect(await eventually(within: .seconds(20)) { t.events.bufferedCount >= 11 })  // opened + 10
         // Behind for longer than the idle timeout: nothing may end the stream meanwhile.
         try await Task.sleep(for: idle * 3)
         var events = t.events.makeAsyncIterator()

@@ -2,7 +2,7 @@ import Foundation
 import Realtime
 import Testing
 
-/// Every row of the failure-class table (DESIGN.md), through the whole client and its
+/// Every row of the failure-class table (the Errors article), through the whole client and its
 /// state machine, with scripted transports.
 @Suite(.timeLimit(.minutes(1))) struct RealtimeClientFailureTableTests {
     static let retried: [RealtimeError] = [

@@ -46,14 +46,4 @@ package final class LockedValue<Value>: @unchecked Sendable {
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)
     }
-
-    /// Like ``withLock(_:)`` but returns nil at once when another thread holds the lock.
-    @inlinable
-    package func withLockIfAvailable<Result, Failure: Error>(
-        _ body: (inout Value) throws(Failure) -> Result
-    ) throws(Failure) -> Result? {
-        guard pthread_mutex_trylock(mutex) == 0 else { return nil }
-        defer { pthread_mutex_unlock(mutex) }
-        return try body(&value)
-    }
 }

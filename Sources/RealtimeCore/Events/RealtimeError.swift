@@ -139,7 +139,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let openTimeout = Code(.openTimeout)
     }
 
-    /// What kind of failure this is; the reconnect policy decides by class (DESIGN.md table).
+    /// What kind of failure this is; the reconnect policy decides by class (the table in the Errors article).
     public struct FailureClass: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable {
             case network, unreachable, dns, timeout, tls, http, content, `protocol`, limit,

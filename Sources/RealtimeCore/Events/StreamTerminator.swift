@@ -7,7 +7,10 @@
 /// events after what came before the terminator. A finite stream that ends cleanly without
 /// its terminator is reported as an error with code ``RealtimeError/Code/truncated``.
 ///
-/// The predicate runs on the connection's I/O thread for every message: keep it quick.
+/// The predicate runs for every message on the event loop's I/O thread, which serves every
+/// connection of the process: it must not block, wait on a lock or do I/O, or every
+/// connection stalls while it runs. ``data(_:)`` and ``eventType(_:)`` compare a length or a
+/// type before any text is built.
 public struct StreamTerminator: Sendable {
     let predicate: @Sendable (Message) -> Bool
 

@@ -1,4 +1,4 @@
-/// When to connect again, by failure class (the table in DESIGN.md), the same for SSE and
+/// When to connect again, by failure class (the table in the Errors article), the same for SSE and
 /// WebSocket. A pure function of the attempt's ``TransportEnd``, a `ReconnectContext` and
 /// the `Backoff` state: no clock, no I/O.
 ///

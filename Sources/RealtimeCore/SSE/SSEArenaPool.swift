@@ -15,9 +15,12 @@ package final class SSEArenaPool: Sendable {
 
     /// The process-wide pool: 32 KiB blocks, at most 32 idle (1 MiB).
     ///
-    /// Why 32 KiB: a connection keeps its current block between batches (so small batches share
-    /// one), which an idle connection holds until the block fills: 32 KiB each at most, so a
-    /// thousand quiet streams pin no more than 32 MiB. Bigger event data gets a block of its own.
+    /// Why 32 KiB: the SSE connections of one event loop fill one current block together
+    /// (`SSEArenaCursor` in the SSE module), which stays pinned until it is full and its events
+    /// are released, so a quiet loop holds one block, whatever its number of streams. A block
+    /// much larger would waste that memory per loop and per consumer that holds on to one
+    /// event; much smaller would cost a pool round trip every few events. Bigger event data gets
+    /// a block of its own.
     package static let shared = SSEArenaPool(blockSize: 32 * 1024, maxIdle: 32)
 
     package init(blockSize: Int, maxIdle: Int) {

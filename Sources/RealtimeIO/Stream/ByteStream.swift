@@ -1,7 +1,8 @@
 import RealtimeCore
 
 /// A connected, ordered, reliable byte stream (TCP, optionally wrapped in TLS): the only way
-/// transports reach the network (DESIGN.md, "Portability").
+/// transports reach the network, so that the codecs and state machines above it never see
+/// a file descriptor.
 ///
 /// The interface is small on purpose so that a Network.framework (`NWConnection`) backend
 /// can sit beside the Linux epoll one. Threading: a stream belongs to one event loop; every

@@ -60,16 +60,4 @@ func unusedPort() -> UInt16 {
 
 private let refusingPorts = LockedValue<[ClosedPort]>([])
 
-/// Polls `condition` every few milliseconds for at most `timeout` (for effects that
-/// happen on other threads with no event to await, such as a server noticing a close).
-/// The default is generous because a sanitizer build running every suite in parallel can
-/// take several seconds for what takes milliseconds alone; the suites' time limits bound it.
-func eventually(timeout: Duration = .seconds(30), _ condition: () -> Bool) async -> Bool {
-    let deadline = ContinuousClock.now + timeout
-    while ContinuousClock.now < deadline {
-        if condition() { return true }
-        try? await Task.sleep(for: .milliseconds(5))
-    }
-    return condition()
-}
 #endif

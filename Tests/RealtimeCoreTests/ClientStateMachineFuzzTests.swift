@@ -143,6 +143,7 @@ struct FuzzRun {
         if !outboxFocus || chance(8) {
             options.append(("suspend", { r in r.suspended = r.suspended || !r.h.machine.isTerminal; r.h.suspend() }))
             options.append(("resume", { r in r.suspended = false; r.h.resume() }))
+            options.append(("restart", { $0.h.restart() }))
             if configuration.monitorsNetwork { options.append(("network", { r in r.network() })) }
         }
         sendOptions(&options)

@@ -18,6 +18,8 @@ struct ConnectOptions {
     var maxRetries: Int?
     var backoffInitial: Duration?
     var backoffMax: Duration?
+    /// Connected this long resets the retry count and the delays; 0: every open resets them.
+    var resetAfter: Duration?
     /// 0 disables the idle timeout.
     var idleTimeout: Duration?
     var connectTimeout: Duration?
@@ -35,6 +37,8 @@ struct ConnectOptions {
     var maxEventSize: Int?
     /// Invalid UTF-8 is an error instead of U+FFFD.
     var strictUTF8 = false
+    /// Print SSE comments as `{"kind": "comment", …}` lines.
+    var comments = false
     /// A clean end of stream is final (no reconnect); failures are still retried.
     var finite = false
     /// One attempt only.
@@ -64,11 +68,13 @@ struct ConnectOptions {
               --max-retries N       give up after N failed retries in a row (default: never)
               --backoff-initial S   first reconnect delay (1; at least 0.1)
               --backoff-max S       longest reconnect delay, also for server hints (30)
+              --reset-after S       connected S seconds = healthy: the retry count and delays start
+                                    over (10; 0 = on every open, as SocketRocket managers do)
               --finite              a clean end of stream is the end (no reconnect)
               --no-reconnect        one connection attempt only
               --no-reachability     do not watch the network (by default no attempt is made while
                                     no interface is usable, and the return reconnects at once)
-              --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
+              --idle-timeout S      no byte for S seconds = dead connection (300; 0 = off)
               --connect-timeout S   DNS + TCP + TLS + response head (10)
               --cacert FILE         trust only the CAs in this PEM file
               --cert FILE --key FILE  client certificate and key (PEM)
@@ -79,6 +85,8 @@ struct ConnectOptions {
             SSE (http://, https://):
               --max-event-size N    largest event in bytes; a line may be as long (16777216)
               --strict-utf8         invalid UTF-8 is an error (default: replaced with U+FFFD)
+              --comments            print comments (`: text` lines, often heartbeats) as
+                                    {"kind": "comment", "text": …}
             WebSocket (ws://, wss://):
               --send                send each line of stdin as a text message (lines read while not
                                     connected go out, in order, on the next connection); EOF closes
@@ -186,6 +194,7 @@ struct ConnectOptions {
         case "--max-retries": maxRetries = try cursor.integer(minimum: 0)
         case "--backoff-initial": backoffInitial = try cursor.seconds(atLeast: BackoffPolicy.minimumDelay)
         case "--backoff-max": backoffMax = try cursor.seconds(atLeast: BackoffPolicy.minimumDelay)
+        case "--reset-after": resetAfter = try cursor.seconds(allowZero: true)
         case "--idle-timeout": idleTimeout = try cursor.seconds(allowZero: true)
         case "--connect-timeout": connectTimeout = try cursor.seconds(allowZero: false)
         case "--finite":
@@ -232,6 +241,9 @@ struct ConnectOptions {
         case "--strict-utf8":
             try cursor.flag()
             strictUTF8 = true
+        case "--comments":
+            try cursor.flag()
+            comments = true
         default:
             return false
         }
@@ -281,7 +293,9 @@ struct ConnectOptions {
             if body != nil { throw UsageError("-d needs an http:// or https:// URL (WebSocket has no request body)") }
             if let method, method.uppercased() != "GET" { throw UsageError("-X \(method): a WebSocket handshake is always GET") }
             if lastEventID != nil { throw UsageError("--last-event-id needs an http:// or https:// URL") }
-            if maxEventSize != nil || strictUTF8 { throw UsageError("--max-event-size and --strict-utf8 need an http:// or https:// URL") }
+            if maxEventSize != nil || strictUTF8 || comments {
+                throw UsageError("--max-event-size, --strict-utf8 and --comments need an http:// or https:// URL")
+            }
         }
         if (certFile == nil) != (keyFile == nil) { throw UsageError("--cert and --key go together") }
         if let backoffInitial, let backoffMax, backoffMax < backoffInitial {
@@ -303,10 +317,12 @@ struct ConnectOptions {
         if repeatRequest { c.requestIsRepeatable = true }
         if let maxEventSize { c.sse.limits = SSEParser.Limits(maxEventSize: maxEventSize) }
         c.sse.strictUTF8 = strictUTF8
+        c.sse.reportsComments = comments
 
         let initial = backoffInitial ?? BackoffPolicy.default.initial
         let maximum = backoffMax ?? max(BackoffPolicy.default.maximum, initial)
-        c.backoff = BackoffPolicy(initial: initial, maximum: maximum)
+        c.backoff = BackoffPolicy(
+            initial: initial, maximum: maximum, resetAfter: resetAfter ?? BackoffPolicy.default.resetAfter)
         c.reconnect = ReconnectPolicy(
             maxAttempts: maxRetries.map { $0 + 1 }, reconnectsAfterCleanEnd: !finite, isEnabled: !noReconnect)
         if let pingInterval {

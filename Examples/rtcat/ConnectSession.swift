@@ -43,7 +43,9 @@ struct ConnectSession {
             return Outcome(status: Subcommand.failure)
         }
         let sender = outgoing.map { messages in Task { await send(messages, client, gate) } }
+        let hangup = RestartSignal.install { client.restart() }
         var outcome = await printEvents(client, gate)
+        hangup.cancel()
         client.close()
         sender?.cancel()
         if outcome.gaveUp && !(count.map { outcome.events >= $0 } ?? false) { outcome.status = Subcommand.failure }
@@ -106,7 +108,7 @@ struct ConnectSession {
                 continue
             }
             guard outcome.record(event, closedByUs: gate.closedByUs) else { continue }
-            writer.write(ConnectEventFormat.fields(event))
+            writer.write(ConnectEventFormat.fields(event, reconnectionTime: client.reconnectionTime))
             // A line is visible as soon as it happened (rtcat is watched live, or piped to jq).
             writer.flush()
             if !writer.ok { break }  // the reader went away
@@ -126,11 +128,12 @@ extension ConnectSession.Outcome {
     mutating func record(_ event: ClientEvent, closedByUs: Bool) -> Bool {
         switch event {
         case .open: opens += 1
-        case .event: events += 1
+        case .event(let m): if !m.isComment { events += 1 }
         case .error(let e):
             if closedByUs && e.error.code == .cancelled { return false }
             errors += 1
-            if !e.willRetry { gaveUp = true }
+            // `stream_ended` is the server's orderly end (a 204 answering a resume), not a give-up.
+            if !e.willRetry && e.error.code != .streamEnded { gaveUp = true }
         case .closed: break
         }
         return true

@@ -102,6 +102,8 @@ enum ParseSSECommand {
                 writer.write(["type": .string(e.type), "data": .string(e.data), "id": .string(e.lastEventID)])
             case .retry(let ms):
                 writer.write(["retry": .int(ms)])
+            case .comment:
+                break  // not asked for
             }
         }
 

@@ -96,8 +96,11 @@ extension RealtimeClient {
         /// DNS + TCP + TLS + response head, per attempt. Default 10 s.
         public var connectTimeout: Duration = .seconds(10)
         /// No byte for this long means a dead connection (comments and control frames count).
-        /// nil disables. Default 60 s.
-        public var idleTimeout: Duration? = .seconds(60)
+        /// nil disables. Default 300 s (as LaunchDarkly's SDKs): long enough for a feed that
+        /// is quiet for minutes between events, short enough to notice a connection that died
+        /// without a FIN. A server that sends heartbeat comments every N seconds can be
+        /// watched closer with a few times N.
+        public var idleTimeout: Duration? = .seconds(300)
         /// Redirects followed per attempt. Default 10.
         public var maxRedirects: Int = 10
         /// Header names that carry a credential beyond the built-in rule (`Authorization`,

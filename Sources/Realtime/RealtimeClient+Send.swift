@@ -30,7 +30,9 @@ extension RealtimeClient {
                 return try await waitForQueuedSend(id)
             case .live(let transport, let attempt):
                 do {
-                    return try await transport.send(message, flush: flush)
+                    try await transport.send(message, flush: flush)
+                    storage.state.withLock { $0.machine.sent(bytes: bytes) }
+                    return
                 } catch let error as RealtimeError where error.code == .notConnected {
                     // The connection went away before taking it: never sent.
                     decision = decideSend { machine, now in
@@ -107,7 +109,10 @@ extension RealtimeClient {
                 } else {
                     failure = RealtimeError(.notConnected)
                 }
-                handle { machine, now in machine.queuedSendSettled(id: entry.id, attempt: attempt, error: failure, now: now) }
+                handle { machine, now in
+                    if failure == nil { machine.sent(bytes: entry.bytes) }
+                    return machine.queuedSendSettled(id: entry.id, attempt: attempt, error: failure, now: now)
+                }
             }
         }
     }

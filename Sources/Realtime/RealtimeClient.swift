@@ -163,7 +163,7 @@ public final class RealtimeClient: Sendable {
     }
 
     /// Counters: attempts, connections, messages, errors by class.
-    public var statistics: Statistics { storage.state.withLock { $0.machine.statistics } }
+    public var statistics: Statistics { storage.state.withLock { $0.machine.currentStatistics } }
 
     /// Whether ``suspend()`` is in effect.
     public var isSuspended: Bool { storage.state.withLock { $0.machine.suspended } }

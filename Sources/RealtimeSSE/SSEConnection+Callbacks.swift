@@ -47,7 +47,11 @@ extension SSEConnection {
         let wasEmpty = !batch.hasPending
         let fed = Result {
             try parser.feed(chunk) { output in
-                if case .retry(let ms) = output { batch.appendRetry(milliseconds: ms) }
+                if case .retry(let ms) = output {
+                    batch.appendRetry(milliseconds: ms)
+                } else if case .comment(let text) = output {
+                    batch.appendComment(text)
+                }
             } borrowing: { e in
                 batch.append(e)
             }

@@ -82,7 +82,8 @@ final class SSEConnection {
         self.options = options
         self.loop = loop
         self.events = events
-        self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "", strictUTF8: options.strictUTF8)
+        self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "", strictUTF8: options.strictUTF8,
+            reportsComments: options.reportsComments)
         self.hop = SSEHop(request: request)
         self.batcher = SSEEventBatcher(
             channelCapacity: request.eventBufferCapacity, cursor: SSEArenaCursor.on(loop), packs: request.prefersMessageBatches)

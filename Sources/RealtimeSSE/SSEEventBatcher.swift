@@ -65,6 +65,12 @@ struct SSEEventBatcher {
         pending.append(.retryHint(.milliseconds(milliseconds)))
     }
 
+    /// Adds a comment (only when the request asked for them), in order with the events.
+    mutating func appendComment(_ text: String) {
+        closePacked()
+        pending.append(.message(.comment(text)))
+    }
+
     /// Adds a dispatched event, copying its borrowed data.
     @inline(__always)
     mutating func append(_ e: SSEParser.BorrowedEvent) {

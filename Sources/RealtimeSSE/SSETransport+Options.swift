@@ -30,6 +30,10 @@ extension SSETransport {
         /// `invalid_utf8` (a protocol error, retried per the reconnect policy) instead of being
         /// replaced with U+FFFD as WHATWG prescribes. Default false.
         public var strictUTF8 = false
+        /// Deliver SSE comments (lines starting with `:`, often heartbeats) as messages whose
+        /// ``Message/isComment`` is true, in stream order with the events. Default false:
+        /// WHATWG ignores them (they still count as traffic for the idle timeout).
+        public var reportsComments = false
         /// Default ``ProxyConfiguration/environment``. A proxy's refusal (`CONNECT` answered
         /// non-2xx, or 407) ends the attempt with a `proxy` error carrying its status.
         public var proxy: Proxy = .environment

@@ -43,6 +43,8 @@ struct FuzzRun {
     var failure: String?
     var nextID = 0
     var lastBudgetSlot: Duration = .zero
+    /// The server sent a `retry:`: delays may exceed the cap by the hint's jitter (25 %).
+    var hinted = false
     var done: Bool { h.terminated || (h.finished && h.handed == h.emitted.count) }
     var failed: Bool { failure != nil }
 
@@ -115,7 +117,7 @@ struct FuzzRun {
             options.append(("messages", { r in r.messages() }))
             options.append(("fail", { r in r.h.fail(r.randomError()) }))
             options.append(("cleanEnd", { $0.h.endCleanly() }))
-            options.append(("hint", { r in r.h.hint(.milliseconds(Int64(r.rng.next() % 5000))) }))
+            options.append(("hint", { r in r.hinted = true; r.h.hint(.milliseconds(Int64(r.rng.next() % 5000))) }))
             if configuration.hasTerminator { options.append(("terminator", { $0.h.terminator() })) }
         case .closing, .aborting:
             options.append(("ended", { $0.h.end() }))
@@ -141,6 +143,7 @@ struct FuzzRun {
         if !outboxFocus || chance(8) {
             options.append(("suspend", { r in r.suspended = r.suspended || !r.h.machine.isTerminal; r.h.suspend() }))
             options.append(("resume", { r in r.suspended = false; r.h.resume() }))
+            options.append(("restart", { $0.h.restart() }))
             if configuration.monitorsNetwork { options.append(("network", { r in r.network() })) }
         }
         sendOptions(&options)
@@ -198,6 +201,17 @@ struct FuzzRun {
         checkEvents()
         checkCursor()
         if h.machine.statistics.attempts > h.plans.count { fail("more transports started than attempts planned") }
+        checkFinalEvent()
+    }
+
+    /// A finished stream's last event says that no attempt follows.
+    private mutating func checkFinalEvent() {
+        guard h.finished, let last = h.events.last else { return }
+        switch last {
+        case .error(let e) where !e.willRetry: break
+        case .closed(let c) where !c.willReconnect: break
+        default: fail("the stream finished on \(last.short)")
+        }
     }
 
     private mutating func checkPlans() {
@@ -243,6 +257,7 @@ struct FuzzRun {
         if let breaker = configuration.reconnect.circuitBreaker { ceiling = max(ceiling, breaker.coolDown) }
         if configuration.sharesRetryBudget { ceiling = ceiling + .seconds(3) }
         ceiling = max(ceiling, policy.maximum)
+        if hinted { ceiling = ceiling * 1.25 }
         if delay < floor || delay > ceiling { fail("retry delay \(delay) outside [\(floor), \(ceiling)]") }
     }
 

@@ -185,6 +185,7 @@ struct ClientStateMachineHarness {
     mutating func network(_ status: NetworkStatus) { apply(machine.networkChanged(status, now: now)) }
     mutating func suspend() { apply(machine.suspend(now: now)) }
     mutating func resume() { apply(machine.resume(now: now)) }
+    mutating func restart() { apply(machine.restart(now: now)) }
     mutating func close() { apply(machine.close()) }
 
     // MARK: The consumer

@@ -19,11 +19,11 @@ struct SSEParseResult: Equatable {
 /// identical results from all of them, and returns that result.
 func parseSSE(
     _ input: [UInt8], limits: SSEParser.Limits = .default, lastEventID: String = "", strictUTF8: Bool = false,
-    sourceLocation: SourceLocation = #_sourceLocation
+    reportsComments: Bool = false, sourceLocation: SourceLocation = #_sourceLocation
 ) -> SSEParseResult {
     var results: [(String, SSEParseResult)] = []
     for chunking in Chunking.all + [.fixed(2), .fixed(3), .fixed(7)] {
-        var parser = SSEParser(limits: limits, lastEventID: lastEventID, strictUTF8: strictUTF8)
+        var parser = SSEParser(limits: limits, lastEventID: lastEventID, strictUTF8: strictUTF8, reportsComments: reportsComments)
         var outputs: [SSEParser.Output] = []
         var code: RealtimeError.Code?
         do {

@@ -97,8 +97,12 @@ struct RealtimeClientSSEIntegrationTests {
         let events = await collect(try client("/sse?count=10&interval_ms=1&cuts=1&seed=7&end=204"))
         #expect(ids(events) == Array(1...10))
         #expect(Self.closedPairsWithOpen(events), "\(events.map(\.short))")
-        // The stream ended after the server's 204 to the last resume.
-        #expect(events.last?.closeEvent?.willReconnect == true)
+        // The `closed` before the resume promised a reconnect; the server's 204 to that resume
+        // withdraws it: the stream ends on an error that says no retry follows.
+        #expect(events.last?.errorEvent?.error.code == .streamEnded, "\(events.map(\.short))")
+        #expect(events.last?.errorEvent?.error.status == 204)
+        #expect(events.last?.errorEvent?.willRetry == false)
+        #expect(events.dropLast().last?.closeEvent?.willReconnect == true)
         #expect(server.requests(path: "/sse").last?.lastEventID == 10)
         let opens = events.filter { if case .open = $0 { return true } else { return false } }.count
         let closes = events.filter { if case .closed = $0 { return true } else { return false } }.count

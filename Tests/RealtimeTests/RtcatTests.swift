@@ -280,11 +280,13 @@ import Testing
         let r = try await rtcat(["--backoff-initial", "0.1", server.url("/sse?count=2&end=204").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.objects.compactMap { $0["id"] as? String } == ["1", "2"])
-        // One open, one closed (the clean end that led to the resume); the 204 adds none.
+        // One open, one closed (the clean end that led to the resume, promising a reconnect);
+        // the 204 withdraws that promise: the last line says no retry follows.
         let kinds = r.objects.compactMap { $0["kind"] as? String }
         #expect(kinds.filter { $0 == "open" }.count == 1)
         #expect(kinds.filter { $0 == "closed" }.count == 1)
-        #expect(r.objects.last?["kind"] as? String == "closed")
+        #expect(r.objects.dropLast().last?["willReconnect"] as? Bool == true)
+        #expect(r.lines.last == #"{"kind": "error", "code": "stream_ended", "message": "stream_ended (204): the server asked not to reconnect", "status": 204, "willRetry": false}"#)
         #expect(server.requests(path: "/sse").last?.headers["Last-Event-ID"] == "2")
     }
 

@@ -78,7 +78,7 @@ extension ClientStateMachine {
     private mutating func ended(_ a: Attempt, _ end: TransportEnd, now: Duration) -> [Action] {
         var uptime = Duration.zero
         if case .open(_, let since) = a.stage { uptime = now - since }
-        if a.ending == .suspend || suspended {
+        if a.ending == .suspend || a.ending == .restart || suspended {
             // Not a failure: no policy, no backoff.
             var actions: [Action] = []
             if a.opened {

@@ -67,6 +67,7 @@ extension ClientStateMachine {
             actions.append(emit(.closed(close)))
         }
         guard let delay = verdict.delay else {
+            actions += finalWord(verdict)
             phase = .finished(verdict.reason)
             return actions + [.finish, .stopObservingNetwork] + failQueuedSends()
         }

@@ -32,6 +32,8 @@ extension ClientStateMachine {
         /// Why the client itself is ending this attempt, when it is.
         enum Ending: Sendable, Hashable {
             case suspend, networkLost
+            /// ``ClientStateMachine/restart(now:)``: reconnect at once, not a failure.
+            case restart
         }
         var number: Int
         var stage: Stage = .preparing

@@ -44,6 +44,9 @@ package struct ClientStateMachine: Sendable {
     var nextTimerToken: UInt64 = 0
     /// The outbox (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``).
     var sends = SendQueue()
+    /// The last `error` or `closed` emitted said another attempt follows (see
+    /// ``finalWord(_:)``).
+    var promisedRetry = false
 
     /// What the monitor last said.
     struct NetworkView: Sendable {
@@ -105,6 +108,7 @@ package struct ClientStateMachine: Sendable {
     /// Numbers one event to emit.
     mutating func emit(_ event: ClientEvent) -> Action {
         precondition(!isTerminal, "nothing is emitted after the client finished or was closed")
+        notePromise(event)
         return .emit(event, sequence: numberEmissions(1))
     }
 

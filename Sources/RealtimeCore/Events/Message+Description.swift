@@ -21,6 +21,7 @@ extension Message: CustomStringConvertible {
             s = "binary, \(bytes.count) bytes"
         }
         var details: [String] = []
+        if isComment { details.append("comment") }
         if let id, !id.isEmpty { details.append("id \(id)") }
         if let type, type != "message" { details.append("type \(type)") }
         if !details.isEmpty { s += " (\(details.joined(separator: ", ")))" }

@@ -35,6 +35,11 @@ public struct Message: Sendable, Hashable {
     /// SSE last event ID when this event was dispatched; for WebSocket, what the client's
     /// `Configuration.messageID` read from the payload, else nil.
     public var id: String?
+    /// An SSE comment (a line starting with `:`), delivered only when
+    /// `SSETransport.Options.reportsComments` asks for them; ``text`` is the comment after
+    /// the colon, less one leading space. ``type`` and ``id`` are nil, and the resume cursor
+    /// does not move. False for every event and WebSocket message.
+    public var isComment = false
 
     public init(content: Content, type: String? = nil, id: String? = nil) {
         self.payload = .content(content)
@@ -55,13 +60,20 @@ public struct Message: Sendable, Hashable {
     }
 
     public static func == (a: Message, b: Message) -> Bool {
-        a.type == b.type && a.id == b.id && a.content == b.content
+        a.type == b.type && a.id == b.id && a.isComment == b.isComment && a.content == b.content
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(content)
         hasher.combine(type)
         hasher.combine(id)
+    }
+
+    /// An SSE comment's text (see ``isComment``).
+    public static func comment(_ text: String) -> Message {
+        var m = Message(content: .text(text))
+        m.isComment = true
+        return m
     }
 
     /// An SSE event.

@@ -62,6 +62,8 @@ package struct Backoff: Sendable, Hashable {
         let base = reconnectionTime
         var delay: Duration
         switch policy.jitter {
+        case _ where serverReconnectionTime != nil:
+            delay = hintedDelay(base, using: &rng)
         case .none:
             delay = policy.envelope(retry: retry, reconnectionTime: base)
         case .full:

@@ -11,7 +11,10 @@
 /// where `reconnectionTime` is ``initial`` until the server sends an SSE `retry:` field
 /// (WHATWG HTML §9.2.6 "reconnection time"), which then replaces it as the *base*: later
 /// failures in a row still grow from it and are still randomised, so a server that sends
-/// `retry: 0` and then fails is not retried in a tight loop. An HTTP `Retry-After` (RFC 9110
+/// `retry: 0` and then fails is not retried in a tight loop. After a `retry:` the jitter adds
+/// at most 25 % to `base(n)` (the policy's ``jitter`` applies until then; ``Jitter/none``
+/// stays exact): the first attempt comes at the time the server asked for, not up to three
+/// times later. An HTTP `Retry-After` (RFC 9110
 /// §10.2.3) on a failed response is a floor for that one delay:
 /// `delay = max(delay, min(retryAfter, serverDelayLimit))`.
 ///

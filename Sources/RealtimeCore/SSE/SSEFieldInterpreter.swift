@@ -12,6 +12,8 @@ struct SSEFieldInterpreter: Sendable {
     let maxIDLength: Int
     /// Invalid UTF-8 in `data`, `event` or `id` throws instead of being replaced.
     let strictUTF8: Bool
+    /// Comment lines are passed on as ``SSEParser/Output/comment(_:)``.
+    let reportsComments: Bool
     /// Ignored ids, counted.
     private(set) var diagnostics = SSEParser.Diagnostics()
     /// The event type buffer; empty means "message".
@@ -44,10 +46,11 @@ struct SSEFieldInterpreter: Sendable {
     private var typeCacheBytes: [UInt8] = []
     private var typeCacheString = ""
 
-    init(maxEventSize: Int, maxIDLength: Int = 1024, strictUTF8: Bool = false, lastEventID: String) {
+    init(maxEventSize: Int, maxIDLength: Int = 1024, strictUTF8: Bool = false, reportsComments: Bool = false, lastEventID: String) {
         self.maxEventSize = maxEventSize
         self.maxIDLength = maxIDLength
         self.strictUTF8 = strictUTF8
+        self.reportsComments = reportsComments
         self.idBuffer = lastEventID
         self.lastEventID = lastEventID
     }
@@ -64,7 +67,10 @@ struct SSEFieldInterpreter: Sendable {
         let n = line.count
         guard n > 0, let b = line.baseAddress else { return try dispatch(chunk: chunk, emit, borrowing: borrowing, events) }
         let c0 = b.load(as: UInt8.self)
-        if c0 == UInt8(ascii: ":") { return }  // comment
+        if c0 == UInt8(ascii: ":") {
+            if _slowPath(reportsComments) { try emit(.comment(Self.commentText(b, count: n))) }
+            return
+        }
         // Fast path: "data:" is by far the most common line.
         if n >= 5, b.loadUnaligned(as: UInt32.self) == Self.dataWord, b.load(fromByteOffset: 4, as: UInt8.self) == UInt8(ascii: ":") {
             let v = n > 5 && b.load(fromByteOffset: 5, as: UInt8.self) == UInt8(ascii: " ") ? 6 : 5
@@ -229,6 +235,12 @@ struct SSEFieldInterpreter: Sendable {
     private static func requireValidUTF8(_ value: UnsafeRawBufferPointer, field: String) throws {
         guard let base = value.baseAddress, !SSEUTF8.validate(base, count: value.count).valid else { return }
         throw RealtimeError(.invalidUTF8, detail: "invalid UTF-8 in an SSE \(field) field")
+    }
+
+    /// A comment's text: after the colon, less one leading space (as a field value).
+    private static func commentText(_ b: UnsafeRawPointer, count n: Int) -> String {
+        let v = n > 1 && b.load(fromByteOffset: 1, as: UInt8.self) == UInt8(ascii: " ") ? 2 : 1
+        return SSEUTF8.string(UnsafeRawBufferPointer(start: b + v, count: n &- v))
     }
 
     /// WHATWG: "If the field value consists of only ASCII digits, then interpret the field

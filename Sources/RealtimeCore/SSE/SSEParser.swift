@@ -38,6 +38,9 @@ public struct SSEParser: Sendable {
     /// rather than decoded with U+FFFD as WHATWG's "UTF-8 decode" does. Comments and unknown
     /// fields, whose text is never used, are not checked.
     public let strictUTF8: Bool
+    /// Whether comment lines are reported as ``Output/comment(_:)`` (LaunchDarkly's
+    /// `onComment`); WHATWG ignores them. Default false.
+    public let reportsComments: Bool
 
     /// - Parameters:
     ///   - limits: line, event and id size bounds (``Limits/default``: 16 MiB events, lines
@@ -45,13 +48,15 @@ public struct SSEParser: Sendable {
     ///   - lastEventID: the ID to start from, e.g. the one a reconnecting client sent in
     ///     `Last-Event-ID`; events carry it until the stream sends an `id` field.
     ///   - strictUTF8: see ``strictUTF8``. Default false (WHATWG replacement).
-    public init(limits: Limits = .default, lastEventID: String = "", strictUTF8: Bool = false) {
+    ///   - reportsComments: see ``reportsComments``. Default false.
+    public init(limits: Limits = .default, lastEventID: String = "", strictUTF8: Bool = false, reportsComments: Bool = false) {
         self.limits = limits
         self.strictUTF8 = strictUTF8
+        self.reportsComments = reportsComments
         self.lines = SSELineSplitter(maxLineLength: limits.maxLineLength)
         self.fields = SSEFieldInterpreter(
             maxEventSize: limits.maxEventSize, maxIDLength: limits.maxIDLength, strictUTF8: strictUTF8,
-            lastEventID: lastEventID)
+            reportsComments: reportsComments, lastEventID: lastEventID)
     }
 
     /// What was ignored so far (ids with NUL, ids too long); see ``Diagnostics``.
@@ -93,7 +98,7 @@ public struct SSEParser: Sendable {
     }
 
     /// Like ``feed(_:_:)``, but events go to `events` with their data as borrowed bytes; `emit`
-    /// receives only `retry` outputs. Same rules, order and errors.
+    /// receives only `retry` (and `comment`) outputs. Same rules, order and errors.
     public mutating func feed(
         _ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void, borrowing events: (BorrowedEvent) throws -> Void
     ) throws {

@@ -23,8 +23,8 @@ public struct TransportRequest: Sendable {
     /// Time allowed for DNS + TCP + TLS + the response head. Default 10 s.
     public var connectTimeout: Duration = .seconds(10)
     /// A connection that delivers no byte for this long is dead (SSE comments and WebSocket
-    /// control frames count). nil disables it. Default 60 s.
-    public var idleTimeout: Duration? = .seconds(60)
+    /// control frames count). nil disables it. Default 300 s, as the client's.
+    public var idleTimeout: Duration? = .seconds(300)
     /// Redirects followed (SSE responses, WebSocket handshakes) before failing. Default 10.
     public var maxRedirects: Int = 10
     /// Header names that carry a credential beyond those ``HTTPHeaders/isSensitive(_:)``

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A single-consumer async channel with back-pressure signalling and no loss.
 ///
-/// Producers (usually the I/O thread) call ``send(_:)`` or ``send(contentsOf:)``, which
+/// Producers (usually the I/O thread) call ``send(_:)`` or `send(contentsOf:)`, which
 /// always enqueue and return whether the producer may keep going. When they return `false`
 /// the channel holds at least `capacity` elements: the producer should stop reading its
 /// source (pause the socket or the curl transfer) until the demand handler fires. The
@@ -10,7 +10,7 @@ import Synchronization
 /// capacity. The channel can exceed `capacity` only by what a producer had in hand before
 /// it saw `false`.
 ///
-/// If the consuming task is cancelled, ``next()`` returns nil, the channel terminates and
+/// If the consuming task is cancelled, `next()` returns nil, the channel terminates and
 /// the termination handler runs once (so the producer can close its connection).
 ///
 /// **Cost model.** The consumer takes everything buffered in one lock and then serves
@@ -71,7 +71,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Queue size, in elements, at which producers are told to pause.
-    @inlinable public var capacity: Int { capacityStorage.load(ordering: .relaxed) }
+    @inlinable package var capacity: Int { capacityStorage.load(ordering: .relaxed) }
     @usableFromInline let capacityStorage: Atomic<Int>
     @usableFromInline let state = LockedValue(State())
     @usableFromInline let batch = LockedValue(Batch())
@@ -97,7 +97,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         state.withLock { $0.demandHandler = handler }
     }
 
-    /// Called once (outside the lock) when the consumer cancels or ``terminate()`` is called.
+    /// Called once (outside the lock) when the consumer cancels or ends the stream.
     public func setTerminationHandler(_ handler: @escaping @Sendable () -> Void) {
         state.withLock { $0.terminationHandler = handler }
     }
@@ -174,7 +174,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// Discarded after ``finish()`` or termination, like ``send(_:)``.
     @inlinable
     @discardableResult
-    public func send<S: Sequence>(contentsOf elements: S) -> Bool where S.Element == Element {
+    package func send<S: Sequence>(contentsOf elements: S) -> Bool where S.Element == Element {
         if relayHint.load(ordering: .acquiring) {
             var array = Array(elements)
             return send(draining: &array)
@@ -197,7 +197,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @inlinable
     @discardableResult
     @_specialize(where Element == TransportEvent)
-    public func send(draining elements: inout [Element]) -> Bool {
+    package func send(draining elements: inout [Element]) -> Bool {
         let relayMayContinue = relayed(&elements)
         if elements.isEmpty {
             return relayMayContinue && state.withLock { s in s.finished || s.terminated || s.count < capacity }
@@ -235,7 +235,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Number of elements sent and not yet consumed.
-    public var bufferedCount: Int {
+    package var bufferedCount: Int {
         batch.withLock { b in b.elements.count + state.withLock { $0.buffer.count } }
     }
 
@@ -250,7 +250,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
 
     /// Ends the stream from the consumer side: buffered elements are dropped, the
     /// termination handler runs once, and ``next()`` returns nil from now on.
-    public func terminate() {
+    @usableFromInline package func terminate() {
         let (waiter, handler, dropped): (CheckedContinuation<Void, Never>?, (@Sendable () -> Void)?, [Element]) =
             state.withLock { s in
                 if s.terminated { return (nil, nil, []) }
@@ -281,7 +281,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// Only one task may wait at a time.
     @inlinable
     @_specialize(where Element == TransportEvent)
-    public func next() async -> Element? {
+    package func next() async -> Element? {
         if Task.isCancelled {
             terminate()
             return nil
@@ -310,7 +310,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     /// For a consumer with a synchronous fast path; the single-consumer rule applies.
     @inlinable
     @_specialize(where Element == TransportEvent)
-    public func poll() -> Element? {
+    package func poll() -> Element? {
         if Task.isCancelled { return nil }
         switch take() {
         case .element(let e, let demand):

@@ -15,7 +15,7 @@ public struct StreamTerminator: Sendable {
     let predicate: @Sendable (Message) -> Bool
 
     /// Whether `message` ends the stream.
-    public func matches(_ message: Message) -> Bool { !message.isComment && predicate(message) }
+    package func matches(_ message: Message) -> Bool { !message.isComment && predicate(message) }
 
     /// A message whose text equals `text` exactly: an SSE event whose `data` is `text` (e.g.
     /// `[DONE]`), or a WebSocket text message.

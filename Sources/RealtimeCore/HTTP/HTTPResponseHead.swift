@@ -1,12 +1,12 @@
 /// The status line and header fields of an HTTP/1.1 response (RFC 9112 §4, §5).
-public struct HTTPResponseHead: Sendable, Hashable {
+package struct HTTPResponseHead: Sendable, Hashable {
     /// e.g. `HTTP/1.1`.
-    public var version: String
-    public var status: Int
-    public var reason: String
-    public var headers: HTTPHeaders
+    package var version: String
+    package var status: Int
+    package var reason: String
+    package var headers: HTTPHeaders
 
-    public init(version: String = "HTTP/1.1", status: Int, reason: String = "", headers: HTTPHeaders = HTTPHeaders()) {
+    package init(version: String = "HTTP/1.1", status: Int, reason: String = "", headers: HTTPHeaders = HTTPHeaders()) {
         self.version = version
         self.status = status
         self.reason = reason
@@ -15,7 +15,7 @@ public struct HTTPResponseHead: Sendable, Hashable {
 
     /// How the body that follows this head is delimited (RFC 9112 §6.3), for a caller that needs
     /// to read it (e.g. to quote a refused handshake's error body).
-    public enum BodyFraming: Sendable, Hashable {
+    package enum BodyFraming: Sendable, Hashable {
         /// No body (1xx, 204, 304).
         case none
         /// Exactly this many bytes.
@@ -26,7 +26,7 @@ public struct HTTPResponseHead: Sendable, Hashable {
         case untilClose
     }
 
-    public var bodyFraming: BodyFraming {
+    package var bodyFraming: BodyFraming {
         if (100..<200).contains(status) || status == 204 || status == 304 { return .none }
         if let te = headers["Transfer-Encoding"], te.lowercased().contains("chunked") { return .chunked }
         if let cl = headers["Content-Length"], let n = Int(cl.trimmingSpaces), n >= 0 { return .contentLength(n) }

@@ -5,21 +5,21 @@
 /// malformed lines are errors. The head is bounded by ``maxSize`` so a hostile server cannot make
 /// the client buffer without limit; searches for the blank line resume where the last call
 /// stopped, so a head delivered byte by byte costs linear time.
-public struct HTTPResponseHeadParser: Sendable {
+package struct HTTPResponseHeadParser: Sendable {
     /// The default ``maxSize``: 16 KiB, far beyond any real upgrade response.
-    public static let defaultMaxSize = 16 * 1024
+    package static let defaultMaxSize = 16 * 1024
 
-    public var maxSize: Int
+    package var maxSize: Int
     private var buffer: [UInt8] = []
     private var scanned = 0
 
-    public init(maxSize: Int = HTTPResponseHeadParser.defaultMaxSize) {
+    package init(maxSize: Int = HTTPResponseHeadParser.defaultMaxSize) {
         self.maxSize = maxSize
     }
 
     /// Adds `bytes`; returns the head and the leftover bytes once the blank line has arrived,
     /// nil while more is needed. Throws `handshake` errors for malformed or oversized heads.
-    public mutating func parse(_ bytes: some Collection<UInt8>) throws(RealtimeError) -> (head: HTTPResponseHead, rest: [UInt8])? {
+    package mutating func parse(_ bytes: some Collection<UInt8>) throws(RealtimeError) -> (head: HTTPResponseHead, rest: [UInt8])? {
         buffer.append(contentsOf: bytes)
         var i = max(0, scanned - 3)
         var end: Int?

@@ -110,7 +110,7 @@ public struct BackoffPolicy: Sendable, Hashable {
     public static let `default` = BackoffPolicy()
 
     /// The longest delay a server hint may ask for (see ``maximumServerDelay``).
-    public var serverDelayLimit: Duration { maximumServerDelay ?? maximum }
+    package var serverDelayLimit: Duration { maximumServerDelay ?? maximum }
 
     /// The deterministic envelope `base(n)` for retry `n` (1-based) from `reconnectionTime`.
     func envelope(retry n: Int, reconnectionTime: Duration) -> Duration {

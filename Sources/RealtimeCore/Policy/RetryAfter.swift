@@ -11,10 +11,10 @@ import Foundation
 /// obsolete RFC 850 `Sunday, 06-Nov-94 08:49:37 GMT` and asctime `Sun Nov  6 08:49:37 1994`
 /// forms, which recipients must accept). Hand-written so that `RealtimeCore` needs no
 /// `DateFormatter` and no locale.
-public enum RetryAfter {
+package enum RetryAfter {
     /// The delay the server asked for, or nil when the value is not valid.
     /// A date in the past gives `.zero`. Surrounding whitespace is ignored.
-    public static func parse(_ value: String, now: Date) -> Duration? {
+    package static func parse(_ value: String, now: Date) -> Duration? {
         let bytes = Array(value.utf8)
         var lo = 0, hi = bytes.count
         while lo < hi, bytes[lo] == 0x20 || bytes[lo] == 0x09 { lo += 1 }

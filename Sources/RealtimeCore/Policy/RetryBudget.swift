@@ -37,13 +37,13 @@ public final class RetryBudget: Sendable {
     public var burst: Int { calendar.withLock { $0.burst } }
 
     /// Books one reconnect as soon as the budget allows; returns how long to wait for it.
-    public func reserve() -> Duration {
+    package func reserve() -> Duration {
         reserve(after: .zero)
     }
 
     /// Books one reconnect no earlier than `delay` from now (e.g. the backoff delay); returns
     /// how long to wait for it: `delay` when the budget has room then, longer when not.
-    public func reserve(after delay: Duration) -> Duration {
+    package func reserve(after delay: Duration) -> Duration {
         // The time is read under the lock, so bookings reach the calendar in time order.
         calendar.withLock { c in
             let t = now()
@@ -53,7 +53,7 @@ public final class RetryBudget: Sendable {
 
     /// How late after an admitted time an attempt still counts as on time: one tick of the
     /// schedule, at least 2 ms.
-    public var lateness: Duration {
+    package var lateness: Duration {
         calendar.withLock { .clampedSeconds(Swift.max($0.tickSeconds, 0.002)) }
     }
 
@@ -64,7 +64,7 @@ public final class RetryBudget: Sendable {
     /// books the attempts actually made in a second calendar, so such a late bunch is spread
     /// out again at the budget's rate: the limit holds for what is done, not only for the
     /// plan. A caller that is woken more than ``lateness`` after the admitted time asks again.
-    public func admit() -> Duration {
+    package func admit() -> Duration {
         attempts.withLock { c in
             let t = now()
             return c.reserve(now: t, notBefore: t) - t

@@ -38,7 +38,7 @@ public struct SendPolicy: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Whether sends wait in the outbox while no connection is open.
-    public var queues: Bool {
+    package var queues: Bool {
         if case .queue = base { return true }
         return false
     }

@@ -22,7 +22,7 @@ public final class ManualNetworkMonitor: NetworkMonitor {
     }
 
     /// Number of live observations (tests check that a closed client let go).
-    public var observerCount: Int { observers.count }
+    package var observerCount: Int { observers.count }
 
     /// Changes reachability (a path change too); no-op when unchanged.
     public func setReachable(_ reachable: Bool) {

@@ -16,7 +16,7 @@ extension SSEParser {
         public var maxEventSize: Int
         /// The longest `id` value kept, in bytes. A longer one is ignored as an `id` containing
         /// NUL is (WHATWG §9.2.6): the last event ID stays what it was, and the parser counts it
-        /// in ``SSEParser/diagnostics``. The id is sent back as `Last-Event-ID`, so it must
+        /// in its diagnostics. The id is sent back as `Last-Event-ID`, so it must
         /// stay a reasonable header value: a 1 MB id would make every reconnect request fail
         /// locally. Default 1 KiB.
         public var maxIDLength: Int

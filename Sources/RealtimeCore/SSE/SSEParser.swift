@@ -14,9 +14,9 @@
 /// `id` containing NUL is ignored; `retry` is accepted only when all ASCII digits; unknown
 /// and wrong-case field names are ignored; pending data at end of stream is discarded.
 /// Text is decoded per event with U+FFFD for invalid UTF-8, so a code point split across
-/// chunks is never damaged; with ``strictUTF8`` invalid UTF-8 in a `data`, `event` or `id`
+/// chunks is never damaged; with `strictUTF8` invalid UTF-8 in a `data`, `event` or `id`
 /// value is an `invalid_utf8` error instead. An `id` longer than ``Limits/maxIDLength`` is
-/// ignored like one with NUL; both are counted in ``diagnostics``.
+/// ignored like one with NUL; both are counted in `diagnostics`.
 ///
 /// Layers: `SSELineSplitter` cuts bytes into lines; `SSEFieldInterpreter` gives the lines
 /// meaning. Performance: one SIMD pass finds CR or LF and notes non-ASCII bytes (pure-ASCII
@@ -27,20 +27,23 @@
 ///
 /// A value type; not meant to be shared between threads while feeding (it is `Sendable`
 /// so it can move to the thread that reads the stream).
+///
+/// The parser runs inside `SSETransport`; its public part is ``Limits``, set through
+/// `SSETransport.Options.limits`.
 public struct SSEParser: Sendable {
     private var lines: SSELineSplitter
     private var fields: SSEFieldInterpreter
     /// Set when `feed` threw (a limit, or the consumer's own error): the stream is
     /// abandoned, later feeds rethrow it.
     private var failure: (any Error)?
-    public let limits: Limits
+    package let limits: Limits
     /// Whether invalid UTF-8 in a `data`, `event` or `id` value is an error (`invalid_utf8`)
     /// rather than decoded with U+FFFD as WHATWG's "UTF-8 decode" does. Comments and unknown
     /// fields, whose text is never used, are not checked.
-    public let strictUTF8: Bool
+    package let strictUTF8: Bool
     /// Whether comment lines are reported as ``Output/comment(_:)`` (LaunchDarkly's
     /// `onComment`); WHATWG ignores them. Default false.
-    public let reportsComments: Bool
+    package let reportsComments: Bool
 
     /// - Parameters:
     ///   - limits: line, event and id size bounds (``Limits/default``: 16 MiB events, lines
@@ -49,7 +52,7 @@ public struct SSEParser: Sendable {
     ///     `Last-Event-ID`; events carry it until the stream sends an `id` field.
     ///   - strictUTF8: see ``strictUTF8``. Default false (WHATWG replacement).
     ///   - reportsComments: see ``reportsComments``. Default false.
-    public init(limits: Limits = .default, lastEventID: String = "", strictUTF8: Bool = false, reportsComments: Bool = false) {
+    package init(limits: Limits = .default, lastEventID: String = "", strictUTF8: Bool = false, reportsComments: Bool = false) {
         self.limits = limits
         self.strictUTF8 = strictUTF8
         self.reportsComments = reportsComments
@@ -60,46 +63,46 @@ public struct SSEParser: Sendable {
     }
 
     /// What was ignored so far (ids with NUL, ids too long); see ``Diagnostics``.
-    public var diagnostics: Diagnostics { fields.diagnostics }
+    package var diagnostics: Diagnostics { fields.diagnostics }
 
     /// The last event ID string (WHATWG): the `id` in force at the most recent dispatch point
     /// (blank line), kept across events — including a blank line that dispatched nothing.
     /// Send it as `Last-Event-ID` when reconnecting.
-    public var lastEventID: String { fields.lastEventID }
+    package var lastEventID: String { fields.lastEventID }
 
     /// Feeds the next chunk of the stream; calls `emit` for each output, in order.
     ///
     /// Throws ``RealtimeError`` `line_too_long` / `event_too_large` when a limit is crossed,
     /// `invalid_utf8` in ``strictUTF8`` mode, or whatever `emit` throws. After any throw the stream is abandoned: later calls
     /// rethrow the same error until ``finish()``.
-    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void) throws {
+    package mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void) throws {
         try feed(bytes, emit, borrowing: false) { _ in }
     }
 
     /// A dispatched event whose `data` is still the stream's bytes, valid only during the
     /// callback: for a caller that copies the bytes somewhere of its own and builds the
     /// `String` later (or on another thread). The same event ``feed(_:_:)`` would emit.
-    public struct BorrowedEvent {
+    package struct BorrowedEvent {
         /// The event type (`"message"` by default).
-        public let type: String
+        package let type: String
         /// The last event ID at dispatch.
-        public let lastEventID: String
+        package let lastEventID: String
         /// The `data` lines joined with LF, as bytes (not yet decoded).
-        public let data: UnsafeRawBufferPointer
+        package let data: UnsafeRawBufferPointer
         /// Whether `data` is valid UTF-8 (if not, decode with U+FFFD replacement).
-        public let isValidUTF8: Bool
+        package let isValidUTF8: Bool
         /// Whether `data` is pure ASCII.
-        public let isASCII: Bool
+        package let isASCII: Bool
 
         /// `data` decoded now (U+FFFD for invalid sequences), as ``feed(_:_:)`` would give it.
-        public func decodedData() -> String {
+        package func decodedData() -> String {
             SSEUTF8.string(validated: data, valid: isValidUTF8, ascii: isASCII)
         }
     }
 
     /// Like ``feed(_:_:)``, but events go to `events` with their data as borrowed bytes; `emit`
     /// receives only `retry` (and `comment`) outputs. Same rules, order and errors.
-    public mutating func feed(
+    package mutating func feed(
         _ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void, borrowing events: (BorrowedEvent) throws -> Void
     ) throws {
         try feed(bytes, emit, borrowing: true, events)
@@ -142,7 +145,7 @@ public struct SSEParser: Sendable {
 
     /// Feeds bytes from any byte collection (`[UInt8]`, `ArraySlice`, `Data`…) and returns
     /// the outputs. Same rules and errors as ``feed(_:_:)``.
-    public mutating func feed<Bytes: Collection>(_ bytes: Bytes) throws -> [Output] where Bytes.Element == UInt8 {
+    package mutating func feed<Bytes: Collection>(_ bytes: Bytes) throws -> [Output] where Bytes.Element == UInt8 {
         var out: [Output] = []
         let done: Void? = try bytes.withContiguousStorageIfAvailable { buffer in
             try feed(UnsafeRawBufferPointer(buffer)) { out.append($0) }
@@ -156,7 +159,7 @@ public struct SSEParser: Sendable {
     /// End of stream (WHATWG: "pending data must be discarded"): an unterminated line and an
     /// event without its blank line are dropped. The parser is then ready for a new stream
     /// (a reconnection): it accepts a BOM again and keeps ``lastEventID``.
-    public mutating func finish() {
+    package mutating func finish() {
         lines.reset()
         fields.reset()
         failure = nil

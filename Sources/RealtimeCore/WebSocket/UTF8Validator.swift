@@ -12,7 +12,7 @@
 /// predecessors (continuation bytes must follow exactly the lead bytes that need them; the
 /// second byte after E0, ED, F0 and F4 has a narrower range; C0, C1, F5–FF never appear).
 /// Short inputs and the bytes around call boundaries use a scalar state machine.
-public struct UTF8Validator: Sendable, Hashable {
+@usableFromInline package struct UTF8Validator: Sendable, Hashable {
     /// Continuation bytes still expected by the open code point (0 at a boundary), or
     /// `failedMarker` once the input has been found invalid.
     @usableFromInline internal var need: UInt8 = 0
@@ -22,21 +22,21 @@ public struct UTF8Validator: Sendable, Hashable {
 
     @usableFromInline internal static let failedMarker: UInt8 = 0xFF
 
-    public init() {}
+    @usableFromInline package init() {}
 
     /// True when every byte so far belongs to a complete code point.
-    public var isAtBoundary: Bool { need == 0 }
+    @usableFromInline package var isAtBoundary: Bool { need == 0 }
 
     /// True once an invalid sequence was seen; the validator stays failed until reset.
-    public var hasFailed: Bool { need == Self.failedMarker }
+    @usableFromInline package var hasFailed: Bool { need == Self.failedMarker }
 
     /// Forgets all state (a new message starts).
-    public mutating func reset() { self = UTF8Validator() }
+    @usableFromInline package mutating func reset() { self = UTF8Validator() }
 
     /// Validates the next piece of the input. Returns false as soon as the input so far cannot
     /// be the prefix of valid UTF-8; after that, every call returns false.
     @inlinable
-    public mutating func validate(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package mutating func validate(_ bytes: UnsafeRawBufferPointer) -> Bool {
         guard need != Self.failedMarker else { return false }
         guard let base = bytes.baseAddress, bytes.count > 0 else { return true }
         if validate(base, count: bytes.count) { return true }
@@ -46,7 +46,7 @@ public struct UTF8Validator: Sendable, Hashable {
 
     /// Validates the next piece of the input (see ``validate(_:)-(UnsafeRawBufferPointer)``).
     @inlinable
-    public mutating func validate(_ bytes: some Collection<UInt8>) -> Bool {
+    package mutating func validate(_ bytes: some Collection<UInt8>) -> Bool {
         if let r = bytes.withContiguousStorageIfAvailable({ validate(UnsafeRawBufferPointer($0)) }) {
             return r
         }
@@ -56,11 +56,11 @@ public struct UTF8Validator: Sendable, Hashable {
 
     /// True when all input so far was valid and ends on a code point boundary: call at the end
     /// of a message (a truncated final sequence is invalid).
-    public func finish() -> Bool { need == 0 }
+    @usableFromInline package func finish() -> Bool { need == 0 }
 
     /// Whether `bytes` is, as a whole, valid UTF-8.
     @inlinable
-    public static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
+    package static func isValid(_ bytes: some Collection<UInt8>) -> Bool {
         var v = UTF8Validator()
         return v.validate(bytes) && v.finish()
     }

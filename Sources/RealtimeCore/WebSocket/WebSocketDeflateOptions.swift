@@ -52,7 +52,7 @@ public struct WebSocketDeflateOptions: Sendable, Hashable {
     public init() {}
 
     /// The offer's `Sec-WebSocket-Extensions` element.
-    public var offer: WebSocketExtension {
+    package var offer: WebSocketExtension {
         var e = WebSocketExtension(name: "permessage-deflate")
         if serverNoContextTakeover { e.parameters.append(.init(name: "server_no_context_takeover")) }
         if clientNoContextTakeover { e.parameters.append(.init(name: "client_no_context_takeover")) }
@@ -67,7 +67,7 @@ public struct WebSocketDeflateOptions: Sendable, Hashable {
 
     /// Checks the window sizes (server 8–15, client and compressor 9–15), the compression level
     /// (0–9) and the memory level (1–9).
-    public func validate() throws(RealtimeError) {
+    package func validate() throws(RealtimeError) {
         if let b = serverMaxWindowBits, !(8...15).contains(b) {
             throw RealtimeError(.invalidConfiguration, detail: "server_max_window_bits must be 8-15 (RFC 7692 §7.1.2.1)")
         }
@@ -120,7 +120,7 @@ public struct WebSocketDeflateOptions: Sendable, Hashable {
     /// an invalid value, a `client_max_window_bits` we did not offer, a window larger than we
     /// asked for, or a missing `server_no_context_takeover` / `server_max_window_bits` that our
     /// offer required.
-    public func negotiate(_ response: WebSocketExtension) throws(RealtimeError) -> WebSocketDeflateParameters {
+    package func negotiate(_ response: WebSocketExtension) throws(RealtimeError) -> WebSocketDeflateParameters {
         func fail(_ why: String) -> RealtimeError {
             RealtimeError(.handshake, detail: "permessage-deflate response: \(why) (RFC 7692 §7.1)")
         }

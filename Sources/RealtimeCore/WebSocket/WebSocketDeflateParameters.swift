@@ -1,13 +1,13 @@
 /// The permessage-deflate parameters both sides agreed on (RFC 7692 §7.1).
-public struct WebSocketDeflateParameters: Sendable, Hashable {
+package struct WebSocketDeflateParameters: Sendable, Hashable {
     /// The server resets its compressor after every message: we may reset our inflater too.
-    public var serverNoContextTakeover = false
+    package var serverNoContextTakeover = false
     /// We must reset our compressor after every message.
-    public var clientNoContextTakeover = false
+    package var clientNoContextTakeover = false
     /// Window (base-2 log) the server compresses with; our inflater needs at least this. Default 15.
-    public var serverMaxWindowBits = 15
+    package var serverMaxWindowBits = 15
     /// Largest window we may compress with. Default 15.
-    public var clientMaxWindowBits = 15
+    package var clientMaxWindowBits = 15
 
-    public init() {}
+    package init() {}
 }

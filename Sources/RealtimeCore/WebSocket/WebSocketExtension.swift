@@ -1,33 +1,33 @@
 /// One entry of a `Sec-WebSocket-Extensions` header: a name and its parameters
 /// (RFC 6455 §9.1: `name *( ";" param [ "=" value ] )`, entries separated by commas).
-public struct WebSocketExtension: Sendable, Hashable, CustomStringConvertible {
-    public struct Parameter: Sendable, Hashable {
-        public var name: String
+package struct WebSocketExtension: Sendable, Hashable, CustomStringConvertible {
+    package struct Parameter: Sendable, Hashable {
+        package var name: String
         /// nil for a parameter without a value; quoted values are unquoted.
-        public var value: String?
-        public init(name: String, value: String? = nil) {
+        package var value: String?
+        package init(name: String, value: String? = nil) {
             self.name = name
             self.value = value
         }
     }
 
-    public var name: String
-    public var parameters: [Parameter]
+    package var name: String
+    package var parameters: [Parameter]
 
-    public init(name: String, parameters: [Parameter] = []) {
+    package init(name: String, parameters: [Parameter] = []) {
         self.name = name
         self.parameters = parameters
     }
 
     /// The header form, e.g. `permessage-deflate; client_max_window_bits`.
-    public var description: String {
+    package var description: String {
         ([name] + parameters.map { p in p.value.map { "\(p.name)=\($0)" } ?? p.name }).joined(separator: "; ")
     }
 
     /// Parses a header value (or several header lines joined with commas). Names and parameter
     /// names must be tokens; a value is a token or a quoted string whose content is a token
     /// (RFC 6455 §9.1). Throws a `handshake` error on malformed input.
-    public static func parse(_ value: String) throws(RealtimeError) -> [WebSocketExtension] {
+    package static func parse(_ value: String) throws(RealtimeError) -> [WebSocketExtension] {
         var result: [WebSocketExtension] = []
         for entry in try splitOutsideQuotes(value, separator: ",") {
             let parts = try splitOutsideQuotes(entry, separator: ";").map { trim($0) }

@@ -26,19 +26,19 @@
 /// Copies: each payload byte is copied once, from the caller's buffer into the frame's array
 /// (and unmasked in place in the `.server` role). Header bytes that arrive split are staged
 /// in a 14-byte inline buffer, never in a growing array.
-public struct WebSocketFrameDecoder: Sendable {
+@usableFromInline package struct WebSocketFrameDecoder: Sendable {
     /// The default ``maxFrameSize``: 16 MiB. Large enough for a 16 MiB single-frame message
     /// (the largest the Autobahn suite sends, case 9.1.6), small enough that one frame can't
     /// make a client buffer an unbounded amount of memory.
-    public static let defaultMaxFrameSize = 16 * 1024 * 1024
+    @usableFromInline package static let defaultMaxFrameSize = 16 * 1024 * 1024
 
     /// Which end we are; decides the masking rule.
-    public let role: WebSocketRole
+    @usableFromInline package let role: WebSocketRole
     /// Largest payload accepted in one frame, in bytes. Default ``defaultMaxFrameSize``.
-    public var maxFrameSize: Int
+    @usableFromInline package var maxFrameSize: Int
     /// RSV bits a negotiated extension allows (0x40 = RSV1 for permessage-deflate); any other
     /// set RSV bit fails the connection. Default 0 (no extension).
-    public var allowedReservedBits: UInt8
+    @usableFromInline package var allowedReservedBits: UInt8
 
     /// Header bytes received so far (at most 14).
     private var staged = SIMD16<UInt8>()
@@ -48,7 +48,7 @@ public struct WebSocketFrameDecoder: Sendable {
     private var payload: [UInt8] = []
     private var failure: RealtimeError?
 
-    public init(
+    @usableFromInline package init(
         role: WebSocketRole, maxFrameSize: Int = WebSocketFrameDecoder.defaultMaxFrameSize,
         allowedReservedBits: UInt8 = 0
     ) {
@@ -58,13 +58,13 @@ public struct WebSocketFrameDecoder: Sendable {
     }
 
     /// The header of a frame whose payload has only partly arrived, and how much has.
-    public var partialFrame: (header: WebSocketFrameHeader, received: Int)? {
+    @usableFromInline package var partialFrame: (header: WebSocketFrameHeader, received: Int)? {
         current.map { ($0, payload.count) }
     }
 
     /// Calls `body` with the partial frame's header and its (unmasked) payload so far; nil when
     /// no frame is in progress. Lets a caller validate a large text frame before it completes.
-    public func withPartialPayload<R, E: Error>(
+    @usableFromInline package func withPartialPayload<R, E: Error>(
         _ body: (WebSocketFrameHeader, UnsafeRawBufferPointer) throws(E) -> R
     ) throws(E) -> R? {
         guard let current else { return nil }
@@ -73,7 +73,7 @@ public struct WebSocketFrameDecoder: Sendable {
 
     /// Consumes bytes from the front of `input` until one frame is complete and returns it, or
     /// returns nil with `input` empty when more bytes are needed.
-    public mutating func next(from input: inout UnsafeRawBufferPointer) throws(RealtimeError) -> WebSocketFrame? {
+    @usableFromInline package mutating func next(from input: inout UnsafeRawBufferPointer) throws(RealtimeError) -> WebSocketFrame? {
         if let failure { throw failure }
         do throws(RealtimeError) {
             return try decode(&input)
@@ -85,7 +85,7 @@ public struct WebSocketFrameDecoder: Sendable {
 
     /// Decodes every complete frame in `bytes`, keeping a trailing partial frame for the next
     /// call. Convenient for tests and small inputs.
-    public mutating func decode(_ bytes: some Collection<UInt8>) throws(RealtimeError) -> [WebSocketFrame] {
+    @usableFromInline package mutating func decode(_ bytes: some Collection<UInt8>) throws(RealtimeError) -> [WebSocketFrame] {
         var frames: [WebSocketFrame] = []
         let array = Array(bytes)
         try withPayloadBytes(array) { (raw: UnsafeRawBufferPointer) throws(RealtimeError) in

@@ -8,17 +8,17 @@
 /// Lengths always use the minimal encoding (7, 16 or 64 bits). The encoder does not enforce
 /// message rules: callers send control payloads of at most 125 bytes (checked here, since a
 /// longer one would be a bug) and never interleave data frames of two messages.
-public struct WebSocketFrameEncoder: Sendable {
-    public let role: WebSocketRole
+package struct WebSocketFrameEncoder: Sendable {
+    package let role: WebSocketRole
     private var generator: any RandomNumberGenerator & Sendable
 
-    public init(role: WebSocketRole, generator: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
+    package init(role: WebSocketRole, generator: any RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()) {
         self.role = role
         self.generator = generator
     }
 
     /// Appends one frame, masked with a new key when the role is `.client`.
-    public mutating func encode(
+    package mutating func encode(
         opcode: WebSocketOpcode, payload: UnsafeRawBufferPointer, fin: Bool = true, rsv1: Bool = false,
         into output: inout [UInt8]
     ) {
@@ -28,7 +28,7 @@ public struct WebSocketFrameEncoder: Sendable {
     }
 
     /// Appends one frame (see ``encode(opcode:payload:fin:rsv1:into:)-(_,UnsafeRawBufferPointer,_,_,_)``).
-    public mutating func encode(
+    package mutating func encode(
         opcode: WebSocketOpcode, payload: some Collection<UInt8>, fin: Bool = true, rsv1: Bool = false,
         into output: inout [UInt8]
     ) {
@@ -41,38 +41,38 @@ public struct WebSocketFrameEncoder: Sendable {
     }
 
     /// One frame as a new array.
-    public mutating func encode(opcode: WebSocketOpcode, payload: some Collection<UInt8>, fin: Bool = true) -> [UInt8] {
+    package mutating func encode(opcode: WebSocketOpcode, payload: some Collection<UInt8>, fin: Bool = true) -> [UInt8] {
         var out: [UInt8] = []
         encode(opcode: opcode, payload: payload, fin: fin, into: &out)
         return out
     }
 
     /// A text message in one frame.
-    public mutating func text(_ string: String) -> [UInt8] { encode(opcode: .text, payload: string.utf8) }
+    package mutating func text(_ string: String) -> [UInt8] { encode(opcode: .text, payload: string.utf8) }
 
     /// A binary message in one frame.
-    public mutating func binary(_ bytes: some Collection<UInt8>) -> [UInt8] { encode(opcode: .binary, payload: bytes) }
+    package mutating func binary(_ bytes: some Collection<UInt8>) -> [UInt8] { encode(opcode: .binary, payload: bytes) }
 
     /// A ping; `payload` must be at most 125 bytes (RFC 6455 §5.5).
-    public mutating func ping(_ payload: some Collection<UInt8> = [UInt8]()) -> [UInt8] {
+    package mutating func ping(_ payload: some Collection<UInt8> = [UInt8]()) -> [UInt8] {
         precondition(payload.count <= 125, "control frame payloads are at most 125 bytes (RFC 6455 §5.5)")
         return encode(opcode: .ping, payload: payload)
     }
 
     /// A pong; answer a ping with its payload (RFC 6455 §5.5.3).
-    public mutating func pong(_ payload: some Collection<UInt8> = [UInt8]()) -> [UInt8] {
+    package mutating func pong(_ payload: some Collection<UInt8> = [UInt8]()) -> [UInt8] {
         precondition(payload.count <= 125, "control frame payloads are at most 125 bytes (RFC 6455 §5.5)")
         return encode(opcode: .pong, payload: payload)
     }
 
     /// A close frame (RFC 6455 §5.5.1): empty when `code` is nil, else the code in network order
     /// and the reason, cut to fit 125 bytes at a code point boundary.
-    public mutating func close(code: UInt16?, reason: String = "") -> [UInt8] {
+    package mutating func close(code: UInt16?, reason: String = "") -> [UInt8] {
         encode(opcode: .close, payload: Self.closePayload(code: code, reason: reason))
     }
 
     /// The payload of a close frame; the reason is truncated to 123 bytes at a code point boundary.
-    public static func closePayload(code: UInt16?, reason: String) -> [UInt8] {
+    package static func closePayload(code: UInt16?, reason: String) -> [UInt8] {
         guard let code else { return [] }
         var out: [UInt8] = [UInt8(code >> 8), UInt8(code & 0xFF)]
         var reasonBytes = Array(reason.utf8)
@@ -88,7 +88,7 @@ public struct WebSocketFrameEncoder: Sendable {
     /// Appends `header` and `payload` (masked with `header.maskingKey` when set); the header's
     /// `payloadLength` must equal `payload.count`. Usable without an encoder instance, e.g. to
     /// produce golden frames or deliberately odd frames in a test server.
-    public static func encode(header: WebSocketFrameHeader, payload: UnsafeRawBufferPointer, into output: inout [UInt8]) {
+    package static func encode(header: WebSocketFrameHeader, payload: UnsafeRawBufferPointer, into output: inout [UInt8]) {
         precondition(header.payloadLength == payload.count, "header length must match the payload")
         precondition(!header.opcode.isControl || (payload.count <= 125 && header.fin),
                      "control frames are unfragmented and at most 125 bytes (RFC 6455 §5.5)")
@@ -126,7 +126,7 @@ public struct WebSocketFrameEncoder: Sendable {
     }
 
     /// Appends `frame` as it is: masked with `frame.maskingKey` when set, whatever the role.
-    public static func encode(_ frame: WebSocketFrame, into output: inout [UInt8]) {
+    package static func encode(_ frame: WebSocketFrame, into output: inout [UInt8]) {
         frame.payload.withUnsafeBytes { encode(header: frame.header, payload: $0, into: &output) }
     }
 }

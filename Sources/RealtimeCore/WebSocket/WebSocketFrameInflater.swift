@@ -6,7 +6,7 @@
 /// ``WebSocketNoInflater`` stands in when no extension was negotiated. An optional inflater
 /// is an inflater too (nil passes frames through), for a connection that learns at its
 /// handshake whether it needs one.
-public protocol WebSocketFrameInflater {
+@usableFromInline package protocol WebSocketFrameInflater {
     /// Whether a frame still arriving belongs to a compressed message: its bytes mean nothing
     /// until inflated, so the assembler's early checks must not look at them.
     func isCompressed(_ header: WebSocketFrameHeader) -> Bool
@@ -17,24 +17,24 @@ public protocol WebSocketFrameInflater {
 }
 
 /// No extension: frames pass through unchanged.
-public struct WebSocketNoInflater: WebSocketFrameInflater, Sendable {
-    public init() {}
+@usableFromInline package struct WebSocketNoInflater: WebSocketFrameInflater, Sendable {
+    @usableFromInline package init() {}
 
     @inlinable
-    public func isCompressed(_ header: WebSocketFrameHeader) -> Bool { false }
+    package func isCompressed(_ header: WebSocketFrameHeader) -> Bool { false }
 
     @inlinable
-    public func inflate(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> WebSocketFrame { frame }
+    package func inflate(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> WebSocketFrame { frame }
 }
 
 extension Optional: WebSocketFrameInflater where Wrapped: WebSocketFrameInflater {
     @inlinable
-    public func isCompressed(_ header: WebSocketFrameHeader) -> Bool {
+    package func isCompressed(_ header: WebSocketFrameHeader) -> Bool {
         self?.isCompressed(header) ?? false
     }
 
     @inlinable
-    public mutating func inflate(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> WebSocketFrame {
+    package mutating func inflate(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> WebSocketFrame {
         guard case .some(var wrapped) = self else { return frame }
         let inflated = try wrapped.inflate(frame)
         self = .some(wrapped)

@@ -23,32 +23,32 @@ import Foundation
 ///
 /// SHA-1 is injected (`sha1`) so this module stays free of C code: the transport passes
 /// OpenSSL's, tests pass a small Swift one.
-public struct WebSocketHandshake: Sendable {
+package struct WebSocketHandshake: Sendable {
     /// RFC 6455 §1.3.
-    public static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
+    package static let guid = "258EAFA5-E914-47DA-95CA-C5AB0DC85B11"
 
     /// Request headers the handshake writes itself; user headers with these names are dropped.
-    public static let reservedHeaderNames: Set<String> = [
+    package static let reservedHeaderNames: Set<String> = [
         "host", "upgrade", "connection", "sec-websocket-key", "sec-websocket-version",
         "sec-websocket-protocol", "sec-websocket-extensions", "sec-websocket-accept",
         "content-length", "transfer-encoding",
     ]
 
-    public let url: URL
+    package let url: URL
     /// The `Sec-WebSocket-Key` sent (base64 of 16 random bytes).
-    public let key: String
+    package let key: String
     /// Subprotocols offered, in preference order.
-    public let subprotocols: [String]
+    package let subprotocols: [String]
     /// Extension offers other than permessage-deflate, sent as given.
-    public let extensions: [WebSocketExtension]
+    package let extensions: [WebSocketExtension]
     /// The permessage-deflate offer, if the caller asked for compression.
-    public let deflate: WebSocketDeflateOptions?
+    package let deflate: WebSocketDeflateOptions?
     /// The request head, ready to write.
-    public let request: [UInt8]
+    package let request: [UInt8]
     private var parser: HTTPResponseHeadParser
 
     /// What the server answered.
-    public enum Outcome: Sendable {
+    package enum Outcome: Sendable {
         case upgraded(Upgraded)
         /// Follow to this URL (already `ws`/`wss`, resolved against the request URL).
         case redirect(URL, head: HTTPResponseHead)
@@ -57,18 +57,18 @@ public struct WebSocketHandshake: Sendable {
     }
 
     /// A successful upgrade.
-    public struct Upgraded: Sendable {
-        public var head: HTTPResponseHead
+    package struct Upgraded: Sendable {
+        package var head: HTTPResponseHead
         /// The subprotocol the server chose, if any.
-        public var subprotocol: String?
+        package var subprotocol: String?
         /// The extensions the server accepted, in its order.
-        public var extensions: [WebSocketExtension]
+        package var extensions: [WebSocketExtension]
         /// The agreed permessage-deflate parameters when the server accepted our offer.
-        public var deflate: WebSocketDeflateParameters?
+        package var deflate: WebSocketDeflateParameters?
         /// Bytes after the response head: the first frames, to feed to the frame decoder.
-        public var leftover: [UInt8]
+        package var leftover: [UInt8]
         /// RSV bits the accepted extensions use (0x40 with permessage-deflate), for the decoder.
-        public var reservedBits: UInt8 { deflate == nil ? 0 : 0x40 }
+        package var reservedBits: UInt8 { deflate == nil ? 0 : 0x40 }
     }
 
     /// - Parameters:
@@ -77,7 +77,7 @@ public struct WebSocketHandshake: Sendable {
     ///     Names in ``reservedHeaderNames`` are ignored (the handshake sets those itself).
     ///   - maxResponseHeadSize: bound on the response head, default 16 KiB.
     /// - Throws: `invalidConfiguration` for a URL without host or a bad header or option.
-    public init(
+    package init(
         url: URL, subprotocols: [String] = [], extensions: [WebSocketExtension] = [],
         deflate: WebSocketDeflateOptions? = nil, headers: HTTPHeaders = HTTPHeaders(),
         maxResponseHeadSize: Int = HTTPResponseHeadParser.defaultMaxSize,
@@ -142,7 +142,7 @@ public struct WebSocketHandshake: Sendable {
     /// The request head for logs: every line of ``request`` with the values of credential-bearing
     /// headers (``HTTPHeaders/isSensitive(_:)``: `Authorization`, `Cookie`, tokens…) replaced
     /// by `<redacted>`. Never log ``request`` itself.
-    public var redactedRequestDescription: String {
+    package var redactedRequestDescription: String {
         String(decoding: request, as: UTF8.self)
             .split(separator: "\r\n", omittingEmptySubsequences: true)
             .map { line -> String in
@@ -163,18 +163,18 @@ public struct WebSocketHandshake: Sendable {
     }
 
     /// The `Sec-WebSocket-Accept` value a server must answer to `key` (RFC 6455 §4.2.2).
-    public static func acceptValue(forKey key: String, sha1: ([UInt8]) -> [UInt8]) -> String {
+    package static func acceptValue(forKey key: String, sha1: ([UInt8]) -> [UInt8]) -> String {
         Data(sha1(Array((key + guid).utf8))).base64EncodedString()
     }
 
     /// Feeds response bytes; returns the outcome once the whole head has arrived.
-    public mutating func receive(_ bytes: some Collection<UInt8>, sha1: ([UInt8]) -> [UInt8]) throws(RealtimeError) -> Outcome? {
+    package mutating func receive(_ bytes: some Collection<UInt8>, sha1: ([UInt8]) -> [UInt8]) throws(RealtimeError) -> Outcome? {
         guard let (head, rest) = try parser.parse(bytes) else { return nil }
         return try evaluate(head, rest: rest, sha1: sha1)
     }
 
     /// Decides what a complete response head means (see the type's documentation).
-    public func evaluate(_ head: HTTPResponseHead, rest: [UInt8], sha1: ([UInt8]) -> [UInt8]) throws(RealtimeError) -> Outcome {
+    package func evaluate(_ head: HTTPResponseHead, rest: [UInt8], sha1: ([UInt8]) -> [UInt8]) throws(RealtimeError) -> Outcome {
         func fail(_ why: String) -> RealtimeError { RealtimeError(.handshake, detail: why, status: head.status) }
         if head.status != 101 {
             if [301, 302, 303, 307, 308].contains(head.status) {
@@ -229,7 +229,7 @@ public struct WebSocketHandshake: Sendable {
     /// ``RealtimeError/maxBodyExcerpt`` bytes of `body`, decoded leniently, and the
     /// `Retry-After` the server sent (seconds or an HTTP-date, RFC 9110 §10.2.3), which the
     /// reconnect policy honours as it does for an SSE response.
-    public static func refusalError(
+    package static func refusalError(
         _ head: HTTPResponseHead, body: some Collection<UInt8>, now: Date = Date()
     ) -> RealtimeError {
         let excerpt = body.prefix(RealtimeError.maxBodyExcerpt)

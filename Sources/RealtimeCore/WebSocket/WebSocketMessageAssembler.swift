@@ -14,14 +14,14 @@
 ///
 /// Every error carries `closeCode`: the transport sends a close frame with that code, then
 /// drops the connection. The assembler stays failed afterwards.
-public struct WebSocketMessageAssembler: Sendable {
+@usableFromInline package struct WebSocketMessageAssembler: Sendable {
     /// The default ``maxMessageSize``: 64 MiB. Four times the largest frame the decoder accepts
     /// by default, room for the 16 MiB messages of the Autobahn suite (cases 9.x) whether sent
     /// whole or fragmented, and a hard bound on what one message can make a client buffer.
-    public static let defaultMaxMessageSize = 64 * 1024 * 1024
+    @usableFromInline package static let defaultMaxMessageSize = 64 * 1024 * 1024
 
     /// What the caller receives.
-    public enum Output: Sendable, Hashable {
+    @usableFromInline package enum Output: Sendable, Hashable {
         /// A complete text message; its bytes are valid UTF-8.
         case text([UInt8])
         /// A complete binary message.
@@ -37,7 +37,7 @@ public struct WebSocketMessageAssembler: Sendable {
         case close(code: UInt16?, reason: String)
 
         /// The message as the SDK's ``Message`` (nil for control events).
-        public var message: Message? {
+        @usableFromInline package var message: Message? {
             switch self {
             case .text(let bytes): return Message(content: .text(String(decoding: bytes, as: UTF8.self)))
             case .binary(let bytes): return Message(content: .binary(bytes))
@@ -47,7 +47,7 @@ public struct WebSocketMessageAssembler: Sendable {
     }
 
     /// Largest message accepted, in bytes (the sum of its fragments). Default ``defaultMaxMessageSize``.
-    public var maxMessageSize: Int
+    @usableFromInline package var maxMessageSize: Int
 
     /// Opcode of the message being reassembled (text or binary), nil between messages.
     private var messageOpcode: WebSocketOpcode?
@@ -58,19 +58,19 @@ public struct WebSocketMessageAssembler: Sendable {
     private var closed = false
     private var failure: RealtimeError?
 
-    public init(maxMessageSize: Int = WebSocketMessageAssembler.defaultMaxMessageSize) {
+    @usableFromInline package init(maxMessageSize: Int = WebSocketMessageAssembler.defaultMaxMessageSize) {
         self.maxMessageSize = maxMessageSize
     }
 
     /// True while a fragmented message is incomplete.
-    public var isInsideMessage: Bool { messageOpcode != nil }
+    @usableFromInline package var isInsideMessage: Bool { messageOpcode != nil }
 
     /// Early checks on a frame that has not fully arrived: the fragmentation rules and size limit
     /// from its header, and UTF-8 validity of the text received so far. Optional — ``receive(_:)``
     /// enforces everything on the complete frame — but it makes the connection fail as soon as a
     /// violation is certain instead of after a possibly huge frame (Autobahn 6.4.x).
     /// Call it with the decoder's ``WebSocketFrameDecoder/withPartialPayload(_:)``.
-    public mutating func inspectPartialFrame(_ header: WebSocketFrameHeader, payload: UnsafeRawBufferPointer) throws(RealtimeError) {
+    @usableFromInline package mutating func inspectPartialFrame(_ header: WebSocketFrameHeader, payload: UnsafeRawBufferPointer) throws(RealtimeError) {
         if let failure { throw failure }
         if closed { return }
         do throws(RealtimeError) {
@@ -89,7 +89,7 @@ public struct WebSocketMessageAssembler: Sendable {
 
     /// Takes one complete frame; returns a message or control event, or nil when the frame was a
     /// fragment of an unfinished message.
-    public mutating func receive(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> Output? {
+    @usableFromInline package mutating func receive(_ frame: consuming WebSocketFrame) throws(RealtimeError) -> Output? {
         if let failure { throw failure }
         // Whatever follows the close frame is discarded (RFC 6455 §1.4, §5.5.1; Autobahn 7.1.x).
         if closed { return nil }

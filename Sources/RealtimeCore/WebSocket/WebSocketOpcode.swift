@@ -3,7 +3,7 @@
 /// Only the six opcodes RFC 6455 defines exist here: the decoder fails the connection with
 /// close code 1002 on any other value (§5.2 "If an unknown opcode is received, the receiving
 /// endpoint MUST _Fail the WebSocket Connection_").
-public enum WebSocketOpcode: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
+@usableFromInline package enum WebSocketOpcode: UInt8, Sendable, Hashable, CaseIterable, CustomStringConvertible {
     case continuation = 0x0
     case text = 0x1
     case binary = 0x2
@@ -14,9 +14,9 @@ public enum WebSocketOpcode: UInt8, Sendable, Hashable, CaseIterable, CustomStri
     /// Control frames (close, ping, pong) carry at most 125 bytes and are never fragmented
     /// (RFC 6455 §5.5).
     @inlinable
-    public var isControl: Bool { rawValue & 0x8 != 0 }
+    package var isControl: Bool { rawValue & 0x8 != 0 }
 
-    public var description: String {
+    @usableFromInline package var description: String {
         switch self {
         case .continuation: return "continuation"
         case .text: return "text"

@@ -19,12 +19,12 @@
 /// `allowedReservedBits: 0x40`, compressed payloads would reach the assembler as they are.
 /// The client transport (`RealtimeWebSocket`) passes its zlib inflater once permessage-deflate
 /// is agreed.
-public struct WebSocketReceiver<Inflater: WebSocketFrameInflater> {
-    public var decoder: WebSocketFrameDecoder
-    public var inflater: Inflater
-    public var assembler: WebSocketMessageAssembler
+@usableFromInline package struct WebSocketReceiver<Inflater: WebSocketFrameInflater> {
+    @usableFromInline package var decoder: WebSocketFrameDecoder
+    @usableFromInline package var inflater: Inflater
+    @usableFromInline package var assembler: WebSocketMessageAssembler
 
-    public init(
+    @usableFromInline package init(
         role: WebSocketRole = .client,
         maxFrameSize: Int = WebSocketFrameDecoder.defaultMaxFrameSize,
         maxMessageSize: Int = WebSocketMessageAssembler.defaultMaxMessageSize,
@@ -39,7 +39,7 @@ public struct WebSocketReceiver<Inflater: WebSocketFrameInflater> {
     /// Consumes bytes from `input` until a message or control event is ready and returns it;
     /// returns nil with `input` empty when more bytes are needed.
     @inlinable
-    public mutating func next(from input: inout UnsafeRawBufferPointer) throws(RealtimeError) -> WebSocketMessageAssembler.Output? {
+    package mutating func next(from input: inout UnsafeRawBufferPointer) throws(RealtimeError) -> WebSocketMessageAssembler.Output? {
         while let frame = try decoder.next(from: &input) {
             if let output = try assembler.receive(try inflater.inflate(frame)) { return output }
         }
@@ -54,7 +54,7 @@ public struct WebSocketReceiver<Inflater: WebSocketFrameInflater> {
     }
 
     /// Every output `bytes` completes (for tests and simple callers).
-    public mutating func receive(_ bytes: some Collection<UInt8>) throws(RealtimeError) -> [WebSocketMessageAssembler.Output] {
+    @usableFromInline package mutating func receive(_ bytes: some Collection<UInt8>) throws(RealtimeError) -> [WebSocketMessageAssembler.Output] {
         var outputs: [WebSocketMessageAssembler.Output] = []
         try withPayloadBytes(Array(bytes)) { (raw: UnsafeRawBufferPointer) throws(RealtimeError) in
             var input = raw
@@ -68,7 +68,7 @@ extension WebSocketReceiver: Sendable where Inflater: Sendable {}
 
 extension WebSocketReceiver where Inflater == WebSocketNoInflater {
     /// A receiver without an extension stage.
-    public init(
+    @usableFromInline package init(
         role: WebSocketRole = .client,
         maxFrameSize: Int = WebSocketFrameDecoder.defaultMaxFrameSize,
         maxMessageSize: Int = WebSocketMessageAssembler.defaultMaxMessageSize,

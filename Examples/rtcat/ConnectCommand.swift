@@ -6,7 +6,8 @@ import Realtime
 /// ``ConnectEventFormat``, options in ``ConnectOptions``).
 ///
 /// Exit status: 0 after `--count` events or when the events end without the client giving up;
-/// 1 when it gives up (a fatal error, or retries exhausted); 2 on a usage error.
+/// 1 when it gives up (a fatal error, or retries exhausted) or `--send` input was left unsent
+/// (a line over the message limit); 2 on a usage error.
 enum ConnectCommand {
     static let subcommand = Subcommand(
         name: "",
@@ -29,7 +30,11 @@ enum ConnectCommand {
         }
         var session = ConnectSession(url: options.url, configuration: options.configuration)
         session.count = options.count
-        if options.send { session.outgoing = StandardInputLines.textMessages() }
+        if options.send {
+            let flow = InputFlow()
+            session.outgoing = StandardInputLines.textMessages(flow: flow)
+            session.outgoingFlow = flow
+        }
         return await session.run().status
     }
 }

@@ -55,6 +55,8 @@ struct ConnectOptions {
     var protocols: [String] = []
     /// Do not offer permessage-deflate.
     var noCompression = false
+    /// `--write-timeout`: 0 disables the check.
+    var writeTimeout: Duration?
 
     /// The option list printed by `rtcat --help` and after a usage error.
     static let help = """
@@ -90,15 +92,19 @@ struct ConnectOptions {
             WebSocket (ws://, wss://):
               --send                send each line of stdin as a text message (lines read while not
                                     connected go out, in order, on the next connection); EOF closes
-                                    (1000) and prints what arrives until the server's close
+                                    (1000) and prints what arrives until the server's close; a line
+                                    over 16 MiB is an error (exit 1); at most 4 MiB read ahead
               --ping-interval S     ping after S seconds of silence (30; 0 = off)
               --ping-mode idle|fixed  ping after silence (idle, default) or every S seconds
                                     whatever the traffic (fixed)
               --heartbeat-misses N  unanswered pings before the connection is dead (2)
               --protocol NAME       offer a subprotocol (repeatable)
               --no-compression      do not offer permessage-deflate (offered by default)
+              --write-timeout S     end with peer_not_reading when the server takes no byte for
+                                    S seconds while some wait to be sent (20; 0 = off)
             output: one JSON object per line: {"kind": "open"|"event"|"error"|"closed", …}
-            exit: 0 after --count events or a clean end; 1 when the client gives up; 2 usage error
+            exit: 0 after --count events or a clean end; 1 when the client gives up or --send input
+                  was not sent; 2 usage error
         """
 
     /// Parses `arguments`; throws a ``UsageError`` with a message for the user.
@@ -260,6 +266,7 @@ struct ConnectOptions {
             try cursor.flag()
             noCompression = true
         case "--ping-interval": pingInterval = try cursor.seconds(allowZero: true)
+        case "--write-timeout": writeTimeout = try cursor.seconds(allowZero: true)
         case "--heartbeat-misses": heartbeatMisses = try cursor.integer(minimum: 1)
         case "--ping-mode":
             switch try cursor.value() {
@@ -289,6 +296,7 @@ struct ConnectOptions {
             }
             if !protocols.isEmpty { throw UsageError("--protocol needs a ws:// or wss:// URL") }
             if noCompression { throw UsageError("--no-compression needs a ws:// or wss:// URL") }
+            if writeTimeout != nil { throw UsageError("--write-timeout needs a ws:// or wss:// URL") }
         } else {
             if body != nil { throw UsageError("-d needs an http:// or https:// URL (WebSocket has no request body)") }
             if let method, method.uppercased() != "GET" { throw UsageError("-X \(method): a WebSocket handshake is always GET") }
@@ -331,6 +339,7 @@ struct ConnectOptions {
         if let heartbeatMisses { c.heartbeat.missedLimit = heartbeatMisses }
         if let pingMode { c.heartbeat.mode = pingMode }
         if noCompression { c.webSocket.compression = .disabled }
+        if let writeTimeout { c.webSocket.writeTimeout = writeTimeout == .zero ? nil : writeTimeout }
 
         if noReachability { c.networkMonitor = nil }
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }

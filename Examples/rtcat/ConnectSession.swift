@@ -7,7 +7,8 @@ import Realtime
 ///
 /// Exit status of ``run()``: 0 when `count` events arrived, or when the events ended without
 /// the client giving up (a clean end without reconnect, an SSE 204, the end of `outgoing`);
-/// 1 when the client gave up (an `error` with `willRetry: false`).
+/// 1 when the client gave up (an `error` with `willRetry: false`) or some input to send was
+/// not sent (a line over the message limit, a send that failed).
 struct ConnectSession {
     var url: URL
     var configuration: RealtimeClient.Configuration
@@ -18,6 +19,9 @@ struct ConnectSession {
     /// handshake starts (close 1000, RFC 6455 §7) once everything was sent; what still arrives
     /// is printed until the server's close (or the close timeout), then the session ends.
     var outgoing: AsyncStream<OutboundMessage>?
+    /// The bound between the reader of `outgoing` and the sender (each message sent makes
+    /// room for more), and whether some input was left unsent (then the exit status is 1).
+    var outgoingFlow: InputFlow?
     /// Where the JSON lines go.
     var output: Int32 = STDOUT_FILENO
     /// Prefix for messages on standard error.
@@ -48,16 +52,19 @@ struct ConnectSession {
         hangup.cancel()
         client.close()
         sender?.cancel()
+        outgoingFlow?.close()
         if outcome.gaveUp && !(count.map { outcome.events >= $0 } ?? false) { outcome.status = Subcommand.failure }
+        if outgoingFlow?.failed == true { outcome.status = Subcommand.failure }
         return outcome
     }
 
     /// The library's own transports (SSE by http/https, WebSocket by ws/wss, with the
     /// configured heartbeat); each attempt's transport is kept for the closing handshake.
-    /// Messages to send wait in the outbox while no connection is open (no timeout).
+    /// Messages to send wait in the outbox while no connection is open (no timeout); it holds
+    /// one message of up to ``StandardInputLines/maxLineBytes`` (they are sent one at a time).
     private func makeClient(_ gate: ConnectionGate) throws -> RealtimeClient {
         var configuration = configuration
-        if outgoing != nil { configuration.sendPolicy = .queue(timeout: nil) }
+        if outgoing != nil { configuration.sendPolicy = .queue(maxBytes: StandardInputLines.maxLineBytes, timeout: nil) }
         let factory = RealtimeClient.defaultTransportFactory(configuration: configuration)
         return try RealtimeClient(
             url: url, configuration: configuration, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
@@ -71,11 +78,16 @@ struct ConnectSession {
     /// Sends each message once it can go out, in order; at the end, closes our side.
     private func send(_ messages: AsyncStream<OutboundMessage>, _ client: RealtimeClient, _ gate: ConnectionGate) async {
         for await message in messages {
+            defer { outgoingFlow?.release(InputFlow.size(of: message)) }
             do {
                 try await client.send(message)
             } catch {
                 if Task.isCancelled { return }
-                StandardError.write("\(name): message not sent: \(error)\n")
+                // With the outbox waiting as long as the client runs, a send fails only when
+                // the client stopped: nothing after it would go out either.
+                outgoingFlow?.fail()
+                StandardError.write("\(name): message not sent: \(error); no more input is sent\n")
+                return
             }
         }
         if Task.isCancelled { return }

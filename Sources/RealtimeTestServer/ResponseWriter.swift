@@ -127,6 +127,13 @@ public final class ResponseWriter {
         throw Interrupted()
     }
 
+    /// Reads nothing more until the client hangs up or the server stops, then ends the
+    /// handler (the client's writes stall: its peer does not read).
+    public func holdWithoutReading() throws -> Never {
+        connection.holdWithoutReading()
+        throw Interrupted()
+    }
+
     /// Drops the connection now without finishing the body.
     public func abort(reset: Bool = false) {
         finished = true

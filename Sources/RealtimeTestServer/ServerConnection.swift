@@ -170,6 +170,12 @@ final class ServerConnection {
         return !(result.ready || result.woken)
     }
 
+    /// Blocks until the peer hangs up or the server stops, reading nothing: the peer's
+    /// writes stall once the kernel's buffers are full (its TCP window stays shut).
+    func holdWithoutReading() {
+        _ = Socket.waitReadable(fd, events: Socket.pollReadHangUp, orWake: wakeFD, timeoutMilliseconds: -1)
+    }
+
     /// Blocks until the peer closes the connection or the server stops, discarding input.
     func holdUntilClosed() {
         var scratch = [UInt8](repeating: 0, count: 4096)

@@ -57,7 +57,8 @@ extension TestServer {
     /// | | `protocol=NAME` | select subprotocol NAME (even if the client did not offer it); `protocol=*` selects the first one offered; none by default |
     /// | | `refuse=STATUS` | answer the upgrade with STATUS and a text body |
     /// | | `bad_accept=1` | send a wrong `Sec-WebSocket-Accept` |
-    /// | | `stall=1` | complete the upgrade, then send and read nothing |
+    /// | | `stall=1` | complete the upgrade, then send nothing (what the client sends is read and dropped) |
+    /// | | `no_read=1` | complete the upgrade, then send nothing and read nothing: the client's writes stall once the kernel's buffers are full |
     /// | | `drop_mid_frame=1` | after the upgrade, send 10 bytes of a 100-byte text frame and drop the connection (`reset=1`: with a RST) |
     /// | | `cut=N` | drop the connection after N bytes of server frames, mid-frame if N falls there (`reset=1`: with a RST) |
     /// | | `drip_ms=N` | write every server frame one byte at a time, N ms apart |
@@ -92,7 +93,7 @@ extension TestServer {
         /ws    mode=echo|send|close  count=N  interval_ms=N  binary=1  size=N  fragment=N
                ping_ms=N  ignore_pings=1  heartbeat_ms=N heartbeat=TEXT  reply_to=IN reply=OUT  echo_delay_ms=N
                close=CODE reason=TEXT  close_timeout_ms=N (5000)  protocol=NAME|*
-               faults: auth=TOKEN  refuse=STATUS  bad_accept=1  stall=1  drop_mid_frame=1 [reset=1]  drip_ms=N
+               faults: auth=TOKEN  refuse=STATUS  bad_accept=1  stall=1  no_read=1  drop_mid_frame=1 [reset=1]  drip_ms=N
                        cut=N [reset=1]
                        violation=masked|rsv|utf8|opcode|control_size|fragmented_control|close_code
                no extensions are negotiated (no permessage-deflate)

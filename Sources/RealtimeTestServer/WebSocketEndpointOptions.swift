@@ -47,6 +47,8 @@ struct WebSocketEndpointOptions {
     var refuse: Int?
     var badAccept = false
     var stall = false
+    /// Complete the upgrade, then read nothing (the client's writes stall).
+    var noRead = false
     var dropMidFrame = false
     /// Drop the connection after this many bytes of server frames (nil: never).
     var cut: Int?
@@ -77,6 +79,7 @@ struct WebSocketEndpointOptions {
         refuse = int("refuse")
         badAccept = flag("bad_accept")
         stall = flag("stall")
+        noRead = flag("no_read")
         dropMidFrame = flag("drop_mid_frame")
         cut = int("cut").map { max(0, $0) }
         reset = flag("reset")

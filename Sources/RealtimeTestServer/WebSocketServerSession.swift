@@ -29,6 +29,7 @@ final class WebSocketServerSession {
 
     func run() throws {
         if options.stall { try writer.hold() }
+        if options.noRead { try writer.holdWithoutReading() }
         if options.dropMidFrame {
             // A 100-byte text frame announced, 10 bytes of it sent, then the connection drops.
             try writer.writeRaw([0x81, 100] + Array("0123456789".utf8))

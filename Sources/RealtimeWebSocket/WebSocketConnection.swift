@@ -62,7 +62,8 @@ final class WebSocketConnection: ByteStreamDelegate {
             url: request.url, connectTimeout: request.connectTimeout, idleTimeout: request.idleTimeout,
             closeTimeout: options.closeTimeout, maxRedirects: request.maxRedirects,
             allowsInsecureRedirects: request.allowsInsecureRedirects, heartbeat: options.heartbeat,
-            maxOutboundBytes: options.maxOutboundBytes, writeTimeout: options.writeTimeout))
+            maxOutboundBytes: options.maxOutboundBytes, writeTimeout: options.writeTimeout,
+            tcpUserTimeout: options.socket.userTimeout))
         self.receiver = WebSocketReceiver(
             role: .client, maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize, inflater: nil)
         self.deliveryBatch = max(1, min(64, request.eventBufferCapacity / 2))

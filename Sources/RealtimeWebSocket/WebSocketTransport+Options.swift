@@ -34,9 +34,13 @@ extension WebSocketTransport {
         /// network failure; senders waiting for room or for their write get `notConnected`.
         /// Measured while open, only while bytes are waiting, checked every quarter of it
         /// (so the end comes 1 to 1.25 times this after the last byte left). A slow peer
-        /// that reads is never ended by it, however long a large message takes. Default 30 s;
-        /// nil disables the check.
-        public var writeTimeout: Duration? = .seconds(30)
+        /// that reads is never ended by it, however long a large message takes. At most two
+        /// thirds of ``TCPOptions/userTimeout`` is applied when `socket` sets one: the kernel
+        /// drops a peer whose window stays shut about that long after the window closed, and
+        /// would otherwise end the connection first as `network` ("connection timed out").
+        /// Default 20 s (with the default 30 s user timeout: `peer_not_reading` 20 to 25 s
+        /// after the last byte left); nil disables the check.
+        public var writeTimeout: Duration? = .seconds(20)
         /// Messages accepted by `send` and not yet written to the socket; further senders
         /// wait (in call order) until there is room. Default 64.
         public var outboundQueueCapacity: Int = 64

@@ -20,6 +20,10 @@ Paths (query parameters in brackets, defaults after '='):
                                 (none if it offers neither) and sends its name ("" if none).
   /headers                      sends the request headers as one JSON text message.
   /drop [after=hello]           sends the text `after`, then resets the TCP connection.
+  /json-pong [count=3]          answers each text message that is the JSON {"op": "ping"} with
+                                json.dumps({"op": "pong"}) (a space after the colon); after
+                                `count` answers, sends the text "pongs <count>"; echoes
+                                anything else.
 Any other path answers the handshake with HTTP 404.
 
 --deflate MODE chooses the permessage-deflate answer: `default` (the library's: 12-bit windows
@@ -42,7 +46,7 @@ from websockets.http11 import Response
 import peer_common
 
 SUBPROTOCOLS = ["chat.v2", "chat.v1"]
-KNOWN_PATHS = {"/echo", "/ping", "/close", "/large", "/violate", "/subprotocol", "/headers", "/drop"}
+KNOWN_PATHS = {"/echo", "/ping", "/close", "/large", "/violate", "/subprotocol", "/headers", "/drop", "/json-pong"}
 
 # Raw frames for /violate, each wrong in exactly one way (RFC 6455 §5.2, §5.5, §5.4, §7.4).
 VIOLATIONS = {
@@ -93,6 +97,22 @@ async def echo(ws):
         await ws.send(message)
 
 
+async def json_pong(ws, count):
+    answered = 0
+    async for message in ws:
+        try:
+            ping = isinstance(message, str) and json.loads(message) == {"op": "ping"}
+        except ValueError:
+            ping = False
+        if not ping:
+            await ws.send(message)
+            continue
+        await ws.send(json.dumps({"op": "pong"}))
+        answered += 1
+        if answered == count:
+            await ws.send(f"pongs {count}")
+
+
 async def handler(ws):
     path, params = query(ws)
     try:
@@ -136,6 +156,8 @@ async def handler(ws):
         elif path == "/headers":
             await ws.send(json.dumps({k.lower(): v for k, v in ws.request.headers.raw_items()}))
             await echo(ws)
+        elif path == "/json-pong":
+            await json_pong(ws, int(params.get("count", "3")))
         elif path == "/drop":
             await ws.send(params.get("after", "hello"))
             ws.transport.abort()

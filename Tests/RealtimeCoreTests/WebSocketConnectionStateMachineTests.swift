@@ -106,6 +106,10 @@ import Testing
         (UInt16?(1000), RealtimeError.Code?.none),
         (UInt16?(1001), RealtimeError.Code?.none),
         (UInt16?(1011), RealtimeError.Code?(.remoteClosed)),
+        (UInt16?(1012), RealtimeError.Code?.none),
+        (UInt16?(1013), RealtimeError.Code?(.remoteClosed)),
+        (UInt16?(1014), RealtimeError.Code?(.remoteClosed)),
+        (UInt16?(4000), RealtimeError.Code?(.remoteClosed)),
     ])
     func closingAsResponder(code: UInt16?, error: RealtimeError.Code?) {
         var m = Self.open(heartbeat: .ping(every: .seconds(30)))
@@ -119,6 +123,14 @@ import Testing
         }
         #expect(ending.end.clean && ending.end.code == code && ending.end.reason == "r")
         #expect(ending.end.error?.code == error)
+        #expect(ending.end.error?.closeCode == (error == nil ? nil : code))
+    }
+
+    /// 1013 and 1014 say what they mean (no "protocol error", no "unassigned").
+    @Test func retryLaterCloseDetails() {
+        #expect(Machine.closeError(1013)?.detail == "server closed with 1013 (try again later)")
+        #expect(Machine.closeError(1014)?.detail == "server closed with 1014 (bad gateway)")
+        #expect(Machine.closeError(4321)?.detail == "server closed with 4321")
     }
 
     // MARK: Failing the connection (RFC 6455 §7.1.7)
@@ -300,6 +312,53 @@ import Testing
         #expect(ending.end.error?.code == .peerNotReading)
         #expect(ending.end.error?.closeCode == 1008 && ending.closeFrame == 1008)
         #expect(!ending.end.clean && m.isClosed && m.deadlines.armed.isEmpty)
+    }
+
+    /// The write timeout applied is at most two thirds of `TCP_USER_TIMEOUT`, so 1.25 × it
+    /// (the latest end) stays short of the kernel's own drop of a shut-window peer.
+    @Test(arguments: [
+        (Duration?.some(.seconds(30)), Duration?.some(.seconds(30)), Duration?.some(.seconds(20))),
+        (.some(.seconds(20)), .some(.seconds(30)), .some(.seconds(20))),
+        (.some(.seconds(5)), .some(.seconds(30)), .some(.seconds(5))),
+        (.some(.seconds(60)), .some(.seconds(3)), .some(.seconds(2))),
+        (.some(.seconds(30)), nil, .some(.seconds(30))),
+        (nil, .some(.seconds(30)), nil),
+    ])
+    func writeTimeoutStaysBelowTheUserTimeout(write: Duration?, user: Duration?, applied: Duration?) {
+        #expect(Machine.Configuration.effectiveWriteTimeout(write, tcpUserTimeout: user) == applied)
+        let configuration = Machine.Configuration(url: Self.url, writeTimeout: write, tcpUserTimeout: user)
+        #expect(configuration.writeTimeout == applied)
+        if let applied, let user { #expect(applied * 5 / 4 < user) }
+    }
+
+    /// The defaults (write timeout 20 s, `TCP_USER_TIMEOUT` 30 s, and a write timeout of 30 s
+    /// next to a 30 s user timeout): a peer that reads nothing ends the attempt with
+    /// peerNotReading before the kernel's 30 s, whatever the check's granularity.
+    @Test(arguments: [Duration.seconds(20), .seconds(30)])
+    func peerNotReadingComesBeforeTheKernelsUserTimeout(write: Duration) {
+        let configuration = Machine.Configuration(url: Self.url, writeTimeout: write, tcpUserTimeout: .seconds(30))
+        var m = Machine(configuration: configuration)
+        _ = m.start(now: Self.at(0))
+        m.streamConnected()
+        _ = m.handshakeSucceeded(now: Self.at(0))
+        let stuck = Outbound(pendingBytes: 100, bytesWritten: 50)
+        guard case .watch(var deadline) = m.bytesWritten(stuck, now: Self.at(0)) else {
+            Issue.record("expected the watch")
+            return
+        }
+        for _ in 0..<100 {
+            switch m.timerFired(.write, now: deadline, outbound: stuck) {
+            case .rearm(let next): deadline = next
+            case .end(let ending):
+                #expect(ending.end.error?.code == .peerNotReading)
+                #expect(deadline < Self.at(30), "ended at \(deadline), after the kernel's user timeout")
+                return
+            default:
+                Issue.record("unexpected action")
+                return
+            }
+        }
+        Issue.record("never ended")
     }
 
     /// Any byte taken restarts the period: a slow peer that reads is never ended, however

@@ -50,6 +50,16 @@ final class ExampleProcess: Sendable {
         return "pid \(pid) \(process.termination.map { "\($0)" } ?? "running"); threads \(states); fds \(fds)"
     }
 
+    /// The child's peak resident set size so far (`VmHWM` in /proc/PID/status), in bytes;
+    /// nil once it has exited.
+    var peakResidentBytes: Int? {
+        let status = ProcessResources.procText("/proc/\(process.processIdentifier)/status") ?? ""
+        guard let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kib = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).dropFirst().first.flatMap({ Int($0) })
+        else { return nil }
+        return kib * 1024
+    }
+
     /// Standard error so far.
     var errorText: String {
         String(decoding: errorOutput.withLock { $0 }, as: UTF8.self)

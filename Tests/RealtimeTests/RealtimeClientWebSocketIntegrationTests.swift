@@ -59,13 +59,26 @@ struct RealtimeClientWebSocketIntegrationTests {
         #expect(close.code == 1001 && close.reason == "redeploy" && close.clean)
     }
 
-    /// 1012 (service restart) and 1013 (try again later): answered with 1002 (RFC 6455 §7.4,
-    /// Autobahn 7.9.x), reported as the server closing, and retried with backoff even when
-    /// the policy does not retry protocol violations.
-    @Test(arguments: [1012, 1013])
-    func serviceRestartCodesReconnectWithBackoff(code: Int) async throws {
+    /// 1012 (service restart): an orderly close like 1001. The code is echoed (RFC 6455
+    /// §5.5.1), `closed` carries it with the reason, and the client reconnects.
+    @Test func serviceRestartIsAnOrderlyClose() async throws {
         defer { server.stop() }
-        let c = try client("/ws?mode=send&count=1&close=\(code)") {
+        let c = try client("/ws?mode=send&count=1&close=1012&reason=restarting")
+        let events = await collect(c, limit: 4)
+        #expect(events.map(\.short) == ["open(1)", "event(message 1)", "closed(reconnect)", "open(2)"])
+        let close = try #require(events.at(2)?.closeEvent)
+        #expect(close.code == 1012 && close.reason == "restarting" && close.clean)
+        #expect(server.webSocketSessions.first?.closeCode == 1012, "the close frame sent back echoes the code")
+        #expect(server.webSocketSessions.first?.protocolErrorCode == nil)
+    }
+
+    /// 1013 (try again later) and 1014 (bad gateway): echoed, reported in `closed` with the
+    /// code and reason, and retried with backoff like a 503, even when the policy does not
+    /// retry protocol violations (these are none).
+    @Test(arguments: [1013, 1014])
+    func retryLaterCodesReconnectWithBackoff(code: Int) async throws {
+        defer { server.stop() }
+        let c = try client("/ws?mode=send&count=1&close=\(code)&reason=later") {
             $0.reconnect.retriesAfterProtocolViolation = false
         }
         let events = await collect(c, limit: 5)
@@ -74,8 +87,11 @@ struct RealtimeClientWebSocketIntegrationTests {
         ])
         let error = try #require(events.at(2)?.errorEvent)
         #expect(error.retryIn != nil)
+        #expect(error.error.closeCode == UInt16(code))
         #expect(error.error.detail?.contains("\(code)") == true)
-        #expect(events.at(3)?.closeEvent?.code == 1002)
+        let close = try #require(events.at(3)?.closeEvent)
+        #expect(close.code == UInt16(code) && close.reason == "later" && close.clean)
+        #expect(server.webSocketSessions.first?.closeCode == UInt16(code), "the close frame sent back echoes the code")
     }
 
     @Test func sendsAndReceivesEchoes() async throws {

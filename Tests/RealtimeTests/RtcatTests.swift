@@ -35,8 +35,16 @@ import Testing
         _ arguments: [String], input: String = "", timeout: Double = 30, environment: [String: String]? = nil,
         executable: String = "rtcat"
     ) async throws -> Run {
+        try await rtcat(arguments, inputBytes: Array(input.utf8), timeout: timeout, environment: environment, executable: executable)
+    }
+
+    /// ``rtcat(_:input:timeout:environment:executable:)`` with raw bytes on stdin.
+    func rtcat(
+        _ arguments: [String], inputBytes: [UInt8], timeout: Double = 30, environment: [String: String]? = nil,
+        executable: String = "rtcat"
+    ) async throws -> Run {
         let run = try await offloaded {
-            try Self.runBlocking(executable, arguments, input: input, timeout: timeout, environment: environment)
+            try Self.runBlocking(executable, arguments, input: inputBytes, timeout: timeout, environment: environment)
         }
         #expect(run.status != -1, "\(executable) binary not found; run `swift build` first")
         #expect(!run.timedOut, "\(executable) \(arguments) did not finish in \(timeout) s")
@@ -44,13 +52,13 @@ import Testing
     }
 
     private static func runBlocking(
-        _ executable: String, _ arguments: [String], input: String, timeout: Double, environment: [String: String]?
+        _ executable: String, _ arguments: [String], input: [UInt8], timeout: Double, environment: [String: String]?
     ) throws -> Run {
         guard let url = BuiltExecutable.url(named: executable) else {
             return Run(status: -1, stdout: "", stderr: "", timedOut: false)
         }
         let run = try SpawnedProcess.run(
-            url.path, arguments, environment: environment, input: .bytes(Array(input.utf8)),
+            url.path, arguments, environment: environment, input: .bytes(input),
             timeout: .milliseconds(Int(timeout * 1000)))
         // Killed at the timeout: 128 + SIGKILL, as a shell reports it.
         return Run(
@@ -344,6 +352,91 @@ import Testing
         #expect(r.kinds() == ["open", "closed"], "\(r.stdout)")
         #expect(r.objects.last?["willReconnect"] as? Bool == false)
         #expect(elapsed >= .milliseconds(4900) && elapsed < .seconds(15), "\(elapsed)")
+    }
+
+    /// A server closing with 1012, 1013 or 1014 (IANA-registered "come back later" codes):
+    /// rtcat prints `closed` with the code and reason and reconnects; the close frame rtcat
+    /// sent back echoes the code (never a 1002 protocol error).
+    @Test(arguments: [1012, 1013, 1014])
+    func webSocketRetryLaterCloseIsEchoedAndReconnects(code: Int) async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let url = server.wsURL("/ws?mode=send&count=1&close=\(code)&reason=later").absoluteString
+        let r = try await rtcat(["--count", "2", "--backoff-initial", "0.1", "--backoff-max", "0.2", url])
+        #expect(r.status == 0, "\(r.stderr)")
+        let closed = try #require(r.objects.first { $0["kind"] as? String == "closed" }, "\(r.stdout)")
+        #expect(closed["code"] as? Int == code && closed["reason"] as? String == "later", "\(r.stdout)")
+        #expect(closed["clean"] as? Bool == true && closed["willReconnect"] as? Bool == true)
+        #expect(r.kinds().filter { $0 == "open" }.count == 2, "\(r.stdout)")
+        #expect(!r.stdout.contains("protocol_violation") && !r.stdout.contains("unassigned"), "\(r.stdout)")
+        let first = try #require(server.webSocketSessions.first)
+        #expect(first.closeCode == UInt16(code) && first.protocolErrorCode == nil)
+    }
+
+    /// A credential in the query (`?token=…`, `access_token`) never reaches rtcat's output:
+    /// the `open` line shows the URL with those values as `***`, the other parameters kept;
+    /// the server still got the real URL.
+    @Test func queryCredentialsAreRedactedInOutput() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let ws = try await rtcat(["--finite", server.wsURL("/ws?mode=send&count=1&close=1000&token=S3cr3tWS").absoluteString])
+        #expect(ws.status == 0, "\(ws.stderr)")
+        #expect(!(ws.stdout + ws.stderr).contains("S3cr3tWS"), "\(ws.stdout)")
+        let url = try #require(ws.objects.first?["url"] as? String)
+        #expect(url.hasSuffix("/ws?mode=send&count=1&close=1000&token=***"), "\(url)")
+        #expect(server.requests(path: "/ws").first?.target.contains("token=S3cr3tWS") == true)
+
+        // The final URL of a redirect carries the credential: the open line hides it too.
+        let to = "%2Fsse%3Fcount%3D1%26access_token%3DS3cr3tSSE"
+        let sse = try await rtcat(["--count", "1", server.url("/redirect?n=1&to=\(to)").absoluteString])
+        #expect(sse.status == 0, "\(sse.stderr)")
+        #expect(!(sse.stdout + sse.stderr).contains("S3cr3tSSE"), "\(sse.stdout)")
+        #expect((sse.objects.first?["url"] as? String)?.hasSuffix("/sse?count=1&access_token=***") == true, "\(sse.stdout)")
+    }
+
+    /// A line over the message limit (16 MiB) is reported, naming the limit, and rtcat exits
+    /// 1; the lines before it were sent, it and those after it were not.
+    @Test func webSocketSendLineOverTheLimitIsAnError() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let limit = 16 << 20
+        let input = Array("first\n".utf8) + [UInt8](repeating: UInt8(ascii: "a"), count: limit + 1) + Array("\nafter\n".utf8)
+        let r = try await rtcat(["--send", server.wsURL("/ws").absoluteString], inputBytes: input, timeout: 60)
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.stderr.contains("line 2 of standard input is longer than the message limit of \(limit) bytes"), "\(r.stderr)")
+        #expect(r.kinds() == ["open", "event", "closed"], "\(r.stdout)")
+        #expect(server.webSocketSessions.first?.textMessages == ["first"])
+
+        // Exactly at the limit (with a CRLF ending) is a message like any other.
+        let exact = [UInt8](repeating: UInt8(ascii: "b"), count: limit) + Array("\r\n".utf8)
+        let ok = try await rtcat(["--send", server.wsURL("/ws").absoluteString], inputBytes: exact, timeout: 60)
+        #expect(ok.status == 0, "\(ok.stderr)")
+        #expect(server.webSocketSessions.last?.messageCount == 1)
+    }
+
+    /// A peer that reads nothing: rtcat reads at most a few MiB of stdin ahead of what the
+    /// connection took (the transport's queue, the outbox, 4 MiB of read-ahead), not the
+    /// 200 MiB offered. Measured (peak RSS, VmHWM) after the write timeout has ended three
+    /// connections in a row with peer_not_reading (the messages wait in the outbox for the
+    /// next one), seconds in which an unbounded reader takes in most of the input.
+    @Test func webSocketSendToAPeerThatDoesNotReadKeepsMemoryBounded() async throws {
+        let server = try startServer()
+        defer { server.stop() }
+        let child = try ExampleProcess("rtcat", [
+            "--send", "--write-timeout", "1", "--backoff-initial", "0.5", "--backoff-max", "0.5",
+            server.wsURL("/ws?no_read=1").absoluteString,
+        ])
+        let input = String(repeating: String(repeating: "x", count: 1023) + "\n", count: 200 << 10)
+        let feeder = Thread { child.write(input) }
+        feeder.start()
+        try await child.waitForLine("the third peer_not_reading", seconds: 60) { _ in
+            child.lines.filter { $0.contains("peer_not_reading") }.count >= 3
+        }
+        let peak = try #require(child.peakResidentBytes)
+        child.signal(SIGKILL)
+        _ = await child.exitStatus()
+        print("rtcat --send, 200 MiB of input, a peer that reads nothing: peak RSS \(peak >> 20) MiB after three peer_not_reading")
+        #expect(peak < 100 << 20, "peak RSS \(peak >> 20) MiB for 200 MiB of input")
     }
 
     /// permessage-deflate is offered by default (the test server declines it, so messages flow

@@ -53,6 +53,46 @@ import RealtimeWebSocket
         }
     }
 
+    /// A Python `websockets` server answers `{"op":"ping"}` with `json.dumps`'s
+    /// `{"op": "pong"}`: with `.text(ping:pong:)` expecting `{"op":"pong"}` that is the reply,
+    /// consumed, never delivered as a message.
+    @Test func applicationPongWithOtherSpacingIsTheReply() async throws {
+        let peer = try await PythonPeer.start(script: "ws_websockets.py")
+        try await withDeadline {
+            var options = TransportProbe.quietOptions
+            options.heartbeat = .application(
+                every: .milliseconds(100), missedLimit: 20, mode: .fixedInterval,
+                .text(ping: #"{"op":"ping"}"#, pong: #"{"op":"pong"}"#))
+            let probe = TransportProbe(peer.url("/json-pong?count=3"), options: options)
+            #expect(await probe.opened() != nil)
+            try await probe.transport.send(.text("hello"))
+            var delivered: [String] = []
+            while let message = await probe.message(), delivered.count < 10 {
+                delivered.append(message.text ?? "<binary>")
+                if message.text == "pongs 3" { break }
+            }
+            #expect(delivered == ["hello", "pongs 3"], "the three replies were consumed: \(delivered)")
+            probe.transport.close()
+            let (end, _) = await probe.ended()
+            #expect(end?.error?.code == .cancelled, "no heartbeat timeout: \(String(describing: end))")
+        }
+    }
+
+    /// 1012–1014 from a Python server (`websockets` and `aiohttp`): the code and reason
+    /// reach the end as sent, 1012 an orderly end, 1013 and 1014 `remote_closed` with the code.
+    @Test(arguments: peers, [1012, 1013, 1014])
+    func retryLaterCloseCodes(peer script: String, code: Int) async throws {
+        let peer = try await PythonPeer.start(script: script)
+        try await withDeadline {
+            let probe = TransportProbe(peer.url("/close?code=\(code)&reason=later"))
+            #expect(await probe.opened() != nil)
+            let (end, _) = await probe.ended()
+            #expect(end?.clean == true && end?.code == UInt16(code) && end?.reason == "later", "\(String(describing: end))")
+            #expect(end?.error?.code == (code == 1012 ? nil : .remoteClosed), "\(String(describing: end))")
+            #expect(end?.error?.closeCode == (code == 1012 ? nil : UInt16(code)))
+        }
+    }
+
     @Test(arguments: peers) func serverCloseCodes(peer script: String) async throws {
         let peer = try await PythonPeer.start(script: script)
         try await withDeadline {

@@ -59,4 +59,31 @@ import RealtimeTestSupport
             #expect(elapsed < .seconds(15), "took \(elapsed)")
         }
     }
+
+    /// The defaults' relation at a small scale: a write timeout equal to `TCP_USER_TIMEOUT`.
+    /// The kernel drops the shut-window peer about the user timeout after the window closed;
+    /// the write timeout applied (two thirds of it) ends the connection first, so the error
+    /// is `peer_not_reading`, not the kernel's `network` "connection timed out".
+    @Test func peerNotReadingWinsOverTheKernelsUserTimeout() async throws {
+        let server = try ScriptedServer { fd in Self.talkWithoutReading(fd, seconds: 30) }
+        try await withDeadline(40) {
+            var options = TransportProbe.quietOptions
+            options.writeTimeout = .seconds(3)
+            options.socket.userTimeout = .seconds(3)
+            options.socket.keepAlive = nil
+            options.compression = .disabled
+            let probe = TransportProbe(server.url, options: options) { $0.idleTimeout = nil }
+            #expect(await probe.opened() != nil)
+            let transport = probe.transport
+            let sender = Task {
+                let payload = [UInt8](repeating: 0x5A, count: 256 << 10)
+                for _ in 0..<2000 {
+                    do { try await transport.send(.binary(payload)) } catch { return }
+                }
+            }
+            let (end, _) = await probe.ended()
+            await sender.value
+            #expect(end?.error?.code == .peerNotReading, "\(String(describing: end))")
+        }
+    }
 }

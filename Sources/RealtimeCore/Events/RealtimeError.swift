@@ -4,7 +4,7 @@
 /// new codes never break callers. Compare with the static members
 /// (`error.code == .httpStatus`), or switch over ``failureClass`` to decide what to do.
 /// ``description`` is short, stable and free of secrets: it never contains header values,
-/// request bodies or URL credentials.
+/// request bodies, URL credentials or credential-like query values (`?token=…`).
 public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable short identifier, e.g. `http_status`. Safe to log and to match on.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
@@ -177,7 +177,8 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     public var retryAfter: Duration?
     /// WebSocket close code sent or received for this failure (RFC 6455 §7.4.1).
     public var closeCode: UInt16?
-    /// A short human-readable detail written by the SDK (never a header value or body).
+    /// A short human-readable detail written by the SDK (never a header value or body; URL
+    /// credentials and credential-like query values such as `?token=…` in it are hidden).
     public var detail: String?
     /// The failure this one wraps, with its own code, status, body excerpt and
     /// `Retry-After`: set on `requestNotRepeatable`, `retriesExhausted`, `circuitOpen` and
@@ -209,7 +210,9 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         retryAfter: Duration? = nil, closeCode: UInt16? = nil
     ) {
         self.code = code
-        self.detail = detail
+        // A detail may quote a URL (a redirect target, a proxy, curl's message): its
+        // credentials never reach a log.
+        self.detail = detail.map(URLRedaction.redacted)
         self.status = status
         self.bodyExcerpt = bodyExcerpt.map { String($0.prefix(Self.maxBodyExcerpt)) }
         self.retryAfter = retryAfter
@@ -243,7 +246,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         var s = code.description
         if let status { s += " (\(status))" }
         if let closeCode { s += " [close \(closeCode)]" }
-        if let detail { s += ": \(detail)" }
+        if let detail { s += ": \(URLRedaction.redacted(detail))" }
         return s
     }
 

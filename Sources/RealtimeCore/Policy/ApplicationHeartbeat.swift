@@ -3,6 +3,24 @@
 ///
 /// Heartbeat traffic is never delivered to the application: a message the ``isReply``
 /// validator recognises, or one the ``responder`` answers, is consumed by the transport.
+///
+/// Two ways to build one:
+/// - ``text(ping:pong:answersServerPings:)`` for a fixed text ping and its reply (compared
+///   as JSON when the reply is JSON);
+/// - ``init(payload:isReply:responder:)`` with predicates of your own, for replies that vary
+///   (a timestamp, a sequence number) or pings the server sends:
+///
+/// ```swift
+/// let heartbeat = ApplicationHeartbeat(
+///     payload: .text(#"{"type":"ping"}"#),
+///     isReply: { $0.text?.contains(#""type":"pong""#) == true },
+///     responder: { $0.text == "ping" ? .text("pong") : nil })
+/// ```
+///
+/// Put it in a ``HeartbeatPolicy`` with ``HeartbeatPolicy/application(every:missedLimit:mode:_:)``;
+/// choose ``HeartbeatPolicy/Mode/fixedInterval`` when the server expects pings on a schedule
+/// (in the default ``HeartbeatPolicy/Mode/whenIdle`` a feed that talks more often than the
+/// interval never sends one).
 public struct ApplicationHeartbeat: Sendable {
     /// What the client sends as its ping (typically `.text("…")`).
     public var payload: OutboundMessage
@@ -21,14 +39,45 @@ public struct ApplicationHeartbeat: Sendable {
         self.responder = responder
     }
 
-    /// Sends `ping` as text and recognises a text message equal to `pong`; answers a server
-    /// `ping` with `pong` when `answersServerPings` is true.
+    /// Sends `ping` as text and recognises the server's `pong`; answers a server `ping` with
+    /// `pong` when `answersServerPings` is true.
+    ///
+    /// A text message is the reply when it equals `pong` byte for byte or, when `pong` is
+    /// JSON, when it is the same JSON value (whitespace and the order of object members do
+    /// not matter: `{"op": "pong"}` answers `{"op":"pong"}`). A server ping is recognised the
+    /// same way. Only messages up to 4 × the expected text's size plus 1 KiB are parsed as
+    /// JSON (a long message is not a heartbeat, and a chatty feed's large messages cost no
+    /// parse). For any other rule, use ``init(payload:isReply:responder:)`` with a
+    /// predicate of your own.
     public static func text(ping: String, pong: String, answersServerPings: Bool = false) -> ApplicationHeartbeat {
-        let isReply: @Sendable (Message) -> Bool = { $0.text == pong }
+        let reply = TextMatcher(pong)
+        let isReply: @Sendable (Message) -> Bool = { reply.matches($0) }
         var responder: (@Sendable (Message) -> OutboundMessage?)?
         if answersServerPings {
-            responder = { message in message.text == ping ? OutboundMessage.text(pong) : nil }
+            let serverPing = TextMatcher(ping)
+            responder = { message in serverPing.matches(message) ? OutboundMessage.text(pong) : nil }
         }
         return ApplicationHeartbeat(payload: .text(ping), isReply: isReply, responder: responder)
+    }
+
+    /// One expected text: byte for byte, or as the same JSON value when it is JSON.
+    package struct TextMatcher: Sendable {
+        let expected: String
+        let json: JSONEquivalence.Value?
+        /// The longest message parsed as JSON, in bytes.
+        let parseLimit: Int
+
+        package init(_ expected: String) {
+            self.expected = expected
+            json = JSONEquivalence.parse(expected)
+            parseLimit = expected.utf8.count * 4 + 1024
+        }
+
+        package func matches(_ message: Message) -> Bool {
+            guard let text = message.text else { return false }
+            if text.utf8.elementsEqual(expected.utf8) { return true }
+            guard let json, text.utf8.count <= parseLimit else { return false }
+            return JSONEquivalence.parse(text) == json
+        }
     }
 }

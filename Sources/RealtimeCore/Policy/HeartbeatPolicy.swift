@@ -22,7 +22,8 @@ public struct HeartbeatPolicy: Sendable {
         /// WebSocket ping control frames (RFC 6455 §5.5.2) with this payload (≤ 125 bytes);
         /// the server's pong (§5.5.3) is the reply.
         case ping(payload: [UInt8])
-        /// An application-level heartbeat in ordinary messages.
+        /// An application-level heartbeat in ordinary messages (``ApplicationHeartbeat``:
+        /// a fixed text and its reply, or predicates of your own).
         case application(ApplicationHeartbeat)
     }
 
@@ -71,7 +72,16 @@ public struct HeartbeatPolicy: Sendable {
     }
 
     /// An application-level heartbeat after `interval` of silence (or every `interval` with
-    /// ``Mode/fixedInterval``).
+    /// ``Mode/fixedInterval``, what a server that expects pings on a schedule wants: in the
+    /// default ``Mode/whenIdle`` a feed that talks more often than `interval` never gets
+    /// one). Build `heartbeat` with ``ApplicationHeartbeat/text(ping:pong:answersServerPings:)``
+    /// or, for replies of your own shape, ``ApplicationHeartbeat/init(payload:isReply:responder:)``:
+    ///
+    /// ```swift
+    /// let policy = HeartbeatPolicy.application(
+    ///     every: .seconds(20), mode: .fixedInterval,
+    ///     .text(ping: #"{"op":"ping"}"#, pong: #"{"op":"pong"}"#))
+    /// ```
     public static func application(
         every interval: Duration, missedLimit: Int = 2, mode: Mode = .whenIdle, _ heartbeat: ApplicationHeartbeat
     ) -> HeartbeatPolicy {

@@ -7,8 +7,8 @@
 /// | network drop/reset, connect or idle timeout, DNS failure, heartbeat missed | retry with backoff |
 /// | HTTP 5xx, 408, 429, or a status outside 100...599 (RFC 9110 §15) | retry with backoff; `Retry-After` is a floor for the delay |
 /// | network unreachable | `ReconnectDecision/waitForNetwork` (no attempt spent) |
-/// | clean end (SSE EOF, WebSocket close 1000 or 1001 "going away") | retry with backoff if ``reconnectsAfterCleanEnd``, else orderly stop |
-/// | WebSocket close with another code (`remoteClosed`; 1012–1014 "restart / try later" included) | retry with backoff |
+/// | clean end (SSE EOF, WebSocket close 1000, 1001 "going away" or 1012 "service restart") | retry with backoff if ``reconnectsAfterCleanEnd``, else orderly stop |
+/// | WebSocket close with another code (`remoteClosed`; 1013 "try again later" and 1014 "bad gateway" included, like a 503 or 502) | retry with backoff |
 /// | SSE HTTP 204 (`TransportEnd.doNotReconnect`) | orderly stop |
 /// | HTTP 401 | `ReconnectDecision/refreshCredentials` once if possible, else stop (`unauthorized`) |
 /// | other 4xx, other statuses, bad redirect, bad handshake | stop with the error |

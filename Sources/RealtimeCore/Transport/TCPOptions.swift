@@ -18,6 +18,9 @@ public struct TCPOptions: Sendable, Hashable {
     /// is dropped at the first probe tick at least this long after the last byte received
     /// (defaults: 40 s). A ping or message written into a dead path is dropped this long
     /// after the write (+ the retransmission timer's granularity: 1.0 s → ~1.4 s measured).
+    /// A peer that is alive but keeps its window shut is dropped this long after the window
+    /// closed; a WebSocket connection's write timeout is kept at most two thirds of it, so
+    /// that such a peer ends the connection as `peer_not_reading` rather than `network`.
     public var userTimeout: Duration? = .seconds(30)
     /// Bytes read from the socket per `read(2)` call. Default 64 KiB.
     public var readChunkSize: Int = 64 * 1024

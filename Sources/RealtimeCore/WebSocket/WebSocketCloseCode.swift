@@ -23,22 +23,53 @@ public enum WebSocketCloseCode {
     /// 1011: the server hit an unexpected condition.
     public static let internalError: UInt16 = 1011
 
-    /// 1012 (service restart), 1013 (try again later) and 1014 (bad gateway): registered with
-    /// IANA after RFC 6455 and not valid on the wire by its §7.4 (so answered with 1002), but
-    /// they mean "come back later": the client treats them as the server closing and
-    /// reconnects with backoff.
+    /// 1012: the service is restarting (IANA WebSocket Close Code Number Registry): an orderly
+    /// end, like 1001; the client reconnects per its policy.
+    public static let serviceRestart: UInt16 = 1012
+    /// 1013: try again later (IANA registry): the server is overloaded or temporarily unable
+    /// to serve; the client retries with backoff, as after an HTTP 503.
+    public static let tryAgainLater: UInt16 = 1013
+    /// 1014: bad gateway (IANA registry): a gateway got an invalid answer upstream; the client
+    /// retries with backoff, as after an HTTP 502.
+    public static let badGateway: UInt16 = 1014
+    /// 1015: the TLS handshake failed (never sent; reported locally).
+    public static let tlsHandshakeFailure: UInt16 = 1015
+
+    /// 1012 (service restart), 1013 (try again later) and 1014 (bad gateway): the codes a
+    /// server sends to say "come back later". Valid on the wire, echoed like any other code.
     public static func isRetryLater(_ code: UInt16) -> Bool {
-        (1012...1014).contains(code)
+        (serviceRestart...badGateway).contains(code)
     }
 
-    /// Whether `code` may be carried by a close frame (RFC 6455 §7.4.1, §7.4.2): 1000–1003 and
-    /// 1007–1011 are defined for the wire, 3000–4999 belong to libraries and applications.
-    /// Everything else — below 1000, 1004–1006 and 1015 (reserved or local-only), the unassigned
-    /// 1012–2999, and 5000 and above — is a protocol error when received (close with 1002).
+    /// Whether `code` may be carried by a close frame (RFC 6455 §7.4.1, §7.4.2, and the IANA
+    /// WebSocket Close Code Number Registry that §11.7 creates): 1000–1003 and 1007–1014 are
+    /// registered for the wire, 3000–4999 belong to libraries and applications. Everything
+    /// else — below 1000, 1004–1006 and 1015 (reserved or local-only), the unassigned
+    /// 1016–2999, and 5000 and above — is a protocol error when received (close with 1002).
     public static func isValidOnWire(_ code: UInt16) -> Bool {
         switch code {
-        case 1000...1003, 1007...1011, 3000...4999: return true
+        case 1000...1003, 1007...1014, 3000...4999: return true
         default: return false
+        }
+    }
+
+    /// What a registered code means, in a few words for descriptions and logs (nil for
+    /// application codes and codes without a registered meaning).
+    package static func meaning(_ code: UInt16) -> String? {
+        switch code {
+        case normal: return "normal closure"
+        case goingAway: return "going away"
+        case protocolError: return "protocol error"
+        case unsupportedData: return "unsupported data"
+        case invalidPayload: return "invalid payload data"
+        case policyViolation: return "policy violation"
+        case messageTooBig: return "message too big"
+        case mandatoryExtension: return "mandatory extension"
+        case internalError: return "internal error"
+        case serviceRestart: return "service restart"
+        case tryAgainLater: return "try again later"
+        case badGateway: return "bad gateway"
+        default: return nil
         }
     }
 }

@@ -135,12 +135,7 @@ extension WebSocketConnectionStateMachine {
     package mutating func closeReceived(code: UInt16?, reason: String, now: Instant) -> ClosingAction {
         switch state {
         case .open:
-            // 1000 and 1001 (going away: a server shutting down or redeploying) are orderly
-            // ends; any other code is the server closing on an error.
-            let normal = code == nil || code == WebSocketCloseCode.normal || code == WebSocketCloseCode.goingAway
-            let end = TransportEnd(
-                clean: true, code: code, reason: reason,
-                error: normal ? nil : RealtimeError(.remoteClosed, detail: "server closed the connection", closeCode: code))
+            let end = TransportEnd(clean: true, code: code, reason: reason, error: Self.closeError(code))
             // Echo the status code (§5.5.1), then wait for the server to close TCP (§7.1.1).
             return startClosing(.closingAsResponder(end: end), code: code, reason: "", now: now)
         case .closingAsInitiator(_, var end):
@@ -152,6 +147,21 @@ extension WebSocketConnectionStateMachine {
             return .none
         case .idle, .handshaking, .refused:
             preconditionFailure("close frame before the handshake completed")
+        }
+    }
+
+    /// What the server's close code means to the reconnect policy: 1000, 1001 (going away: a
+    /// server shutting down or redeploying) and 1012 (service restart) are orderly ends; any
+    /// other code is the server closing on an error, a network-class failure retried with
+    /// backoff (1013 "try again later" and 1014 "bad gateway" like an HTTP 503 or 502).
+    package static func closeError(_ code: UInt16?) -> RealtimeError? {
+        guard let code else { return nil }
+        switch code {
+        case WebSocketCloseCode.normal, WebSocketCloseCode.goingAway, WebSocketCloseCode.serviceRestart:
+            return nil
+        default:
+            let meaning = WebSocketCloseCode.meaning(code).map { " (\($0))" } ?? ""
+            return RealtimeError(.remoteClosed, detail: "server closed with \(code)\(meaning)", closeCode: code)
         }
     }
 

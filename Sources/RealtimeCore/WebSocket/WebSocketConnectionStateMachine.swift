@@ -59,7 +59,8 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         /// Bound on what the connection may owe the peer in bytes (see ``pingReceived(_:now:)``).
         package var maxOutboundBytes: Int
         /// How long bytes may wait for the kernel without any of them being taken before the
-        /// peer is declared not reading (``OutboundProgress``); nil: never.
+        /// peer is declared not reading (``OutboundProgress``); nil: never. Already bounded by
+        /// the socket's `TCP_USER_TIMEOUT` (``effectiveWriteTimeout(_:tcpUserTimeout:)``).
         package var writeTimeout: Duration?
         /// How long a failing connection waits for its close frame to reach the kernel (at
         /// most ``closeTimeout``): the peer that broke the protocol may not be reading.
@@ -69,7 +70,8 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
             url: URL, connectTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil,
             closeTimeout: Duration = .seconds(5), maxRedirects: Int = 10, allowsInsecureRedirects: Bool = false,
             heartbeat: HeartbeatPolicy = .disabled, maxOutboundBytes: Int = 16 << 20,
-            writeTimeout: Duration? = .seconds(30), failWriteTimeout: Duration = .seconds(1)
+            writeTimeout: Duration? = .seconds(20), failWriteTimeout: Duration = .seconds(1),
+            tcpUserTimeout: Duration? = nil
         ) {
             self.url = url
             self.connectTimeout = connectTimeout
@@ -79,8 +81,21 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
             self.allowsInsecureRedirects = allowsInsecureRedirects
             self.heartbeat = heartbeat
             self.maxOutboundBytes = maxOutboundBytes
-            self.writeTimeout = writeTimeout
+            self.writeTimeout = Self.effectiveWriteTimeout(writeTimeout, tcpUserTimeout: tcpUserTimeout)
             self.failWriteTimeout = failWriteTimeout
+        }
+
+        /// The write timeout applied: at most two thirds of `TCP_USER_TIMEOUT` when the socket
+        /// sets one. A peer that keeps its TCP window shut is dropped by the kernel about the
+        /// user timeout after the window closed (Linux ends zero-window probing then, tcp(7)),
+        /// which is about when the last byte left; the write watch ends the connection 1 to
+        /// 1.25 write timeouts after that byte. With two thirds, 1.25 × stays a sixth of the
+        /// user timeout short of it (defaults 20 s and 30 s: at most 25 s), so such a
+        /// connection ends as `peerNotReading`, which says what happened, rather than as the
+        /// kernel's `network` "connection timed out".
+        package static func effectiveWriteTimeout(_ writeTimeout: Duration?, tcpUserTimeout: Duration?) -> Duration? {
+            guard let writeTimeout, let tcpUserTimeout, tcpUserTimeout > .zero else { return writeTimeout }
+            return min(writeTimeout, tcpUserTimeout * 2 / 3)
         }
     }
 

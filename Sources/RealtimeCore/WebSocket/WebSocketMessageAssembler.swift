@@ -192,16 +192,6 @@
         if payload.isEmpty { return .close(code: nil, reason: "") }
         guard payload.count >= 2 else { throw .protocolViolation("close payload of 1 byte (RFC 6455 §5.5.1)") }
         let code = UInt16(payload[0]) << 8 | UInt16(payload[1])
-        if WebSocketCloseCode.isRetryLater(code) {
-            // Not valid in RFC 6455 §7.4 (Autobahn 7.9.x expects 1002, which the transport
-            // sends), but in practice a server restarting or overloaded: report it as the
-            // server closing, a network-class failure the client retries with backoff,
-            // rather than as a protocol violation that a policy might not retry.
-            throw RealtimeError(
-                .remoteClosed,
-                detail: "server closed with \(code) (service restart / try again later / bad gateway), a code RFC 6455 §7.4 leaves unassigned",
-                closeCode: WebSocketCloseCode.protocolError)
-        }
         guard WebSocketCloseCode.isValidOnWire(code) else {
             throw .protocolViolation("close code \(code) is not valid on the wire (RFC 6455 §7.4)")
         }

@@ -1,0 +1,231 @@
+/// Whether two texts are the same JSON value (RFC 8259), whatever their whitespace and the
+/// order of object members: `{"op": "pong"}` and `{ "op":"pong" }` are; `{"op":"pong","n":1}`
+/// and `{"op":"pong"}` are not. How ``ApplicationHeartbeat/text(ping:pong:answersServerPings:)``
+/// recognises a server's reply written by another JSON library.
+///
+/// Numbers compare by value (`1`, `1.0` and `1e0` are equal), strings after their escapes
+/// are resolved (`"\u0070ong"` is `"pong"`), an object's duplicate names keep the last value.
+/// Bounded: nesting deeper than ``maxDepth`` is not parsed (no match), and every parse is
+/// linear in the text's length.
+package enum JSONEquivalence {
+    /// The deepest nesting of arrays and objects parsed.
+    package static let maxDepth = 64
+
+    package indirect enum Value: Sendable, Hashable {
+        case null
+        case bool(Bool)
+        case number(Double)
+        case string(String)
+        case array([Value])
+        case object([String: Value])
+    }
+
+    /// The parsed value of `text`, or nil when it is not one JSON value.
+    package static func parse(_ text: String) -> Value? {
+        var text = text
+        return text.withUTF8 { bytes in
+            var parser = Parser(bytes: bytes)
+            parser.skipWhitespace()
+            guard let value = parser.value(depth: 0) else { return nil }
+            parser.skipWhitespace()
+            return parser.index == bytes.count ? value : nil
+        }
+    }
+
+    /// `a` and `b` are the same JSON value; false when either does not parse.
+    package static func equivalent(_ a: String, _ b: String) -> Bool {
+        guard let left = parse(a), let right = parse(b) else { return false }
+        return left == right
+    }
+
+    private struct Parser {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var index = 0
+
+        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+
+        var current: UInt8? { index < bytes.count ? bytes[index] : nil }
+
+        mutating func skipWhitespace() {
+            while let c = current, c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { index += 1 }
+        }
+
+        mutating func value(depth: Int) -> Value? {
+            guard depth <= JSONEquivalence.maxDepth, let c = current else { return nil }
+            switch c {
+            case UInt8(ascii: "{"): return object(depth: depth + 1)
+            case UInt8(ascii: "["): return array(depth: depth + 1)
+            case UInt8(ascii: "\""): return string().map(Value.string)
+            case UInt8(ascii: "t"): return literal("true", .bool(true))
+            case UInt8(ascii: "f"): return literal("false", .bool(false))
+            case UInt8(ascii: "n"): return literal("null", .null)
+            default: return number()
+            }
+        }
+
+        mutating func literal(_ word: String, _ value: Value) -> Value? {
+            var i = index
+            for byte in word.utf8 {
+                guard i < bytes.count, bytes[i] == byte else { return nil }
+                i += 1
+            }
+            index = i
+            return value
+        }
+
+        mutating func object(depth: Int) -> Value? {
+            index += 1
+            var members: [String: Value] = [:]
+            skipWhitespace()
+            if current == UInt8(ascii: "}") {
+                index += 1
+                return .object(members)
+            }
+            while true {
+                skipWhitespace()
+                guard current == UInt8(ascii: "\""), let name = string() else { return nil }
+                skipWhitespace()
+                guard current == UInt8(ascii: ":") else { return nil }
+                index += 1
+                skipWhitespace()
+                guard let member = value(depth: depth) else { return nil }
+                members[name] = member
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "}"):
+                    index += 1
+                    return .object(members)
+                default: return nil
+                }
+            }
+        }
+
+        mutating func array(depth: Int) -> Value? {
+            index += 1
+            var elements: [Value] = []
+            skipWhitespace()
+            if current == UInt8(ascii: "]") {
+                index += 1
+                return .array(elements)
+            }
+            while true {
+                skipWhitespace()
+                guard let element = value(depth: depth) else { return nil }
+                elements.append(element)
+                skipWhitespace()
+                switch current {
+                case UInt8(ascii: ","): index += 1
+                case UInt8(ascii: "]"):
+                    index += 1
+                    return .array(elements)
+                default: return nil
+                }
+            }
+        }
+
+        /// A string from its opening quote; escapes resolved (RFC 8259 §7).
+        mutating func string() -> String? {
+            index += 1
+            let bytes = self.bytes
+            var scalars = String.UnicodeScalarView()
+            var runStart = index
+            func flushRun(_ end: Int) {
+                if end > runStart {
+                    let run = UnsafeBufferPointer(rebasing: bytes[runStart..<end])
+                    scalars.append(contentsOf: String(decoding: run, as: UTF8.self).unicodeScalars)
+                }
+            }
+            while let c = current {
+                switch c {
+                case UInt8(ascii: "\""):
+                    flushRun(index)
+                    index += 1
+                    return String(scalars)
+                case UInt8(ascii: "\\"):
+                    flushRun(index)
+                    index += 1
+                    guard let scalar = escape() else { return nil }
+                    scalars.append(scalar)
+                    runStart = index
+                case 0..<0x20:
+                    return nil
+                default:
+                    index += 1
+                }
+            }
+            return nil
+        }
+
+        mutating func escape() -> Unicode.Scalar? {
+            guard let c = current else { return nil }
+            index += 1
+            switch c {
+            case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): return Unicode.Scalar(c)
+            case UInt8(ascii: "b"): return "\u{08}"
+            case UInt8(ascii: "f"): return "\u{0C}"
+            case UInt8(ascii: "n"): return "\n"
+            case UInt8(ascii: "r"): return "\r"
+            case UInt8(ascii: "t"): return "\t"
+            case UInt8(ascii: "u"):
+                guard let unit = hex4() else { return nil }
+                if (0xD800..<0xDC00).contains(unit) {
+                    guard current == UInt8(ascii: "\\"), index + 1 < bytes.count, bytes[index + 1] == UInt8(ascii: "u")
+                    else { return "\u{FFFD}" }
+                    index += 2
+                    guard let low = hex4(), (0xDC00..<0xE000).contains(low) else { return "\u{FFFD}" }
+                    return Unicode.Scalar(0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00))
+                }
+                return Unicode.Scalar(unit) ?? "\u{FFFD}"
+            default: return nil
+            }
+        }
+
+        mutating func hex4() -> UInt32? {
+            guard index + 4 <= bytes.count else { return nil }
+            var unit: UInt32 = 0
+            for _ in 0..<4 {
+                let c = bytes[index]
+                let digit: UInt32
+                switch c {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(c - UInt8(ascii: "0"))
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(c - UInt8(ascii: "a") + 10)
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(c - UInt8(ascii: "A") + 10)
+                default: return nil
+                }
+                unit = unit << 4 | digit
+                index += 1
+            }
+            return unit
+        }
+
+        /// `-? int frac? exp?` (RFC 8259 §6), compared by value.
+        mutating func number() -> Value? {
+            let start = index
+            if current == UInt8(ascii: "-") { index += 1 }
+            guard digits(leadingZeroAlone: true) else { return nil }
+            if current == UInt8(ascii: ".") {
+                index += 1
+                guard digits(leadingZeroAlone: false) else { return nil }
+            }
+            if current == UInt8(ascii: "e") || current == UInt8(ascii: "E") {
+                index += 1
+                if current == UInt8(ascii: "+") || current == UInt8(ascii: "-") { index += 1 }
+                guard digits(leadingZeroAlone: false) else { return nil }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<index]), as: UTF8.self)
+            return Double(text).map(Value.number)
+        }
+
+        /// One or more digits; with `leadingZeroAlone`, a leading `0` is the whole integer part.
+        mutating func digits(leadingZeroAlone: Bool) -> Bool {
+            let start = index
+            if leadingZeroAlone, current == UInt8(ascii: "0") {
+                index += 1
+                return true
+            }
+            while let c = current, c >= UInt8(ascii: "0") && c <= UInt8(ascii: "9") { index += 1 }
+            return index > start
+        }
+    }
+}

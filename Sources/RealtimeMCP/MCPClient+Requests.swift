@@ -102,7 +102,9 @@ extension MCPClient {
         }
         guard let id = message["id"], pending[id] != nil else { return }
         if let error = message["error"] {
-            resolve(id, .failure(Self.error(from: error)))
+            var typed = Self.error(from: error)
+            if typed.code != .rpc, let kept = await transport.failure(for: id) { typed = kept }
+            resolve(id, .failure(typed))
         } else {
             resolve(id, .success(message["result"] ?? .null))
         }

@@ -48,12 +48,16 @@ struct MCPStreamMachine {
     /// stays bounded. The id alone cannot tell a replay: an event without an `id` field
     /// carries the last id before it (WHATWG HTML §9.2.6).
     private var seen = Set<Int>()
-    private var seenOrder: [Int] = []
-    static let seenIDLimit = 4096
+    /// A ring of the keys in `seen`, oldest at `ringStart` once full.
+    private var ring: [Int] = []
+    private var ringStart = 0
+    /// How many events the replay check remembers. Default 4096.
+    let seenLimit: Int
 
-    init(requestID: MCPValue?, maxResumes: Int) {
+    init(requestID: MCPValue?, maxResumes: Int, seenLimit: Int = 4096) {
         self.requestID = requestID
         self.maxResumes = maxResumes
+        self.seenLimit = max(1, seenLimit)
     }
 
     /// One SSE event (or a whole JSON body) arrived; `eventID` is the event's own `id` field
@@ -99,6 +103,10 @@ struct MCPStreamMachine {
             return .resume(lastEventID: lastEventID)
         }
         isDone = true
+        if let error, error.failureClass == .limit || error.failureClass == .content {
+            // Not a cut: the answer itself was refused (too large, not decodable).
+            return .fail(MCPError(.transport, detail: error.detail, status: error.status, underlying: error))
+        }
         let detail = lastEventID == nil ? "no event id to resume from" : "resumption failed"
         return .fail(MCPError(.streamEnded, detail: detail, status: error?.status, underlying: error))
     }
@@ -113,9 +121,12 @@ struct MCPStreamMachine {
 
     private mutating func remember(_ key: Int) {
         seen.insert(key)
-        seenOrder.append(key)
-        if seenOrder.count > Self.seenIDLimit {
-            seen.remove(seenOrder.removeFirst())
+        if ring.count < seenLimit {
+            ring.append(key)
+            return
         }
+        seen.remove(ring[ringStart])
+        ring[ringStart] = key
+        ringStart = (ringStart + 1) % seenLimit
     }
 }

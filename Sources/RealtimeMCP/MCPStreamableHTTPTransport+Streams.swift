@@ -96,10 +96,11 @@ extension MCPStreamableHTTPTransport {
                     // Before an answer only a refused credential may be retried (the gate
                     // repeats the POST once); anything else fails the send.
                     if e.willRetry, e.error.status == 401 { continue }
-                    headSent = true
                     head.yield(.failed(e.error))
                     head.finish()
                     client.close()
+                    // `send` reports the refusal (or delivers the error it carried).
+                    return
                 } else if e.willRetry {
                     await ended(key: key, willReconnect: true, error: e.error)
                 }
@@ -173,6 +174,9 @@ extension MCPStreamableHTTPTransport {
     /// The response the transport writes for a request whose stream failed.
     private func fail(_ requestID: MCPValue?, with error: MCPError) {
         guard let requestID else { return }
+        failures[requestID] = error
+        failureOrder.append(requestID)
+        if failureOrder.count > Self.keptFailures { failures[failureOrder.removeFirst()] = nil }
         var data: [String: MCPValue] = ["transport": .string(error.code.description)]
         if let status = error.status { data["status"] = .number(Double(status)) }
         if let underlying = error.underlying { data["cause"] = .string(underlying.code.description) }

@@ -47,6 +47,10 @@ public actor MCPStreamableHTTPTransport {
     var pendingInitialize: MCPValue?
     var serverStream: RealtimeClient?
     var serverMachine = MCPStreamMachine(requestID: nil, maxResumes: 0)
+    /// The errors behind the responses the transport wrote, newest last (bounded).
+    var failures: [MCPValue: MCPError] = [:]
+    var failureOrder: [MCPValue] = []
+    static let keptFailures = 256
 
     struct RequestStream {
         let client: RealtimeClient
@@ -117,6 +121,10 @@ public actor MCPStreamableHTTPTransport {
             openServerStream()
         }
     }
+
+    /// The error behind the response the transport wrote for `requestID` (code
+    /// ``transportErrorCode``), with its underlying ``RealtimeError``; the last 256 are kept.
+    public func failure(for requestID: MCPValue) -> MCPError? { failures[requestID] }
 
     /// Stops waiting for `requestID`'s answer and closes its stream (cancellation, timeout).
     public func cancelStream(requestID: MCPValue) {

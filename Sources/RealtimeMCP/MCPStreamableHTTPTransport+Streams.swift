@@ -95,7 +95,10 @@ extension MCPStreamableHTTPTransport {
                 if !headSent {
                     // Before an answer only a refused credential may be retried (the gate
                     // repeats the POST once); anything else fails the send.
-                    if e.willRetry, e.error.status == 401 { continue }
+                    if e.willRetry, e.error.status == 401 {
+                        lastError = nil
+                        continue
+                    }
                     head.yield(.failed(e.error))
                     head.finish()
                     client.close()

@@ -16,6 +16,8 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
   legacyonly  a POST with MCP-Protocol-Version 2026-07-28 gets 400 without a body;
               tools/call answers {"content": [{"type": "text", "text": "ok"}]} as JSON
   bigjson     tools/call answers a JSON body of 2 MiB
+  auth        every request without "Authorization: Bearer good" gets 401 (and is not
+              counted); tools/call then answers "ok" as JSON
 
 GET /<case>/posts returns the POST count per "method id" key (notifications counted as
 "method -"); every test asserts no key was POSTed twice.
@@ -64,6 +66,8 @@ async def stream_response(request):
 async def handle_post(request):
     case = request.match_info["case"]
     message = json.loads(await request.read())
+    if case == "auth" and request.headers.get("Authorization") != "Bearer good":
+        return web.Response(status=401, headers={"WWW-Authenticate": "Bearer"})
     record(case, message)
     version = request.headers.get("MCP-Protocol-Version")
     if case == "legacyonly" and version == "2026-07-28":
@@ -91,7 +95,7 @@ async def misbehave(case, request, message):
         return web.Response(status=404)
     if case == "wrongtype":
         return web.Response(status=200, text="hello", content_type="text/plain")
-    if case in ("legacyonly",):
+    if case in ("legacyonly", "auth"):
         return web.json_response(result(rid))
     if case == "bigjson":
         return web.json_response(result(rid, "x" * (2 << 20)))

@@ -73,6 +73,22 @@ struct MCPHostileServerTests {
         await peer.stop()
     }
 
+    @Test("a 401 asks the headers provider again (credentialsRejected) and the request goes once with the new token")
+    func credentialRefresh() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let rejections = Counter()
+        let outcome = try await Self.call(peer, "auth") { c in
+            c.transport.headersProvider = { context in
+                if context.credentialsRejected { rejections.increment() }
+                return ["Authorization": context.credentialsRejected ? "Bearer good" : "Bearer stale"]
+            }
+        }
+        #expect((try? outcome.get())?.text == "ok")
+        #expect(rejections.value > 0)
+        await peer.stop()
+    }
+
     @Test("negotiation falls back to initialize when the server refuses 2026-07-28")
     func fallback() async throws {
         let peer = try await MCPPeer.hostile()

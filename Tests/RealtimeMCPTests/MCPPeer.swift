@@ -4,6 +4,7 @@ import FoundationNetworking
 #endif
 import RealtimeMCP
 import RealtimeTestSupport
+import Synchronization
 import Testing
 
 /// The MCP peers of `Tests/Peers/` (`mcp_server.py`: the Python `mcp` SDK's server;
@@ -47,4 +48,10 @@ final class ProgressLog: Sendable {
     var all: [Double] { values.withLock { $0 } }
 }
 
-import Synchronization
+
+/// Counts calls from any thread.
+final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}

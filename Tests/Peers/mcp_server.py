@@ -22,6 +22,8 @@ Tools:
   roots()                          asks the client for its roots (server-to-client request)
   ping_client()                    sends the client a ping, returns "pong"
   notify_resource()                sends notifications/resources/updated for res://greeting
+GET /cancelled returns the `steps` of every progress call the server cancelled;
+GET /cancelled?steps=N answers once a call of N steps was cancelled (or after 10 s).
 GET /posts returns how many times each JSON-RPC message was POSTed ("method id" keys;
 notifications as "method -"): the tests assert that no request was POSTed twice.
 Resources: res://greeting (text "hello"), res://n/{i} template. Prompt: greet(name).
@@ -62,6 +64,22 @@ class MemoryEventStore(EventStore):
         return stream_id
 
 
+CANCELLED = []  # the `steps` of each progress call the server cancelled
+CANCELLED_CHANGED = asyncio.Event()
+
+
+async def wait_for_cancellation(steps, timeout=10.0):
+    """Returns once a progress call of `steps` was cancelled, or after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while steps not in CANCELLED and loop.time() < deadline:
+        CANCELLED_CHANGED.clear()
+        try:
+            await asyncio.wait_for(CANCELLED_CHANGED.wait(), deadline - loop.time())
+        except asyncio.TimeoutError:
+            break
+
+
 def build_server():
     server = MCPServer(name="realtime-mcp-peer", version="1.0")
 
@@ -78,9 +96,14 @@ def build_server():
     @server.tool()
     async def progress(steps: int, delay: float, ctx: Context) -> str:
         """Reports one progress notification per step."""
-        for step in range(1, steps + 1):
-            await ctx.report_progress(step, steps, f"step {step}")
-            await asyncio.sleep(delay)
+        try:
+            for step in range(1, steps + 1):
+                await ctx.report_progress(step, steps, f"step {step}")
+                await asyncio.sleep(delay)
+        except asyncio.CancelledError:
+            CANCELLED.append(steps)
+            CANCELLED_CHANGED.set()
+            raise
         return f"done {steps}"
 
     @server.tool()
@@ -139,8 +162,10 @@ class PostCounter:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
-        if scope["method"] == "GET" and scope["path"] == "/posts":
-            body = json.dumps(self.counts).encode()
+        if scope["method"] == "GET" and scope["path"] in ("/posts", "/cancelled"):
+            if scope["path"] == "/cancelled" and scope.get("query_string"):
+                await wait_for_cancellation(int(scope["query_string"].decode().partition("=")[2] or 0))
+            body = json.dumps(self.counts if scope["path"] == "/posts" else CANCELLED).encode()
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(b"content-type", b"application/json")]})
             await send({"type": "http.response.body", "body": body})

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
 import RealtimeMCP
 import RealtimeTestSupport
 import Testing
@@ -102,6 +105,8 @@ struct MCPPythonSDKTests {
         #expect(await client.transport.sessionID == nil)
         try await Self.exercise(client)
         try await Self.cancellation(client)
+        // 2026-07-28: closing the request's stream is what cancelled the tool on the server.
+        try await Self.expectCancelledOnServer(peer)
         await client.close()
         try await peer.expectNoRepeatedPOST()
         await peer.stop()
@@ -114,11 +119,19 @@ struct MCPPythonSDKTests {
         let client = Self.client(peer.url(), revision: .fixed(.v2025_11_25))
         try await client.connect()
         try await Self.cancellation(client)
+        try await Self.expectCancelledOnServer(peer)
         await client.close()
         try await peer.expectNoRepeatedPOST()
         let counts = try await peer.postCounts()
         #expect(counts["notifications/cancelled -"] == 1)
         await peer.stop()
+    }
+
+    /// The server saw the 100-step call cancelled (its handler got CancelledError).
+    static func expectCancelledOnServer(_ peer: MCPPeer) async throws {
+        // The server answers once the cancellation reached the tool's task (at most 10 s).
+        let (data, _) = try await URLSession.shared.data(from: peer.url("/cancelled?steps=100"))
+        #expect(try JSONDecoder().decode([Int].self, from: data).contains(100), "the server never cancelled the call")
     }
 
     /// Cancels a long call after its first progress notification.

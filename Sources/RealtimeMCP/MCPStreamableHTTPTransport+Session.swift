@@ -6,9 +6,10 @@ import Foundation
 import Realtime
 
 extension MCPStreamableHTTPTransport {
-    /// Opens the server's GET stream: reconnected by the client with `Last-Event-ID` and the
-    /// server's `retry:`; a 405 means the server offers none.
-    func openServerStream() {
+    /// Opens the server's GET stream and waits for its answer, so that what the server sends
+    /// right after the handshake is not lost: reconnected by the client with `Last-Event-ID`
+    /// and the server's `retry:`; a 405 means the server offers none.
+    func openServerStream() async {
         guard serverStream == nil, hasServerStream != false else { return }
         var headers = requestHeaders(for: nil)
         headers.remove(name: "Content-Type")
@@ -18,10 +19,13 @@ extension MCPStreamableHTTPTransport {
         guard let client = try? RealtimeClient(url: url, configuration: c) else { return }
         serverStream = client
         serverMachine = MCPStreamMachine(requestID: nil, maxResumes: 0)
-        Task { await self.pumpServerStream(client) }
+        let (answered, signal) = AsyncStream<Void>.makeStream()
+        Task { await self.pumpServerStream(client, answered: signal) }
+        for await _ in answered { break }
     }
 
-    nonisolated func pumpServerStream(_ client: RealtimeClient) async {
+    /// Reads the server's stream; `answered` is told at the first open or error.
+    nonisolated func pumpServerStream(_ client: RealtimeClient, answered: AsyncStream<Void>.Continuation) async {
         for await event in client.events {
             switch event {
             case .open:
@@ -33,7 +37,10 @@ extension MCPStreamableHTTPTransport {
             case .error, .closed:
                 break
             }
+            if case .event = event { continue }
+            answered.finish()
         }
+        answered.finish()
     }
 
     private func serverStreamOpened() { hasServerStream = true }

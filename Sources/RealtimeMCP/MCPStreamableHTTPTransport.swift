@@ -118,7 +118,7 @@ public actor MCPStreamableHTTPTransport {
         if message.method == "initialize" { pendingInitialize = message.id }
         try await post(Array(body), message: message)
         if message.method == "notifications/initialized", configuration.opensServerStream, !stateless {
-            openServerStream()
+            await openServerStream()
         }
     }
 

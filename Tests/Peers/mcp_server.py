@@ -22,6 +22,8 @@ Tools:
   roots()                          asks the client for its roots (server-to-client request)
   ping_client()                    sends the client a ping, returns "pong"
   notify_resource()                sends notifications/resources/updated for res://greeting
+  list_changed()                   sends notifications/tools/list_changed on the session's
+                                   GET stream (no related request)
 GET /cancelled returns the `steps` of every progress call the server cancelled;
 GET /cancelled?steps=N answers once a call of N steps was cancelled (or after 10 s).
 GET /posts returns how many times each JSON-RPC message was POSTed ("method id" keys;
@@ -138,6 +140,12 @@ def build_server():
     async def notify_resource(ctx: Context) -> str:
         """Tells the client res://greeting changed."""
         await ctx.session.send_resource_updated("res://greeting")
+        return "sent"
+
+    @server.tool()
+    async def list_changed(ctx: Context) -> str:
+        """Sends notifications/tools/list_changed outside the request (the GET stream)."""
+        await ctx.session.send_tool_list_changed()
         return "sent"
 
     @server.resource("res://greeting")

@@ -168,7 +168,7 @@ struct MCPPythonSDKTests {
         await peer.stop()
     }
 
-    @Test("notifications from the server arrive on the notifications sequence")
+    @Test("notifications from the server arrive on the notifications sequence, from a request's stream and the GET stream")
     func notifications() async throws {
         let peer = try await MCPPeer.sdk()
         defer { peer.peer.terminate() }
@@ -181,6 +181,15 @@ struct MCPPythonSDKTests {
             break
         }
         #expect(updated?.params?["uri"]?.stringValue == "res://greeting")
+        // Not tied to a request: it comes on the GET stream, open once connect() returned.
+        #expect(await client.transport.hasServerStream == true)
+        #expect(try await client.callTool("list_changed").text == "sent")
+        var listChanged = false
+        for await n in client.notifications where n.method == "notifications/tools/list_changed" {
+            listChanged = true
+            break
+        }
+        #expect(listChanged)
         await client.close()
         await peer.stop()
     }

@@ -18,6 +18,11 @@ extension MCPClient {
         /// handlers are registered). Default `{}`.
         public var capabilities: MCPValue = [:]
         public var clientInfo: MCPValue = ["name": "swift-realtime", "version": "1.0"]
+        /// Whether a `404` for the session (`session_expired`) starts a new session with
+        /// `initialize` before the failed request's error is thrown, so the next request
+        /// works. The failed request is never sent again: whether to repeat it is the
+        /// caller's decision. Default false.
+        public var renewsExpiredSession = false
         /// The transport's settings (headers, auth, TLS, limits, resumption).
         public var transport = MCPStreamableHTTPTransport.Configuration()
         /// Notifications kept for a slow reader of ``MCPClient/notifications``; older ones are

@@ -57,8 +57,18 @@ extension MCPClient {
         do {
             try await transport.send(data)
         } catch {
-            resolve(id, .failure(error as? MCPError ?? MCPError(.transport, detail: "\(type(of: error))")))
+            let failure = error as? MCPError ?? MCPError(.transport, detail: "\(type(of: error))")
+            if failure.code == .sessionExpired, configuration.renewsExpiredSession { await renewSession() }
+            resolve(id, .failure(failure))
         }
+    }
+
+    /// Starts a new session after the server forgot the last one (one renewal at a time).
+    private func renewSession() async {
+        guard !renewingSession, let revision = server?.revision, !revision.isStateless else { return }
+        renewingSession = true
+        defer { renewingSession = false }
+        if let info = try? await initialize(.latestSession) { server = info }
     }
 
     /// Gives up on `id`: tells the server (the request may be running) and fails the caller.

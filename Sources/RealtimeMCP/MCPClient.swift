@@ -18,7 +18,7 @@ public actor MCPClient {
     public let transport: MCPStreamableHTTPTransport
     public let configuration: Configuration
     /// What the server said at ``connect()``.
-    public private(set) var server: MCPServerInfo?
+    public internal(set) var server: MCPServerInfo?
     /// The server's notifications (progress included), in order.
     public nonisolated let notifications: AsyncStream<MCPNotification>
     let notificationSink: AsyncStream<MCPNotification>.Continuation
@@ -28,6 +28,7 @@ public actor MCPClient {
     var handlers: [String: RequestHandler] = [:]
     var nextID = 1
     var reader: Task<Void, Never>?
+    var renewingSession = false
 
     public init(url: URL, configuration: Configuration = Configuration()) {
         var transportConfiguration = configuration.transport
@@ -111,7 +112,7 @@ public actor MCPClient {
             serverInfo: result["_meta"]?["io.modelcontextprotocol/serverInfo"], instructions: result["instructions"]?.stringValue)
     }
 
-    private func initialize(_ revision: MCPRevision) async throws -> MCPServerInfo {
+    func initialize(_ revision: MCPRevision) async throws -> MCPServerInfo {
         await transport.use(revision: nil)
         let result = try await request(
             "initialize",

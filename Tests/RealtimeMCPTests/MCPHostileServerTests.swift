@@ -53,6 +53,30 @@ struct MCPHostileServerTests {
         await peer.stop()
     }
 
+    @Test("with renewsExpiredSession a 404 starts a new session before the error is thrown; the request is not sent again")
+    func renewedSession() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2025_11_25)
+        c.renewsExpiredSession = true
+        let client = MCPClient(url: peer.url("/gone/mcp"), configuration: c)
+        try await client.connect()
+        do {
+            _ = try await client.callTool("t")
+            Issue.record("the call succeeded")
+        } catch let error as MCPError {
+            #expect(error.code == .sessionExpired)
+        }
+        #expect(await client.transport.sessionID == "s1")
+        #expect(try await client.listTools().items.isEmpty)
+        await client.close()
+        let counts = try await peer.postCounts("/gone/posts")
+        #expect(counts["gone tools/call 2"] == 1)
+        #expect(counts["gone initialize 3"] == 1)
+        await peer.stop()
+    }
+
     @Test("a server that re-sends event ids on resumption: each message is delivered once")
     func replayedIDs() async throws {
         let peer = try await MCPPeer.hostile()

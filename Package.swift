@@ -14,12 +14,14 @@ let package = Package(
     name: "swift-realtime",
     products: [
         .library(name: "Realtime", targets: ["Realtime"]),
+        .library(name: "RealtimeMCP", targets: ["RealtimeMCP"]),
         .library(name: "RealtimeTestServer", targets: ["RealtimeTestServer"]),
         .executable(name: "rtcat", targets: ["rtcat"]),
         .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
         .executable(name: "LLMChat", targets: ["LLMChat"]),
         .executable(name: "Chat", targets: ["Chat"]),
         .executable(name: "Ticker", targets: ["Ticker"]),
+        .executable(name: "MCPClient", targets: ["MCPClient"]),
     ],
     targets: [
         // MARK: System libraries (Debian packages named in `providers`).
@@ -84,6 +86,11 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
+            name: "RealtimeMCP",
+            dependencies: ["Realtime"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
             name: "RealtimeTestServer",
             dependencies: [
                 "RealtimeCore",
@@ -97,7 +104,7 @@ let package = Package(
         // MARK: Programs.
         .executableTarget(
             name: "rtcat",
-            dependencies: ["Realtime", "RealtimeTestServer"],
+            dependencies: ["Realtime", "RealtimeMCP", "RealtimeTestServer"],
             path: "Examples/rtcat",
             exclude: ["README.md"],
             swiftSettings: swiftSettings
@@ -118,6 +125,12 @@ let package = Package(
             name: "Ticker",
             dependencies: ["Realtime", "RealtimeTestServer"],
             path: "Examples/Ticker",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "MCPClient",
+            dependencies: ["RealtimeMCP"],
+            path: "Examples/MCPClient",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -157,6 +170,11 @@ let package = Package(
         .testTarget(
             name: "RealtimeLLMTests",
             dependencies: ["RealtimeLLM", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeMCPTests",
+            dependencies: ["RealtimeMCP", "RealtimeTestServer", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -8,6 +8,7 @@ let commands: [Subcommand] = [
     AutobahnCommand.subcommand,
     DemoCommand.subcommand,
     LLMCommand.subcommand,
+    MCPCommand.subcommand,
 ]
 
 exit(await Subcommand.dispatch(Array(CommandLine.arguments.dropFirst()), commands: commands, fallback: ConnectCommand.subcommand))

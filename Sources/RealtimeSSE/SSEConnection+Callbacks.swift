@@ -30,6 +30,16 @@ extension SSEConnection {
             phase = .errorBody(status: status, retryAfter: retryAfter, excerpt: excerpt)
             // Enough for the error: stop downloading (the body may be endless).
             return excerpt.count >= RealtimeError.maxBodyExcerpt ? 0 : count
+        case .jsonBody(var body):
+            guard let bytes else { return count }
+            guard body.count + count <= options.jsonBodyLimit ?? 0 else {
+                abortReason = RealtimeError(.messageTooLarge, detail: "JSON body over \(options.jsonBodyLimit ?? 0) bytes")
+                return 0
+            }
+            phase = .finished  // drops the array's second reference while it grows
+            body.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: count))
+            phase = .jsonBody(body)
+            return count
         case .connecting:
             return redirectBody(count)
         case .noContent, .finished:
@@ -87,6 +97,14 @@ extension SSEConnection {
         if SSEHop.isRedirect(status) { return redirectRequested(status: status) }
         cancelConnectTimer()
         switch status {
+        case 200 where options.jsonBodyLimit != nil && !head.isEventStream && head.isJSON:
+            phase = .jsonBody([])
+            let info = ConnectionInfo(
+                transport: .sse, url: effectiveURL(), status: status, headers: head.headers, attempt: request.attempt,
+                httpVersion: negotiatedHTTPVersion())
+            if !events.send(.opened(info)) { pauseRequested = true }
+        case 202 where options.jsonBodyLimit != nil:
+            phase = .noContent
         case 200:
             guard head.isEventStream else {
                 abortReason = RealtimeError(.invalidContentType, detail: "Content-Type \(head.mediaType)", status: status)

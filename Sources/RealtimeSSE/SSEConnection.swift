@@ -74,6 +74,9 @@ final class SSEConnection {
         case noContent
         /// Any other final status: keep a bounded excerpt of the body for the error.
         case errorBody(status: Int, retryAfter: Duration?, excerpt: [UInt8])
+        /// 200 + `application/json` with ``SSETransport/Options/jsonBodyLimit`` set: the whole
+        /// body becomes one message at its end.
+        case jsonBody([UInt8])
         case finished
     }
 
@@ -199,6 +202,18 @@ final class SSEConnection {
                 finish(TransportEnd(clean: false, error: curlError(code, stage: .open)))
             }
         case .noContent:
+            finish(TransportEnd(clean: true, doNotReconnect: true))
+        case .jsonBody(let body):
+            guard code == CURLE_OK else {
+                finish(TransportEnd(clean: false, error: curlError(code, stage: .open)))
+                return
+            }
+            // A body that is not UTF-8 cannot be JSON (RFC 8259 §8.1).
+            guard let text = String(validating: body, as: UTF8.self) else {
+                finish(TransportEnd(clean: false, error: RealtimeError(.invalidUTF8, detail: "JSON body is not UTF-8")))
+                return
+            }
+            _ = events.send(.message(Message(content: .text(text))))
             finish(TransportEnd(clean: true, doNotReconnect: true))
         case .errorBody(let status, let retryAfter, let excerpt):
             finish(TransportEnd(clean: false, error: Self.statusError(status, retryAfter: retryAfter, excerpt: excerpt)))

@@ -48,6 +48,14 @@ struct SSEResponseHead {
         return media.trimmingASCIISpaces().lowercased() == "text/event-stream"
     }
 
+    /// Whether `Content-Type` names `application/json` or a `+json` type (RFC 6839 §3.1).
+    var isJSON: Bool {
+        guard let ct = headers["Content-Type"] else { return false }
+        let media = (ct.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            .trimmingASCIISpaces().lowercased()
+        return media == "application/json" || (media.hasPrefix("application/") && media.hasSuffix("+json"))
+    }
+
     /// The first content coding of `Content-Encoding` (RFC 9110 §8.4) that is neither
     /// `identity` nor in `decodable` (`x-gzip` counts as `gzip`, §8.4.1.3), lower-cased and
     /// cut to 32 characters for an error detail; nil when the body can be decoded.

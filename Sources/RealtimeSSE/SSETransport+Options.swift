@@ -65,6 +65,14 @@ extension SSETransport {
         /// Default `swift-realtime`.
         public var userAgent: String? = "swift-realtime"
 
+        /// Accept a `200` answer with `Content-Type: application/json` as one message holding
+        /// the whole body (at most this many bytes, else `message_too_large`), and a
+        /// `202 Accepted` as an orderly end with no message: the answers a Model Context
+        /// Protocol server may give a POST instead of a stream. Both end the attempt as a
+        /// `204` does (no reconnect). nil (default): they fail as for any EventSource
+        /// (`invalid_content_type`, `http_status`).
+        public var jsonBodyLimit: Int?
+
         public init() {}
     }
 }

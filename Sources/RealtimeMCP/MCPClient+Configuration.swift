@@ -1,0 +1,34 @@
+extension MCPClient {
+    /// How the client picks the wire generation.
+    public enum RevisionChoice: Sendable, Hashable {
+        /// Try `server/discover` at 2026-07-28; fall back to `initialize` when the server does not
+        /// speak it (any JSON-RPC error but an unsupported version with no handshake revision,
+        /// or an HTTP 4xx). The default.
+        case negotiate
+        /// Speak this revision only.
+        case fixed(MCPRevision)
+    }
+
+    public struct Configuration: Sendable {
+        public var revision: RevisionChoice = .negotiate
+        /// How long a request may wait for its response before it fails with `request_timeout`
+        /// (and is cancelled on the server). Default 60 s.
+        public var requestTimeout: Duration = .seconds(60)
+        /// Capabilities declared to the server (`roots`, `sampling`, `elicitation` when their
+        /// handlers are registered). Default `{}`.
+        public var capabilities: MCPValue = [:]
+        public var clientInfo: MCPValue = ["name": "swift-realtime", "version": "1.0"]
+        /// Whether a `404` for the session (`session_expired`) starts a new session with
+        /// `initialize` before the failed request's error is thrown, so the next request
+        /// works. The failed request is never sent again: whether to repeat it is the
+        /// caller's decision. Default false.
+        public var renewsExpiredSession = false
+        /// The transport's settings (headers, auth, TLS, limits, resumption).
+        public var transport = MCPStreamableHTTPTransport.Configuration()
+        /// Notifications kept for a slow reader of ``MCPClient/notifications``; older ones are
+        /// dropped first (progress also goes to the call's own handler). Default 256.
+        public var notificationBuffer = 256
+
+        public init() {}
+    }
+}

@@ -1,0 +1,80 @@
+extension MCPClient {
+    /// At most this many pages are followed by the `all…` methods (a server whose cursors
+    /// never end cannot hold the client forever).
+    public static let maxPages = 1000
+
+    // MARK: Tools
+
+    /// One page of `tools/list`, from `cursor` (nil: the first page).
+    public func listTools(cursor: String? = nil) async throws -> MCPPage<MCPTool> {
+        let result = try await request("tools/list", params: Self.cursorParams(cursor))
+        return MCPPage(items: (result["tools"]?.arrayValue ?? []).compactMap(MCPTool.init), nextCursor: result["nextCursor"]?.stringValue)
+    }
+
+    /// Every tool, following `nextCursor` (up to ``maxPages`` pages).
+    public func allTools() async throws -> [MCPTool] {
+        var tools: [MCPTool] = []
+        var cursor: String?
+        for _ in 0..<Self.maxPages {
+            let page = try await listTools(cursor: cursor)
+            tools += page.items
+            guard let next = page.nextCursor else { return tools }
+            cursor = next
+        }
+        throw MCPError(.invalidResponse, detail: "tools/list did not end within \(Self.maxPages) pages")
+    }
+
+    /// Calls a tool; `onProgress` gets its progress notifications. Cancel the calling task to
+    /// cancel the call.
+    public func callTool(
+        _ name: String, arguments: MCPValue = [:], onProgress: (@Sendable (MCPProgress) -> Void)? = nil
+    ) async throws -> MCPToolResult {
+        let result = try await request("tools/call", params: ["name": .string(name), "arguments": arguments], onProgress: onProgress)
+        return MCPToolResult(result)
+    }
+
+    // MARK: Resources
+
+    /// One page of `resources/list`; each entry as the server sent it (`uri`, `name`, …).
+    public func listResources(cursor: String? = nil) async throws -> MCPPage<MCPValue> {
+        let result = try await request("resources/list", params: Self.cursorParams(cursor))
+        return MCPPage(items: result["resources"]?.arrayValue ?? [], nextCursor: result["nextCursor"]?.stringValue)
+    }
+
+    /// `resources/read`: the resource's contents (`uri`, `text` or `blob`, `mimeType`).
+    public func readResource(_ uri: String) async throws -> [MCPValue] {
+        try await request("resources/read", params: ["uri": .string(uri)])["contents"]?.arrayValue ?? []
+    }
+
+    /// `resources/subscribe`: the server then sends `notifications/resources/updated` for `uri`
+    /// (on ``notifications``).
+    public func subscribe(_ uri: String) async throws {
+        _ = try await request("resources/subscribe", params: ["uri": .string(uri)])
+    }
+
+    public func unsubscribe(_ uri: String) async throws {
+        _ = try await request("resources/unsubscribe", params: ["uri": .string(uri)])
+    }
+
+    // MARK: Prompts
+
+    /// One page of `prompts/list`; each entry as the server sent it.
+    public func listPrompts(cursor: String? = nil) async throws -> MCPPage<MCPValue> {
+        let result = try await request("prompts/list", params: Self.cursorParams(cursor))
+        return MCPPage(items: result["prompts"]?.arrayValue ?? [], nextCursor: result["nextCursor"]?.stringValue)
+    }
+
+    /// `prompts/get`: the prompt's `messages` (and `description`).
+    public func getPrompt(_ name: String, arguments: [String: String] = [:]) async throws -> MCPValue {
+        try await request("prompts/get", params: ["name": .string(name), "arguments": .object(arguments.mapValues { .string($0) })])
+    }
+
+    /// `ping`.
+    public func ping() async throws {
+        _ = try await request("ping")
+    }
+
+    static func cursorParams(_ cursor: String?) -> MCPValue? {
+        cursor.map { ["cursor": .string($0)] }
+    }
+}

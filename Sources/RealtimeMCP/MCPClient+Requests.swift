@@ -1,0 +1,161 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Realtime
+
+extension MCPClient {
+    /// Sends a request and waits for its result. Cancelling the calling task cancels the
+    /// request on the server (`notifications/cancelled`; on 2026-07-28 its stream is closed)
+    /// and throws `cancelled`; no response within ``Configuration/requestTimeout`` does the
+    /// same and throws `request_timeout`.
+    public func request(
+        _ method: String, params: MCPValue? = nil, onProgress: (@Sendable (MCPProgress) -> Void)? = nil
+    ) async throws -> MCPValue {
+        let id = MCPValue.number(Double(nextID))
+        nextID += 1
+        var message: [String: MCPValue] = ["jsonrpc": "2.0", "id": id, "method": .string(method)]
+        var parameters = params?.objectValue ?? [:]
+        if let onProgress {
+            var meta = parameters["_meta"]?.objectValue ?? [:]
+            meta["progressToken"] = id
+            parameters["_meta"] = .object(meta)
+            progressHandlers[id] = onProgress
+        }
+        if params != nil || onProgress != nil { message["params"] = .object(parameters) }
+        let data = MCPValue.object(message).jsonData
+        let timeout = configuration.requestTimeout
+        let timer = Task {
+            try await Task.sleep(for: timeout)
+            await self.abandon(id, with: MCPError(.timeout, detail: "no response within \(timeout)"))
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<MCPValue, any Error>) in
+                pending[id] = c
+                if Task.isCancelled {
+                    Task { await self.abandon(id, with: MCPError(.cancelled)) }
+                } else {
+                    Task { await self.post(data, id: id) }
+                }
+            }
+        } onCancel: {
+            Task { await self.abandon(id, with: MCPError(.cancelled)) }
+        }
+    }
+
+    /// Sends a notification.
+    public func notify(_ method: String, params: MCPValue? = nil) async throws {
+        var message: [String: MCPValue] = ["jsonrpc": "2.0", "method": .string(method)]
+        if let params { message["params"] = params }
+        try await transport.send(MCPValue.object(message).jsonData)
+    }
+
+    private func post(_ data: Data, id: MCPValue) async {
+        guard pending[id] != nil else { return }
+        do {
+            try await transport.send(data)
+        } catch {
+            let failure = error as? MCPError ?? MCPError(.transport, detail: "\(type(of: error))")
+            if failure.code == .sessionExpired, configuration.renewsExpiredSession { await renewSession() }
+            resolve(id, .failure(failure))
+        }
+    }
+
+    /// Starts a new session after the server forgot the last one (one renewal at a time).
+    private func renewSession() async {
+        guard !renewingSession, let revision = server?.revision, !revision.isStateless else { return }
+        renewingSession = true
+        defer { renewingSession = false }
+        if let info = try? await initialize(.latestSession) { server = info }
+    }
+
+    /// Gives up on `id`: tells the server (the request may be running) and fails the caller.
+    func abandon(_ id: MCPValue, with error: MCPError) async {
+        guard pending[id] != nil else { return }
+        resolve(id, .failure(error))
+        let cancel: MCPValue = [
+            "requestId": id, "reason": .string(error.code == .timeout ? "request timed out" : "cancelled by the client"),
+        ]
+        try? await notify("notifications/cancelled", params: cancel)
+        await transport.cancelStream(requestID: id)
+    }
+
+    func resolve(_ id: MCPValue, _ result: Result<MCPValue, any Error>) {
+        progressHandlers[id] = nil
+        pending.removeValue(forKey: id)?.resume(with: result)
+    }
+
+    func failAll(_ error: MCPError) {
+        for id in Array(pending.keys) { resolve(id, .failure(error)) }
+    }
+
+    // MARK: Incoming
+
+    func read(_ stream: AsyncThrowingStream<Data, any Error>) async {
+        do {
+            for try await data in stream { await handle(data) }
+        } catch {}
+        failAll(MCPError(.notConnected, detail: "the transport closed"))
+    }
+
+    private func handle(_ data: Data) async {
+        guard let value = try? MCPValue(json: data), case .object(let message) = value else { return }
+        if let method = message["method"]?.stringValue {
+            if let id = message["id"] {
+                Task { await self.answer(id: id, method: method, params: message["params"]) }
+            } else {
+                notified(method, params: message["params"])
+            }
+            return
+        }
+        guard let id = message["id"], pending[id] != nil else { return }
+        if let error = message["error"] {
+            var typed = Self.error(from: error)
+            if typed.code != .rpc, let kept = await transport.failure(for: id) { typed = kept }
+            resolve(id, .failure(typed))
+        } else {
+            resolve(id, .success(message["result"] ?? .null))
+        }
+    }
+
+    private func notified(_ method: String, params: MCPValue?) {
+        if method == "notifications/progress", let params, let token = params["progressToken"],
+            let progress = params["progress"]?.numberValue
+        {
+            progressHandlers[token]?(
+                MCPProgress(progress: progress, total: params["total"]?.numberValue, message: params["message"]?.stringValue))
+        }
+        notificationSink.yield(MCPNotification(method: method, params: params))
+    }
+
+    private func answer(id: MCPValue, method: String, params: MCPValue?) async {
+        var response: [String: MCPValue] = ["jsonrpc": "2.0", "id": id]
+        if let handler = handlers[method] {
+            do {
+                response["result"] = try await handler(params)
+            } catch let error as MCPError where error.code == .rpc {
+                response["error"] = ["code": .number(Double(error.rpcCode ?? -32603)), "message": .string(error.message ?? "")]
+            } catch {
+                response["error"] = ["code": -32603, "message": "internal error"]
+            }
+        } else {
+            response["error"] = ["code": -32601, "message": .string("method not found: \(method.prefix(100))")]
+        }
+        try? await transport.send(MCPValue.object(response).jsonData)
+    }
+
+    /// A JSON-RPC error object as a typed error; the transport's own responses keep its code.
+    static func error(from error: MCPValue) -> MCPError {
+        let code = Int(error["code"]?.numberValue ?? -32603)
+        let message = error["message"]?.stringValue ?? ""
+        if code == MCPStreamableHTTPTransport.transportErrorCode, let kind = error["data"]?["transport"]?.stringValue,
+            let base = MCPError.Base(rawValue: kind)
+        {
+            let status = error["data"]?["status"]?.numberValue.map { Int($0) }
+            return MCPError(base, detail: message, status: status)
+        }
+        return .rpc(code: code, message: message, data: error["data"])
+    }
+}

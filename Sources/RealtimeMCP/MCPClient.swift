@@ -1,0 +1,131 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Realtime
+
+/// A small typed MCP client over ``MCPStreamableHTTPTransport``: negotiation, tools,
+/// resources, prompts, progress, cancellation, request timeouts, server notifications and
+/// server-to-client requests answered by registered handlers.
+///
+/// JSON-RPC errors arrive as ``MCPError`` with code ``MCPError/Code/rpc`` and the server's
+/// code, message and data; a request whose stream failed gets the transport's code
+/// (`stream_ended`, `invalid_response`, …).
+public actor MCPClient {
+    public typealias RequestHandler = @Sendable (_ params: MCPValue?) async throws -> MCPValue
+
+    public let transport: MCPStreamableHTTPTransport
+    public let configuration: Configuration
+    /// What the server said at ``connect()``.
+    public internal(set) var server: MCPServerInfo?
+    /// The server's notifications (progress included), in order.
+    public nonisolated let notifications: AsyncStream<MCPNotification>
+    let notificationSink: AsyncStream<MCPNotification>.Continuation
+
+    var pending: [MCPValue: CheckedContinuation<MCPValue, any Error>] = [:]
+    var progressHandlers: [MCPValue: @Sendable (MCPProgress) -> Void] = [:]
+    var handlers: [String: RequestHandler] = [:]
+    var nextID = 1
+    var reader: Task<Void, Never>?
+    var renewingSession = false
+
+    public init(url: URL, configuration: Configuration = Configuration()) {
+        var transportConfiguration = configuration.transport
+        transportConfiguration.clientInfo = configuration.clientInfo
+        transportConfiguration.clientCapabilities = configuration.capabilities
+        self.init(transport: MCPStreamableHTTPTransport(url: url, configuration: transportConfiguration), configuration: configuration)
+    }
+
+    public init(transport: MCPStreamableHTTPTransport, configuration: Configuration = Configuration()) {
+        self.transport = transport
+        self.configuration = configuration
+        (notifications, notificationSink) = AsyncStream.makeStream(
+            bufferingPolicy: .bufferingNewest(max(1, configuration.notificationBuffer)))
+        handlers["ping"] = { _ in [:] }
+    }
+
+    /// Answers the server's requests for `method` (`sampling/createMessage`,
+    /// `elicitation/create`, `roots/list`, …) with what `handler` returns; a thrown
+    /// ``MCPError`` with code `rpc` becomes that JSON-RPC error, anything else -32603.
+    /// `ping` is answered without a handler. Methods without one get -32601.
+    public func setRequestHandler(_ method: String, _ handler: @escaping RequestHandler) {
+        handlers[method] = handler
+    }
+
+    /// Connects and negotiates the revision (see ``RevisionChoice``).
+    @discardableResult
+    public func connect() async throws -> MCPServerInfo {
+        try await transport.connect()
+        if reader == nil {
+            let stream = await transport.receive()
+            reader = Task { await self.read(stream) }
+        }
+        let info: MCPServerInfo
+        switch configuration.revision {
+        case .fixed(let revision) where revision.isStateless:
+            info = try await discover(revision)
+        case .fixed(let revision):
+            info = try await initialize(revision)
+        case .negotiate:
+            info = try await negotiate()
+        }
+        server = info
+        return info
+    }
+
+    /// Ends the session (`DELETE` in the handshake generation) and fails what is pending.
+    public func close() async {
+        await transport.disconnect()
+        reader?.cancel()
+        reader = nil
+        failAll(MCPError(.notConnected, detail: "closed"))
+        notificationSink.finish()
+    }
+
+    private func negotiate() async throws -> MCPServerInfo {
+        do {
+            return try await discover(.latestStateless)
+        } catch let error as MCPError {
+            if error.code == .rpc, error.rpcCode == -32022 {
+                let supported = error.data?["supported"]?.arrayValue?.compactMap(\.stringValue) ?? []
+                if !supported.isEmpty, !supported.contains(where: { !MCPRevision($0).isStateless }) {
+                    throw MCPError(.unsupportedRevision, detail: "the server supports only \(supported.prefix(4))")
+                }
+            } else if error.code != .rpc, !(400..<500).contains(error.status ?? 0) {
+                throw error
+            }
+            return try await initialize(.latestSession)
+        }
+    }
+
+    private func discover(_ revision: MCPRevision) async throws -> MCPServerInfo {
+        await transport.use(revision: revision)
+        let result = try await request("server/discover", params: [:])
+        let versions = result["supportedVersions"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        guard versions.contains(revision.rawValue) else {
+            await transport.use(revision: nil)
+            throw MCPError(.unsupportedRevision, detail: "server/discover offers no \(revision)", status: 400)
+        }
+        return MCPServerInfo(
+            revision: revision, capabilities: result["capabilities"] ?? [:],
+            serverInfo: result["_meta"]?["io.modelcontextprotocol/serverInfo"], instructions: result["instructions"]?.stringValue)
+    }
+
+    func initialize(_ revision: MCPRevision) async throws -> MCPServerInfo {
+        await transport.use(revision: nil)
+        let result = try await request(
+            "initialize",
+            params: ["protocolVersion": .string(revision.rawValue), "capabilities": configuration.capabilities,
+                     "clientInfo": configuration.clientInfo])
+        guard let version = result["protocolVersion"]?.stringValue, MCPRevision(version) >= .v2025_03_26,
+            !MCPRevision(version).isStateless
+        else {
+            throw MCPError(.unsupportedRevision, detail: "the server answered initialize with another revision")
+        }
+        try await notify("notifications/initialized")
+        return MCPServerInfo(
+            revision: MCPRevision(version), capabilities: result["capabilities"] ?? [:],
+            serverInfo: result["serverInfo"], instructions: result["instructions"]?.stringValue)
+    }
+}

@@ -1,0 +1,28 @@
+/// A revision of the Model Context Protocol, named by its date.
+///
+/// Two wire generations: 2025-03-26 to 2025-11-25 open a session with `initialize` and keep
+/// it with `Mcp-Session-Id`; 2026-07-28 has no handshake and no session: every POST carries
+/// one request with its protocol version in `params._meta`.
+public struct MCPRevision: Sendable, Hashable, Comparable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public static let v2025_03_26 = MCPRevision("2025-03-26")
+    public static let v2025_06_18 = MCPRevision("2025-06-18")
+    public static let v2025_11_25 = MCPRevision("2025-11-25")
+    public static let v2026_07_28 = MCPRevision("2026-07-28")
+
+    /// The newest handshake revision: what `initialize` offers.
+    public static let latestSession = v2025_11_25
+    /// The newest stateless revision.
+    public static let latestStateless = v2026_07_28
+
+    /// True for the stateless generation (2026-07-28 and later).
+    public var isStateless: Bool { self >= .v2026_07_28 }
+
+    public var description: String { rawValue }
+
+    // Revisions are dates written YYYY-MM-DD, so text order is date order.
+    public static func < (a: MCPRevision, b: MCPRevision) -> Bool { a.rawValue < b.rawValue }
+}

@@ -1,0 +1,132 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Realtime
+
+/// The decisions for one SSE stream of the transport: the answer to one POSTed request
+/// (with its resumptions through GET), or the server's own GET stream. Pure: messages and
+/// ends in, actions out; the transport performs them.
+///
+/// Rules (MCP Streamable HTTP, 2025-11-25 "Sending Messages to the Server" and "Resumability
+/// and Redelivery"): an event with an `id` and empty `data` only primes the cursor; an event id
+/// already seen on this stream with the same data is a replay and is not delivered again; a request's stream
+/// carries notifications, server requests and finally the one response with the request's
+/// id; a JSON-RPC batch or a response to another id breaks the stream. A stream cut before
+/// the response may be resumed only from an event id (GET with `Last-Event-ID`), never by
+/// sending the request again.
+struct MCPStreamMachine {
+    enum Action: Equatable {
+        /// Hand this message to the receiver.
+        case deliver(Data)
+        /// Hand over the response; the stream is done (close it).
+        case complete(Data)
+        /// Nothing to deliver (a priming event, a replayed id, a message after the response).
+        case ignore
+        /// The stream is broken: close it and fail the request with this error.
+        case fail(MCPError)
+    }
+
+    enum End: Equatable {
+        /// The stream is finished: nothing to do.
+        case finished
+        /// Let the client reconnect with `Last-Event-ID` (after the server's `retry:`).
+        case resume(lastEventID: String)
+        /// The request cannot be completed: fail it.
+        case fail(MCPError)
+    }
+
+    /// The POSTed request's id; nil for the server's GET stream.
+    let requestID: MCPValue?
+    /// How many reconnections may resume the stream.
+    let maxResumes: Int
+    private(set) var lastEventID: String?
+    private(set) var resumes = 0
+    private(set) var isDone = false
+    /// Events seen on this stream (id and data), newest last; bounded so an endless stream
+    /// stays bounded. The id alone cannot tell a replay: an event without an `id` field
+    /// carries the last id before it (WHATWG HTML §9.2.6).
+    private var seen = Set<Int>()
+    /// A ring of the keys in `seen`, oldest at `ringStart` once full.
+    private var ring: [Int] = []
+    private var ringStart = 0
+    /// How many events the replay check remembers. Default 4096.
+    let seenLimit: Int
+
+    init(requestID: MCPValue?, maxResumes: Int, seenLimit: Int = 4096) {
+        self.requestID = requestID
+        self.maxResumes = maxResumes
+        self.seenLimit = max(1, seenLimit)
+    }
+
+    /// One SSE event (or a whole JSON body) arrived; `eventID` is the event's own `id` field
+    /// when it had one.
+    mutating func received(_ text: String, eventID: String?) -> Action {
+        if isDone { return .ignore }
+        if let eventID, !eventID.isEmpty {
+            var hasher = Hasher()
+            hasher.combine(eventID)
+            hasher.combine(text)
+            let key = hasher.finalize()
+            if seen.contains(key) { return .ignore }
+            remember(key)
+            lastEventID = eventID
+        }
+        if text.allSatisfy({ $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }) { return .ignore }
+        let data = Data(text.utf8)
+        guard let value = try? MCPValue(json: data) else {
+            return failed(MCPError(.invalidResponse, detail: "a message is not JSON"))
+        }
+        guard case .object(let object) = value else {
+            if case .array = value { return failed(MCPError(.invalidResponse, detail: "a JSON-RPC batch")) }
+            return failed(MCPError(.invalidResponse, detail: "a message is not a JSON-RPC object"))
+        }
+        if object["method"] != nil { return .deliver(data) }
+        guard object["result"] != nil || object["error"] != nil else {
+            return failed(MCPError(.invalidResponse, detail: "a message is neither request, notification nor response"))
+        }
+        guard let requestID else { return .deliver(data) }
+        guard object["id"] == requestID else {
+            return failed(MCPError(.unknownResponseID, detail: "a response on this stream answers another request"))
+        }
+        isDone = true
+        return .complete(data)
+    }
+
+    /// The connection ended or was cut; `willReconnect` says whether the client would
+    /// reconnect (it sends the processed cursor as `Last-Event-ID`).
+    mutating func ended(willReconnect: Bool, error: RealtimeError?) -> End {
+        if isDone || requestID == nil { return .finished }
+        if willReconnect, let lastEventID, resumes < maxResumes {
+            resumes += 1
+            return .resume(lastEventID: lastEventID)
+        }
+        isDone = true
+        if let error, error.failureClass == .limit || error.failureClass == .content {
+            // Not a cut: the answer itself was refused (too large, not decodable).
+            return .fail(MCPError(.transport, detail: error.detail, status: error.status, underlying: error))
+        }
+        let detail = lastEventID == nil ? "no event id to resume from" : "resumption failed"
+        return .fail(MCPError(.streamEnded, detail: detail, status: error?.status, underlying: error))
+    }
+
+    /// The caller cancelled or timed the request out: nothing more is delivered.
+    mutating func cancel() { isDone = true }
+
+    private mutating func failed(_ error: MCPError) -> Action {
+        isDone = true
+        return .fail(error)
+    }
+
+    private mutating func remember(_ key: Int) {
+        seen.insert(key)
+        if ring.count < seenLimit {
+            ring.append(key)
+            return
+        }
+        seen.remove(ring[ringStart])
+        ring[ringStart] = key
+        ringStart = (ringStart + 1) % seenLimit
+    }
+}

@@ -1,0 +1,54 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Realtime
+
+extension MCPStreamableHTTPTransport {
+    /// How the transport talks to one MCP endpoint. Defaults are documented per field.
+    public struct Configuration: Sendable {
+        /// The wire generation to speak. nil (default): the handshake generation, with the
+        /// revision the server answers to `initialize`; ``MCPRevision/v2026_07_28`` (or later):
+        /// stateless requests with the per-request envelope and `Mcp-Method`/`Mcp-Name`.
+        /// ``MCPClient`` negotiates and sets it.
+        public var revision: MCPRevision?
+        /// Headers sent with every request (e.g. `Authorization`). Default none.
+        public var headers = HTTPHeaders()
+        /// Called before every HTTP request; after a 401 it is called with
+        /// `credentialsRejected == true` and the request is repeated once with its headers
+        /// (the server refused it, so it did not run). Default nil.
+        public var headersProvider: (@Sendable (RealtimeClient.HeadersContext) async throws -> HTTPHeaders)?
+        public var tls: TLSConfiguration = .default
+        /// DNS + TCP + TLS + response head, per HTTP request. Default 10 s.
+        public var connectTimeout: Duration = .seconds(10)
+        /// No byte on a stream for this long means a dead connection (SSE comments count, so
+        /// a server's keep-alives hold an idle request open). Default nil: a request's stream
+        /// may stay silent as long as the request runs (``MCPClient`` bounds it with its
+        /// request timeout).
+        public var idleTimeout: Duration?
+        /// The largest JSON answer (one `application/json` body or one SSE event), in bytes.
+        /// Default 16 MiB.
+        public var maxMessageBytes = 16 << 20
+        /// How many times a cut request stream is resumed (GET with `Last-Event-ID`) before the
+        /// request fails with `stream_ended`. Default 5.
+        public var maxResumeAttempts = 5
+        /// Delays between resumptions when the server sent no `retry:`. Default
+        /// ``BackoffPolicy/default``.
+        public var backoff: BackoffPolicy = .default
+        /// Whether to open the server's GET stream once a session is initialized (handshake
+        /// generation; a 405 means the server offers none). Default true.
+        public var opensServerStream = true
+        /// What the 2026-07-28 envelope says about this client. Default `{}`.
+        public var clientCapabilities: MCPValue = [:]
+        /// Who this client is, for the 2026-07-28 envelope. Default swift-realtime.
+        public var clientInfo: MCPValue = ["name": "swift-realtime", "version": "1.0"]
+        #if os(Linux)
+        /// The I/O loop the HTTP requests run on. Default `EventLoop.shared`.
+        public var eventLoop: EventLoop = .shared
+        #endif
+        public var logHandler: (any RealtimeLogHandler)?
+
+        public init() {}
+    }
+}

@@ -1,0 +1,85 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Realtime
+
+extension MCPStreamableHTTPTransport {
+    /// Opens the server's GET stream and waits for its answer, so that what the server sends
+    /// right after the handshake is not lost: reconnected by the client with `Last-Event-ID`
+    /// and the server's `retry:`; a 405 means the server offers none.
+    func openServerStream() async {
+        guard serverStream == nil, hasServerStream != false else { return }
+        var headers = requestHeaders(for: nil)
+        headers.remove(name: "Content-Type")
+        headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
+        var c = clientConfiguration(method: "GET", body: nil, headers: headers, gate: nil)
+        c.reconnect = .default
+        guard let client = try? RealtimeClient(url: url, configuration: c) else { return }
+        serverStream = client
+        serverMachine = MCPStreamMachine(requestID: nil, maxResumes: 0)
+        let (answered, signal) = AsyncStream<Void>.makeStream()
+        Task { await self.pumpServerStream(client, answered: signal) }
+        for await _ in answered { break }
+    }
+
+    /// Reads the server's stream; `answered` is told at the first open or error.
+    nonisolated func pumpServerStream(_ client: RealtimeClient, answered: AsyncStream<Void>.Continuation) async {
+        for await event in client.events {
+            switch event {
+            case .open:
+                await serverStreamOpened()
+            case .event(let message):
+                await serverStreamReceived(message)
+            case .error(let e) where !e.willRetry:
+                await serverStreamStopped(e.error)
+            case .error, .closed:
+                break
+            }
+            if case .event = event { continue }
+            answered.finish()
+        }
+        answered.finish()
+    }
+
+    private func serverStreamOpened() { hasServerStream = true }
+
+    private func serverStreamReceived(_ message: Message) {
+        switch serverMachine.received(message.text ?? "", eventID: message.id) {
+        case .deliver(let data), .complete(let data):
+            continuation.yield(data)
+        case .ignore:
+            break
+        case .fail:
+            // A broken server stream ends; the requests' own streams go on.
+            serverStream?.close()
+            serverStream = nil
+        }
+    }
+
+    private func serverStreamStopped(_ error: RealtimeError) {
+        if error.status == 405 { hasServerStream = false }
+        serverStream = nil
+    }
+
+    /// `DELETE` with the session id: the server may end the session (405: it does not let
+    /// clients end sessions). The answer does not matter; it is awaited, bounded by the
+    /// connect timeout.
+    func deleteSession(_ id: String) async {
+        var headers = requestHeaders(for: nil)
+        headers.remove(name: "Content-Type")
+        var c = clientConfiguration(method: "DELETE", body: nil, headers: headers, gate: nil)
+        c.reconnect = .never
+        guard let client = try? RealtimeClient(url: url, configuration: c) else { return }
+        let deadline = Task {
+            try await Task.sleep(for: configuration.connectTimeout * 2)
+            client.close()
+        }
+        for await event in client.events {
+            if case .closed = event { break }
+        }
+        client.close()
+        deadline.cancel()
+    }
+}

@@ -1,0 +1,195 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Realtime
+
+/// How the answer to one POST began.
+enum MCPPostHead: Sendable {
+    /// A stream or a JSON body follows.
+    case opened(ConnectionInfo)
+    /// `202 Accepted` (or an answer with no body): nothing follows.
+    case accepted
+    case failed(RealtimeError)
+}
+
+extension MCPStreamableHTTPTransport {
+    /// POSTs one message on its own ``RealtimeClient`` and waits for the answer's head.
+    func post(_ body: [UInt8], message: MCPOutgoingMessage) async throws {
+        let gate = MCPAttemptGate()
+        var c = clientConfiguration(method: "POST", body: body, headers: requestHeaders(for: message), gate: gate)
+        // Repeatable for the client's machinery so that a cut stream reconnects; the gate turns
+        // every reconnection into a GET with Last-Event-ID and refuses any other.
+        c.requestIsRepeatable = true
+        c.reconnect = ReconnectPolicy(maxAttempts: configuration.maxResumeAttempts, reconnectsAfterCleanEnd: true)
+        let factory = RealtimeClient.defaultTransportFactory(configuration: c)
+        let client: RealtimeClient
+        do {
+            client = try RealtimeClient(
+                url: url, configuration: c, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
+                transportFactory: { request in try factory(gate.request(for: request)) })
+        } catch let error as RealtimeError {
+            throw MCPError(.transport, underlying: error)
+        }
+        let key = nextStreamKey
+        nextStreamKey += 1
+        let requestID = message.kind == .request ? message.id : nil
+        streams[key] = RequestStream(
+            client: client, machine: MCPStreamMachine(requestID: requestID, maxResumes: configuration.maxResumeAttempts),
+            requestID: requestID, isInitialize: message.method == "initialize")
+        let (heads, headContinuation) = AsyncStream<MCPPostHead>.makeStream()
+        Task { await self.pump(client, key: key, head: headContinuation) }
+        var outcome = MCPPostHead.failed(RealtimeError(.cancelled))
+        for await head in heads {
+            outcome = head
+            break
+        }
+        switch outcome {
+        case .opened:
+            break
+        case .accepted:
+            streams.removeValue(forKey: key)
+        case .failed(let error):
+            streams.removeValue(forKey: key)
+            try rejected(error, requestID: requestID)
+        }
+    }
+
+    /// Maps a refused POST to the error `send` throws, or delivers the JSON-RPC error the
+    /// refusal carried (a 4xx whose body answers the request).
+    private func rejected(_ error: RealtimeError, requestID: MCPValue?) throws {
+        if error.code == .httpStatus, let excerpt = error.bodyExcerpt, let requestID,
+            let value = try? MCPValue(json: Data(excerpt.utf8)), value["error"] != nil, value["id"] == requestID
+        {
+            continuation.yield(value.jsonData)
+            return
+        }
+        if error.status == 404, sessionID != nil {
+            sessionID = nil
+            throw MCPError(.sessionExpired, detail: "the server no longer knows the session", status: 404)
+        }
+        if error.code == .invalidContentType {
+            throw MCPError(.invalidResponse, detail: error.detail, status: error.status, underlying: error)
+        }
+        throw MCPError(.transport, status: error.status, underlying: error)
+    }
+
+    /// Reads one request's client until it stops, feeding the stream machine.
+    nonisolated func pump(_ client: RealtimeClient, key: Int, head: AsyncStream<MCPPostHead>.Continuation) async {
+        var headSent = false
+        var lastError: RealtimeError?
+        for await event in client.events {
+            switch event {
+            case .open(let info):
+                guard !headSent else { continue }
+                // The session id is kept before anything of the answer is delivered.
+                await opened(info, key: key)
+                headSent = true
+                head.yield(.opened(info))
+                head.finish()
+            case .event(let message):
+                await received(message, key: key)
+            case .error(let e):
+                lastError = e.error
+                if !headSent {
+                    // Before an answer only a refused credential may be retried (the gate
+                    // repeats the POST once); anything else fails the send.
+                    if e.willRetry, e.error.status == 401 {
+                        lastError = nil
+                        continue
+                    }
+                    head.yield(.failed(e.error))
+                    head.finish()
+                    client.close()
+                    // `send` reports the refusal (or delivers the error it carried).
+                    return
+                } else if e.willRetry {
+                    await ended(key: key, willReconnect: true, error: e.error)
+                }
+            case .closed(let c):
+                if !headSent { continue }
+                if c.willReconnect {
+                    if lastError == nil { await ended(key: key, willReconnect: true, error: nil) }
+                } else {
+                    await ended(key: key, willReconnect: false, error: lastError)
+                }
+                lastError = nil
+            }
+        }
+        if !headSent { head.yield(lastError.map { .failed($0) } ?? .accepted) }
+        head.finish()
+        await ended(key: key, willReconnect: false, error: lastError)
+    }
+
+    private func opened(_ info: ConnectionInfo, key: Int) {
+        if streams[key]?.isInitialize == true, let id = info.headers["Mcp-Session-Id"], !id.isEmpty { sessionID = id }
+    }
+
+    private func received(_ message: Message, key: Int) {
+        guard var stream = streams[key] else { return }
+        let action = stream.machine.received(message.text ?? "", eventID: message.id)
+        streams[key] = stream
+        switch action {
+        case .deliver(let data):
+            deliver(data)
+        case .complete(let data):
+            streams.removeValue(forKey: key)
+            stream.client.close()
+            deliver(data)
+        case .ignore:
+            break
+        case .fail(let error):
+            streams.removeValue(forKey: key)
+            stream.client.close()
+            fail(stream.requestID, with: error)
+        }
+    }
+
+    private func ended(key: Int, willReconnect: Bool, error: RealtimeError?) {
+        guard var stream = streams[key] else { return }
+        let end = stream.machine.ended(willReconnect: willReconnect, error: error)
+        streams[key] = stream
+        switch end {
+        case .finished:
+            streams.removeValue(forKey: key)
+            if willReconnect { stream.client.close() }
+        case .resume:
+            break  // the client reconnects; the gate makes it a GET with Last-Event-ID
+        case .fail(let error):
+            streams.removeValue(forKey: key)
+            stream.client.close()
+            fail(stream.requestID, with: error)
+        }
+    }
+
+    /// Hands a server message over, first noting what the transport itself needs from it.
+    private func deliver(_ data: Data) {
+        if let pending = pendingInitialize, let value = try? MCPValue(json: data), value["id"] == pending,
+            let version = value["result"]?["protocolVersion"]?.stringValue
+        {
+            pendingInitialize = nil
+            revision = MCPRevision(version)
+        }
+        continuation.yield(data)
+    }
+
+    /// The response the transport writes for a request whose stream failed.
+    private func fail(_ requestID: MCPValue?, with error: MCPError) {
+        guard let requestID else { return }
+        failures[requestID] = error
+        failureOrder.append(requestID)
+        if failureOrder.count > Self.keptFailures { failures[failureOrder.removeFirst()] = nil }
+        var data: [String: MCPValue] = ["transport": .string(error.code.description)]
+        if let status = error.status { data["status"] = .number(Double(status)) }
+        if let underlying = error.underlying { data["cause"] = .string(underlying.code.description) }
+        let response: MCPValue = [
+            "jsonrpc": "2.0", "id": requestID,
+            "error": [
+                "code": .number(Double(Self.transportErrorCode)), "message": .string(error.description),
+                "data": .object(data),
+            ],
+        ]
+        continuation.yield(response.jsonData)
+    }
+}

@@ -1,0 +1,172 @@
+"""Hostile MCP peer: an aiohttp server whose Streamable HTTP endpoints break the protocol.
+
+Every endpoint is /<case>/mcp. `initialize` is answered with JSON and Mcp-Session-Id "s1",
+`notifications/initialized` (and any other notification or response) with 202, and a GET
+without Last-Event-ID with 405. `tools/call` then misbehaves by case:
+
+  gone        404: the session is gone
+  wrongtype   200 text/plain
+  batch       an SSE stream whose one event is a JSON-RPC batch holding the response
+  badid       an SSE stream whose response answers id 999
+  endless     an SSE stream of progress notifications every 50 ms that never answers
+  early       an SSE stream with one notification, then the end (no event ids)
+  replay      progress events id 1 and 2 (retry: 50), then the stream is cut; a GET with
+              Last-Event-ID 2 sends ids 1 and 2 again, then progress id 3 and the response id 4
+  keepalive   an SSE stream of ": keep-alive" comments every 100 ms for 1.5 s, then the response
+  legacyonly  a POST with MCP-Protocol-Version 2026-07-28 gets 400 without a body;
+              tools/call answers {"content": [{"type": "text", "text": "ok"}]} as JSON
+  bigjson     tools/call answers a JSON body of 2 MiB
+  auth        every request without "Authorization: Bearer good" gets 401 (and is not
+              counted); tools/call then answers "ok" as JSON
+
+GET /<case>/posts returns the POST count per "method id" key (notifications counted as
+"method -"); every test asserts no key was POSTed twice.
+"""
+
+import asyncio
+import json
+import sys
+
+from aiohttp import web
+
+import peer_common
+
+POSTS = {}
+
+
+def record(case, message):
+    key = f"{case} {message.get('method', 'response')} {message.get('id', '-')}"
+    POSTS[key] = POSTS.get(key, 0) + 1
+
+
+def sse(data, event_id=None, retry=None):
+    lines = []
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    if retry is not None:
+        lines.append(f"retry: {retry}")
+    lines.append(f"data: {data if isinstance(data, str) else json.dumps(data)}")
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def result(request_id, text="ok"):
+    return {"jsonrpc": "2.0", "id": request_id, "result": {"content": [{"type": "text", "text": text}]}}
+
+
+def progress(token, n):
+    return {"jsonrpc": "2.0", "method": "notifications/progress", "params": {"progressToken": token, "progress": n}}
+
+
+async def stream_response(request):
+    response = web.StreamResponse(status=200, headers={"Content-Type": "text/event-stream", "Mcp-Session-Id": "s1"})
+    await response.prepare(request)
+    return response
+
+
+async def handle_post(request):
+    case = request.match_info["case"]
+    message = json.loads(await request.read())
+    if case == "auth" and request.headers.get("Authorization") != "Bearer good":
+        return web.Response(status=401, headers={"WWW-Authenticate": "Bearer"})
+    record(case, message)
+    version = request.headers.get("MCP-Protocol-Version")
+    if case == "legacyonly" and version == "2026-07-28":
+        return web.Response(status=400)
+    method = message.get("method")
+    if method == "initialize":
+        body = {"jsonrpc": "2.0", "id": message["id"], "result": {
+            "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+            "serverInfo": {"name": "hostile", "version": "1"}}}
+        return web.json_response(body, headers={"Mcp-Session-Id": "s1"})
+    if method == "server/discover":
+        return web.json_response({"jsonrpc": "2.0", "id": message["id"],
+                                  "error": {"code": -32601, "message": "Method not found"}})
+    if "id" not in message or method is None:
+        return web.Response(status=202)
+    if method != "tools/call":
+        return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}})
+    return await misbehave(case, request, message)
+
+
+async def misbehave(case, request, message):
+    rid = message["id"]
+    token = message.get("params", {}).get("_meta", {}).get("progressToken", rid)
+    if case == "gone":
+        return web.Response(status=404)
+    if case == "wrongtype":
+        return web.Response(status=200, text="hello", content_type="text/plain")
+    if case in ("legacyonly", "auth"):
+        return web.json_response(result(rid))
+    if case == "bigjson":
+        return web.json_response(result(rid, "x" * (2 << 20)))
+    response = await stream_response(request)
+    if case == "batch":
+        await response.write(sse([result(rid)]))
+    elif case == "badid":
+        await response.write(sse(result(999)))
+    elif case == "endless":
+        for n in range(100000):
+            await response.write(sse(progress(token, n)))
+            await asyncio.sleep(0.05)
+    elif case == "early":
+        await response.write(sse(progress(token, 1)))
+    elif case == "replay":
+        REPLAY[case] = (rid, token)
+        await response.write(sse(progress(token, 1), event_id=1, retry=50))
+        await response.write(sse(progress(token, 2), event_id=2))
+        request.transport.close()
+        return response
+    elif case == "keepalive":
+        for _ in range(15):
+            await response.write(b": keep-alive\n\n")
+            await asyncio.sleep(0.1)
+        await response.write(sse(result(rid)))
+    return response
+
+
+REPLAY = {}
+
+
+async def handle_get(request):
+    case = request.match_info["case"]
+    last = request.headers.get("Last-Event-ID")
+    if case != "replay" or last is None or case not in REPLAY:
+        return web.Response(status=405)
+    rid, token = REPLAY[case]
+    response = await stream_response(request)
+    await response.write(sse(progress(token, 1), event_id=1))
+    await response.write(sse(progress(token, 2), event_id=2))
+    await response.write(sse(progress(token, 3), event_id=3))
+    await response.write(sse(result(rid, "resumed"), event_id=4))
+    return response
+
+
+async def handle_delete(request):
+    return web.Response(status=200)
+
+
+async def handle_posts(request):
+    case = request.match_info["case"]
+    return web.json_response({k: v for k, v in POSTS.items() if k.startswith(case + " ")})
+
+
+async def main():
+    args = peer_common.parse_args(__doc__.splitlines()[0])
+    sock = peer_common.bind_socket(args.host)
+    app = web.Application()
+    app.router.add_post("/{case}/mcp", handle_post)
+    app.router.add_get("/{case}/mcp", handle_get)
+    app.router.add_delete("/{case}/mcp", handle_delete)
+    app.router.add_get("/{case}/posts", handle_posts)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    site = web.SockSite(runner, sock)
+    await site.start()
+    peer_common.announce(sock)
+    await peer_common.wait_for_stop(args)
+    await runner.cleanup()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
+    sys.exit(0)

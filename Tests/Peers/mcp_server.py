@@ -1,0 +1,249 @@
+"""MCP peer: the Python `mcp` SDK's Streamable HTTP server (MCPServer), served by uvicorn.
+
+Endpoint: POST/GET/DELETE /mcp. Both wire generations are served at once: the SDK routes a
+request whose MCP-Protocol-Version header names 2026-07-28 to its stateless single-exchange
+entry, everything else to the initialize/Mcp-Session-Id transport.
+
+Modes (options):
+  --json-response   answer POSTs with application/json instead of an SSE stream
+  --stateless       no Mcp-Session-Id, no GET stream (stateless_http=True)
+  --event-store     keep every SSE event in memory so a cut stream resumes through GET with
+                    Last-Event-ID (priming events with empty data, ids on every event)
+  --retry-ms N      the `retry:` the priming events carry (with --event-store)
+
+Tools:
+  echo(text)                       returns text
+  add(a, b)                        returns a + b as text
+  progress(steps, delay)           one progress notification per step, then "done <steps>"
+  cut(steps, delay)                like progress, but closes its SSE stream after the first
+                                   step (ctx.close_sse_stream) and finishes while the client
+                                   is away: the rest arrives through the resumed stream
+  sleep(seconds)                   waits, then returns "slept"; cancellable
+  roots()                          asks the client for its roots (server-to-client request)
+  ping_client()                    sends the client a ping, returns "pong"
+  notify_resource()                sends notifications/resources/updated for res://greeting
+  list_changed()                   sends notifications/tools/list_changed on the session's
+                                   GET stream (no related request)
+GET /cancelled returns the `steps` of every progress call the server cancelled;
+GET /cancelled?steps=N answers once a call of N steps was cancelled (or after 10 s).
+GET /posts returns how many times each JSON-RPC message was POSTed ("method id" keys;
+notifications as "method -"): the tests assert that no request was POSTed twice.
+Resources: res://greeting (text "hello"), res://n/{i} template. Prompt: greet(name).
+"""
+
+import asyncio
+import itertools
+import json
+import sys
+
+import uvicorn
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.streamable_http import EventMessage, EventStore
+
+import peer_common
+
+
+class MemoryEventStore(EventStore):
+    """Every event of every stream, in order; ids are global counters (unique per session)."""
+
+    def __init__(self):
+        self.events = []  # (event_id, stream_id, message)
+        self.counter = itertools.count(1)
+
+    async def store_event(self, stream_id, message):
+        event_id = str(next(self.counter))
+        self.events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(self, last_event_id, send_callback):
+        index = next((i for i, e in enumerate(self.events) if e[0] == last_event_id), None)
+        if index is None:
+            return None
+        stream_id = self.events[index][1]
+        for event_id, sid, message in self.events[index + 1:]:
+            if sid == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
+
+
+CANCELLED = []  # the `steps` of each progress call the server cancelled
+CANCELLED_CHANGED = asyncio.Event()
+
+
+async def wait_for_cancellation(steps, timeout=10.0):
+    """Returns once a progress call of `steps` was cancelled, or after `timeout` seconds."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while steps not in CANCELLED and loop.time() < deadline:
+        CANCELLED_CHANGED.clear()
+        try:
+            await asyncio.wait_for(CANCELLED_CHANGED.wait(), deadline - loop.time())
+        except asyncio.TimeoutError:
+            break
+
+
+def build_server():
+    server = MCPServer(name="realtime-mcp-peer", version="1.0")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Returns its text."""
+        return text
+
+    @server.tool()
+    def add(a: int, b: int) -> str:
+        """Adds two integers."""
+        return str(a + b)
+
+    @server.tool()
+    async def progress(steps: int, delay: float, ctx: Context) -> str:
+        """Reports one progress notification per step."""
+        try:
+            for step in range(1, steps + 1):
+                await ctx.report_progress(step, steps, f"step {step}")
+                await asyncio.sleep(delay)
+        except asyncio.CancelledError:
+            CANCELLED.append(steps)
+            CANCELLED_CHANGED.set()
+            raise
+        return f"done {steps}"
+
+    @server.tool()
+    async def cut(steps: int, delay: float, ctx: Context) -> str:
+        """Closes its stream after the first step; the rest is replayed on resumption."""
+        for step in range(1, steps + 1):
+            await ctx.report_progress(step, steps, f"step {step}")
+            if step == 1:
+                await ctx.close_sse_stream()
+            await asyncio.sleep(delay)
+        return f"done {steps}"
+
+    @server.tool()
+    async def sleep(seconds: float) -> str:
+        """Waits."""
+        await asyncio.sleep(seconds)
+        return "slept"
+
+    @server.tool()
+    async def roots(ctx: Context) -> str:
+        """Asks the client for its roots."""
+        result = await ctx.session.list_roots()
+        return ",".join(str(r.uri) for r in result.roots)
+
+    @server.tool()
+    async def ping_client(ctx: Context) -> str:
+        """Pings the client."""
+        await ctx.session.send_ping()
+        return "pong"
+
+    @server.tool()
+    async def notify_resource(ctx: Context) -> str:
+        """Tells the client res://greeting changed."""
+        await ctx.session.send_resource_updated("res://greeting")
+        return "sent"
+
+    @server.tool()
+    async def list_changed(ctx: Context) -> str:
+        """Sends notifications/tools/list_changed outside the request (the GET stream)."""
+        await ctx.session.send_tool_list_changed()
+        return "sent"
+
+    @server.resource("res://greeting")
+    def greeting() -> str:
+        return "hello"
+
+    @server.prompt()
+    def greet(name: str) -> str:
+        """Greets someone."""
+        return f"Say hello to {name}."
+
+    return server
+
+
+class PostCounter:
+    """ASGI wrapper: counts POSTed JSON-RPC messages and serves the counts at GET /posts."""
+
+    def __init__(self, app):
+        self.app = app
+        self.counts = {}
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        if scope["method"] == "GET" and scope["path"] in ("/posts", "/cancelled"):
+            if scope["path"] == "/cancelled" and scope.get("query_string"):
+                await wait_for_cancellation(int(scope["query_string"].decode().partition("=")[2] or 0))
+            body = json.dumps(self.counts if scope["path"] == "/posts" else CANCELLED).encode()
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if scope["method"] != "POST":
+            return await self.app(scope, receive, send)
+        chunks = []
+        while True:
+            message = await receive()
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body"):
+                break
+        body = b"".join(chunks)
+        try:
+            decoded = json.loads(body)
+            key = f"{decoded.get('method', 'response')} {decoded.get('id', '-')}"
+        except (ValueError, AttributeError):
+            key = "invalid"
+        self.counts[key] = self.counts.get(key, 0) + 1
+        replayed = False
+
+        async def replay():
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        return await self.app(scope, replay, send)
+
+
+def add_options(parser):
+    parser.add_argument("--json-response", action="store_true")
+    parser.add_argument("--stateless", action="store_true")
+    parser.add_argument("--event-store", action="store_true")
+    parser.add_argument("--retry-ms", type=int, default=None)
+
+
+async def main():
+    args = peer_common.parse_args(__doc__.splitlines()[0], extra=add_options)
+    sock = peer_common.bind_socket(args.host)
+    server = build_server()
+    app = server.streamable_http_app(
+        json_response=args.json_response,
+        stateless_http=args.stateless,
+        event_store=MemoryEventStore() if args.event_store else None,
+        retry_interval=args.retry_ms,
+    )
+    config = uvicorn.Config(
+        PostCounter(app),
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=1,
+    )
+    web = uvicorn.Server(config)
+    web_task = asyncio.create_task(web.serve(sockets=[sock]))
+    while not web.started:
+        if web_task.done():
+            await web_task
+            sys.exit("uvicorn failed to start")
+        await asyncio.sleep(0.01)
+    peer_common.announce(sock)
+    stopper = asyncio.create_task(peer_common.wait_for_stop(args))
+    await asyncio.wait({web_task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    web.should_exit = True
+    await web_task
+    stopper.cancel()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
+    sys.exit(0)

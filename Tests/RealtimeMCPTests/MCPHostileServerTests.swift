@@ -1,0 +1,129 @@
+import Foundation
+import RealtimeMCP
+import RealtimeTestSupport
+import Testing
+
+/// Servers that break Streamable HTTP (`Tests/Peers/mcp_hostile.py`): each gives a clear
+/// typed error, and no request is ever POSTed twice.
+@Suite("MCP hostile servers", .timeLimit(.minutes(4)), .serialized)
+struct MCPHostileServerTests {
+    /// Connects to `/<name>/mcp`, calls a tool and returns its outcome.
+    static func call(
+        _ peer: MCPPeer, _ name: String, configure: (inout MCPClient.Configuration) -> Void = { _ in },
+        progress: ProgressLog? = nil
+    ) async throws -> Result<MCPToolResult, MCPError> {
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2025_11_25)
+        c.requestTimeout = .seconds(20)
+        configure(&c)
+        let client = MCPClient(url: peer.url("/\(name)/mcp"), configuration: c)
+        try await client.connect()
+        let outcome: Result<MCPToolResult, MCPError>
+        do {
+            outcome = .success(try await client.callTool("t") { progress?.append($0) })
+        } catch let error as MCPError {
+            outcome = .failure(error)
+        }
+        await client.close()
+        try await peer.expectNoRepeatedPOST("/\(name)/posts")
+        return outcome
+    }
+
+    static func expectFailure(_ outcome: Result<MCPToolResult, MCPError>, _ code: MCPError.Code, sourceLocation: SourceLocation = #_sourceLocation) {
+        switch outcome {
+        case .success: Issue.record("the call succeeded", sourceLocation: sourceLocation)
+        case .failure(let error): #expect(error.code == code, "\(error)", sourceLocation: sourceLocation)
+        }
+    }
+
+    @Test("hostile cases: 404 mid-session, wrong content type, batch, foreign id, early end, endless, oversize")
+    func hostileCases() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        Self.expectFailure(try await Self.call(peer, "gone"), .sessionExpired)
+        Self.expectFailure(try await Self.call(peer, "wrongtype"), .invalidResponse)
+        Self.expectFailure(try await Self.call(peer, "batch"), .invalidResponse)
+        Self.expectFailure(try await Self.call(peer, "badid"), .unknownResponseID)
+        Self.expectFailure(try await Self.call(peer, "early"), .streamEnded)
+        let endless = try await Self.call(peer, "endless") { $0.requestTimeout = .milliseconds(500) }
+        Self.expectFailure(endless, .timeout)
+        let big = try await Self.call(peer, "bigjson") { $0.transport.maxMessageBytes = 1 << 20 }
+        Self.expectFailure(big, .transport)
+        if case .failure(let error) = big { #expect(error.underlying?.code == .messageTooLarge) }
+        await peer.stop()
+    }
+
+    @Test("with renewsExpiredSession a 404 starts a new session before the error is thrown; the request is not sent again")
+    func renewedSession() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2025_11_25)
+        c.renewsExpiredSession = true
+        let client = MCPClient(url: peer.url("/gone/mcp"), configuration: c)
+        try await client.connect()
+        do {
+            _ = try await client.callTool("t")
+            Issue.record("the call succeeded")
+        } catch let error as MCPError {
+            #expect(error.code == .sessionExpired)
+        }
+        #expect(await client.transport.sessionID == "s1")
+        #expect(try await client.listTools().items.isEmpty)
+        await client.close()
+        let counts = try await peer.postCounts("/gone/posts")
+        #expect(counts["gone tools/call 2"] == 1)
+        #expect(counts["gone initialize 3"] == 1)
+        await peer.stop()
+    }
+
+    @Test("a server that re-sends event ids on resumption: each message is delivered once")
+    func replayedIDs() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let log = ProgressLog()
+        let outcome = try await Self.call(peer, "replay", progress: log)
+        #expect((try? outcome.get())?.text == "resumed")
+        #expect(log.all == [1, 2, 3])
+        await peer.stop()
+    }
+
+    @Test("keep-alive comments hold an idle request open past the idle timeout")
+    func keepAlive() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let outcome = try await Self.call(peer, "keepalive") { $0.transport.idleTimeout = .milliseconds(500) }
+        #expect((try? outcome.get())?.text == "ok")
+        await peer.stop()
+    }
+
+    @Test("a 401 asks the headers provider again (credentialsRejected) and the request goes once with the new token")
+    func credentialRefresh() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let rejections = Counter()
+        let outcome = try await Self.call(peer, "auth") { c in
+            c.transport.headersProvider = { context in
+                if context.credentialsRejected { rejections.increment() }
+                return ["Authorization": context.credentialsRejected ? "Bearer good" : "Bearer stale"]
+            }
+        }
+        #expect((try? outcome.get())?.text == "ok")
+        #expect(rejections.value > 0)
+        await peer.stop()
+    }
+
+    @Test("negotiation falls back to initialize when the server refuses 2026-07-28")
+    func fallback() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var revision: MCPRevision?
+        let outcome = try await Self.call(peer, "legacyonly") { $0.revision = .negotiate }
+        #expect((try? outcome.get())?.text == "ok")
+        let client = MCPClient(url: peer.url("/legacyonly/mcp"))
+        revision = try await client.connect().revision
+        #expect(revision == .v2025_11_25)
+        await client.close()
+        await peer.stop()
+    }
+}

@@ -1,0 +1,73 @@
+import Foundation
+import RealtimeMCP
+import RealtimeTestServer
+import RealtimeTestSupport
+import Testing
+
+/// `rtcat mcp` as a child process against the Python `mcp` SDK's server, in both wire
+/// generations: the tool listing, a call's progress lines and result, the exit codes.
+@Suite("rtcat mcp", .timeLimit(.minutes(4)), .serialized)
+struct RtcatMCPTests {
+    struct Run {
+        var status: Int32
+        var lines: [MCPValue]
+        var stderr: String
+    }
+
+    static func rtcat(_ arguments: [String]) async throws -> Run {
+        guard let url = BuiltExecutable.url(named: "rtcat") else {
+            Issue.record("rtcat binary not found; run `swift build` first")
+            return Run(status: -1, lines: [], stderr: "")
+        }
+        let run = try await offloaded {
+            try SpawnedProcess.run(url.path, ["mcp"] + arguments, input: .bytes([]), timeout: .seconds(60))
+        }
+        let lines = run.outputText.split(separator: "\n").map { line -> MCPValue in
+            guard let value = try? MCPValue(json: Data(line.utf8)) else {
+                Issue.record("not JSON: \(line)")
+                return .null
+            }
+            return value
+        }
+        return Run(status: run.termination?.status ?? 137, lines: lines, stderr: run.errorText)
+    }
+
+    @Test("lists the tools, one JSON line each with its name, and calls one with progress, in both generations")
+    func listAndCall() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        for revision in ["2025-11-25", "2026-07-28"] {
+            let list = try await Self.rtcat(["--revision", revision, peer.url().absoluteString])
+            #expect(list.status == 0, "\(list.stderr)")
+            let names = list.lines.compactMap { $0["name"]?.stringValue }
+            #expect(names.contains("progress"))
+            let call = try await Self.rtcat([
+                "--revision", revision, "--call", "progress", "--arguments", #"{"steps": 2, "delay": 0.01}"#,
+                peer.url().absoluteString,
+            ])
+            #expect(call.status == 0, "\(call.stderr)")
+            let kinds = call.lines.map { $0["kind"]?.stringValue ?? "?" }
+            #expect(kinds == ["progress", "progress", "result"])
+            let text = call.lines.last?["content"]?.arrayValue?.first?["text"]?.stringValue
+            #expect(text == "done 2")
+        }
+        // Each rtcat process numbers its requests from 1: the call is request 2 in both runs,
+        // and went out once in each.
+        let counts = try await peer.postCounts()
+        #expect(counts["tools/call 2"] == 2)
+        await peer.stop()
+    }
+
+    @Test("an unknown tool and a bad argument exit 1 and 2")
+    func failures() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        let unknown = try await Self.rtcat(["--call", "nope", peer.url().absoluteString])
+        #expect(unknown.status == 1)
+        let kind = unknown.lines.last?["kind"]?.stringValue ?? ""
+        #expect(["error", "result"].contains(kind))
+        let usage = try await Self.rtcat(["--arguments", "[1]", peer.url().absoluteString])
+        #expect(usage.status == 2)
+        await peer.stop()
+    }
+}

@@ -63,6 +63,8 @@ extension RealtimeClient {
                 for waiter in waiters { waiter.resume() }
             case .drainSends:
                 drainSends()
+            case .runOpenHook(let attempt, let info, let deadline):
+                runOpenHook(attempt: attempt, info: info, deadline: deadline)
             case .armSendExpiry(let deadline, let generation):
                 armSendExpiry(deadline, generation: generation)
             case .resumeSenders(let senders):
@@ -91,7 +93,7 @@ extension RealtimeClient {
 
     /// Runs preparation work (an attempt's headers and transport, the cursor load) in a task
     /// that ``close()`` cancels.
-    private func startWork(_ body: @escaping @Sendable (RealtimeClient) async -> Void) {
+    func startWork(_ body: @escaping @Sendable (RealtimeClient) async -> Void) {
         let id: UInt64 = storage.state.withLock { s in
             s.nextWork &+= 1
             return s.nextWork

@@ -17,6 +17,9 @@ public struct ClientStatistics: Sendable, Hashable {
     public var errorsByClass: [RealtimeError.FailureClass: Int] = [:]
     /// Times the client started waiting for the network (a network monitor said it was gone).
     public var networkWaits = 0
+    /// Messages dropped as already processed (`Configuration.duplicates`); also counted in
+    /// ``messages``.
+    public var duplicatesDropped = 0
 
     public init() {}
 }

@@ -21,20 +21,22 @@ extension RealtimeClient {
 
     @usableFromInline
     func consumerNext() async -> ClientEvent? {
-        if let (event, saved) = consumerPoll() {
-            if let saved { await save(saved) }
-            return event
+        // One turn per dropped duplicate (``Configuration/duplicates``); each takes an event
+        // out of the buffer, so the loop ends with the events.
+        while true {
+            if let (event, saved) = consumerPoll() {
+                if let saved { await save(saved) }
+                return event
+            }
+            await commitProcessed()
+            guard let envelope = await storage.channel.next() else { return nil }
+            let admitted = storage.consumer.withLock { ledger in
+                guard ledger.admit(envelope) else { return false }
+                ledger.deliver(envelope.sequence, id: envelope.resumeID)
+                return true
+            }
+            if admitted { return Self.materialized(envelope.event) }
         }
-        await commitProcessed()
-        guard let envelope = await storage.channel.next() else { return nil }
-        let admitted = storage.consumer.withLock { ledger in
-            guard ledger.admit(envelope) else { return false }
-            ledger.deliver(envelope.sequence, id: envelope.resumeID)
-            return true
-        }
-        // A dropped duplicate: the next one (a buffered one is served by the poll).
-        guard admitted else { return await consumerNext() }
-        return Self.materialized(envelope.event)
     }
 
     /// The consumer's fast path, with no suspension point: the next event when one is

@@ -32,6 +32,7 @@ struct ConnectOptions {
     var proxy: ProxyConfiguration?
     /// Send the request again on reconnect even if it is a POST (the API says it is safe).
     var repeatRequest = false
+    var duplicates: DuplicateFilter?
     // SSE only.
     /// The largest event, in bytes (a line may be as long).
     var maxEventSize: Int?
@@ -66,6 +67,9 @@ struct ConnectOptions {
               -d BODY | -d @FILE    request body (SSE)
               --last-event-id ID    resume after ID (SSE Last-Event-ID)
               --repeat-request      send a POST again on reconnect (only for APIs that say it is safe)
+              --drop-duplicates numeric|recent
+                                    drop replayed events: ids at or below the cursor (numeric), or
+                                    among the last 1024 processed ids (recent)
               --count N             exit 0 after N events
               --max-retries N       give up after N failed retries in a row (default: never)
               --backoff-initial S   first reconnect delay (1; at least 0.1)
@@ -171,6 +175,12 @@ struct ConnectOptions {
         case "--repeat-request":
             try cursor.flag()
             repeatRequest = true
+        case "--drop-duplicates":
+            switch try cursor.value() {
+            case "numeric": duplicates = .numericIDs
+            case "recent": duplicates = .recentIDs()
+            default: throw UsageError("--drop-duplicates takes numeric or recent")
+            }
         default:
             return false
         }
@@ -323,6 +333,7 @@ struct ConnectOptions {
         c.lastEventID = lastEventID
         c.subprotocols = protocols
         if repeatRequest { c.requestIsRepeatable = true }
+        c.duplicates = duplicates
         if let maxEventSize { c.sse.limits = SSEParser.Limits(maxEventSize: maxEventSize) }
         c.sse.strictUTF8 = strictUTF8
         c.sse.reportsComments = comments

@@ -22,6 +22,8 @@ enum ClientEffect: Sendable {
     case publish([CheckedContinuation<Void, Never>])
     /// Start handing the outbox to the open connection.
     case drainSends
+    /// Run the on-open hook (``ClientStateMachine/Action/runOpenHook(attempt:info:deadline:)``).
+    case runOpenHook(attempt: Int, info: ConnectionInfo, deadline: Duration)
     /// Arm the outbox's expiry timer (arming number `generation`).
     case armSendExpiry(deadline: Duration, generation: UInt64)
     /// Return to these senders (error nil: sent).
@@ -67,6 +69,8 @@ extension ClientStorage.State {
                 work = [:]
             case .log(let record):
                 effects.append(.log(record))
+            case .runOpenHook(let attempt, let info, let deadline):
+                effects.append(.runOpenHook(attempt: attempt, info: info, deadline: deadline))
             case .drainSends, .armSendExpiry, .disarmSendExpiry, .resolveSends:
                 absorbSendAction(action, into: &effects)
             }

@@ -103,8 +103,8 @@ final class ClientStorage: Sendable {
     /// batches. Set once, before the machine starts (so before any transport exists).
     let deliversBatches = Atomic<Bool>(false)
 
-    init(machine: ClientStateMachine, capacity: Int) {
-        consumer = LockedValue(ResumeLedger(cursor: machine.consumer.cursor))
+    init(machine: ClientStateMachine, capacity: Int, duplicates: DuplicateTracker? = nil) {
+        consumer = LockedValue(ResumeLedger(cursor: machine.consumer.cursor, duplicates: duplicates))
         state = LockedValue(State(machine: machine))
         channel = BoundedChannel(capacity: capacity)
     }

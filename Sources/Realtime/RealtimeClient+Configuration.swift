@@ -59,6 +59,10 @@ extension RealtimeClient {
         /// (`ws`/`wss` or `http`/`https`), or the attempt fails with `invalidConfiguration`.
         /// Default nil (every attempt uses the client's URL).
         public var resumeURL: (@Sendable (_ url: URL, _ cursor: String?) -> URL)?
+        /// Drop messages the consumer already processed, judged by id (``DuplicateFilter``:
+        /// ordered ids at or below the cursor, or ids within a window of recent ones), for
+        /// servers that replay on resume. Default nil: every message is delivered.
+        public var duplicates: DuplicateFilter?
 
         /// What marks the end of a finite stream (an LLM reply's `data: [DONE]`, Anthropic's
         /// `message_stop`): the matching message is not delivered, the connection is closed
@@ -139,6 +143,14 @@ extension RealtimeClient {
         /// (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``). Default
         /// ``SendPolicy/failFast``.
         public var sendPolicy: SendPolicy = .failFast
+        /// Runs on every open connection (the first and each reconnect), after the handshake
+        /// and before the outbox goes out: what it sends (``OpenContext/send(_:flush:)``) goes
+        /// out before every queued message, e.g. a subscribe. Throwing fails the attempt (see
+        /// ``OpenContext``). Default nil.
+        public var onOpen: (@Sendable (OpenContext) async throws -> Void)?
+        /// How long ``onOpen`` may run before the attempt fails with `open_hook_failed`.
+        /// Default 10 s.
+        public var onOpenTimeout: Duration = .seconds(10)
 
         // MARK: Observability
 

@@ -21,14 +21,22 @@ extension RealtimeClient {
 
     @usableFromInline
     func consumerNext() async -> ClientEvent? {
-        if let (event, saved) = consumerPoll() {
-            if let saved { await save(saved) }
-            return event
+        // One turn per dropped duplicate (``Configuration/duplicates``); each takes an event
+        // out of the buffer, so the loop ends with the events.
+        while true {
+            if let (event, saved) = consumerPoll() {
+                if let saved { await save(saved) }
+                return event
+            }
+            await commitProcessed()
+            guard let envelope = await storage.channel.next() else { return nil }
+            let admitted = storage.consumer.withLock { ledger in
+                guard ledger.admit(envelope) else { return false }
+                ledger.deliver(envelope.sequence, id: envelope.resumeID)
+                return true
+            }
+            if admitted { return Self.materialized(envelope.event) }
         }
-        await commitProcessed()
-        guard let envelope = await storage.channel.next() else { return nil }
-        storage.consumer.withLock { $0.deliver(envelope.sequence, id: envelope.resumeID) }
-        return Self.materialized(envelope.event)
     }
 
     /// The consumer's fast path, with no suspension point: the next event when one is
@@ -36,12 +44,20 @@ extension RealtimeClient {
     /// a changed cursor the caller must save. nil when the consumer would have to wait.
     @usableFromInline
     func consumerPoll() -> (ClientEvent, saved: String?)? {
-        guard let envelope = storage.channel.poll() else { return nil }
-        let saved: String? = storage.consumer.withLock { ledger in
-            defer { ledger.deliver(envelope.sequence, id: envelope.resumeID) }
-            return ledger.commit()
+        var saved: String?
+        while let envelope = storage.channel.poll() {
+            let admitted: Bool = storage.consumer.withLock { ledger in
+                saved = ledger.commit() ?? saved
+                guard ledger.admit(envelope) else { return false }
+                ledger.deliver(envelope.sequence, id: envelope.resumeID)
+                return true
+            }
+            guard admitted else { continue }  // a dropped duplicate
+            return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : saved)
         }
-        return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : saved)
+        // Only duplicates were buffered: a changed cursor is saved when the consumer waits.
+        if let saved { storage.consumer.withLock { $0.unsaved = saved } }
+        return nil
     }
 
     @usableFromInline
@@ -52,7 +68,10 @@ extension RealtimeClient {
     /// Everything handed to the consumer is processed: commits the cursor (and saves it),
     /// and tells the machine when a reconnect waits for the consumer to catch up.
     func commitProcessed(always: Bool = false) async {
-        let saved = storage.consumer.withLock { $0.commit() }
+        let saved: String? = storage.consumer.withLock { ledger in
+            defer { ledger.unsaved = nil }
+            return ledger.commit() ?? ledger.unsaved
+        }
         if always || storage.consumerAwaited.load(ordering: .sequentiallyConsistent) { reportConsumerProgress() }
         if let saved { await save(saved) }
     }
@@ -88,6 +107,17 @@ extension ClientStorage.Envelope {
         switch item {
         case .event(let e): return e
         case .batch: preconditionFailure("a batch reached the per-event consumer")
+        }
+    }
+}
+
+extension ResumeLedger {
+    /// ``admit(_:id:opensConnection:)`` for an envelope of the per-event consumer.
+    mutating func admit(_ envelope: ClientStorage.Envelope) -> Bool {
+        switch envelope.item {
+        case .event(.event(let m)): return admit(envelope.sequence, id: m.id, opensConnection: false)
+        case .event(.open): return admit(envelope.sequence, id: nil, opensConnection: true)
+        case .event, .batch: return true
         }
     }
 }

@@ -63,6 +63,8 @@ extension RealtimeClient {
                 for waiter in waiters { waiter.resume() }
             case .drainSends:
                 drainSends()
+            case .runOpenHook(let attempt, let info, let deadline):
+                runOpenHook(attempt: attempt, info: info, deadline: deadline)
             case .armSendExpiry(let deadline, let generation):
                 armSendExpiry(deadline, generation: generation)
             case .resumeSenders(let senders):
@@ -91,7 +93,7 @@ extension RealtimeClient {
 
     /// Runs preparation work (an attempt's headers and transport, the cursor load) in a task
     /// that ``close()`` cancels.
-    private func startWork(_ body: @escaping @Sendable (RealtimeClient) async -> Void) {
+    func startWork(_ body: @escaping @Sendable (RealtimeClient) async -> Void) {
         // The task is created and registered under the lock its own ending takes, so it can
         // never end before it is registered; after ``close()`` nothing starts.
         storage.state.withLock { s in

@@ -9,6 +9,12 @@ extension RealtimeClient.Configuration {
         guard backoff.initial >= BackoffPolicy.minimumDelay else {
             throw RealtimeError(.invalidConfiguration, detail: "backoff.initial must be at least 100 ms (BackoffPolicy.minimumDelay)")
         }
+        guard duplicates?.isValid ?? true else {
+            throw RealtimeError(.invalidConfiguration, detail: "duplicates: the window must hold at least 1 id")
+        }
+        guard onOpenTimeout > .zero else {
+            throw RealtimeError(.invalidConfiguration, detail: "onOpenTimeout must be positive")
+        }
     }
 
     /// Whether a monitor is configured (without making the loop's default one).
@@ -32,6 +38,6 @@ extension RealtimeClient.Configuration {
             refreshesCredentials: headersProvider != nil, sharesRetryBudget: retryBudget != nil,
             loadsCursor: lastEventID == nil && cursorStore != nil, cursor: lastEventID,
             hasTerminator: terminator != nil, pathChangeProbeTimeout: pathChangeProbeTimeout,
-            sendPolicy: sendPolicy, canSend: kind == .webSocket)
+            sendPolicy: sendPolicy, canSend: kind == .webSocket, openHookTimeout: onOpen == nil ? nil : onOpenTimeout)
     }
 }

@@ -92,7 +92,9 @@ public final class RealtimeClient: Sendable {
         let machine = ClientStateMachine(
             configuration: configuration.machineConfiguration(kind: kind, monitorsNetwork: Self.needsNetwork(url)),
             random: random)
-        self.storage = ClientStorage(machine: machine, capacity: configuration.eventBufferCapacity)
+        self.storage = ClientStorage(
+            machine: machine, capacity: configuration.eventBufferCapacity,
+            duplicates: configuration.duplicates.map { DuplicateTracker(filter: $0, idsCarryOver: kind == .sse) })
         storage.channel.setDemandHandler { [weak self] in
             // A transport paused by the relay (the consumer's buffer was full) reads again.
             self?.storage.state.withLock { $0.transport?.transport }?.events.relayDemand()
@@ -163,7 +165,11 @@ public final class RealtimeClient: Sendable {
     }
 
     /// Counters: attempts, connections, messages, errors by class.
-    public var statistics: Statistics { storage.state.withLock { $0.machine.currentStatistics } }
+    public var statistics: Statistics {
+        var s = storage.state.withLock { $0.machine.currentStatistics }
+        s.duplicatesDropped = storage.consumer.withLock { $0.duplicatesDropped }
+        return s
+    }
 
     /// Whether ``suspend()`` is in effect.
     public var isSuspended: Bool { storage.state.withLock { $0.machine.suspended } }

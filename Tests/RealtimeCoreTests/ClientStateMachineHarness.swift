@@ -31,6 +31,8 @@ struct ClientStateMachineHarness {
     var loadRequested = false
     var observing = true
     var workCancelled = false
+    /// The on-open hooks the machine asked to run: attempt and deadline.
+    var openHooks: [(attempt: Int, deadline: Duration)] = []
     /// How many emitted events the consumer was handed, and how many it processed.
     var handed = 0
     var processedCount = 0
@@ -87,6 +89,7 @@ struct ClientStateMachineHarness {
         case .cancelWork: workCancelled = true
         case .log(let record): logs.append(record)
         case .drainSends, .armSendExpiry, .disarmSendExpiry, .resolveSends: performSend(action)
+        case .runOpenHook(let attempt, _, let deadline): openHooks.append((attempt, deadline))
         }
     }
 

@@ -45,6 +45,11 @@ final class MockTransport: Transport, Sendable {
         await state.wait("the transport to be closed", sourceLocation: sourceLocation) { $0.closed }
     }
 
+    /// Waits until at least `count` messages were sent on this transport.
+    func waitForSent(_ count: Int, sourceLocation: SourceLocation = #_sourceLocation) async {
+        await state.wait("\(count) messages sent", sourceLocation: sourceLocation) { $0.sent.count >= count }
+    }
+
     func start() {
         state.update { s in
             precondition(!s.started, "start() called twice")

@@ -53,6 +53,10 @@ extension ClientStateMachine {
         case disarmSendExpiry
         /// These sends are over: return to their callers (`error` nil: sent), in this order.
         case resolveSends([SendResolution])
+        /// Run the on-open hook for attempt `attempt`'s open connection, in a task that
+        /// ``cancelWork`` cancels; report ``ClientStateMachine/openHookFinished(attempt:error:now:)``
+        /// when it returns or throws, or with `openHookFailed` at `deadline` (client clock).
+        case runOpenHook(attempt: Int, info: ConnectionInfo, deadline: Duration)
     }
 
     /// How one send ended.

@@ -35,6 +35,10 @@ extension ClientStateMachine {
         statistics.connections += 1
         let log = ClientLogRecord(.info, "connected", ["attempt": "\(attempt)", "status": info.status.map { "\($0)" } ?? ""])
         sends.refusedAttempt = nil
+        if let hook = openHookStart(&a, info: info, now: now) {
+            phase = .attempting(a)
+            return [.log(log), emit(.open(info)), hook]
+        }
         // The outbox goes out first, before any message sent from now on.
         return [.log(log), emit(.open(info))] + startDrainIfNeeded()
     }
@@ -76,6 +80,11 @@ extension ClientStateMachine {
     /// An attempt is over: the client's own reasons first (suspend, network loss), else the
     /// reconnect policy decides.
     private mutating func ended(_ a: Attempt, _ end: TransportEnd, now: Duration) -> [Action] {
+        let (end, hookActions) = openHookEnded(a, end)
+        return hookActions + concludeEnded(a, end, now: now)
+    }
+
+    private mutating func concludeEnded(_ a: Attempt, _ end: TransportEnd, now: Duration) -> [Action] {
         var uptime = Duration.zero
         if case .open(_, let since) = a.stage { uptime = now - since }
         if a.ending == .suspend || a.ending == .restart || suspended {

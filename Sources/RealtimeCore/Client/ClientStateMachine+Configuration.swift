@@ -28,13 +28,16 @@ extension ClientStateMachine {
         package var sendPolicy: SendPolicy
         /// The transport can send (WebSocket); SSE sends fail with `sendNotSupported`.
         package var canSend: Bool
+        /// An on-open hook runs on every open connection before the outbox goes out, and must
+        /// finish within this time; nil: no hook.
+        package var openHookTimeout: Duration?
 
         package init(
             backoff: BackoffPolicy = .default, reconnect: ReconnectPolicy = .default, requestIsRepeatable: Bool = true,
             waitsForConsumer: Bool = true, monitorsNetwork: Bool = false, refreshesCredentials: Bool = false,
             sharesRetryBudget: Bool = false, loadsCursor: Bool = false, cursor: String? = nil,
             hasTerminator: Bool = false, pathChangeProbeTimeout: Duration = .seconds(5),
-            sendPolicy: SendPolicy = .failFast, canSend: Bool = true
+            sendPolicy: SendPolicy = .failFast, canSend: Bool = true, openHookTimeout: Duration? = nil
         ) {
             self.backoff = backoff
             self.reconnect = reconnect
@@ -49,6 +52,7 @@ extension ClientStateMachine {
             self.pathChangeProbeTimeout = pathChangeProbeTimeout
             self.sendPolicy = sendPolicy
             self.canSend = canSend
+            self.openHookTimeout = openHookTimeout
         }
     }
 }

@@ -38,6 +38,10 @@ extension ClientStateMachine {
         var number: Int
         var stage: Stage = .preparing
         var ending: Ending?
+        /// The on-open hook runs on the open connection (see ``ClientStateMachine/openHookFinished(attempt:error:now:)``).
+        var hookRunning = false
+        /// The on-open hook failed: the attempt ends with this error, whatever the transport reports.
+        var hookFailure: RealtimeError?
 
         var opened: Bool {
             if case .open = stage { return true }

@@ -2,9 +2,12 @@ extension ClientStateMachine {
     /// Messages in the outbox, the one going out included.
     package var outboxCount: Int { sends.queued.count + (sends.inFlight == nil ? 0 : 1) }
 
-    /// The attempt whose connection is open and not being ended by the client, if any.
+    /// The attempt whose connection is open, past its on-open hook and not being ended by the
+    /// client, if any: the one queued messages go out on.
     var openAttempt: Int? {
-        guard case .attempting(let a) = phase, a.opened, a.ending == nil else { return nil }
+        guard case .attempting(let a) = phase, a.opened, a.ending == nil, !a.hookRunning, a.hookFailure == nil else {
+            return nil
+        }
         return a.number
     }
 

@@ -26,6 +26,9 @@ public struct ClientStatistics: Sendable, Hashable {
     public var networkWaits = 0
     /// Reconnects the application asked for (`RealtimeClient.restart()`); not failures.
     public var restarts = 0
+    /// Messages dropped as already processed (`Configuration.duplicates`); also counted in
+    /// ``messages``.
+    public var duplicatesDropped = 0
 
     public init() {}
 }

@@ -14,16 +14,22 @@ package struct ResumeLedger: Sendable, Hashable {
     /// The committed cursor: sent as `Last-Event-ID` (and given to `resumeURL`) on reconnect.
     package private(set) var cursor: String?
     /// Sequence number of the last event handed to the consumer.
-    package private(set) var delivered: UInt64 = 0
+    package internal(set) var delivered: UInt64 = 0
     /// Sequence number of the last event the consumer processed.
-    package private(set) var processed: UInt64 = 0
+    package internal(set) var processed: UInt64 = 0
     /// The id carried by the event last handed over, until it is processed.
     private var deliveredID: String?
     /// Sequence number of the event the cursor came from (0: configured or loaded).
     package private(set) var cursorSequence: UInt64 = 0
+    /// Applies the configured ``DuplicateFilter`` (see `ResumeLedger+Duplicates.swift`).
+    package internal(set) var duplicates: DuplicateTracker?
+    /// A cursor committed by the driver and not yet given to the cursor store (the events
+    /// after it were dropped duplicates): saved at the next commit.
+    package var unsaved: String?
 
-    package init(cursor: String?) {
+    package init(cursor: String?, duplicates: DuplicateTracker? = nil) {
         self.cursor = cursor
+        self.duplicates = duplicates
     }
 
     /// What the state machine needs to know of the consumer's progress.
@@ -49,6 +55,7 @@ package struct ResumeLedger: Sendable, Hashable {
         guard let id = deliveredID else { return nil }
         deliveredID = nil
         cursorSequence = delivered
+        duplicates?.processed(id: id)
         guard id != cursor else { return nil }
         cursor = id
         return id

@@ -46,6 +46,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case sendExpired = "send_expired"
             case sendQueueFull = "send_queue_full"
             case openTimeout = "open_timeout"
+            case openHookFailed = "open_hook_failed"
         }
         fileprivate let base: Base
         fileprivate init(_ base: Base) { self.base = base }
@@ -137,13 +138,17 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let sendQueueFull = Code(.sendQueueFull)
         /// `RealtimeClient.waitUntilOpen(timeout:)` saw no open connection within its timeout.
         public static let openTimeout = Code(.openTimeout)
+        /// The client's on-open hook (`Configuration.onOpen`) threw or did not finish within
+        /// its timeout: the connection was closed and the attempt failed. ``underlying`` holds
+        /// the hook's error when it threw a ``RealtimeError``. Retried with backoff.
+        public static let openHookFailed = Code(.openHookFailed)
     }
 
     /// What kind of failure this is; the reconnect policy decides by class (the table in the Errors article).
     public struct FailureClass: Sendable, Hashable, CustomStringConvertible {
         fileprivate enum Base: String, Sendable {
             case network, unreachable, dns, timeout, tls, http, content, `protocol`, limit,
-                heartbeat, endOfStream, cancelled, configuration, auth, policy, `internal`
+                heartbeat, endOfStream, cancelled, configuration, auth, policy, `internal`, openHook
         }
         fileprivate let base: Base
         fileprivate init(_ base: Base) { self.base = base }
@@ -165,6 +170,8 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let auth = FailureClass(.auth)
         public static let policy = FailureClass(.policy)
         public static let `internal` = FailureClass(.internal)
+        /// The client's on-open hook failed (``Code/openHookFailed``).
+        public static let openHook = FailureClass(.openHook)
     }
 
     public let code: Code
@@ -237,6 +244,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unauthorized: return .auth
         case .requestNotRepeatable, .retriesExhausted, .circuitOpen: return .policy
         case .internal: return .internal
+        case .openHookFailed: return .openHook
         case .streamError: return .http
         }
     }

@@ -123,7 +123,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
 
     private func classify(_ error: RealtimeError, context: ReconnectContext) -> Verdict {
         switch error.failureClass {
-        case .network, .timeout, .dns, .heartbeat:
+        case .network, .timeout, .dns, .heartbeat, .openHook:
             return .backoff(retryAfter: error.retryAfter)
         case .unreachable:
             return .waitForNetwork

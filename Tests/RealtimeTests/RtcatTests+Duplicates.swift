@@ -1,0 +1,21 @@
+#if os(Linux)
+import Foundation
+import RealtimeTestServer
+import Testing
+
+extension RtcatTests {
+    /// `--drop-duplicates` against a server that replays its snapshot on every resume.
+    @Test func dropDuplicatesPrintsEachReplayedIDOnce() async throws {
+        let server = try RealtimeClientDuplicateLoopbackTests.replayingServer()
+        defer { server.stop() }
+        let url = server.url("/snapshot").absoluteString
+        let r = try await rtcat(["--backoff-initial", "0.1", "--drop-duplicates", "numeric", "--count", "9", url])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.objects.compactMap { $0["id"] as? String } == (1...9).map(String.init))
+        let plain = try await rtcat(["--backoff-initial", "0.1", "--count", "9", url])
+        #expect(plain.objects.compactMap { $0["id"] as? String } == ["1", "2", "3", "1", "2", "3", "4", "5", "6"])
+        let bad = try await rtcat(["--drop-duplicates", "sometimes", url])
+        #expect(bad.status == 2 && bad.stderr.contains("--drop-duplicates takes numeric or recent"), "\(bad.stderr)")
+    }
+}
+#endif

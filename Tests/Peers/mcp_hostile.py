@@ -12,7 +12,7 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
   early       an SSE stream with one notification, then the end (no event ids)
   replay      progress events id 1 and 2 (retry: 50), then the stream is cut; a GET with
               Last-Event-ID 2 sends ids 1 and 2 again, then progress id 3 and the response id 4
-  keepalive   an SSE stream of ": keep-alive" comments every 100 ms for 1.5 s, then the response
+  keepalive   an SSE stream of ": keep-alive" comments every 100 ms for 4 s, then the response
   legacyonly  a POST with MCP-Protocol-Version 2026-07-28 gets 400 without a body;
               tools/call answers {"content": [{"type": "text", "text": "ok"}]} as JSON
   bigjson     tools/call answers a JSON body of 2 MiB
@@ -117,7 +117,9 @@ async def misbehave(case, request, message):
         request.transport.close()
         return response
     elif case == "keepalive":
-        for _ in range(15):
+        # 4 s of comments 100 ms apart against a 2 s idle timeout: silence would time the
+        # request out twice over, and a loaded machine has 1.9 s of slack per comment.
+        for _ in range(40):
             await response.write(b": keep-alive\n\n")
             await asyncio.sleep(0.1)
         await response.write(sse(result(rid)))

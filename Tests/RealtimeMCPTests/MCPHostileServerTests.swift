@@ -92,7 +92,7 @@ struct MCPHostileServerTests {
     func keepAlive() async throws {
         let peer = try await MCPPeer.hostile()
         defer { peer.peer.terminate() }
-        let outcome = try await Self.call(peer, "keepalive") { $0.transport.idleTimeout = .milliseconds(500) }
+        let outcome = try await Self.call(peer, "keepalive") { $0.transport.idleTimeout = .seconds(2) }
         #expect((try? outcome.get())?.text == "ok")
         await peer.stop()
     }

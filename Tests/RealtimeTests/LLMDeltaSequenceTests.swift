@@ -88,7 +88,7 @@ import Testing
         let deltas = format == "openai" ? await Self.collect(strict, .openAI) : await Self.collect(strict, .anthropic)
         #expect(deltas.compactMap(\.text) == ["Hé"])
         guard case .error(let error) = deltas.last else { Issue.record("no error: \(deltas)"); return }
-        #expect(error.code == .invalidUTF8 || error.underlying?.code == .invalidUTF8, "\(error)")
+        #expect(error.code == .requestNotRepeatable && error.underlying?.code == .invalidUTF8, "\(error)")
         #expect(server.requests(path: "/llm/\(format)").count == 1, "the POST is not repeated")
 
         var configuration = strict.configuration

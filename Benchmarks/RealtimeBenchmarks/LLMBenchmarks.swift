@@ -16,6 +16,10 @@ import RealtimeTestServer
 ///   the largest delay the batching added to a token.
 /// - `coalesce-loopback`: a real reply from the test server (600 deltas about 2 ms apart)
 ///   through `client.deltas(format:).coalesced()` at the default 1/30 s.
+/// - `tool-calls-N`: one OpenAI reply with N tool calls (10k, 100k, 1M; the counts from
+///   `RT_BENCH_TOOL_CALLS`, comma-separated), four open at a time, each in three chunks
+///   (id and name, two argument fragments), decoded and applied to an `LLMTranscript`,
+///   then the finish: `items` = calls; µs per call stays flat when the cost is linear.
 enum LLMBenchmarks {
     static let suite = BenchmarkSuite(name: "llm", benchmarks: [
         Benchmark(name: "openai-decode") {
@@ -26,7 +30,60 @@ enum LLMBenchmarks {
         },
         Benchmark(name: "coalesce") { CoalescingSimulation.scenarios.map(coalesce) },
         Benchmark(name: "coalesce-loopback") { [try coalesceLoopback()] },
+        Benchmark(name: "tool-calls") { toolCallCounts.map(toolCalls) },
     ])
+
+    // MARK: Tool calls
+
+    static var toolCallCounts: [Int] {
+        let given = ProcessInfo.processInfo.environment["RT_BENCH_TOOL_CALLS"]?.split(separator: ",").compactMap { Int($0) }
+        return given.flatMap { $0.isEmpty ? nil : $0 } ?? [10_000, 100_000, 1_000_000]
+    }
+
+    /// The chunk of call `call`'s fragment `piece` (0: id and name; 1, 2: arguments).
+    static func toolCallChunk(_ call: Int, _ piece: Int) -> Message {
+        let fields = piece == 0
+            ? #""id":"call_\#(call)","type":"function","function":{"name":"tool_\#(call % 7)","arguments":"{\"n\":"}"#
+            : #""function":{"arguments":"\#(piece == 1 ? String(call) : "}")"}"#
+        return .sse(type: "message", data: #"{"object":"chat.completion.chunk","choices":[{"index":0,"delta":{"tool_calls":[{"index":\#(call),\#(fields)}]},"finish_reason":null}]}"#, id: "")
+    }
+
+    @inline(never)
+    static func runToolCalls(_ calls: Int) -> (completed: Int, bytes: Int) {
+        var decoder = OpenAIChatDecoder()
+        var transcript = LLMTranscript()
+        var deltas: [LLMDelta] = []
+        var bytes = 0
+        for window in stride(from: 0, to: calls, by: 4) {
+            for piece in 0..<3 {
+                for call in window..<min(window + 4, calls) {
+                    let message = toolCallChunk(call, piece)
+                    bytes += message.payloadByteCount
+                    deltas.removeAll(keepingCapacity: true)
+                    do { try decoder.decode(message, into: &deltas) } catch { return (-1, bytes) }
+                    transcript.apply(contentsOf: deltas)
+                }
+            }
+        }
+        deltas.removeAll(keepingCapacity: true)
+        let finish = Message.sse(type: "message", data: #"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#, id: "")
+        do { try decoder.decode(finish, into: &deltas) } catch { return (-1, bytes) }
+        let completed = transcript.apply(contentsOf: deltas).count
+        let whole = transcript.toolCalls.count == calls && transcript.toolCalls.last?.arguments == #"{"n":\#(calls - 1)}"#
+        return (whole ? completed : -1, bytes)
+    }
+
+    static func toolCalls(_ calls: Int) -> Measurement {
+        let cpuStart = Timing.threadCPUTime()
+        let (seconds, result) = Timing.best(1) { runToolCalls(calls) }
+        let cpu = Timing.threadCPUTime() - cpuStart
+        var m = Measurement(name: "llm/tool-calls-\(calls)", bytes: result.bytes, items: calls, seconds: seconds)
+        m.extra = [("µs/call", seconds / Double(calls) * 1e6), ("CPU s", cpu)]
+        m.goals = [("≤ 100 µs per call, flat in N (linear)", seconds / Double(calls) * 1e6 <= 100)]
+        m.correct = result.completed == calls
+        if !m.correct { m.note = "expected \(calls) complete calls, got \(result.completed)" }
+        return m
+    }
 
     // MARK: Decoding
 

@@ -6,11 +6,12 @@ import Realtime
 /// ``LLMOptions``).
 ///
 /// Exit status: 0 after `finished`; 1 after an `error` (an HTTP status, a cut, a truncated
-/// reply, an error object in the stream, …); 2 on a usage error.
+/// reply, an error object in the stream, a reply over `--max-reply-bytes`, …); 2 on a usage
+/// error.
 enum LLMCommand {
     static let subcommand = Subcommand(
         name: "llm",
-        usage: "[--format openai|anthropic] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] [--max-retries N] URL",
+        usage: "[--format openai|anthropic] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] [--max-retries N] [--max-reply-bytes N] [--lenient-utf8] URL",
         summary: "POST an LLM request once; print the streamed reply as JSON lines (deltas, tool calls, finished or error)\n"
             + LLMOptions.help,
         run: { await run($0) })
@@ -31,24 +32,30 @@ enum LLMCommand {
         do {
             client = try RealtimeClient(url: options.url, configuration: options.configuration)
         } catch {
-            var printer = LLMReplyPrinter()
+            var printer = LLMReplyPrinter(maxReplyBytes: options.maxReplyBytes)
             printer.print([.error(error as? RealtimeError ?? RealtimeError(.invalidConfiguration))])
             return printer.finish()
         }
+        let printer = LLMReplyPrinter(maxReplyBytes: options.maxReplyBytes)
         switch options.format {
-        case .openAI: return await stream(client, format: .openAI, coalesce: options.coalesce)
-        case .anthropic: return await stream(client, format: .anthropic, coalesce: options.coalesce)
+        case .openAI: return await stream(client, format: .openAI, coalesce: options.coalesce, printer)
+        case .anthropic: return await stream(client, format: .anthropic, coalesce: options.coalesce, printer)
         }
     }
 
-    static func stream<Decoder: LLMStreamDecoder>(_ client: RealtimeClient, format: Decoder, coalesce: Duration?) async -> Int32 {
-        var printer = LLMReplyPrinter()
+    /// Prints the reply until it ends or the printer's transcript fails (over the size
+    /// limit): then the connection is closed at once, whatever the server still sends.
+    static func stream<Decoder: LLMStreamDecoder>(
+        _ client: RealtimeClient, format: Decoder, coalesce: Duration?, _ printer: LLMReplyPrinter = LLMReplyPrinter()
+    ) async -> Int32 {
+        var printer = printer
         let deltas = client.deltas(format: format)
         if let coalesce {
-            for await batch in deltas.coalesced(every: coalesce) { printer.print(batch) }
+            for await batch in deltas.coalesced(every: coalesce) where !printer.print(batch) { break }
         } else {
-            for await delta in deltas { printer.print([delta]) }
+            for await delta in deltas where !printer.print([delta]) { break }
         }
+        client.close()
         return printer.finish()
     }
 }

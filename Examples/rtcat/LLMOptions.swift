@@ -22,6 +22,10 @@ struct LLMOptions {
     /// Attempts after a failure before the request reached the server (a refused or failed
     /// connection); the request itself is never sent twice.
     var maxRetries = 2
+    /// The most text and tool-argument bytes of the reply; beyond: `message_too_large`.
+    var maxReplyBytes = LLMTranscript().maxBytes
+    /// Invalid UTF-8 in the reply becomes U+FFFD instead of an `invalid_utf8` error.
+    var lenientUTF8 = false
 
     static let help = """
             options (durations in seconds):
@@ -33,9 +37,15 @@ struct LLMOptions {
               --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
               --max-retries N       connection attempts after one that failed before the request
                                     was sent (2); a request that reached the server is never re-sent
+              --max-reply-bytes N   the reply's text and tool arguments may hold N bytes (67108864);
+                                    beyond, rtcat closes the connection: error message_too_large
+              --lenient-utf8        invalid UTF-8 in the reply becomes U+FFFD (default: the reply
+                                    fails with invalid_utf8)
             output: one JSON object per line:
               {"kind": "delta", "text": …}   each text delta (each batch's text with --coalesce)
               {"kind": "tool_call", "index": …, "id": …, "name": …, "arguments": …}   once complete
+              {"kind": "unrecognized", "event": …}   an event the format does not define, skipped
+                                    (e.g. {"object":"keepalive"}); the reply goes on
               {"kind": "finished", "reason": …, "text": …, "usage": {…}}
               {"kind": "error", "code": …, "message": …, "status": …, "body": …, "retryAfter": …, "cause": …}
             exit: 0 after finished (also when the server holds the connection open after the
@@ -61,6 +71,8 @@ struct LLMOptions {
             case "--connect-timeout": o.connectTimeout = try cursor.seconds(allowZero: false)
             case "--idle-timeout": o.idleTimeout = try cursor.seconds(allowZero: true)
             case "--max-retries": o.maxRetries = try cursor.integer(minimum: 0)
+            case "--max-reply-bytes": o.maxReplyBytes = try cursor.integer(minimum: 1)
+            case "--lenient-utf8": o.lenientUTF8 = true
             default:
                 let arg = cursor.option
                 if arg.hasPrefix("-") && arg.count > 1 { throw UsageError("unknown option '\(arg)'") }
@@ -85,14 +97,16 @@ struct LLMOptions {
         return Array(contents)
     }
 
-    /// POST `body` as JSON, never repeated, no reconnect after the reply.
-    /// The reply ends at the format's terminator (`data: [DONE]`, `event: message_stop`).
+    /// POST `body` as JSON, never repeated, no reconnect after the reply, invalid UTF-8 an
+    /// error unless `--lenient-utf8`. The reply ends at the format's terminator
+    /// (`data: [DONE]`, `event: message_stop`).
     var configuration: RealtimeClient.Configuration {
         let terminator = format == .openAI ? OpenAIChatDecoder.terminator : AnthropicMessagesDecoder.terminator
         var c = RealtimeClient.Configuration.llm(body: body, headers: headers, terminator: terminator)
         if let connectTimeout { c.connectTimeout = connectTimeout }
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
         c.reconnect.maxAttempts = maxRetries + 1
+        if lenientUTF8 { c.sse.strictUTF8 = false }
         return c
     }
 }

@@ -5,14 +5,27 @@ import Realtime
 /// in an ``LLMTranscript``.
 struct LLMReplyPrinter {
     private var writer = JSONLineWriter()
-    private(set) var transcript = LLMTranscript()
+    private(set) var transcript: LLMTranscript
+
+    init(maxReplyBytes: Int = LLMTranscript().maxBytes) {
+        transcript = LLMTranscript(maxBytes: maxReplyBytes)
+    }
 
     /// Prints the deltas of one batch (a single delta without `--coalesce`): a line per text
-    /// delta, a line per tool call it completed.
-    mutating func print(_ deltas: [LLMDelta]) {
+    /// delta, a line per skipped event, a line per tool call it completed. Returns false once
+    /// the reply has failed: nothing after the failure is printed (a delta beyond the size
+    /// limit is not), and the caller stops reading.
+    @discardableResult
+    mutating func print(_ deltas: [LLMDelta]) -> Bool {
+        defer { writer.flush() }
         for delta in deltas {
             let completed = transcript.apply(delta)
-            if case .text(let text) = delta { writer.write(["kind": .string("delta"), "text": .string(text)]) }
+            if transcript.error != nil { return false }
+            switch delta {
+            case .text(let text): writer.write(["kind": .string("delta"), "text": .string(text)])
+            case .unrecognized(let event): writer.write(["kind": .string("unrecognized"), "event": .string(event)])
+            default: break
+            }
             for call in completed {
                 writer.write([
                     "kind": .string("tool_call"), "index": .int(call.index), "id": .string(call.id),
@@ -20,7 +33,7 @@ struct LLMReplyPrinter {
                 ])
             }
         }
-        writer.flush()
+        return true
     }
 
     /// Prints the end (`finished` or `error`); returns the exit status.

@@ -217,7 +217,9 @@ extension RealtimeClient {
         /// an error status is reported with its body and `Retry-After`), no reconnect after
         /// the reply ends, and the reply's end marked by `terminator` (OpenAI's
         /// `data: [DONE]` by default; `.eventType("message_stop")` for Anthropic; nil when
-        /// the server marks none: a clean end is then the end of the reply).
+        /// the server marks none: a clean end is then the end of the reply). Invalid UTF-8 in
+        /// the reply fails it with `invalid_utf8` (``SSETransport/Options/strictUTF8`` on):
+        /// a model's answer is never silently changed to U+FFFD.
         public static func llm(
             body: [UInt8], headers: HTTPHeaders = HTTPHeaders(), terminator: StreamTerminator? = .data("[DONE]")
         ) -> Configuration {
@@ -228,6 +230,7 @@ extension RealtimeClient {
             c.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
             c.reconnect = .finite
             c.terminator = terminator
+            c.sse.strictUTF8 = true
             return c
         }
 

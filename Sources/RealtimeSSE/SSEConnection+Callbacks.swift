@@ -23,11 +23,11 @@ extension SSEConnection {
             }
             guard let bytes, count > 0 else { return count }
             return parse(UnsafeRawBufferPointer(start: bytes, count: count)) ? count : 0
-        case .errorBody(let status, let retryAfter, var excerpt):
+        case .errorBody(let status, let retryAfter, let mediaType, var excerpt):
             guard let bytes else { return count }
             let room = RealtimeError.maxBodyExcerpt - excerpt.count
             excerpt.append(contentsOf: UnsafeRawBufferPointer(start: bytes, count: min(room, count)))
-            phase = .errorBody(status: status, retryAfter: retryAfter, excerpt: excerpt)
+            phase = .errorBody(status: status, retryAfter: retryAfter, mediaType: mediaType, excerpt: excerpt)
             // Enough for the error: stop downloading (the body may be endless).
             return excerpt.count >= RealtimeError.maxBodyExcerpt ? 0 : count
         case .jsonBody(var body):
@@ -107,8 +107,9 @@ extension SSEConnection {
             phase = .noContent
         case 200:
             guard head.isEventStream else {
-                abortReason = RealtimeError(.invalidContentType, detail: "Content-Type \(head.mediaType)", status: status)
-                return false
+                // Kept like an error status's body: an API that answers JSON says why in it.
+                phase = .errorBody(status: status, retryAfter: nil, mediaType: head.mediaType, excerpt: [])
+                break
             }
             if let coding = head.undecodableContentCoding(decodable: CurlGlobal.contentEncodings) {
                 abortReason = RealtimeError(

@@ -72,8 +72,9 @@ final class SSEConnection {
         case open
         /// 204: the server asked not to reconnect.
         case noContent
-        /// Any other final status: keep a bounded excerpt of the body for the error.
-        case errorBody(status: Int, retryAfter: Duration?, excerpt: [UInt8])
+        /// Any other final status, or a 200 that is not `text/event-stream` (`mediaType`
+        /// set): keep a bounded excerpt of the body for the error (an API's JSON error text).
+        case errorBody(status: Int, retryAfter: Duration?, mediaType: String? = nil, excerpt: [UInt8])
         /// 200 + `application/json` with ``SSETransport/Options/jsonBodyLimit`` set: the whole
         /// body becomes one message at its end.
         case jsonBody([UInt8])
@@ -215,8 +216,11 @@ final class SSEConnection {
             }
             _ = events.send(.message(Message(content: .text(text))))
             finish(TransportEnd(clean: true, doNotReconnect: true))
-        case .errorBody(let status, let retryAfter, let excerpt):
-            finish(TransportEnd(clean: false, error: Self.statusError(status, retryAfter: retryAfter, excerpt: excerpt)))
+        case .errorBody(let status, let retryAfter, let mediaType, let excerpt):
+            let error = mediaType.map {
+                RealtimeError(.invalidContentType, detail: "Content-Type \($0)", status: status, bodyExcerpt: RealtimeError.excerpt(bytes: excerpt))
+            } ?? Self.statusError(status, retryAfter: retryAfter, excerpt: excerpt)
+            finish(TransportEnd(clean: false, error: error))
         case .connecting:
             let error = code == CURLE_OK
                 ? RealtimeError(.protocolViolation, detail: "response ended before its head")
@@ -263,7 +267,7 @@ final class SSEConnection {
     /// The error for a final status that opens no stream, with its body excerpt. Reported even
     /// if the body was cut: the status is what matters.
     static func statusError(_ status: Int, retryAfter: Duration?, excerpt: [UInt8]) -> RealtimeError {
-        let text = excerpt.isEmpty ? nil : String(decoding: excerpt, as: UTF8.self)
+        let text = RealtimeError.excerpt(bytes: excerpt)
         // Only a proxy answers 407 (RFC 9110 §15.5.8): plain `http` through a proxy.
         if status == 407 { return RealtimeError(.proxy, detail: "proxy authentication required", status: status, bodyExcerpt: text) }
         return RealtimeError.httpStatus(status, bodyExcerpt: text, retryAfter: retryAfter)

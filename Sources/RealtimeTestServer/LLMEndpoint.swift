@@ -17,11 +17,34 @@ enum LLMEndpoint {
         }
         try writer.writeHead(
             status: 200, headers: ["Content-Type": "text/event-stream", "Cache-Control": "no-cache"], framing: .chunked)
-        for (n, event) in renderer.events().enumerated() {
+        var events = renderer.events()
+        if options.endless {
+            try streamEndlessly(Array(events.prefix(options.format == .openAI ? 1 + options.count : 3 + options.count)), renderer, writer)
+            return
+        }
+        if options.invalidUTF8, let n = events.firstIndex(where: { $0.contains("\"llo\"") }) {
+            events[n] = events[n].replacingOccurrences(of: "\"llo\"", with: "\"l\u{1}o\"")
+        }
+        for (n, event) in events.enumerated() {
             if n > 0, options.intervalMilliseconds > 0 { try writer.sleep(milliseconds: options.intervalMilliseconds) }
-            try write(Array(event.utf8), split: options.split, writer)
+            var bytes = Array(event.utf8)
+            // The placeholder byte 0x01 is never in a rendered event (JSON escapes it).
+            if options.invalidUTF8, let i = bytes.firstIndex(of: 0x01) { bytes[i] = 0xFF }
+            try write(bytes, split: options.split, writer)
         }
         if options.end == .hold, options.reply != .error { try writer.hold() }
+    }
+
+    /// The start of the reply, then text deltas until a write fails (the client went away)
+    /// or ``LLMReplyOptions/endlessLimit`` bytes were sent; no finish, no terminator.
+    private static func streamEndlessly(_ start: [String], _ renderer: LLMReplyRenderer, _ writer: ResponseWriter) throws {
+        for event in start { try writer.write(Array(event.utf8)) }
+        let delta = Array(renderer.textDelta(renderer.options.endlessPiece).utf8)
+        var sent = 0
+        while sent < LLMReplyOptions.endlessLimit {
+            try writer.write(delta)
+            sent += delta.count
+        }
     }
 
     /// Writes an event whole, or in 3-byte chunks (cutting code points and JSON tokens).

@@ -54,6 +54,20 @@ public struct LLMReplyOptions: Sendable, Hashable {
     public var status: Int?
     /// `retry_after`: with `status`, a `Retry-After` header.
     public var retryAfter: String?
+    /// `unknown=1`: after the first text delta, an event the format does not define
+    /// (OpenAI `{"object":"keepalive"}`; an Anthropic event type `content_block_summary`
+    /// whose fields have other shapes than the known events'), which a client skips.
+    public var unknownEvent = false
+    /// `invalid_utf8=1`: the second text piece (`llo`) is sent as `l`, the byte 0xFF, `o`.
+    public var invalidUTF8 = false
+    /// `endless=1`: after the reply's text, text deltas of ``endlessPieceBytes`` bytes
+    /// without end (bounded at ``endlessLimit`` bytes), until the client goes away.
+    public var endless = false
+    /// `piece_bytes`: the size of each `endless=1` delta, bytes (65536).
+    public var endlessPieceBytes = 1 << 16
+    /// The most an `endless=1` stream sends before it gives up and ends (truncated): four
+    /// times a transcript's default limit.
+    public static let endlessLimit = 256 << 20
 
     public init(format: Format, query: [String: String] = [:]) {
         self.format = format
@@ -65,6 +79,10 @@ public struct LLMReplyOptions: Sendable, Hashable {
         echo = query["echo"] == "1"
         status = query["status"].flatMap(Int.init)
         retryAfter = query["retry_after"]
+        unknownEvent = query["unknown"] == "1"
+        invalidUTF8 = query["invalid_utf8"] == "1"
+        endless = query["endless"] == "1"
+        if let v = query["piece_bytes"].flatMap(Int.init), (1...(16 << 20)).contains(v) { endlessPieceBytes = v }
     }
 
     /// The text deltas of the reply to `requestBody`.
@@ -77,6 +95,11 @@ public struct LLMReplyOptions: Sendable, Hashable {
         }
         let n = reply == .error ? min(count, 3) : count
         return (0..<n).map { Self.pieces[$0 % Self.pieces.count] }
+    }
+
+    /// One `endless=1` delta: ``endlessPieceBytes`` ASCII letters.
+    public var endlessPiece: String {
+        String(repeating: "abcdefghijklmnop", count: endlessPieceBytes / 16 + 1).prefix(endlessPieceBytes).description
     }
 
     /// The whole text of the reply (``textPieces(requestBody:)`` joined).

@@ -15,6 +15,18 @@ struct LLMReplyRenderer {
 
     func errorBody(status: Int) -> String { options.errorBody(status: status) }
 
+    /// One more text delta in the format (the deltas of an `endless=1` stream).
+    func textDelta(_ text: String) -> String {
+        switch options.format {
+        case .openAI:
+            return openAIDelta(#"{"content":\#(LLMReplyOptions.json(text))}"#)
+        case .anthropic:
+            return anthropicEvent(
+                "content_block_delta",
+                #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\#(LLMReplyOptions.json(text))}}"#)
+        }
+    }
+
     /// Output tokens the usage reports: one per text delta and argument fragment.
     var outputTokens: Int {
         let pieces = options.reply == .tools ? 1 : options.textPieces(requestBody: requestBody).count
@@ -42,6 +54,7 @@ struct LLMReplyRenderer {
     private func openAIEvents() -> [String] {
         var events = [openAIDelta(#"{"role":"assistant","content":""}"#)]
         events += texts.map { openAIDelta(#"{"content":\#(LLMReplyOptions.json($0))}"#) }
+        if options.unknownEvent { events.insert(#"data: {"object":"keepalive"}"# + "\n\n", at: min(2, events.count)) }
         if options.reply == .error {
             return events + ["data: " + errorBody(status: 500) + "\n\n"]
         }
@@ -76,6 +89,11 @@ struct LLMReplyRenderer {
         ]
         events += texts.map {
             anthropicEvent("content_block_delta", #"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":\#(LLMReplyOptions.json($0))}}"#)
+        }
+        if options.unknownEvent {
+            let unknown = anthropicEvent(
+                "content_block_summary", #"{"type":"content_block_summary","index":"first","delta":"short","message":[1,2]}"#)
+            events.insert(unknown, at: min(4, events.count))
         }
         if options.reply == .error {
             return events + [anthropicEvent("error", errorBody(status: 529))]

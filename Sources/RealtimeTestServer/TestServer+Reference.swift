@@ -72,6 +72,9 @@ extension TestServer {
     /// | | `echo=1` | the text is `You said: ` and the last message of the request's `messages` |
     /// | | `status=CODE` | answer CODE with the format's JSON error body (429 rate limit, 529 overloaded, else a server error) |
     /// | | `retry_after=V` | with `status`: a `Retry-After` header |
+    /// | | `unknown=1` | after the first text delta, an event the format does not define (OpenAI `{"object":"keepalive"}`, Anthropic `content_block_summary`) |
+    /// | | `invalid_utf8=1` | the text piece `llo` is sent with the byte 0xFF for its second `l` |
+    /// | | `endless=1` | after the text, deltas of `piece_bytes=N` bytes (65536) until the client goes away (at most 256 MiB; no finish, no terminator) |
     /// | `/help` | | this table as text |
     ///
     /// Every request is recorded in ``requests`` whatever the endpoint; routes given in
@@ -100,6 +103,7 @@ extension TestServer {
         /llm/openai, /llm/anthropic  a model's streamed reply (OpenAI chat completions / Anthropic Messages)
                reply=text|tools|error  end=done|hold|truncate  count=N (10)  interval_ms=N  split=1  echo=1
                status=CODE [retry_after=V]: the format's JSON error body instead of a stream
+               unknown=1 (an event the format does not define)  invalid_utf8=1  endless=1 [piece_bytes=N]
         /help  this text
 
         """

@@ -14,6 +14,38 @@ import Testing
         #expect(RealtimeError.cancelled.failureClass == .cancelled)
     }
 
+    /// One grapheme cluster of two million combining marks: `prefix(512)` by characters
+    /// would keep all 4,000,001 bytes.
+    @Test func excerptsAreCutByBytesAtAScalarBoundary() throws {
+        let cluster = "e" + String(repeating: "\u{301}", count: 2_000_000)
+        #expect(cluster.count == 1)
+        let e = RealtimeError(.streamError, bodyExcerpt: cluster)
+        let excerpt = try #require(e.bodyExcerpt)
+        #expect(excerpt.utf8.count <= RealtimeError.maxBodyExcerpt)
+        #expect(excerpt.utf8.count == 511, "e and 255 two-byte marks")
+        #expect(cluster.unicodeScalars.starts(with: excerpt.unicodeScalars))
+        // A four-byte scalar across the limit is left out whole.
+        let emoji = String(repeating: "x", count: 510) + "🌍"
+        #expect(RealtimeError.excerpt(emoji) == String(repeating: "x", count: 510))
+        #expect(RealtimeError.excerpt("short") == "short")
+    }
+
+    @Test func byteExcerptsDropACutScalarAndStayWithinTheLimit() {
+        let cut = Array(String(repeating: "x", count: 511).utf8) + Array("é".utf8) + Array("tail".utf8)
+        #expect(RealtimeError.excerpt(bytes: cut) == String(repeating: "x", count: 511))
+        // Every byte invalid: 512 U+FFFD would be 1536 bytes.
+        let invalid = RealtimeError.excerpt(bytes: [UInt8](repeating: 0xFF, count: 600))
+        #expect(invalid.map { $0.utf8.count <= RealtimeError.maxBodyExcerpt } == true)
+        #expect(invalid?.unicodeScalars.allSatisfy { $0 == "\u{FFFD}" } == true)
+        #expect(RealtimeError.excerpt(bytes: [UInt8]()) == nil)
+        #expect(RealtimeError.excerpt(bytes: Array("日本語".utf8)) == "日本語")
+        for n in 505...520 {
+            let text = String(repeating: "語", count: n / 3 + 1)
+            let excerpt = RealtimeError.excerpt(bytes: Array(text.utf8).prefix(n))
+            #expect(excerpt.map { $0.utf8.count <= RealtimeError.maxBodyExcerpt && !$0.contains("\u{FFFD}") } == true, "\(n)")
+        }
+    }
+
     @Test func underlyingIsKeptAndStaysOutOfTheDescription() {
         let cause = RealtimeError.httpStatus(429, bodyExcerpt: "secret-ish body", retryAfter: .seconds(7))
         var e = RealtimeError(.retriesExhausted, detail: "gave up after 3 attempt(s); last: http_status", status: 429)

@@ -145,14 +145,74 @@ import Testing
         }
     }
 
-    @Test func stopPingAndUnknownEventsProduceNothing() throws {
+    @Test func stopAndPingProduceNothing() throws {
         var d = AnthropicMessagesDecoder()
         for (type, data) in [
             ("message_stop", #"{"type":"message_stop"}"#), ("ping", #"{"type":"ping"}"#),
-            ("future_event", #"{"type":"future_event","x":1}"#),
             ("content_block_stop", #"{"type":"content_block_stop","index":7}"#),
         ] {
             #expect(try d.decode(.sse(type: type, data: data, id: "")).isEmpty, "\(type)")
+        }
+    }
+
+    /// An event type this version does not know is skipped whole, whatever shape its fields
+    /// have (an `index` that is a string, a `delta` that is not an object), even in the
+    /// middle of a tool call; the reply goes on to its finish.
+    @Test func unknownEventTypesAreSkippedWhateverTheirFields() throws {
+        var d = AnthropicMessagesDecoder()
+        for (type, data, name) in [
+            ("future_event", #"{"type":"future_event","x":1}"#, "future_event"),
+            ("content_block_summary", #"{"type":"content_block_summary","index":"first","delta":"short","message":[1,2]}"#, "content_block_summary"),
+            ("message", #"{"type":"not an identifier","error":"x"}"#, ""),
+            ("message", #"{"type":"future_event","usage":[],"content_block":7}"#, "future_event"),
+        ] {
+            #expect(try d.decode(.sse(type: type, data: data, id: "")) == [.unrecognized(name)], "\(data)")
+        }
+        let sse = SSETranscript.sse([
+            Self.messageStart,
+            Self.event("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_1","name":"f","input":{}}}"#),
+            Self.jsonDelta(0, #"{\"a\""#),
+            Self.event("content_block_summary", #"{"type":"content_block_summary","index":"first","delta":"short"}"#),
+            Self.jsonDelta(0, ":1}"),
+            Self.event("content_block_stop", #"{"type":"content_block_stop","index":0}"#),
+            Self.event("message_delta", #"{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":9}}"#),
+            Self.event("message_stop", #"{"type":"message_stop"}"#),
+        ])
+        let (deltas, error) = try SSETranscript.decode(sse, with: .anthropic)
+        #expect(error == nil)
+        var transcript = LLMTranscript()
+        let completed = transcript.apply(contentsOf: deltas)
+        #expect(completed == [LLMToolCall(index: 0, id: "toolu_1", name: "f", arguments: #"{"a":1}"#, isComplete: true)])
+        #expect(transcript.isFinished)
+        #expect(transcript.unrecognizedEvents == 1)
+    }
+
+    /// A known event whose fields have the wrong shape still fails the reply.
+    @Test func aKnownEventWithTheWrongShapeStillFails() throws {
+        var d = AnthropicMessagesDecoder()
+        #expect(throws: RealtimeError.self) {
+            try d.decode(.sse(type: "content_block_delta", data: #"{"type":"content_block_delta","index":"first","delta":{}}"#, id: ""))
+        }
+    }
+
+    /// An error event's excerpt is at most 512 bytes even when its data is one grapheme
+    /// cluster of two million combining marks.
+    @Test func errorExcerptsAreBoundedInBytes() throws {
+        var d = AnthropicMessagesDecoder()
+        let marks = String(repeating: "\u{301}", count: 2_000_000)
+        let data = #"{"type":"error","error":{"type":"overloaded_error","message":"e"# + marks + #""}}"#
+        let deltas = try d.decode(.sse(type: "error", data: data, id: ""))
+        guard case .error(let error) = deltas.first else { Issue.record("no error delta"); return }
+        let excerpt = try #require(error.bodyExcerpt)
+        #expect(excerpt.utf8.count <= RealtimeError.maxBodyExcerpt)
+        #expect(data.unicodeScalars.starts(with: excerpt.unicodeScalars))
+        var o = OpenAIChatDecoder()
+        do {
+            _ = try o.decode(.sse(type: "message", data: #"{"choices":"e"# + marks, id: ""))
+            Issue.record("no error")
+        } catch {
+            #expect(error.code == .protocolViolation)
+            #expect((error.bodyExcerpt?.utf8.count ?? 0) <= RealtimeError.maxBodyExcerpt)
         }
     }
 }

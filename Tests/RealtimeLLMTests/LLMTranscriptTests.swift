@@ -54,6 +54,57 @@ import Testing
         #expect(transcript.error?.code == .streamError, "the first error stays")
     }
 
+    @Test func unrecognizedEventsAreCountedAndChangeNothingElse() {
+        var transcript = LLMTranscript()
+        transcript.apply(contentsOf: [.text("a"), .unrecognized("keepalive"), .text("b"), .unrecognized(""), .finish(.stop)])
+        #expect(transcript.text == "ab")
+        #expect(transcript.unrecognizedEvents == 2)
+        #expect(transcript.isFinished)
+    }
+
+    /// Calls that arrive in any order (some before calls already seen), fragments
+    /// interleaved, ends in any order: the transcript agrees with a plain model of it, each
+    /// call is completed once, and the finish completes what is left.
+    @Test(arguments: 1...5) func manyInterleavedCallsMatchAModel(seed: UInt64) {
+        var random = SeededGenerator(seed: seed)
+        var transcript = LLMTranscript()
+        var model: [Int: LLMToolCall] = [:]
+        var completedOnce: Set<Int> = []
+        var indexes = Array(0..<2000)
+        // Mostly ascending (as servers send them), with a few calls brought forward.
+        for _ in 0..<50 { indexes.swapAt(Int.random(in: 0..<2000, using: &random), Int.random(in: 0..<2000, using: &random)) }
+        var open: [Int] = []
+        var next = 0
+        for step in 0..<12000 {
+            let delta: LLMDelta
+            if next < indexes.count, open.count < 6 || Bool.random(using: &random) && open.count < 40 {
+                let index = indexes[next]
+                next += 1
+                open.append(index)
+                delta = .toolCall(LLMToolCallDelta(index: index, id: "id\(index)", name: "n\(index)", argumentsFragment: "\(step)"))
+                model[index, default: LLMToolCall(index: index, id: "id\(index)", name: "n\(index)")].arguments += "\(step)"
+            } else if !open.isEmpty, Int.random(in: 0..<3, using: &random) == 0 {
+                let index = open.remove(at: Int.random(in: 0..<open.count, using: &random))
+                delta = .toolCallEnd(index: index)
+                model[index]?.isComplete = true
+            } else if let index = open.randomElement(using: &random) {
+                delta = .toolCall(LLMToolCallDelta(index: index, argumentsFragment: ",\(step)"))
+                model[index]?.arguments += ",\(step)"
+            } else {
+                continue
+            }
+            for call in transcript.apply(delta) {
+                #expect(completedOnce.insert(call.index).inserted, "\(call.index) completed twice")
+            }
+        }
+        for call in transcript.apply(.finish(.toolCalls)) {
+            #expect(completedOnce.insert(call.index).inserted, "\(call.index) completed twice")
+        }
+        for key in model.keys { model[key]?.isComplete = true }
+        #expect(transcript.toolCalls == model.keys.sorted().map { model[$0]! })
+        #expect(completedOnce == Set(model.keys))
+    }
+
     @Test func usageMergesFieldByField() {
         var transcript = LLMTranscript()
         transcript.apply(.usage(LLMUsage(inputTokens: 10, outputTokens: 1)))

@@ -114,7 +114,7 @@ import Testing
     @Test func malformedDataThrowsProtocolViolation() throws {
         for (data, detail) in [
             ("not json", "openai: the event's data is not valid JSON"),
-            (#"{"id":"x"}"#, "openai: the event's data has neither 'choices' nor 'error'"),
+            ("[1,2]", "openai: the event's data has the wrong type"),
             (#"{"choices":[{"index":0,"delta":{"content":5}}]}"#, "openai: 'choices[0].delta.content' has the wrong type"),
             (#"{"choices":{}}"#, "openai: 'choices' has the wrong type"),
         ] {
@@ -127,6 +127,78 @@ import Testing
                 #expect(error.detail == detail, "\(data)")
             }
         }
+    }
+
+    /// Proxies and local servers add events of their own: an object with neither `choices`
+    /// nor `error` is skipped as `unrecognized`, even in the middle of a tool call, and the
+    /// reply goes on to its finish with the call whole.
+    @Test func eventsWithNeitherChoicesNorErrorAreSkipped() throws {
+        let sse = SSETranscript.sse([
+            Self.chunk(#"{"index":0,"delta":{"tool_calls":[{"index":0,"id":"call_A","function":{"name":"f","arguments":"{\"a\""}}]}}"#),
+            #"data: {"object":"keepalive"}"#,
+            "data: {}",
+            #"data: {"object":{"nested":true},"id":"x"}"#,
+            #"data: {"object":"has spaces, not an identifier"}"#,
+            Self.chunk(#"{"index":0,"delta":{"tool_calls":[{"index":0,"function":{"arguments":":1}"}}]}}"#),
+            Self.chunk(#"{"index":0,"delta":{},"finish_reason":"tool_calls"}"#),
+            "data: [DONE]",
+        ])
+        let (deltas, error) = try SSETranscript.decode(sse, with: .openAI)
+        #expect(error == nil)
+        #expect(deltas.filter { if case .unrecognized = $0 { true } else { false } } == [
+            .unrecognized("keepalive"), .unrecognized(""), .unrecognized(""), .unrecognized(""),
+        ])
+        var transcript = LLMTranscript()
+        let completed = transcript.apply(contentsOf: deltas)
+        #expect(completed == [LLMToolCall(index: 0, id: "call_A", name: "f", arguments: #"{"a":1}"#, isComplete: true)])
+        #expect(transcript.isFinished)
+        #expect(transcript.unrecognizedEvents == 4)
+    }
+
+    /// Many calls, their fragments interleaved, some servers' calls without `index`: every
+    /// call gets its own arguments, and the finish ends them all in index order.
+    @Test func manyInterleavedToolCallsKeepTheirArguments() throws {
+        var d = OpenAIChatDecoder()
+        var deltas: [LLMDelta] = []
+        let calls = 5000
+        func fragment(_ call: Int, _ piece: Int, index: Bool) -> Message {
+            let head = piece == 0 ? #""id":"call_\#(call)","function":{"name":"f\#(call)","arguments":"["#
+                : #""function":{"arguments":"\#(piece),"#
+            let indexField = index ? #""index":\#(call),"# : ""
+            let data = #"{"choices":[{"index":0,"delta":{"tool_calls":[{\#(indexField)\#(head)"}}]}}]}"#
+            return .sse(type: "message", data: data, id: "")
+        }
+        // Four calls open at a time, their fragments round-robin.
+        for window in stride(from: 0, to: calls, by: 4) {
+            for piece in 0..<3 {
+                for call in window..<min(window + 4, calls) {
+                    try d.decode(fragment(call, piece, index: true), into: &deltas)
+                }
+            }
+        }
+        try d.decode(.sse(type: "message", data: #"{"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}"#, id: ""), into: &deltas)
+        let ends = deltas.compactMap { if case .toolCallEnd(let i) = $0 { i } else { nil } }
+        #expect(ends == Array(0..<calls))
+        var transcript = LLMTranscript()
+        let completed = transcript.apply(contentsOf: deltas)
+        #expect(completed.count == calls)
+        #expect(transcript.toolCalls.map(\.index) == Array(0..<calls))
+        #expect(transcript.toolCalls.allSatisfy { $0.arguments == "[1,2," && $0.id == "call_\($0.index)" && $0.name == "f\($0.index)" && $0.isComplete })
+
+        // Without indexes, each new id is the next call, a fragment without id the last one.
+        var unindexed = OpenAIChatDecoder()
+        var more: [LLMDelta] = []
+        for call in 0..<calls {
+            for piece in 0..<3 {
+                let message = piece == 0 ? fragment(call, 0, index: false)
+                    : Message.sse(type: "message", data: #"{"choices":[{"index":0,"delta":{"tool_calls":[{"function":{"arguments":"\#(piece),"}}]}}]}"#, id: "")
+                try unindexed.decode(message, into: &more)
+            }
+        }
+        var second = LLMTranscript()
+        second.apply(contentsOf: more)
+        #expect(second.toolCalls.map(\.index) == Array(0..<calls))
+        #expect(second.toolCalls.allSatisfy { $0.arguments == "[1,2," && $0.id == "call_\($0.index)" })
     }
 
     @Test func doneAndEmptyContentProduceNothing() throws {

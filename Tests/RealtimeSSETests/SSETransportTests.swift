@@ -184,6 +184,36 @@ struct SSETransportTests {
         #expect(ok.ids == ["1"])
     }
 
+    @Test("a 200 that is not an event stream is invalidContentType with the body's excerpt")
+    func contentTypeKeepsTheBody() async throws {
+        let body = #"{"error":{"message":"Invalid API key","type":"invalid_request_error"}}"#
+        server.setHandler(path: "/json-200") { w in
+            try w.writeHead(status: 200, headers: ["Content-Type": "application/json"], framing: .contentLength(body.utf8.count))
+            try w.writeRaw(Array(body.utf8))
+        }
+        let r = await run(SSETransport(request: request(server.url("/json-200"))))
+        #expect(r.opened.isEmpty)
+        let error = try #require(r.end?.error)
+        #expect(error.code == .invalidContentType)
+        #expect(error.status == 200)
+        #expect(error.detail == "Content-Type application/json")
+        #expect(error.bodyExcerpt == body)
+    }
+
+    @Test("the body excerpt is cut at a scalar boundary, at most 512 bytes")
+    func excerptCutAtAScalar() async throws {
+        // Byte 511 starts an `é` whose second byte is the 513th: it is left out, not replaced.
+        let body = "a" + String(repeating: "é", count: 400)
+        server.setHandler(path: "/utf8-error") { w in
+            try w.writeHead(status: 503, headers: ["Content-Type": "text/plain"], framing: .contentLength(body.utf8.count))
+            try w.writeRaw(Array(body.utf8))
+        }
+        let r = await run(SSETransport(request: request(server.url("/utf8-error"))))
+        let excerpt = try #require(r.end?.error?.bodyExcerpt)
+        #expect(excerpt == "a" + String(repeating: "é", count: 255))
+        #expect(excerpt.utf8.count == 511)
+    }
+
     @Test("retry: field becomes a retryHint")
     func retryHint() async throws {
         let r = await run(SSETransport(request: request(server.url("/sse?count=1&retry=1500"))))

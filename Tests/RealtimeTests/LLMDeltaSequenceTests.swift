@@ -64,6 +64,55 @@ import Testing
         #expect(transcript.finishReason == (format == "openai" ? .toolCalls : .toolUse))
     }
 
+    /// An event the format does not define (a proxy's keep-alive, a newer Anthropic event
+    /// type) is an `unrecognized` delta: the reply goes on and finishes.
+    @Test(arguments: ["openai", "anthropic"]) func anUnknownEventDoesNotEndTheReply(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let client = try Self.client(server, "/llm/\(format)?reply=tools&unknown=1")
+        let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
+        #expect(deltas.contains(.unrecognized(format == "openai" ? "keepalive" : "content_block_summary")))
+        var transcript = LLMTranscript()
+        let completed = transcript.apply(contentsOf: deltas)
+        #expect(completed.map(\.id) == LLMReplyOptions.toolCalls.map(\.id))
+        #expect(transcript.isFinished)
+        #expect(transcript.unrecognizedEvents == 1)
+    }
+
+    /// The presets are strict: a reply with invalid UTF-8 fails with `invalid_utf8` after
+    /// the text before it; lenient, it finishes with U+FFFD in place of the bad byte.
+    @Test(arguments: ["openai", "anthropic"]) func invalidUTF8FailsTheReplyUnlessLenient(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let strict = try Self.client(server, "/llm/\(format)?invalid_utf8=1")
+        let deltas = format == "openai" ? await Self.collect(strict, .openAI) : await Self.collect(strict, .anthropic)
+        #expect(deltas.compactMap(\.text) == ["Hé"])
+        guard case .error(let error) = deltas.last else { Issue.record("no error: \(deltas)"); return }
+        #expect(error.code == .requestNotRepeatable && error.underlying?.code == .invalidUTF8, "\(error)")
+        #expect(server.requests(path: "/llm/\(format)").count == 1, "the POST is not repeated")
+
+        var configuration = strict.configuration
+        configuration.sse.strictUTF8 = false
+        let lenient = try RealtimeClient(url: server.url("/llm/\(format)?invalid_utf8=1"), configuration: configuration)
+        var transcript = LLMTranscript()
+        transcript.apply(contentsOf: format == "openai" ? await Self.collect(lenient, .openAI) : await Self.collect(lenient, .anthropic))
+        #expect(transcript.isFinished)
+        #expect(transcript.text == LLMReplyOptions(format: .openAI).text().replacingOccurrences(of: "llo", with: "l\u{FFFD}o"))
+    }
+
+    /// A 200 answer with a JSON body (a gateway's error) is `invalid_content_type` that keeps
+    /// the body's excerpt, as an error status does.
+    @Test func aJSONAnswerKeepsItsBody() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let deltas = await Self.collect(try Self.client(server, "/llm/openai?status=200"), .openAI)
+        guard case .error(let error) = deltas.last else { Issue.record("no error: \(deltas)"); return }
+        #expect(deltas.count == 1)
+        #expect(error.code == .invalidContentType)
+        #expect(error.status == 200)
+        #expect(error.bodyExcerpt == LLMReplyOptions(format: .openAI).errorBody(status: 200))
+    }
+
     @Test(arguments: ["openai", "anthropic"]) func inStreamErrorIsTheLastDelta(format: String) async throws {
         let server = try Self.server()
         defer { server.stop() }

@@ -35,6 +35,14 @@ import Testing
         #expect(c.headers["Authorization"] == nil)
     }
 
+    /// A model's answer with invalid UTF-8 is an error, not U+FFFD: every preset is strict.
+    @Test func everyPresetIsStrictAboutUTF8() throws {
+        #expect(RealtimeClient.Configuration().sse.strictUTF8 == false, "the general default stays WHATWG's")
+        #expect(RealtimeClient.Configuration.llm(body: [UInt8]()).sse.strictUTF8)
+        #expect(RealtimeClient.Configuration.llm(body: Data()).sse.strictUTF8)
+        #expect(try RealtimeClient.Configuration.llm(json: Request()).sse.strictUTF8)
+    }
+
     @Test func anUnencodableRequestIsAConfigurationErrorWithoutItsValues() {
         struct Bad: Encodable {
             var secret = "sk-do-not-show"

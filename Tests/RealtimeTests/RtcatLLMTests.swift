@@ -111,6 +111,67 @@ import Testing
         #expect(server.requests(path: "/llm/\(format)").count == 1)
     }
 
+    /// An event the format does not define is printed as `unrecognized` and skipped: the
+    /// tool calls after it are whole, and the reply finishes (exit 0).
+    @Test(arguments: ["openai", "anthropic"]) func anUnknownEventIsSkipped(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/\(format)?reply=tools&unknown=1", ["--format", format])
+        #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
+        #expect(r.kinds() == ["delta", "unrecognized", "tool_call", "tool_call", "finished"])
+        let name = format == "openai" ? "keepalive" : "content_block_summary"
+        #expect(r.lines[1] == #"{"kind": "unrecognized", "event": "\#(name)"}"#)
+        #expect(r.objects.compactMap { $0["arguments"] as? String } == LLMReplyOptions.toolCalls.map { $0.arguments.joined() })
+    }
+
+    /// Invalid UTF-8 in the reply fails it (exit 1, `invalid_utf8`) after the text before it;
+    /// `--lenient-utf8` prints U+FFFD in its place and finishes.
+    @Test(arguments: ["openai", "anthropic"]) func invalidUTF8IsAnErrorUnlessLenient(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let strict = try await run(server, "/llm/\(format)?invalid_utf8=1", ["--format", format])
+        #expect(strict.status == 1, "\(strict.stdout) \(strict.stderr)")
+        #expect(strict.kinds() == ["delta", "error"])
+        let error = try #require(strict.objects.last)
+        #expect(error["code"] as? String == "request_not_repeatable")
+        #expect((error["cause"] as? String)?.hasPrefix("invalid_utf8") == true, "\(error)")
+        let lenient = try await run(server, "/llm/\(format)?invalid_utf8=1", ["--format", format, "--lenient-utf8"])
+        #expect(lenient.status == 0, "\(lenient.stdout) \(lenient.stderr)")
+        #expect(lenient.objects.last?["text"] as? String == LLMReplyOptions(format: .openAI).text().replacingOccurrences(of: "llo", with: "l\u{FFFD}o"))
+        #expect(server.requests(path: "/llm/\(format)").count == 2)
+    }
+
+    /// A server that streams without end: once the reply passes the limit rtcat prints
+    /// nothing more of it, closes the connection and exits 1 with `message_too_large`, long
+    /// before the server's 256 MiB would have ended the stream. (The 64 MiB default works
+    /// the same way; a smaller limit keeps the test's output small.)
+    @Test func theReplyLimitEndsAnEndlessStream() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let limitBytes = 1 << 20
+        let r = try await run(server, "/llm/openai?endless=1", ["--max-reply-bytes", String(limitBytes)])
+        #expect(r.status == 1, "\(r.stderr)")
+        let printed = r.objects.compactMap { $0["kind"] as? String == "delta" ? $0["text"] as? String : nil }
+        let printedBytes = printed.reduce(0) { $0 + $1.utf8.count }
+        #expect(printedBytes <= limitBytes)
+        #expect(printedBytes > limitBytes - (1 << 16) - 64, "everything up to the limit was printed")
+        #expect(r.kinds().last == "error")
+        #expect(r.objects.last?["code"] as? String == "message_too_large")
+        #expect(r.objects.last?["message"] as? String == "message_too_large: the reply exceeded \(limitBytes) bytes")
+        #expect(r.kinds().filter { $0 == "error" }.count == 1)
+    }
+
+    /// A 200 answer with a JSON body is `invalid_content_type`, and the body says why.
+    @Test func aJSONAnswerPrintsItsBody() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/openai?status=200")
+        #expect(r.status == 1, "\(r.stderr)")
+        #expect(r.lines == [
+            #"{"kind": "error", "code": "invalid_content_type", "message": "invalid_content_type (200): Content-Type application/json", "status": 200, "body": \#(Self.quoted(LLMReplyOptions(format: .openAI).errorBody(status: 200)))}"#
+        ])
+    }
+
     /// `text` as the JSON string rtcat writes (RFC 8259 escapes for `"` and `\\`).
     static func quoted(_ text: String) -> String {
         "\"" + text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""

@@ -178,7 +178,8 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     /// HTTP status, for `httpStatus`, `proxy` (the proxy's status) and `handshake` (when the
     /// server did not answer 101).
     public var status: Int?
-    /// At most ``maxBodyExcerpt`` bytes of the response body, decoded leniently.
+    /// At most ``maxBodyExcerpt`` bytes of the response body (or the event's data), decoded
+    /// leniently and cut at a Unicode scalar boundary.
     public var bodyExcerpt: String?
     /// The server's `Retry-After` (or SSE `retry:`) when it sent one.
     public var retryAfter: Duration?
@@ -209,7 +210,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     }
     private var cause: Cause?
 
-    /// The longest body excerpt an error keeps, in bytes.
+    /// The longest body excerpt an error keeps, in UTF-8 bytes.
     public static let maxBodyExcerpt = 512
 
     public init(
@@ -221,7 +222,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         // credentials never reach a log.
         self.detail = detail.map(URLRedaction.redacted)
         self.status = status
-        self.bodyExcerpt = bodyExcerpt.map { String($0.prefix(Self.maxBodyExcerpt)) }
+        self.bodyExcerpt = bodyExcerpt.map { Self.excerpt($0) }
         self.retryAfter = retryAfter
         self.closeCode = closeCode
     }

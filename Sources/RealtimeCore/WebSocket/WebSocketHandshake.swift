@@ -232,10 +232,9 @@ package struct WebSocketHandshake: Sendable {
     package static func refusalError(
         _ head: HTTPResponseHead, body: some Collection<UInt8>, now: Date = Date()
     ) -> RealtimeError {
-        let excerpt = body.prefix(RealtimeError.maxBodyExcerpt)
-        return RealtimeError(
+        RealtimeError(
             .handshake, detail: "server answered \(head.status) instead of 101", status: head.status,
-            bodyExcerpt: excerpt.isEmpty ? nil : String(decoding: excerpt, as: UTF8.self),
+            bodyExcerpt: RealtimeError.excerpt(bytes: body),
             retryAfter: head.headers["Retry-After"].flatMap { RetryAfter.parse($0, now: now) })
     }
 

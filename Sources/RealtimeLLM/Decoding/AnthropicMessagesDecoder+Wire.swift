@@ -13,6 +13,26 @@ extension AnthropicMessagesDecoder {
             case type, index, message, delta, usage, error
             case contentBlock = "content_block"
         }
+
+        /// The event types the decoder reads fields of (``AnthropicMessagesDecoder``).
+        static let known: Set<String> = [
+            "message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta",
+            "message_stop", "ping", "error",
+        ]
+
+        /// Reads the fields only for a known type (or none in the data): an event type added
+        /// after this version may give the same keys another shape, and is skipped whole.
+        init(from decoder: any Decoder) throws {
+            let c = try decoder.container(keyedBy: CodingKeys.self)
+            type = try c.decodeIfPresent(LLMWireJSON.LenientString.self, forKey: .type)?.value
+            if let type, !Self.known.contains(type) { return }
+            index = try c.decodeIfPresent(Int.self, forKey: .index)
+            message = try c.decodeIfPresent(MessageObject.self, forKey: .message)
+            contentBlock = try c.decodeIfPresent(ContentBlock.self, forKey: .contentBlock)
+            delta = try c.decodeIfPresent(Delta.self, forKey: .delta)
+            usage = try c.decodeIfPresent(Usage.self, forKey: .usage)
+            error = try c.decodeIfPresent(ErrorObject.self, forKey: .error)
+        }
     }
 
     struct MessageObject: Decodable {

@@ -16,13 +16,15 @@ import RealtimeCore
 /// - `error` → ``LLMDelta/error(_:)`` with code `stream_error` (the error's `type`, e.g.
 ///   `overloaded_error`, in the detail; the event's data as the body excerpt);
 /// - `message_stop` (the ``terminator``, where the client ends the reply without delivering
-///   it), `ping`, and event or delta types this version does not know (thinking, signatures,
-///   citations, server tools: Anthropic adds types over time and asks clients to skip
-///   unknown ones) → nothing.
+///   it), `ping`, and content block and delta types this version does not decode
+///   (thinking, signatures, citations, server tools) → nothing;
+/// - an event type this version does not know → ``LLMDelta/unrecognized(_:)`` with the type:
+///   skipped whole, whatever its fields hold (Anthropic adds event types over time and asks
+///   clients to skip unknown ones), and the reply goes on.
 ///
 /// Tool call indexes count the reply's `tool_use` blocks (0, 1, …), whatever their content
-/// block index. A data that is not JSON, or an event without a type, throws
-/// `protocol_violation`.
+/// block index. A data that is not a JSON object, an event without a type, or a known
+/// event whose fields have the wrong shape throws `protocol_violation`.
 public struct AnthropicMessagesDecoder: LLMStreamDecoder {
     private enum Block {
         case text
@@ -58,8 +60,10 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
             if let usage = event.usage { deltas.append(.usage(usage.counts)) }
         case "error":
             deltas.append(.error(LLMWireJSON.streamError(format: "anthropic", type: event.error?.type, message: message)))
+        case "message_stop", "ping":
+            break
         default:
-            break  // message_stop, ping, and types added after this version.
+            deltas.append(.unrecognized(LLMWireJSON.identifier(type) ?? ""))
         }
     }
 

@@ -19,7 +19,7 @@ enum LLMWireJSON {
         } catch let error as DecodingError {
             throw RealtimeError(
                 .protocolViolation, detail: "\(format): \(describe(error))",
-                bodyExcerpt: message.text.map { String($0.prefix(RealtimeError.maxBodyExcerpt)) })
+                bodyExcerpt: message.text)
         } catch {
             throw RealtimeError(.protocolViolation, detail: "\(format): the event's data is not valid JSON")
         }
@@ -50,6 +50,16 @@ enum LLMWireJSON {
         }
     }
 
+    /// A string field that only names things: any other JSON value there reads as nil
+    /// rather than failing the event.
+    struct LenientString: Decodable {
+        var value: String?
+
+        init(from decoder: any Decoder) throws {
+            value = try? decoder.singleValueContainer().decode(String.self)
+        }
+    }
+
     /// `text` when it is a plain identifier (`overloaded_error`, `rate_limit_exceeded`), safe
     /// for an error's detail; nil for anything else a server might put there.
     static func identifier(_ text: String?) -> String? {
@@ -70,6 +80,6 @@ enum LLMWireJSON {
     static func streamError(format: String, type: String?, message: Message) -> RealtimeError {
         return RealtimeError(
             .streamError, detail: identifier(type).map { "\(format) \($0)" } ?? "\(format) error object",
-            bodyExcerpt: message.text.map { String($0.prefix(RealtimeError.maxBodyExcerpt)) })
+            bodyExcerpt: message.text)
     }
 }

@@ -1,6 +1,8 @@
 extension OpenAIChatDecoder {
     /// The parts of a `chat.completion.chunk` (or an error object) the decoder reads.
     struct Chunk: Decodable {
+        /// `chat.completion.chunk`, or what an event the decoder skips calls itself.
+        var object: LLMWireJSON.LenientString?
         var choices: [Choice]?
         var usage: Usage?
         var error: ErrorObject?

@@ -16,17 +16,26 @@ import RealtimeCore
 /// - `[DONE]` → nothing: it is the ``terminator``, where the client ends the reply without
 ///   delivering it.
 ///
+/// - an object with neither `choices` nor `error` (`{"object":"keepalive"}`, which proxies
+///   and local servers add) → ``LLMDelta/unrecognized(_:)`` with its `object`: skipped, the
+///   reply goes on.
+///
 /// Only the choice numbered ``choice`` is followed (the one reply a request without `n`
-/// produces); chunks of other choices are skipped. `role`, `refusal` and `logprobs` are not
-/// decoded. A data that is not JSON, or an object with neither `choices` nor `error`, throws
-/// `protocol_violation`.
+/// produces); chunks of other choices are skipped. `role`, `refusal`, `annotations` (web
+/// search citations) and `logprobs` are not decoded. A data that is not a JSON object, or a
+/// known field of the wrong type, throws `protocol_violation`.
+///
+/// Each chunk costs time in proportion to its own size: open tool calls are a set and call
+/// ids a dictionary, so a reply with a million tool calls decodes in linear time.
 public struct OpenAIChatDecoder: LLMStreamDecoder {
     /// The `choices[].index` this decoder follows. Default 0.
     public var choice: Int
-    /// Tool calls that have fragments and no end yet, in index order.
-    private var openCalls: [Int] = []
+    /// Tool calls that have fragments and no end yet (ended in index order at the finish).
+    private var openCalls: Set<Int> = []
     /// Index given to each call id seen, for servers that omit `index`.
     private var indexByID: [String: Int] = [:]
+    /// The highest index in ``indexByID``: the next new id gets the one after it.
+    private var highestIDIndex: Int?
     private var lastIndex: Int?
     private var finished = false
 
@@ -45,13 +54,14 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
             return
         }
         guard let choices = chunk.choices else {
-            throw RealtimeError(.protocolViolation, detail: "openai: the event's data has neither 'choices' nor 'error'")
+            deltas.append(.unrecognized(LLMWireJSON.identifier(chunk.object?.value) ?? ""))
+            return
         }
         for c in choices where (c.index ?? 0) == choice {
             if let delta = c.delta { decode(delta, into: &deltas) }
             if let reason = c.finishReason, !finished {
                 finished = true
-                deltas += openCalls.map { .toolCallEnd(index: $0) }
+                deltas += openCalls.sorted().map { .toolCallEnd(index: $0) }
                 openCalls.removeAll()
                 deltas.append(.finish(LLMFinishReason(reason)))
             }
@@ -66,9 +76,7 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
         if let content = delta.content, !content.isEmpty { deltas.append(.text(content)) }
         for call in delta.toolCalls ?? [] {
             let index = resolveIndex(call)
-            if !openCalls.contains(index) {
-                openCalls.insert(index, at: openCalls.firstIndex { $0 > index } ?? openCalls.endIndex)
-            }
+            openCalls.insert(index)
             deltas.append(.toolCall(LLMToolCallDelta(
                 index: index, id: call.id, name: call.function?.name, argumentsFragment: call.function?.arguments ?? "")))
         }
@@ -79,11 +87,14 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
         if let given = call.index {
             index = given
         } else if let id = call.id, !id.isEmpty {
-            index = indexByID[id] ?? ((indexByID.values.max() ?? (lastIndex ?? -1)) + 1)
+            index = indexByID[id] ?? ((highestIDIndex ?? (lastIndex ?? -1)) + 1)
         } else {
             index = lastIndex ?? 0
         }
-        if let id = call.id, !id.isEmpty, indexByID[id] == nil { indexByID[id] = index }
+        if let id = call.id, !id.isEmpty, indexByID[id] == nil {
+            indexByID[id] = index
+            highestIDIndex = max(highestIDIndex ?? index, index)
+        }
         lastIndex = index
         return index
     }

@@ -22,6 +22,12 @@ public enum LLMDelta: Sendable, Hashable {
     /// Token counts so far. Later values replace earlier ones field by field (Anthropic's
     /// counts are cumulative).
     case usage(LLMUsage)
+    /// An event the decoder does not recognise, skipped: an OpenAI-compatible server's
+    /// `{"object":"keepalive"}`, an Anthropic event type newer than this version. Carries
+    /// the event's type (OpenAI `object`, Anthropic `type`) when it is a plain identifier,
+    /// else an empty string; never the data. Nothing of the reply is lost, and the reply
+    /// goes on; ``LLMTranscript/unrecognizedEvents`` counts them.
+    case unrecognized(String)
     /// The reply failed: an error object inside the stream (code `stream_error`), an event
     /// that the format cannot decode (`protocol_violation`), or a failure of the connection
     /// that carried it (`http_status`, `truncated`, …). Nothing follows it.

@@ -23,12 +23,20 @@ public struct LLMTranscript: Sendable, Hashable {
     public private(set) var finishReason: LLMFinishReason?
     /// Token counts, merged as they arrived (see ``LLMUsage/merged(with:)``).
     public private(set) var usage: LLMUsage?
+    /// Events the decoder skipped as ``LLMDelta/unrecognized(_:)`` (keep-alives, newer
+    /// event types): 0 for a reply in the format the decoder knows.
+    public private(set) var unrecognizedEvents = 0
     /// Why the reply failed, when it did; the transcript takes nothing after it.
     public private(set) var error: RealtimeError?
     /// The most text and argument bytes the transcript keeps. Default 64 MiB: far above any
     /// model's output limit, low enough that a server streaming forever cannot exhaust memory.
     public let maxBytes: Int
     private var byteCount = 0
+    /// Where each call index is in ``toolCalls``: a fragment finds its call in O(1).
+    private var positionByIndex: [Int: Int] = [:]
+    /// Positions in ``toolCalls`` before which every call is complete, so a finish does not
+    /// revisit the calls that ended one by one.
+    private var firstOpenPosition = 0
 
     public init(maxBytes: Int = 64 << 20) {
         self.maxBytes = maxBytes
@@ -52,12 +60,15 @@ public struct LLMTranscript: Sendable, Hashable {
                 + (fragment.name?.utf8.count ?? 0)) else { return [] }
             add(fragment)
         case .toolCallEnd(let index):
-            return complete { $0.index == index }
+            guard let position = positionByIndex[index] else { return [] }
+            return complete(at: position).map { [$0] } ?? []
         case .finish(let reason):
             finishReason = reason
-            return complete { _ in true }
+            return completeAll()
         case .usage(let counts):
             usage = usage.map { $0.merged(with: counts) } ?? counts
+        case .unrecognized:
+            unrecognizedEvents += 1
         case .error(let failure):
             error = failure
         }
@@ -88,13 +99,7 @@ public struct LLMTranscript: Sendable, Hashable {
     }
 
     private mutating func add(_ fragment: LLMToolCallDelta) {
-        let position: Int
-        if let i = toolCalls.firstIndex(where: { $0.index == fragment.index }) {
-            position = i
-        } else {
-            position = toolCalls.firstIndex(where: { $0.index > fragment.index }) ?? toolCalls.endIndex
-            toolCalls.insert(LLMToolCall(index: fragment.index), at: position)
-        }
+        let position = positionByIndex[fragment.index] ?? insertCall(index: fragment.index)
         // The first id and name win: OpenAI-compatible servers differ in whether later
         // fragments repeat them, never in what the first one says.
         if toolCalls[position].id.isEmpty, let id = fragment.id { toolCalls[position].id = id }
@@ -102,12 +107,42 @@ public struct LLMTranscript: Sendable, Hashable {
         toolCalls[position].arguments += fragment.argumentsFragment
     }
 
-    private mutating func complete(_ which: (LLMToolCall) -> Bool) -> [LLMToolCall] {
+    /// Adds an empty call, keeping ``toolCalls`` in index order. Calls arrive in index order
+    /// from every known server, which appends in O(1); a call that comes before others costs
+    /// a shift of the ones after it.
+    private mutating func insertCall(index: Int) -> Int {
+        var position = toolCalls.endIndex
+        if let last = toolCalls.last, last.index > index {
+            var low = 0
+            var high = toolCalls.count
+            while low < high {
+                let mid = (low + high) / 2
+                if toolCalls[mid].index < index { low = mid + 1 } else { high = mid }
+            }
+            position = low
+            for later in toolCalls[position...] { positionByIndex[later.index, default: 0] += 1 }
+            firstOpenPosition = min(firstOpenPosition, position)
+        }
+        toolCalls.insert(LLMToolCall(index: index), at: position)
+        positionByIndex[index] = position
+        return position
+    }
+
+    /// Marks the call at `position` complete; nil when it already was.
+    private mutating func complete(at position: Int) -> LLMToolCall? {
+        guard !toolCalls[position].isComplete else { return nil }
+        toolCalls[position].isComplete = true
+        while firstOpenPosition < toolCalls.count, toolCalls[firstOpenPosition].isComplete { firstOpenPosition += 1 }
+        return toolCalls[position]
+    }
+
+    private mutating func completeAll() -> [LLMToolCall] {
         var completed: [LLMToolCall] = []
-        for i in toolCalls.indices where !toolCalls[i].isComplete && which(toolCalls[i]) {
+        for i in firstOpenPosition..<toolCalls.count where !toolCalls[i].isComplete {
             toolCalls[i].isComplete = true
             completed.append(toolCalls[i])
         }
+        firstOpenPosition = toolCalls.count
         return completed
     }
 }

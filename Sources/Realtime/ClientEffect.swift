@@ -37,11 +37,11 @@ extension ClientStorage.State {
         for action in actions {
             switch action {
             case .emit(let event, let sequence):
-                outbox.append(ClientStorage.Envelope(event: event, sequence: sequence))
+                undelivered.append(ClientStorage.Envelope(event: event, sequence: sequence))
             case .finish:
                 finishPending = true
             case .terminate:
-                outbox = []
+                undelivered = []
                 finishPending = false
                 effects.append(.terminate)
             case .loadCursor:

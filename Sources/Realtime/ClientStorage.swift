@@ -63,9 +63,10 @@ final class ClientStorage: Sendable {
 
     struct State {
         var machine: ClientStateMachine
-        /// Emitted events not yet in the consumer's buffer, in emission order.
-        var outbox: [Envelope] = []
-        /// The machine finished: end the buffer after the outbox.
+        /// Emitted events not yet in the consumer's buffer, in emission order. (The outbox is
+        /// the other direction: sends queued until a connection is open.)
+        var undelivered: [Envelope] = []
+        /// The machine finished: end the buffer after the undelivered events.
         var finishPending = false
         /// A thread is moving events into the consumer's buffer.
         var emitting = false
@@ -119,11 +120,11 @@ final class ClientStorage: Sendable {
             if !first.isEmpty { mayContinue = channel.send(draining: &first) }
             if finish { channel.finish() }
             let more: Bool = state.withLock { s in
-                guard !s.outbox.isEmpty || s.finishPending else {
+                guard !s.undelivered.isEmpty || s.finishPending else {
                     s.emitting = false
                     return false
                 }
-                swap(&first, &s.outbox)
+                swap(&first, &s.undelivered)
                 finish = s.finishPending
                 s.finishPending = false
                 return true
@@ -136,12 +137,12 @@ final class ClientStorage: Sendable {
 extension ClientStorage.State {
     /// Takes the emitter's role when events are queued and nobody emits; returns what to emit.
     mutating func claimEmission() -> (envelopes: [ClientStorage.Envelope], finish: Bool)? {
-        guard !emitting, !outbox.isEmpty || finishPending else { return nil }
+        guard !emitting, !undelivered.isEmpty || finishPending else { return nil }
         emitting = true
         defer {
-            outbox = []
+            undelivered = []
             finishPending = false
         }
-        return (outbox, finishPending)
+        return (undelivered, finishPending)
     }
 }

@@ -118,7 +118,7 @@ extension RealtimeClient {
                 return first
             }
             ClientStorage.Envelope.number(&envelopes, from: first)
-            s.outbox.append(contentsOf: envelopes)
+            s.undelivered.append(contentsOf: envelopes)
             return nil
         }
         guard let first else { return true }
@@ -140,7 +140,7 @@ extension RealtimeClient {
                 let first = s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes)
             {
                 ClientStorage.Envelope.number(&batch.messages, from: first)
-                s.outbox.append(contentsOf: batch.messages)
+                s.undelivered.append(contentsOf: batch.messages)
             }
             for hint in batch.hints { s.machine.retryHint(attempt: attempt, hint) }
             if batch.terminated {

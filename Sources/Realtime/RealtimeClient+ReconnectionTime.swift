@@ -1,7 +1,8 @@
 extension RealtimeClient {
     /// The base of the reconnect delays now: the server's latest SSE `retry:` (WHATWG HTML
     /// §9.2.6 "reconnection time"), bounded by ``BackoffPolicy/minimumDelay`` and
-    /// ``BackoffPolicy/serverDelayLimit``, else ``BackoffPolicy/initial``.
+    /// ``BackoffPolicy/maximumServerDelay`` (``BackoffPolicy/maximum`` when that is nil);
+    /// without one, ``BackoffPolicy/initial``.
     ///
     /// It changes when a `retry:` field arrives, before the events that follow it in the
     /// stream, so a consumer reading it while handling an event sees the value in force. After

@@ -34,7 +34,7 @@ HEAVY_SUITES ?= FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTes
 # 256 kbit/s link, pings on a 0.8 s rhythm), and the gzip back-pressure test, which can stall
 # under full-suite load (Tests/README.md, known issues): a third run of their own, on an
 # otherwise quiet machine.
-CALM_SUITES ?= FaultBandwidthTests|WebSocketHeartbeatModeTests|SSETransportCompressionTests
+CALM_SUITES ?= FaultBandwidthTests|SSETransportCompressionTests
 
 # Test targets of pure computation (parsers, codecs, state machines and their thousands of
 # seeded random sequences): a run of their own before the socket tests. Run with them, their

@@ -147,6 +147,13 @@ let package = Package(
             path: "Tests/Support",
             swiftSettings: swiftSettings
         ),
+        // The embedded loop and byte stream (they implement RealtimeIO's protocols).
+        .target(
+            name: "RealtimeIOTestSupport",
+            dependencies: ["RealtimeCore", "RealtimeIO", "RealtimeTestSupport"],
+            path: "Tests/IOSupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RealtimeCoreTests",
             dependencies: ["RealtimeCore", "RealtimeTestServer", "RealtimeTestSupport"],
@@ -154,17 +161,17 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeIOTests",
-            dependencies: ["RealtimeIO", "RealtimeTestSupport"],
+            dependencies: ["RealtimeIO", "RealtimeTestSupport", "RealtimeIOTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RealtimeSSETests",
-            dependencies: ["RealtimeSSE", "RealtimeTestServer", "RealtimeTestSupport"],
+            dependencies: ["RealtimeSSE", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RealtimeWebSocketTests",
-            dependencies: ["RealtimeWebSocket", "RealtimeTestServer", "RealtimeTestSupport"],
+            dependencies: ["RealtimeWebSocket", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -179,7 +186,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeTests",
-            dependencies: ["Realtime", "RealtimeTestServer", "RealtimeTestSupport"],
+            dependencies: ["Realtime", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport"],
             swiftSettings: swiftSettings
         ),
     ],

@@ -4,4 +4,8 @@
 package struct TimerHandle: Sendable, Hashable {
     /// Unique within the loop that created it.
     package let id: UInt64
+
+    package init(id: UInt64) {
+        self.id = id
+    }
 }

@@ -4,7 +4,7 @@ import RealtimeIO
 extension WebSocketConnection {
     /// `close()` from the application (any state).
     func close(code: UInt16, reason: String) {
-        perform(machine.closeRequested(code: code, reason: reason, now: clock.now))
+        perform(machine.closeRequested(code: code, reason: reason, now: loop.now))
     }
 
     /// `abort()` from the application: the path is gone, so no closing handshake — a
@@ -29,14 +29,14 @@ extension WebSocketConnection {
     /// Sends what `send` accepted, then the close frame (the last frame, RFC 6455 §5.5.1),
     /// stops the timers of an open connection and the outbound queue, and bounds the rest of
     /// the closing handshake by the close timer.
-    private func startClosing(code: UInt16?, reason: String, deadline: ContinuousClock.Instant) {
+    private func startClosing(code: UInt16?, reason: String, deadline: Loop.Instant) {
         stopOpenConnectionTimers()
         arm(.close, at: deadline)
         writeAcceptedThenClose(code: code, reason: reason)
         rejectSends(RealtimeError(.notConnected, detail: "connection closing"))
         // Reading must go on (the server's close frame, then EOF) even if the consumer is slow.
         if machine.readsPausedForConsumer {
-            machine.readsPaused(false, now: clock.now)
+            machine.readsPaused(false, now: loop.now)
             if !stashedInput.isEmpty {
                 let pending = stashedInput
                 stashedInput = []
@@ -51,7 +51,7 @@ extension WebSocketConnection {
     /// processed, so a flooding peer costs nothing more); the close frame goes out (unless
     /// ours already did), and the machine ends the attempt once the kernel took it, or at
     /// `deadline`.
-    private func fail(code: UInt16?, deadline: ContinuousClock.Instant) {
+    private func fail(code: UInt16?, deadline: Loop.Instant) {
         stream?.pauseReading()
         stashedInput = []
         stopOpenConnectionTimers()
@@ -75,7 +75,7 @@ extension WebSocketConnection {
             writeBatch(accepted)
         }
         let reference = self.reference
-        let loop = eventLoop
+        let loop = self.loop
         writeFrame(encoder.close(code: code, reason: reason)) { _ in
             loop.execute {
                 guard let connection = reference.value.connection else { return }

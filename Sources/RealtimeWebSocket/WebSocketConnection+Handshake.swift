@@ -40,7 +40,7 @@ extension WebSocketConnection {
                 return
             }
         }
-        switch machine.handshakeSucceeded(now: clock.now) {
+        switch machine.handshakeSucceeded(now: loop.now) {
         case .open(let heartbeat, let idle):
             cancel(.connect)
             if let heartbeat { arm(.heartbeat, at: heartbeat) }
@@ -100,7 +100,7 @@ extension WebSocketConnection {
         }
         let body = Array(leftover.prefix(wanted))
         refusal = (head, body, wanted)
-        switch machine.handshakeRefused(now: clock.now, bodyComplete: body.count >= wanted) {
+        switch machine.handshakeRefused(now: loop.now, bodyComplete: body.count >= wanted) {
         case .finishErrorBody: finishErrorBody()
         case .collectBody(let deadline): arm(.connect, at: deadline)
         }

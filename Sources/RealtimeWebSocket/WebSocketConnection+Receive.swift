@@ -5,7 +5,7 @@ extension WebSocketConnection {
     // MARK: - Receiving (RFC 6455 §5, §6.2)
 
     func receiveFrames(_ bytes: UnsafeRawBufferPointer) {
-        let now = clock.now
+        let now = loop.now
         switch machine.bytesReceived(now: now) {
         case .discard: return // the connection failed: nothing more is processed
         case .decode: break
@@ -22,7 +22,7 @@ extension WebSocketConnection {
     /// input, or the consumer's buffer is full, in which case the rest of the input waits in
     /// ``stashedInput`` (so at most one delivery batch beyond the channel's capacity is in
     /// hand). Messages go to the channel together when the input is used up.
-    func decodeFrames(_ bytes: UnsafeRawBufferPointer, now: ContinuousClock.Instant) {
+    func decodeFrames(_ bytes: UnsafeRawBufferPointer, now: Loop.Instant) {
         var input = bytes
         // What the read makes us write (pongs, heartbeat answers) leaves in one system call.
         let stream = self.stream
@@ -47,7 +47,7 @@ extension WebSocketConnection {
         }
     }
 
-    private func handle(_ output: WebSocketMessageAssembler.Output, now: ContinuousClock.Instant) {
+    private func handle(_ output: WebSocketMessageAssembler.Output, now: Loop.Instant) {
         switch output {
         case .text, .binary:
             guard let message = output.message else { return }
@@ -92,7 +92,7 @@ extension WebSocketConnection {
     func deliverPending() {
         guard !pendingMessages.isEmpty else { return }
         if !events.send(draining: &pendingMessages), !machine.readsPausedForConsumer, machine.isOpen {
-            machine.readsPaused(true, now: clock.now)
+            machine.readsPaused(true, now: loop.now)
             stream?.pauseReading()
         }
     }
@@ -105,7 +105,7 @@ extension WebSocketConnection {
     /// Delivers what was held back while the consumer was full, then reads the socket again
     /// (unless the connection failed meanwhile: then it is never read again).
     func resumeDelivery() {
-        let now = clock.now
+        let now = loop.now
         machine.readsPaused(false, now: now)
         guard !machine.discardsInput else { return }
         if !stashedInput.isEmpty {

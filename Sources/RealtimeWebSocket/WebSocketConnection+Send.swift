@@ -57,13 +57,13 @@ extension WebSocketConnection {
     /// Inside a batch the bytes are not handed over yet; the batch's end looks again.
     func watchWrites() {
         guard let stream, !machine.isClosed else { return }
-        switch machine.bytesWritten(outboundProgress(stream), now: clock.now) {
+        switch machine.bytesWritten(outboundProgress(stream), now: loop.now) {
         case .none: break
         case .watch(let deadline): arm(.write, at: deadline)
         }
     }
 
-    func outboundProgress(_ stream: SocketByteStream) -> Machine.OutboundProgress {
+    func outboundProgress(_ stream: Stream) -> Machine.OutboundProgress {
         Machine.OutboundProgress(pendingBytes: stream.pendingWriteBytes, bytesWritten: stream.bytesWrittenToKernel)
     }
 
@@ -120,7 +120,7 @@ extension WebSocketConnection {
         for waiter in admission.resume { waiter.resume() }
         if admission.drain {
             let reference = self.reference
-            eventLoop.execute { reference.value.connection?.drainOutbox() }
+            loop.execute { reference.value.connection?.drainOutbox() }
         }
     }
 

@@ -3,22 +3,21 @@ import RealtimeIO
 
 extension WebSocketConnection {
     /// Arms `timer` for `deadline` (replacing an armed one of the same kind).
-    func arm(_ timer: Machine.Timer, at deadline: ContinuousClock.Instant) {
+    func arm(_ timer: Machine.Timer, at deadline: Loop.Instant) {
         cancel(timer)
-        let delay = max(clock.now.duration(to: deadline), .zero)
-        timers[timer] = eventLoop.schedule(after: delay) { [weak self] in
+        timers[timer] = loop.schedule(at: deadline) { [weak self] in
             self?.timerFired(timer)
         }
     }
 
     func cancel(_ timer: Machine.Timer) {
-        if let handle = timers.removeValue(forKey: timer) { eventLoop.cancel(handle) }
+        if let handle = timers.removeValue(forKey: timer) { loop.cancel(handle) }
     }
 
     private func timerFired(_ timer: Machine.Timer) {
         timers[timer] = nil
         let outbound = stream.map(outboundProgress) ?? Machine.OutboundProgress()
-        switch machine.timerFired(timer, now: clock.now, outbound: outbound) {
+        switch machine.timerFired(timer, now: loop.now, outbound: outbound) {
         case .none:
             break
         case .rearm(let deadline):
@@ -36,7 +35,7 @@ extension WebSocketConnection {
     /// The network path changed: ping, and expect a byte (the pong, or anything) within
     /// `timeout`. A socket bound to a vanished address never gets one.
     func verify(within timeout: Duration) {
-        switch machine.verifyRequested(within: timeout, now: clock.now) {
+        switch machine.verifyRequested(within: timeout, now: loop.now) {
         case .none:
             break
         case .sendPing(let deadline):

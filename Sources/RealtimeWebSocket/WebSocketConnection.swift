@@ -11,27 +11,36 @@ import RealtimeIO
 /// pipeline, the encoder and the timers, feeds the machine what happens, and performs the
 /// actions it returns.
 ///
-/// Threading: every method runs on `eventLoop`'s thread. The transport reaches the
-/// connection only through a `LoopBoundBox` (which checks the thread on every access), and
+/// The seam: the connection takes its scheduler (`Loop`: the time, timers, queued work) and
+/// the byte streams it opens (`makeStream`) from outside. Production passes the epoll
+/// `EventLoop` and `SocketByteStream`; tests pass a manual scheduler and an in-memory stream
+/// and drive the same code without a socket or a clock.
+///
+/// Threading: every method runs on `loop`'s thread. The transport reaches the
+/// connection only through a `LoopBound` box (which checks the thread on every access), and
 /// callbacks that must be `@Sendable` hold ``reference`` (a weak reference in a
-/// `LoopBoundBox`), so the class itself is not `Sendable`.
-final class WebSocketConnection: ByteStreamDelegate {
-    typealias Machine = WebSocketConnectionStateMachine<ContinuousClock.Instant>
+/// `LoopBound` box), so the class itself is not `Sendable`.
+final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteStreamDelegate {
+    typealias Machine = WebSocketConnectionStateMachine<Loop.Instant>
     typealias Completion = @Sendable (RealtimeError?) -> Void
 
     let request: TransportRequest
     let options: WebSocketTransport.Options
-    let eventLoop: EventLoop
+    let loop: Loop
     let events: BoundedChannel<TransportEvent>
-    weak var transport: WebSocketTransport?
+    weak var transport: WebSocketTransportCore<Loop, Stream>?
+    /// Opens the byte stream for one connection (the first, or after a redirect), reading at
+    /// most this many bytes at a time.
+    let makeStream: (_ readChunkSize: Int) -> Stream
 
     var machine: Machine
-    let clock = ContinuousClock()
-    var stream: SocketByteStream?
+    var stream: Stream?
     var handshake: WebSocketHandshake?
     /// decoder → inflater (once permessage-deflate is agreed) → assembler.
     var receiver: WebSocketReceiver<WebSocketInflater?>
-    var encoder = WebSocketFrameEncoder(role: .client, generator: BufferedSystemRandom())
+    var encoder: WebSocketFrameEncoder
+    /// Draws each handshake's `Sec-WebSocket-Key`.
+    var keyGenerator: AnyRandomNumberGenerator
     /// permessage-deflate's sending half. None when the agreed client window is 8 bits (zlib
     /// cannot honour it): messages are then sent uncompressed (RFC 7692 §6).
     var deflater: WebSocketDeflater?
@@ -53,11 +62,18 @@ final class WebSocketConnection: ByteStreamDelegate {
     /// A refused handshake's response and the body excerpt gathered so far.
     var refusal: (head: HTTPResponseHead, body: [UInt8], wanted: Int)?
 
-    init(request: TransportRequest, options: WebSocketTransport.Options, eventLoop: EventLoop, events: BoundedChannel<TransportEvent>) {
+    /// `random` (tests only) replaces the system generators for handshake keys and masks.
+    init(
+        request: TransportRequest, options: WebSocketTransport.Options, loop: Loop, events: BoundedChannel<TransportEvent>,
+        random: (any RandomNumberGenerator & Sendable)? = nil, makeStream: @escaping (_ readChunkSize: Int) -> Stream
+    ) {
         self.request = request
         self.options = options
-        self.eventLoop = eventLoop
+        self.loop = loop
         self.events = events
+        self.makeStream = makeStream
+        self.encoder = WebSocketFrameEncoder(role: .client, generator: random ?? BufferedSystemRandom())
+        self.keyGenerator = AnyRandomNumberGenerator(random ?? SystemRandomNumberGenerator())
         self.machine = Machine(configuration: Machine.Configuration(
             url: request.url, connectTimeout: request.connectTimeout, idleTimeout: request.idleTimeout,
             closeTimeout: options.closeTimeout, maxRedirects: request.maxRedirects,
@@ -71,14 +87,14 @@ final class WebSocketConnection: ByteStreamDelegate {
 
     /// A weak reference to this connection for `@Sendable` callbacks (write completions,
     /// hops through `execute`); usable on the loop thread only.
-    private(set) lazy var reference = LoopBoundBox(WeakConnection(self), loop: eventLoop)
+    private(set) lazy var reference = LoopBound(WeakConnection(self), loop: loop)
 
     deinit {
         // Released before the attempt ended (during the closing handshake, or without
         // `close()`): the timers only hold a weak reference to us, but their entries would
         // stay in the loop's heap, and wake it when they fall due, long after we are gone.
         if !timers.isEmpty {
-            let loop = eventLoop, handles = Array(timers.values)
+            let loop = self.loop, handles = Array(timers.values)
             loop.execute { for handle in handles { loop.cancel(handle) } }
         }
         // The transport was dropped without `close()`: the socket goes with us (the stream
@@ -95,7 +111,7 @@ final class WebSocketConnection: ByteStreamDelegate {
     func start() {
         // `close()` may have ended the attempt before it started.
         guard machine.isIdle else { return }
-        switch machine.start(now: clock.now) {
+        switch machine.start(now: loop.now) {
         case .connect(let url, let deadline):
             arm(.connect, at: deadline)
             connect(to: url, sendCredentials: true)
@@ -111,17 +127,16 @@ final class WebSocketConnection: ByteStreamDelegate {
         do {
             target = try WebSocketTarget(url: url)
             proxy = try target.proxy(for: options.proxy, environment: ProcessInfo.processInfo.environment)
-            var generator = SystemRandomNumberGenerator()
             handshake = try WebSocketHandshake(
                 url: url, subprotocols: request.subprotocols, deflate: options.compression.deflateOffer,
-                headers: handshakeHeaders(for: url, sendCredentials: sendCredentials), generator: &generator)
+                headers: handshakeHeaders(for: url, sendCredentials: sendCredentials), generator: &keyGenerator)
         } catch {
             if let ending = machine.handshakeFailed(error) { perform(ending) }
             return
         }
         var socketOptions = options.socket
         socketOptions.connectTimeout = nil // the attempt's own deadline covers everything
-        let stream = SocketByteStream(eventLoop: eventLoop, readChunkSize: socketOptions.readChunkSize)
+        let stream = makeStream(socketOptions.readChunkSize)
         stream.delegate = self
         self.stream = stream
         stream.connect(to: ByteStreamEndpoint(
@@ -183,7 +198,7 @@ final class WebSocketConnection: ByteStreamDelegate {
             writeFrame(encoder.close(code: code, reason: ""), completion: nil)
         }
         assert(machine.isClosed && machine.deadlines.armed.isEmpty, "an end leaves no timer armed")
-        for timer in timers.values { eventLoop.cancel(timer) }
+        for timer in timers.values { loop.cancel(timer) }
         timers = [:]
         if let stream {
             stream.delegate = nil
@@ -198,11 +213,26 @@ final class WebSocketConnection: ByteStreamDelegate {
     }
 }
 
-/// A weak reference, for callbacks that must not keep a connection alive.
-struct WeakConnection {
-    weak var connection: WebSocketConnection?
+/// A concrete generator over an injected one: the handshake takes `inout some
+/// RandomNumberGenerator`, and Swift 6.3's IR generation crashes opening an existential
+/// stored property for it inside the generic connection.
+struct AnyRandomNumberGenerator: RandomNumberGenerator, Sendable {
+    var base: any RandomNumberGenerator & Sendable
 
-    init(_ connection: WebSocketConnection) {
+    init(_ base: any RandomNumberGenerator & Sendable) {
+        self.base = base
+    }
+
+    mutating func next() -> UInt64 {
+        base.next()
+    }
+}
+
+/// A weak reference, for callbacks that must not keep a connection alive.
+struct WeakConnection<Connection: AnyObject> {
+    weak var connection: Connection?
+
+    init(_ connection: Connection) {
         self.connection = connection
     }
 }

@@ -1,6 +1,5 @@
 import RealtimeCore
 import RealtimeIO
-import Synchronization
 
 /// An RFC 6455 WebSocket client connection attempt: the ``Transport`` for `ws`/`wss` URLs.
 ///
@@ -19,44 +18,28 @@ public final class WebSocketTransport: Transport, Sendable {
     public let request: TransportRequest
     public let options: Options
     public let eventLoop: EventLoop
-    let outbox: LockedValue<WebSocketOutbox<CheckedContinuation<Void, any Error>>>
-    /// The connection, confined to the loop thread (the box checks it on every access).
-    private let connection: LoopBoundBox<WebSocketConnection>
-    private let started = Atomic<Bool>(false)
-    /// Ids for senders, so a cancelled one can be found in the outbox's waiting queue.
-    private let nextSenderID = Atomic<UInt64>(0)
+    let core: WebSocketTransportCore<EventLoop, SocketByteStream>
+    var outbox: LockedValue<WebSocketOutbox<CheckedContinuation<Void, any Error>>> { core.outbox }
 
     /// Prepares an attempt; nothing happens on the network before ``start()``.
     public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
         self.request = request
         self.options = options
         self.eventLoop = eventLoop
-        self.events = BoundedChannel(capacity: max(request.eventBufferCapacity, 1))
-        self.outbox = LockedValue(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1), maxBytes: max(options.maxOutboundBytes, 1)))
-        let connection = WebSocketConnection(request: request, options: options, eventLoop: eventLoop, events: events)
-        self.connection = LoopBoundBox(connection, loop: eventLoop)
-        connection.transport = self
-        // Weak: the channel must never own the connection (its deinit reports to the channel,
-        // which must not happen while the channel holds its own lock).
-        events.setDemandHandler { [eventLoop, weak box = self.connection] in
-            guard let box else { return }
-            eventLoop.execute { box.value.consumerDemand() }
+        let core = WebSocketTransportCore(request: request, options: options, loop: eventLoop) { readChunkSize in
+            SocketByteStream(eventLoop: eventLoop, readChunkSize: readChunkSize)
         }
-        events.setTerminationHandler { [weak self] in
-            // The consumer stopped iterating: the attempt is over (contract item 6).
-            self?.close(code: 1000, reason: "")
-        }
+        self.core = core
+        self.events = core.events
     }
 
     public func start() {
-        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        let connection = self.connection
-        eventLoop.execute { connection.value.start() }
+        core.start()
     }
 
     /// Sends a text, binary or ping message: ``send(_:flush:)`` without waiting for the write.
     public func send(_ message: OutboundMessage) async throws {
-        try await send(message, flush: false)
+        try await core.send(message, flush: false)
     }
 
     /// Sends a text, binary or ping message. Calls are sent in the order they are made, from
@@ -84,76 +67,26 @@ public final class WebSocketTransport: Transport, Sendable {
     ///   closing; `cancelled` when the task was cancelled while waiting for room;
     ///   `invalidConfiguration` for a ping payload over 125 bytes (RFC 6455 §5.5).
     public func send(_ message: OutboundMessage, flush: Bool) async throws {
-        if case .ping(let payload) = message, payload.count > 125 {
-            throw RealtimeError(.invalidConfiguration, detail: "a ping payload is at most 125 bytes (RFC 6455 §5.5)")
-        }
-        if !flush, let action = outbox.withLock({ $0.offer(message) }) {
-            switch action {
-            case .accepted(let drain): if drain { scheduleDrain() }
-            case .rejected(let error): throw error
-            case .waiting: preconditionFailure("WebSocketOutbox.offer never queues a sender")
-            }
-            return
-        }
-        let id = nextSenderID.add(1, ordering: .relaxed).newValue
-        try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                switch outbox.withLock({ $0.submit(message, continuation, flush: flush, id: id) }) {
-                case .rejected(let error):
-                    continuation.resume(throwing: error)
-                case .accepted(let drain):
-                    if drain { scheduleDrain() }
-                    if !flush { continuation.resume() }
-                case .waiting:
-                    // Cancelled before the handler could see the submission: leave now.
-                    if Task.isCancelled { cancelWaitingSender(id) }
-                }
-            }
-        } onCancel: {
-            cancelWaitingSender(id)
-        }
-    }
-
-    /// Asks the loop to write what the outbox accepted.
-    private func scheduleDrain() {
-        let connection = self.connection
-        eventLoop.execute { connection.value.drainOutbox() }
+        try await core.send(message, flush: flush)
     }
 
     /// Sends a ping and expects a byte within `timeout`, else ends the attempt with
     /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
     public func verifyConnection(within timeout: Duration) {
-        let connection = self.connection
-        eventLoop.execute { connection.value.verify(within: timeout) }
-    }
-
-    /// Resumes sender `id` with `cancelled` if it is still waiting for room (outside the lock).
-    private func cancelWaitingSender(_ id: UInt64) {
-        guard let continuation = outbox.withLock({ $0.cancelWaiting(id: id) }) else { return }
-        continuation.resume(throwing: RealtimeError(.cancelled, detail: "send cancelled while waiting for room in the outbound queue"))
+        core.verifyConnection(within: timeout)
     }
 
     /// Starts the closing handshake with `code` and `reason` (RFC 6455 §7.1.2), or abandons
     /// the attempt if it is not open yet. Idempotent, callable from anywhere; `events` then
     /// ends with error `cancelled` (unless the attempt had already ended).
     public func close(code: UInt16, reason: String) {
-        rejectQueuedSends()
-        let connection = self.connection
-        eventLoop.execute { connection.value.close(code: code, reason: reason) }
+        core.close(code: code, reason: reason)
     }
 
     /// Ends the attempt at once: a best-effort close frame (1001, going away), then the socket
     /// is dropped without waiting for the server's answer — the network is gone, so the
     /// closing handshake could only run into ``Options/closeTimeout``. Ends with `cancelled`.
     public func abort() {
-        rejectQueuedSends()
-        let connection = self.connection
-        eventLoop.execute { connection.value.abort() }
-    }
-
-    private func rejectQueuedSends() {
-        let rejected = outbox.withLock { $0.stopAccepting() }
-        let error = RealtimeError(.notConnected, detail: "connection closing")
-        for continuation in rejected { continuation.resume(throwing: error) }
+        core.abort()
     }
 }

@@ -5,80 +5,11 @@ import RealtimeTestSupport
 import RealtimeIO
 @testable import RealtimeWebSocket
 
-/// Transport behaviour that needs a scripted peer: heartbeat death, idle timeout, SIGPIPE,
-/// close before/while connecting, send ordering.
+/// Transport behaviour that needs a kernel or a peer: the epoll loop's timer heap, SIGPIPE,
+/// refused connections and DNS, send ordering from many tasks. The timeouts and the phases of
+/// an attempt run on the embedded loop (`WebSocketEmbeddedTimerTests`,
+/// `WebSocketEmbeddedLifecycleTests`).
 @Suite(.timeLimit(.minutes(1))) struct WebSocketTransportTests {
-    @Test func heartbeatDeclaresSilentServerDead() async throws {
-        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 5) }
-        try await withDeadline {
-            var options = TransportProbe.quietOptions
-            options.heartbeat = .ping(every: .milliseconds(100), missedLimit: 2)
-            let start = ContinuousClock.now
-            let probe = TransportProbe(server.url, options: options) { $0.idleTimeout = nil }
-            #expect(await probe.opened() != nil)
-            let (end, _) = await probe.ended()
-            let elapsed = ContinuousClock.now - start
-            #expect(end?.error?.code == .heartbeatTimeout)
-            #expect(end?.clean == false)
-            // Dead after interval × (limit + 1) = 300 ms of silence; before the server gives up
-            // after 5 s (a loaded machine may add seconds of scheduling delay, not more).
-            #expect(elapsed >= .milliseconds(290) && elapsed < .seconds(5), "took \(elapsed)")
-        }
-    }
-
-    @Test func applicationHeartbeatRepliesAreNotDelivered() async throws {
-        let peer = try await PythonPeer.start(script: "ws_websockets.py")
-        try await withDeadline {
-            var options = TransportProbe.quietOptions
-            // The echo server returns our heartbeat text, which is then the "reply". A loaded
-            // machine's Python peer may take a few hundred ms to answer: 800 ms of tolerance.
-            options.heartbeat = .application(every: .milliseconds(200), missedLimit: 3, .text(ping: "hb", pong: "hb"))
-            let probe = TransportProbe(peer.url("/echo"), options: options)
-            #expect(await probe.opened() != nil)
-            // Wait long enough for several heartbeats, through an ordinary round trip.
-            try await Task.sleep(for: .milliseconds(700))
-            try await probe.transport.send(.text("real"))
-            #expect(await probe.message()?.text == "real")
-            probe.transport.close()
-            let (end, messages) = await probe.ended()
-            #expect(messages.allSatisfy { $0.text != "hb" })
-            #expect(end?.error?.code == .cancelled)
-        }
-    }
-
-    @Test func idleTimeoutEndsASilentConnection() async throws {
-        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 5) }
-        try await withDeadline {
-            let probe = TransportProbe(server.url) { $0.idleTimeout = .milliseconds(200) }
-            #expect(await probe.opened() != nil)
-            let (end, _) = await probe.ended()
-            #expect(end?.error?.code == .idleTimeout)
-        }
-    }
-
-    /// A server that never answers our close frame: `close()` waits out the close timeout,
-    /// `abort()` (the network is gone) ends the attempt at once, with `cancelled`.
-    @Test func abortEndsAtOnceWithoutTheClosingHandshake() async throws {
-        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 20) }
-        try await withDeadline {
-            var options = TransportProbe.quietOptions
-            // A close timeout far above the bound, so a loaded machine's scheduling delays
-            // cannot be mistaken for waiting out the handshake.
-            options.closeTimeout = .seconds(30)
-            let probe = TransportProbe(server.url, options: options)
-            #expect(await probe.opened() != nil)
-            let start = ContinuousClock.now
-            probe.transport.abort()
-            let (end, _) = await probe.ended()
-            let elapsed = ContinuousClock.now - start
-            #expect(end?.error?.code == .cancelled)
-            #expect(end?.clean == false)
-            #expect(end?.code == 1001)
-            #expect(elapsed < .seconds(5), "no wait for the close handshake (close timeout 30 s); took \(elapsed)")
-            probe.transport.abort()  // idempotent
-        }
-    }
-
     /// A transport released during its closing handshake (an application that closed and
     /// let go) takes its timers with it: the close timer does not stay in the loop's heap,
     /// waking it once it falls due, long after the connection is gone.
@@ -123,43 +54,6 @@ import RealtimeIO
             let (end, _) = await probe.ended()
             #expect(end?.clean == false)
             #expect(end?.error != nil)
-        }
-    }
-
-    @Test func closeBeforeStartAndWhileConnecting() async throws {
-        try await withDeadline {
-            // Before start: ends at once with cancelled.
-            let early = WebSocketTransport(request: TransportRequest(url: URL(string: "ws://127.0.0.1:9/")!))
-            early.close()
-            early.start()
-            var sawEnd: TransportEnd?
-            for await event in early.events {
-                if case .ended(let e) = event { sawEnd = e }
-            }
-            #expect(sawEnd?.error?.code == .cancelled)
-
-            // While connecting (a server that accepts TCP but never answers the handshake).
-            let server = try ScriptedServerNoHandshake()
-            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(server.port)/")!)
-            try await Task.sleep(for: .milliseconds(50))
-            probe.transport.close()
-            let (end, _) = await probe.ended()
-            #expect(end?.error?.code == .cancelled)
-            do {
-                try await probe.transport.send(.text("late"))
-                Issue.record("send after close must fail")
-            } catch let error as RealtimeError {
-                #expect(error.code == .notConnected)
-            }
-        }
-    }
-
-    @Test func connectTimeoutWhenHandshakeNeverAnswers() async throws {
-        let server = try ScriptedServerNoHandshake()
-        try await withDeadline {
-            let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(server.port)/")!) { $0.connectTimeout = .milliseconds(200) }
-            let (end, _) = await probe.ended()
-            #expect(end?.error?.code == .connectTimeout)
         }
     }
 
@@ -230,24 +124,6 @@ import RealtimeIO
         }
     }
 
-    @Test func consumerCancellationClosesTheConnection() async throws {
-        let peer = try await PythonPeer.start(script: "ws_websockets.py")
-        try await withDeadline {
-            let probe = TransportProbe(peer.url("/echo"))
-            #expect(await probe.opened() != nil)
-            let transport = probe.transport
-            let consumer = Task { for await _ in transport.events {} }
-            consumer.cancel()
-            await consumer.value
-            // Once closing, sends are refused.
-            var refused = false
-            for _ in 0..<100 where !refused {
-                do { try await transport.send(.text("x")) } catch { refused = true }
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(refused)
-        }
-    }
 }
 
 /// permessage-deflate against a scripted server: exact bytes from RFC 7692, the RSV1 rules

@@ -36,6 +36,10 @@ package protocol ByteStream: AnyObject, Sendable {
     /// Bytes accepted by ``write(_:completion:)`` that the kernel has not taken yet.
     var pendingWriteBytes: Int { get }
 
+    /// Every byte the kernel has taken from this stream (ciphertext under TLS): a counter
+    /// that only grows, so an owner can tell whether a peer still reads.
+    var bytesWrittenToKernel: UInt64 { get }
+
     /// Stops delivering reads (and stops reading the socket, so TCP flow control pushes back
     /// on the peer) until ``resumeReading()``.
     func pauseReading()

@@ -1,0 +1,134 @@
+import RealtimeCore
+import RealtimeIO
+import Synchronization
+
+/// The body of ``WebSocketTransport``, generic over the seam: the scheduler its connection
+/// runs on and the byte stream it opens. ``WebSocketTransport`` is this on the epoll loop with
+/// `SocketByteStream`; tests run it on a manual scheduler with an in-memory stream.
+///
+/// Threading: every method may be called from any thread or task. The connection itself
+/// lives on `loop`; outbound messages cross to it through a bounded, ordered queue.
+package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStream>: Transport, Sendable {
+    typealias Connection = WebSocketConnection<Loop, Stream>
+    package var kind: TransportKind { .webSocket }
+    package let events: BoundedChannel<TransportEvent>
+    package let request: TransportRequest
+    package let options: WebSocketTransport.Options
+    package let loop: Loop
+    let outbox: LockedValue<WebSocketOutbox<CheckedContinuation<Void, any Error>>>
+    /// The connection, confined to the loop thread (the box checks it on every access).
+    private let connection: LoopBound<Connection, Loop>
+    private let started = Atomic<Bool>(false)
+    /// Ids for senders, so a cancelled one can be found in the outbox's waiting queue.
+    private let nextSenderID = Atomic<UInt64>(0)
+
+    /// Prepares an attempt on `loop`, whose connections open their byte streams with
+    /// `makeStream`; nothing happens before ``start()``. `random` (tests only) replaces the
+    /// system generators for handshake keys and masks.
+    package init(
+        request: TransportRequest, options: WebSocketTransport.Options, loop: Loop,
+        random: (any RandomNumberGenerator & Sendable)? = nil, makeStream: @escaping (_ readChunkSize: Int) -> Stream
+    ) {
+        self.request = request
+        self.options = options
+        self.loop = loop
+        self.events = BoundedChannel(capacity: max(request.eventBufferCapacity, 1))
+        self.outbox = LockedValue(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1), maxBytes: max(options.maxOutboundBytes, 1)))
+        let connection = Connection(
+            request: request, options: options, loop: loop, events: events, random: random, makeStream: makeStream)
+        self.connection = LoopBound(connection, loop: loop)
+        connection.transport = self
+        // Weak: the channel must never own the connection (its deinit reports to the channel,
+        // which must not happen while the channel holds its own lock).
+        events.setDemandHandler { [loop, weak box = self.connection] in
+            guard let box else { return }
+            loop.execute { box.value.consumerDemand() }
+        }
+        events.setTerminationHandler { [weak self] in
+            // The consumer stopped iterating: the attempt is over (contract item 6).
+            self?.close(code: 1000, reason: "")
+        }
+    }
+
+    package func start() {
+        guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        let connection = self.connection
+        loop.execute { connection.value.start() }
+    }
+
+    /// Sends a text, binary or ping message: ``send(_:flush:)`` without waiting for the write.
+    package func send(_ message: OutboundMessage) async throws {
+        try await send(message, flush: false)
+    }
+
+    /// See ``WebSocketTransport/send(_:flush:)``.
+    package func send(_ message: OutboundMessage, flush: Bool) async throws {
+        if case .ping(let payload) = message, payload.count > 125 {
+            throw RealtimeError(.invalidConfiguration, detail: "a ping payload is at most 125 bytes (RFC 6455 §5.5)")
+        }
+        if !flush, let action = outbox.withLock({ $0.offer(message) }) {
+            switch action {
+            case .accepted(let drain): if drain { scheduleDrain() }
+            case .rejected(let error): throw error
+            case .waiting: preconditionFailure("WebSocketOutbox.offer never queues a sender")
+            }
+            return
+        }
+        let id = nextSenderID.add(1, ordering: .relaxed).newValue
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+                switch outbox.withLock({ $0.submit(message, continuation, flush: flush, id: id) }) {
+                case .rejected(let error):
+                    continuation.resume(throwing: error)
+                case .accepted(let drain):
+                    if drain { scheduleDrain() }
+                    if !flush { continuation.resume() }
+                case .waiting:
+                    // Cancelled before the handler could see the submission: leave now.
+                    if Task.isCancelled { cancelWaitingSender(id) }
+                }
+            }
+        } onCancel: {
+            cancelWaitingSender(id)
+        }
+    }
+
+    /// Asks the loop to write what the outbox accepted.
+    private func scheduleDrain() {
+        let connection = self.connection
+        loop.execute { connection.value.drainOutbox() }
+    }
+
+    /// Sends a ping and expects a byte within `timeout`, else ends the attempt with
+    /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
+    package func verifyConnection(within timeout: Duration) {
+        let connection = self.connection
+        loop.execute { connection.value.verify(within: timeout) }
+    }
+
+    /// Resumes sender `id` with `cancelled` if it is still waiting for room (outside the lock).
+    private func cancelWaitingSender(_ id: UInt64) {
+        guard let continuation = outbox.withLock({ $0.cancelWaiting(id: id) }) else { return }
+        continuation.resume(throwing: RealtimeError(.cancelled, detail: "send cancelled while waiting for room in the outbound queue"))
+    }
+
+    /// See ``WebSocketTransport/close(code:reason:)``.
+    package func close(code: UInt16, reason: String) {
+        rejectQueuedSends()
+        let connection = self.connection
+        loop.execute { connection.value.close(code: code, reason: reason) }
+    }
+
+    /// See ``WebSocketTransport/abort()``.
+    package func abort() {
+        rejectQueuedSends()
+        let connection = self.connection
+        loop.execute { connection.value.abort() }
+    }
+
+    private func rejectQueuedSends() {
+        let rejected = outbox.withLock { $0.stopAccepting() }
+        let error = RealtimeError(.notConnected, detail: "connection closing")
+        for continuation in rejected { continuation.resume(throwing: error) }
+    }
+}

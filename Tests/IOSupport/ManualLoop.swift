@@ -1,0 +1,147 @@
+#if os(Linux)
+import Glibc
+#endif
+import RealtimeCore
+import RealtimeIO
+import RealtimeTestSupport
+
+/// A ``LoopScheduler`` whose time moves only when the test moves it: the embedded loop a
+/// connection runs on in a test. Queued work runs when the test calls ``run()`` (or moves
+/// time); timers fire in deadline order (ties in the order they were armed) as
+/// ``advanceTime(by:)`` passes their deadlines, each seeing ``now`` at its own deadline.
+///
+/// Threading: the test drives the loop from one task. While the loop runs work, timers or a
+/// body given to ``onLoop(_:)``, the calling thread counts as the loop's thread
+/// (``inEventLoop``); ``execute(_:)`` may be called from anywhere.
+package final class ManualLoop: LoopScheduler, @unchecked Sendable {
+    package typealias Instant = ManualClock.Instant
+
+    /// A timer body; only ever called on the loop's (the test's) thread.
+    private struct Timer: @unchecked Sendable {
+        let deadline: Instant
+        let sequence: UInt64
+        let body: () -> Void
+    }
+
+    private struct State {
+        var now = Instant(offset: .zero)
+        var tasks: [@Sendable () -> Void] = []
+        var timers: [UInt64: Timer] = [:]
+        var nextID: UInt64 = 0
+        var runner: pthread_t?
+        var depth = 0
+    }
+
+    private let state = LockedValue(State())
+    /// Work items and timers one ``run()`` may run: a connection that keeps queueing work
+    /// for itself fails the test instead of spinning.
+    private let maxStepsPerRun: Int
+
+    package init(maxStepsPerRun: Int = 100_000) {
+        self.maxStepsPerRun = maxStepsPerRun
+    }
+
+    package var now: Instant { state.withLock { $0.now } }
+
+    package var inEventLoop: Bool {
+        state.withLock { s in s.runner.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
+    }
+
+    package func execute(_ task: @escaping @Sendable () -> Void) {
+        state.withLock { $0.tasks.append(task) }
+    }
+
+    package func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerHandle {
+        let id = state.withLock { s -> UInt64 in
+            s.nextID += 1
+            s.timers[s.nextID] = Timer(deadline: deadline, sequence: s.nextID, body: body)
+            return s.nextID
+        }
+        return TimerHandle(id: id)
+    }
+
+    package func cancel(_ timer: TimerHandle) {
+        _ = state.withLock { $0.timers.removeValue(forKey: timer.id) }
+    }
+
+    /// Timers armed and not yet fired or cancelled.
+    package var pendingTimerCount: Int { state.withLock { $0.timers.count } }
+
+    /// The earliest armed deadline, if any.
+    package var nextDeadline: Instant? { state.withLock { s in s.timers.values.map(\.deadline).min() } }
+
+    /// Work queued and not yet run.
+    package var pendingTaskCount: Int { state.withLock { $0.tasks.count } }
+
+    /// Runs `body` as loop work (on the loop's thread, as far as ``inEventLoop`` can tell),
+    /// then everything it queued: what a test does to play the network or a caller.
+    @discardableResult
+    package func onLoop<T>(_ body: () throws -> T) rethrows -> T {
+        enter()
+        defer {
+            leave()
+            run()
+        }
+        return try body()
+    }
+
+    /// Runs queued work and the timers already due, including what they queue and arm for
+    /// now, until nothing is left to do at the current time.
+    package func run() {
+        enter()
+        defer { leave() }
+        var steps = 0
+        while let step = nextStep() {
+            steps += 1
+            precondition(steps <= maxStepsPerRun, "ManualLoop: more than \(maxStepsPerRun) steps at one instant")
+            step()
+        }
+    }
+
+    /// Moves time forward by `duration`: runs what is queued, then fires every timer whose
+    /// deadline it passes, in deadline order, with ``now`` at each timer's deadline and the
+    /// work each one queues run before the next; ends at the new time with its due work run.
+    package func advanceTime(by duration: Duration) {
+        precondition(duration >= .zero, "ManualLoop: time only moves forward")
+        advanceTime(to: now.advanced(by: duration))
+    }
+
+    /// ``advanceTime(by:)`` to an instant.
+    package func advanceTime(to target: Instant) {
+        run()
+        var steps = 0
+        while let deadline = nextDeadline, deadline <= target {
+            steps += 1
+            precondition(steps <= maxStepsPerRun, "ManualLoop: more than \(maxStepsPerRun) timers in one advance")
+            state.withLock { $0.now = max($0.now, deadline) }
+            run()
+        }
+        state.withLock { $0.now = max($0.now, target) }
+        run()
+    }
+
+    /// The next queued task, else the earliest timer due by the current time (removed).
+    private func nextStep() -> (() -> Void)? {
+        state.withLock { s -> (() -> Void)? in
+            if !s.tasks.isEmpty { return s.tasks.removeFirst() }
+            let due = s.timers.values.filter { $0.deadline <= s.now }
+            guard let first = due.min(by: { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) }) else { return nil }
+            s.timers[first.sequence] = nil
+            return first.body
+        }
+    }
+
+    private func enter() {
+        state.withLock { s in
+            if s.depth == 0 { s.runner = pthread_self() }
+            s.depth += 1
+        }
+    }
+
+    private func leave() {
+        state.withLock { s in
+            s.depth -= 1
+            if s.depth == 0 { s.runner = nil }
+        }
+    }
+}

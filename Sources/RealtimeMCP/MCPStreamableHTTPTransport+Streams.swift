@@ -91,6 +91,9 @@ extension MCPStreamableHTTPTransport {
             case .event(let message):
                 await received(message, key: key)
             case .error(let e):
+                // The client withdrawing a reconnect it had announced (a 202 or 204 answering
+                // the retried request after a 401): the request's end, not a failure of it.
+                if e.error.code == .streamEnded, !e.willRetry { continue }
                 lastError = e.error
                 if !headSent {
                     // Before an answer only a refused credential may be retried (the gate

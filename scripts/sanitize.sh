@@ -60,8 +60,6 @@ skips=(
     'SSETransportLifecycleTests/backPressure\('          # the refill after a 2 s pause beats a 1.5 s idle timeout
     'TransportConformanceTests/backPressure\('           # 20,000 events after a stall within a minute
     'SSETransportTests/pingsCountAsBytes\('               # 20 ms comments beat a 600 ms idle timeout
-    'WebSocketTransportTests/heartbeatDeclaresSilentServerDead\('  # a dead server declared within 3 s
-    'WebSocketTransportTests/abortEndsAtOnce'             # abort() ends within 1 s
     'WebSocketPingFloodTests/pingFloodFromAPeerThatNeverReads\('  # rtcat's peak RSS under 64 MiB (shadow memory adds to it)
     'HostileConnectionTests/slowHead\('                   # the request arrives within a 1 s connect timeout
     'HostileMemoryTests/floodsAndBombs\('                # peak RSS bounds; a 100 MB event refused within 30 s

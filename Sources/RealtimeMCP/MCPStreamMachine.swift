@@ -44,20 +44,17 @@ struct MCPStreamMachine {
     private(set) var lastEventID: String?
     private(set) var resumes = 0
     private(set) var isDone = false
-    /// Events seen on this stream (id and data), newest last; bounded so an endless stream
+    /// The last events seen on this stream (id and data), bounded so an endless stream
     /// stays bounded. The id alone cannot tell a replay: an event without an `id` field
     /// carries the last id before it (WHATWG HTML §9.2.6).
-    private var seen = Set<Int>()
-    /// A ring of the keys in `seen`, oldest at `ringStart` once full.
-    private var ring: [Int] = []
-    private var ringStart = 0
+    private var seen: RecentSet<Int>
     /// How many events the replay check remembers. Default 4096.
-    let seenLimit: Int
+    var seenLimit: Int { seen.capacity }
 
     init(requestID: MCPValue?, maxResumes: Int, seenLimit: Int = 4096) {
         self.requestID = requestID
         self.maxResumes = maxResumes
-        self.seenLimit = max(1, seenLimit)
+        self.seen = RecentSet(capacity: seenLimit)
     }
 
     /// One SSE event (or a whole JSON body) arrived; `eventID` is the event's own `id` field
@@ -70,7 +67,7 @@ struct MCPStreamMachine {
             hasher.combine(text)
             let key = hasher.finalize()
             if seen.contains(key) { return .ignore }
-            remember(key)
+            seen.insert(key)
             lastEventID = eventID
         }
         if text.allSatisfy({ $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }) { return .ignore }
@@ -117,16 +114,5 @@ struct MCPStreamMachine {
     private mutating func failed(_ error: MCPError) -> Action {
         isDone = true
         return .fail(error)
-    }
-
-    private mutating func remember(_ key: Int) {
-        seen.insert(key)
-        if ring.count < seenLimit {
-            ring.append(key)
-            return
-        }
-        seen.remove(ring[ringStart])
-        ring[ringStart] = key
-        ringStart = (ringStart + 1) % seenLimit
     }
 }

@@ -11,16 +11,15 @@ package struct DuplicateTracker: Sendable {
     private var previousID: String?
     /// Whether that message was dropped (false at the start of a connection).
     private var previousDropped = false
-    /// Processed ids, oldest first (a ring of at most the window's size), and the same as a set.
-    private var ring: [String] = []
-    private var ringHead = 0
-    private var recent: Set<String> = []
+    /// The window of processed ids (``DuplicateFilter/recentIDs(window:)`` only).
+    private var recent: RecentSet<String>?
     /// Messages dropped so far.
     package private(set) var dropped = 0
 
     package init(filter: DuplicateFilter, idsCarryOver: Bool) {
         self.filter = filter
         self.idsCarryOver = idsCarryOver
+        if case .recent(let window) = filter.base { recent = RecentSet(capacity: window) }
     }
 
     /// A connection opened, resuming from `cursor`.
@@ -42,7 +41,7 @@ package struct DuplicateTracker: Sendable {
             case .ordered(let isAtOrBefore):
                 duplicate = cursor.map { isAtOrBefore(id, $0) } ?? false
             case .recent:
-                duplicate = recent.contains(id)
+                duplicate = recent?.contains(id) ?? false
             }
         }
         previousID = id
@@ -53,19 +52,12 @@ package struct DuplicateTracker: Sendable {
 
     /// The consumer processed a message carrying `id`: it joins the window of recent ids.
     mutating func processed(id: String) {
-        guard case .recent(let window) = filter.base, !id.isEmpty, !recent.contains(id) else { return }
-        recent.insert(id)
-        if ring.count < window {
-            ring.append(id)
-            return
-        }
-        recent.remove(ring[ringHead])
-        ring[ringHead] = id
-        ringHead = (ringHead + 1) % window
+        guard !id.isEmpty else { return }
+        recent?.insert(id)
     }
 
     /// Ids in the window (tests).
-    package var windowCount: Int { recent.count }
+    package var windowCount: Int { recent?.count ?? 0 }
 }
 
 extension DuplicateTracker: Hashable {
@@ -78,6 +70,6 @@ extension DuplicateTracker: Hashable {
     package func hash(into hasher: inout Hasher) {
         hasher.combine(previousID)
         hasher.combine(dropped)
-        hasher.combine(recent.count)
+        hasher.combine(recent?.count ?? 0)
     }
 }

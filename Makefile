@@ -1,9 +1,11 @@
-# Quick start: `make demo` runs the main job, `make test` runs every test on a fresh machine.
+# Quick start: `make demo` runs the main job, `make test` runs every Swift test on a fresh machine.
 #
 #   make deps       Debian packages, .venv (Python peers), .venv-autobahn (fuzzing server)
 #   make build      swift build
-#   make test       deps + swift build --build-tests + the docs check + swift test (the heavy suites
-#                   last, on their own) + fuzzing, ThreadSanitizer and the Autobahn conformance run
+#   make test       deps + swift build --build-tests + the API and test-budget checks + one
+#                   `swift test` run of every Swift test
+#   make check      what CI runs: `make test`, then the docs check, fuzzing, ThreadSanitizer and the
+#                   Autobahn conformance run
 #   make docs       the DocC catalog with --warnings-as-errors, then every ```swift sample type-checked
 #                   (scripts/docs.sh; needs a build)
 #   make autobahn   only the Autobahn run (sections 1-10 + a permessage-deflate subset of 12-13)
@@ -12,10 +14,11 @@
 #   make demo       swift run rtcat demo
 #   make bench      swift run -c release RealtimeBenchmarks
 #   make fuzz       every libFuzzer target in Fuzz/ for FUZZ_SECONDS (default 60) each
-#   make fuzz-ci    the same for 10 s each (part of `make test`)
+#   make fuzz-ci    the same for 10 s each (part of `make check`)
 #   make test-tsan  the whole suite under ThreadSanitizer (.build-tsan; scripts/sanitize.sh)
 #   make test-asan  the whole suite under AddressSanitizer + LeakSanitizer (.build-asan)
-#   make test-tsan-ci  the concurrency-heavy suites under ThreadSanitizer (part of `make test`)
+#   make test-tsan-ci  the concurrency-heavy suites under ThreadSanitizer (part of `make check`)
+#   make test-budget   sleeping lines and wall-clock expectations in Tests within their limits
 #   make api-check  the public API of `import Realtime` against api/public-api.txt (part of `make test`)
 #   make api-update rewrite api/public-api.txt after a deliberate change to the public API
 SWIFT ?= swift
@@ -25,31 +28,14 @@ FUZZ_SECONDS ?= 60
 # client and both transports (the whole suite is `make test-tsan`).
 TSAN_CI_FILTER ?= BoundedChannel|EventLoop|TimerHeap|RealtimeClient|WebSocketTransport|WebSocketTestServer|SSETransport|TestServer
 
-# Suites that load the machine for a minute or more (1,000 clients against a restarting
-# server, the chaos soaks, 10,000 open/close cycles): `make test` runs them after the rest,
-# so the other tests' timing bounds never share the two cores with them.
-HEAVY_SUITES ?= FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests
-
-# Suites that measure a cadence or a rate against the wall clock (goodput through a
-# 256 kbit/s link, pings on a 0.8 s rhythm), and the gzip back-pressure test, which can stall
-# under full-suite load (Tests/README.md, known issues): a third run of their own, on an
-# otherwise quiet machine.
-CALM_SUITES ?= FaultBandwidthTests|SSETransportCompressionTests
-
-# Test targets of pure computation (parsers, codecs, state machines and their thousands of
-# seeded random sequences): a run of their own before the socket tests. Run with them, their
-# seconds-long CPU-bound loops filled both cores for the first 15-30 s, and loopback tests
-# waiting on their own consumers met their idle timeouts and deadlines.
-UNIT_TARGETS ?= RealtimeCoreTests|RealtimeLLMTests
-
-# The Autobahn step of `make test`: 1 runs the fuzzing server against `rtcat autobahn`
-# and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 test`
+# The Autobahn step of `make check`: 1 runs the fuzzing server against `rtcat autobahn`
+# and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 check`
 # overrides it for one run.
 AUTOBAHN ?= 1
 # The client command; scripts/autobahn.sh replaces {URL} with ws://127.0.0.1:PORT.
 AUTOBAHN_CLIENT ?= $(SWIFT) run rtcat autobahn '{URL}' --agent swift-realtime
 
-.PHONY: deps build demo docs test test-autobahn autobahn autobahn-full autobahn-selftest bench clean \
+.PHONY: deps build demo docs test check test-budget test-autobahn autobahn autobahn-full autobahn-selftest bench clean \
 	fuzz fuzz-ci test-tsan test-asan test-tsan-ci api-check api-update
 
 deps:
@@ -68,14 +54,17 @@ demo:
 test: deps
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory api-check
+	@$(MAKE) --no-print-directory test-budget
+	$(SWIFT) test --skip-build
+
+check: test
 	@$(MAKE) --no-print-directory docs
-	$(SWIFT) test --skip-build --filter '^($(UNIT_TARGETS))\.'
-	$(SWIFT) test --skip-build --skip '^($(UNIT_TARGETS))\.|$(HEAVY_SUITES)|$(CALM_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(HEAVY_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(CALM_SUITES)'
 	@$(MAKE) --no-print-directory fuzz-ci
 	@$(MAKE) --no-print-directory test-tsan-ci
 	@$(MAKE) --no-print-directory test-autobahn
+
+test-budget:
+	python3 scripts/test_budget.py --check
 
 # The public API, from the symbol graph of the debug build: a change fails the check until
 # api/public-api.txt is updated with it (`make api-update`), so every change is deliberate.

@@ -13,12 +13,14 @@ import Testing
         defer { server.stop() }
         let chat = try ExampleProcess("Chat", ["--ping", "0.2", server.wsURL("/ws").absoluteString])
         try await chat.waitForLine("connected") { $0.hasPrefix("* connected: websocket ws://127.0.0.1:") }
-        // Messages every 100 ms for a second: echoes keep coming, and pings still go out.
-        for i in 1...10 {
-            chat.write("before \(i)\n")
-            try await Task.sleep(for: .milliseconds(100))
+        // Lines back to back, each after the last one's echo, until the server has seen two
+        // pings: the fixed heartbeat pings while messages flow (an idle-mode one never would).
+        var typed = 0
+        while typed < 10 || (server.webSocketSessions.first?.pingsReceived ?? 0) < 2, typed < 5_000 {
+            typed += 1
+            chat.write("before \(typed)\n")
+            try await chat.waitForLine("the echo") { [typed] in $0 == "< before \(typed)" }
         }
-        try await chat.waitForLine("the echoes") { $0 == "< before 10" }
 
         server.stop()
         try await chat.waitForLine("the drop to be shown") { $0.hasPrefix("* ") && $0.contains("retrying in") }
@@ -33,8 +35,8 @@ import Testing
 
         let sessions = server.webSocketSessions
         let received = sessions.flatMap(\.textMessages)
-        let sent = (1...10).map { "before \($0)" } + ["typed while down", "and another"]
-        print("Chat example: \(sessions.count) connections; the 2 lines typed while the server was down echoed \(deliveredIn.millisecondsDescription) after its restart; \(sessions.first?.pingsReceived ?? 0) pings during the first second of traffic")
+        let sent = (1...typed).map { "before \($0)" } + ["typed while down", "and another"]
+        print("Chat example: \(sessions.count) connections; the 2 lines typed while the server was down echoed \(deliveredIn.millisecondsDescription) after its restart; \(sessions.first?.pingsReceived ?? 0) pings during \(typed) lines of traffic")
         #expect(received == sent, "each line once, in order")
         #expect(sessions.count == 2)
         #expect(sessions.last?.textMessages == ["typed while down", "and another"], "the queued lines went on the new connection")

@@ -27,14 +27,11 @@ import Testing
             // loaded machine delays does not bend the measurement.
             let samples = LockedValue<[(at: ContinuousClock.Instant, bytes: Int)]>([])
             let sampling = Atomic<Bool>(true)
-            let sampler = Thread {
-                while sampling.load(ordering: .relaxed) {
-                    let bytes = client.statistics.bytes
-                    samples.withLock { $0.append((.now, bytes)) }
-                    usleep(5_000)
-                }
+            _ = WallTime.sample(every: .milliseconds(5)) {
+                let bytes = client.statistics.bytes
+                samples.withLock { $0.append((.now, bytes)) }
+                return sampling.load(ordering: .relaxed)
             }
-            sampler.start()
             try await bounded("all \(count) messages: \(log.summary)", seconds: 20) { log.lastID == count }
             let total = client.statistics.bytes
             try await bounded("the sampler to see all \(total) bytes", seconds: 5) {

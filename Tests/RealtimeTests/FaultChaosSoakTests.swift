@@ -119,11 +119,8 @@ struct FaultChaosSoakTests {
         _ = await consumer.value
         // Threads and descriptors go away asynchronously (joined threads, deferred closes):
         // give them a bounded moment.
-        let settle = ContinuousClock.now + .seconds(10)
-        while ProcessResources.openDescriptors > fdBefore || ProcessResources.threads > threadsBefore,
-            ContinuousClock.now < settle
-        {
-            try await Task.sleep(for: .milliseconds(100))
+        _ = await eventually(within: .seconds(10), pollingEvery: .milliseconds(100)) {
+            ProcessResources.openDescriptors <= fdBefore && ProcessResources.threads <= threadsBefore
         }
         let fdAfter = ProcessResources.openDescriptors
         let threadsAfter = ProcessResources.threads
@@ -183,13 +180,13 @@ struct FaultChaosSoakTests {
         var run = Run(statistics: client.statistics, rssWarm: ProcessResources.residentBytes)
         let end = start + .seconds(Self.soakSeconds)
         while ContinuousClock.now + .seconds(5) < end {
-            try await Task.sleep(for: .seconds(Double.random(in: 0.8...2.0, using: &rng)))
+            await WallTime.hold(for: .seconds(Double.random(in: 0.8...2.0, using: &rng)))
             let kind = Kind.allCases.randomElement(using: &rng)!
             let duration = Duration.seconds(Double.random(in: 0.5...3.0, using: &rng))
             var fault = Fault(kind: kind, at: ContinuousClock.now - start, duration: duration)
             let attemptsBefore = client.statistics.attempts
             try await apply(kind, rig, servers)
-            try await Task.sleep(for: duration)
+            await WallTime.hold(for: duration)
             if kind == .linkDown { fault.attemptsWhileDown = client.statistics.attempts - attemptsBefore }
             let opensBefore = log.withLock { $0.opens.count }
             let idsBefore = log.withLock { $0.ids.count }

@@ -86,7 +86,7 @@ import Testing
 
         let stoppedAt = ContinuousClock.now - origin
         try await offloaded { server.stop() }
-        try await Task.sleep(for: .milliseconds(1500))
+        await WallTime.hold(for: .milliseconds(1500))
         let restartedAt = ContinuousClock.now - origin
         try server.start()
         try await bounded("all \(Self.clients) clients to reconnect", seconds: 25, pollingEvery: .milliseconds(20)) { opened(2) == Self.clients }

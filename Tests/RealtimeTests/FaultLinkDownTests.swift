@@ -42,7 +42,7 @@ import Testing
             try await bounded("the loss to be reported: \(log.summary)", seconds: 3) {
                 log.errors.contains { $0.event.error.code == .unreachable }
             }
-            try await Task.sleep(for: .milliseconds(1500))
+            await WallTime.hold(for: .milliseconds(1500))
             let attemptsWhileDown = client.statistics.attempts - attemptsBefore
             reachableAt.withLock { $0 = nil }
             let opensBefore = log.opens.count
@@ -97,7 +97,7 @@ import Testing
             }
             try await bounded("30 events from rtcat", seconds: 10) { lines().filter { $0["kind"] as? String == "event" }.count >= 30 }
             try await rig.setClientLink(up: false)
-            try await Task.sleep(for: .milliseconds(1500))
+            await WallTime.hold(for: .milliseconds(1500))
             try await rig.setClientLink(up: true)
             let exit = await p.exit(within: .seconds(20))
             #expect(exit != nil, "rtcat to exit after \(count) events within 20 s")

@@ -61,7 +61,7 @@ import Testing
             let attemptsBefore = client.statistics.attempts
             let killedAt = ContinuousClock.now
             await rig.killServers()
-            try await Task.sleep(for: .milliseconds(1500))
+            await WallTime.hold(for: .milliseconds(1500))
             let attemptsWhileDown = client.statistics.attempts - attemptsBefore
             try await rig.startServer(count: count, intervalMilliseconds: 20)
             let readyAt = ContinuousClock.now

@@ -38,7 +38,7 @@ import Testing
             try await rig.dropServerTraffic(true)
             let droppedAt = ContinuousClock.now
             let received = log.ids.count
-            try await Task.sleep(for: .seconds(3))
+            await WallTime.hold(for: .seconds(3))
             let noticed = log.firstEnd(after: droppedAt)
             print("Fault sse user-timeout only (1 s), receive-only: \(noticed == nil ? "not detected" : "detected") after 3 s; \(log.ids.count - received) messages after the drop")
             #expect(noticed == nil, "nothing is sent, so TCP_USER_TIMEOUT has nothing to time: \(log.summary)")

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Realtime
+import RealtimeTestSupport
 import Testing
 
 /// One ``RealtimeClient`` run against a hostile server, as a user would see it: every
@@ -75,8 +76,7 @@ struct HostileRun: Sendable {
                 if satisfied { client.close() }
             }
         }
-        let watchdog = Task {
-            try await Task.sleep(for: within)
+        let watchdog = WallTime.expire(after: within) {
             state.withLock { $0.closed = true }
             client.close()
         }

@@ -1,4 +1,5 @@
 import RealtimeCore
+import RealtimeTestSupport
 import Testing
 
 /// A value that tests wait on without polling: every change wakes the waiters whose
@@ -41,10 +42,7 @@ final class Observed<Value: Sendable>: Sendable {
             s.nextID += 1
             return s.nextID
         }
-        let timeout = Task { [weak self] in
-            try? await Task.sleep(for: within)
-            self?.expire(id)
-        }
+        let timeout = WallTime.expire(after: within) { [weak self] in self?.expire(id) }
         defer { timeout.cancel() }
         let met = await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
             let now: Bool = state.withLock { s in

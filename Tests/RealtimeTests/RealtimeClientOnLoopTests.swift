@@ -28,19 +28,20 @@ struct RealtimeClientOnLoopTests {
     @Test func aTaskOnALoopThatShutsDownContinuesElsewhere() async {
         let loop = EventLoop(name: "t-exec-stop")
         let parked = LockedValue<CheckedContinuation<Void, Never>?>(nil)
+        let (parkedSignal, signal) = AsyncStream<Void>.makeStream()
         let task = Task {
             await withTaskExecutorPreference(loop) { () async -> (Bool, Bool) in
                 let before = loop.inEventLoop
-                await withCheckedContinuation { c in parked.withLock { $0 = c } }
+                await withCheckedContinuation { c in
+                    parked.withLock { $0 = c }
+                    signal.yield()
+                }
                 return (before, loop.inEventLoop)
             }
         }
-        // Wait (bounded) until the task has parked, then stop its loop and resume it.
-        var waited = 0
-        while parked.withLock({ $0 == nil }) && waited < 5_000 {
-            try? await Task.sleep(for: .milliseconds(1))
-            waited += 1
-        }
+        // Once the task has parked, stop its loop and resume it.
+        var signals = parkedSignal.makeAsyncIterator()
+        _ = await signals.next()
         loop.shutdown()
         parked.withLock { $0 }?.resume()
         let (before, after) = await task.value

@@ -2,6 +2,7 @@
 import Foundation
 import Realtime
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// RealtimeClient + the real WebSocket transport against the in-package server on loopback:
@@ -159,8 +160,10 @@ struct RealtimeClientWebSocketIntegrationTests {
         }
         var it = c.events.makeAsyncIterator()
         #expect(await it.next()?.short == "open(1)")
-        // Let several heartbeats go by, then prove the stream only carries real messages.
-        try await Task.sleep(for: .milliseconds(150))
+        // Once the server has answered three heartbeats, prove the stream only carries real
+        // messages (the answers left the server before the echo of "real").
+        let answered = await eventually { (server.webSocketSessions.first?.textMessages.filter { $0 == "hb" }.count ?? 0) >= 3 }
+        #expect(answered, "three heartbeats reached the server")
         try await c.send(.text("real"))
         #expect(await it.next()?.short == "event(real)")
         c.close()

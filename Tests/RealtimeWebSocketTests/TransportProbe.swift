@@ -2,6 +2,7 @@ import Foundation
 import RealtimeCore
 import RealtimeIO
 import RealtimeWebSocket
+import RealtimeTestSupport
 
 /// Drives one ``WebSocketTransport`` in a test: starts it, reads its events with a deadline,
 /// and collects what it saw.
@@ -77,21 +78,5 @@ final class TransportProbe: @unchecked Sendable {
 
 /// Fails a test that would otherwise hang: runs `body`, throwing if it takes longer.
 func withDeadline<T: Sendable>(_ seconds: Double = 20, _ body: @escaping @Sendable () async throws -> T) async throws -> T {
-    try await withThrowingTaskGroup(of: T?.self) { group in
-        group.addTask { try await body() }
-        group.addTask {
-            try await Task.sleep(for: .seconds(seconds))
-            return nil
-        }
-        guard let first = try await group.next(), let value = first else {
-            group.cancelAll()
-            throw DeadlineExceeded()
-        }
-        group.cancelAll()
-        return value
-    }
-}
-
-struct DeadlineExceeded: Error, CustomStringConvertible {
-    var description: String { "test deadline exceeded" }
+    try await WallTime.withDeadline(.seconds(seconds), body)
 }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -67,11 +68,15 @@ struct ChildRun {
             collected.withLock { $0 = SpawnedProcess.readToEnd(process.standardOutput) }
             read.signal()
         }.start()
-        var peak = 0
-        while process.isRunning, ContinuousClock.now - start < .milliseconds(Int(timeout * 1000)) {
-            peak = max(peak, residentHighWater(process.processIdentifier))
-            usleep(20_000)
+        let peak = Atomic<Int>(0)
+        let sampled = DispatchSemaphore(value: 0)
+        _ = WallTime.sample(every: .milliseconds(20)) {
+            peak.store(max(peak.load(ordering: .relaxed), residentHighWater(process.processIdentifier)), ordering: .relaxed)
+            let goOn = process.isRunning && ContinuousClock.now - start < .milliseconds(Int(timeout * 1000))
+            if !goOn { sampled.signal() }
+            return goOn
         }
+        sampled.wait()
         process.kill(SIGKILL)
         process.waitUntilExit()
         let elapsed = (ContinuousClock.now - start).components
@@ -79,7 +84,7 @@ struct ChildRun {
         return ChildRun(
             stdout: String(decoding: collected.withLock { $0 }, as: UTF8.self),
             seconds: Double(elapsed.seconds) + Double(elapsed.attoseconds) / 1e18,
-            peakResidentBytes: peak)
+            peakResidentBytes: peak.load(ordering: .relaxed))
     }
 
     /// `VmHWM` of `pid` in bytes (0 once it is gone).

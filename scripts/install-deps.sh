@@ -10,7 +10,10 @@
 #                     (Tests/Peers/requirements-autobahn.txt).
 #
 # Each virtualenv holds a stamp (.rt-deps-stamp) with the hash of its requirements file;
-# it is rebuilt from scratch when the file changes. Set RT_SKIP_AUTOBAHN=1 to skip step 3.
+# it is rebuilt from scratch when the file changes. The virtualenvs are made in a cache outside
+# the clone, one per hash (RT_VENV_CACHE, default ~/.cache/swift-realtime), and .venv and
+# .venv-autobahn link to them: another clone on the same machine reuses them instead of
+# spending minutes in pip. Set RT_SKIP_AUTOBAHN=1 to skip step 3.
 set -euo pipefail
 
 root="$(cd "$(dirname "$0")/.." && pwd)"
@@ -68,6 +71,27 @@ is_current() { # venv-dir requirements-file
         && "$1/bin/python" -c 'pass' 2>/dev/null
 }
 
+venv_cache="${RT_VENV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/swift-realtime}"
+# Points `link` at the cached virtualenv for `requirements`, making it with `make_venv DIR`
+# first unless a current one is there (one maker at a time: two clones may run this at once).
+provide_venv() { # link requirements make_venv
+    local link="$1" req="$2" maker="$3" dir
+    dir="$venv_cache/$(basename "$link" | sed "s/^\.//")-$(stamp_of "$req" | cut -c1-16)"
+    mkdir -p "$venv_cache"
+    exec 9> "$venv_cache/.lock"
+    flock 9
+    if is_current "$dir" "$req"; then
+        say "$link: the cached virtualenv $dir"
+    else
+        rm -rf "$dir"
+        "$maker" "$dir"
+        stamp_of "$req" > "$dir/.rt-deps-stamp"
+    fi
+    flock -u 9
+    rm -rf "$link"
+    ln -s "$dir" "$link"
+}
+
 quiet_pip() { # venv requirements-file [pip options]: pip's output is shown only on failure
     local venv="$1" req="$2" log
     shift 2
@@ -86,16 +110,17 @@ export PIP_DISABLE_PIP_VERSION_CHECK=1 PIP_NO_INPUT=1
 
 # --- 2. .venv: Python 3 peers -------------------------------------------------------------
 req3="Tests/Peers/requirements.txt"
+make_venv3() { # dir
+    say "creating $1 with $("$python3_bin" --version 2>&1) ($python3_bin)"
+    "$python3_bin" -m venv "$1" || die "could not create $1 with $python3_bin"
+    quiet_pip "$1" "$req3" || die "pip install -r $req3 failed (PyPI unreachable, or a pinned version gone?)"
+    "$1/bin/python" -c 'import websockets, aiohttp, aiohttp_sse, sse_starlette, starlette, uvicorn' \
+        || die "$1 was built but its packages do not import"
+}
 if is_current .venv "$req3"; then
     say ".venv is up to date"
 else
-    say "creating .venv with $("$python3_bin" --version 2>&1) ($python3_bin)"
-    rm -rf .venv
-    "$python3_bin" -m venv .venv || die "could not create .venv with $python3_bin"
-    quiet_pip .venv "$req3" || die "pip install -r $req3 failed (PyPI unreachable, or a pinned version gone?)"
-    .venv/bin/python -c 'import websockets, aiohttp, aiohttp_sse, sse_starlette, starlette, uvicorn' \
-        || die ".venv was built but its packages do not import"
-    stamp_of "$req3" > .venv/.rt-deps-stamp
+    provide_venv .venv "$req3" make_venv3
     say ".venv ready"
 fi
 
@@ -121,13 +146,14 @@ else
     [ -n "$python27" ] || die "the Autobahn fuzzing server needs CPython 2.7 (autobahntestsuite is Python 2 code), \
 and none was found (looked at \$RT_PYTHON27, 'pyenv prefix 2.7.18', ~/.pyenv/versions/2.7.18, python2.7 on PATH). \
 Debian 12 has no python2 package: install 2.7.18 with pyenv, point RT_PYTHON27 at one, or set RT_SKIP_AUTOBAHN=1."
-    say "creating .venv-autobahn with Python 2.7 ($python27)"
-    rm -rf .venv-autobahn
-    .venv/bin/virtualenv -q -p "$python27" .venv-autobahn || die "virtualenv could not create a 2.7 environment with $python27"
-    # --no-deps: the file pins the whole tree, so pip's old 2.7 resolver has nothing to guess.
-    quiet_pip .venv-autobahn "$reqab" --no-deps || die "pip install -r $reqab failed (output above)"
-    .venv-autobahn/bin/python -c 'import autobahntestsuite.fuzzing, twisted.internet.epollreactor' 2>/dev/null \
-        || die "pip install -r $reqab failed: the fuzzing server does not import (see pip's output above)"
-    stamp_of "$reqab" > .venv-autobahn/.rt-deps-stamp
+    make_venv27() { # dir
+        say "creating $1 with Python 2.7 ($python27)"
+        .venv/bin/python -m virtualenv -q -p "$python27" "$1" || die "virtualenv could not create a 2.7 environment with $python27"
+        # --no-deps: the file pins the whole tree, so pip's old 2.7 resolver has nothing to guess.
+        quiet_pip "$1" "$reqab" --no-deps || die "pip install -r $reqab failed (output above)"
+        "$1/bin/python" -c 'import autobahntestsuite.fuzzing, twisted.internet.epollreactor' 2>/dev/null \
+            || die "pip install -r $reqab failed: the fuzzing server does not import (see pip's output above)"
+    }
+    provide_venv .venv-autobahn "$reqab" make_venv27
     say ".venv-autobahn ready"
 fi

@@ -4,7 +4,7 @@ import RealtimeCore
 /// The attempt's timers: connect (up to the final response head), idle (no byte for too
 /// long) and the path-change probe.
 extension SSEAttemptStateMachine {
-    enum TimerAction: Sendable, Hashable {
+    package enum TimerAction: Sendable, Hashable {
         case none
         /// Arm the same timer again for this deadline.
         case rearm(Instant)
@@ -13,7 +13,7 @@ extension SSEAttemptStateMachine {
 
     /// A timer fired at `now`. One that is not armed (disarmed by the final head, a later
     /// probe or the end) is ignored.
-    mutating func timerFired(_ timer: Timer, now: Instant) -> TimerAction {
+    package mutating func timerFired(_ timer: Timer, now: Instant) -> TimerAction {
         guard deadlines[timer] != nil, !isFinished else { return .none }
         deadlines[timer] = nil
         switch timer {
@@ -55,7 +55,7 @@ extension SSEAttemptStateMachine {
             .idleTimeout, detail: "no byte within \(probe.timeout) after the network path changed"))))
     }
 
-    enum VerifyAction: Sendable, Hashable {
+    package enum VerifyAction: Sendable, Hashable {
         case none
         /// Arm the `probe` timer for `deadline` (replacing an armed one): a byte must arrive
         /// before it.
@@ -66,7 +66,7 @@ extension SSEAttemptStateMachine {
     /// after `now` matters, so one deadline suffices; once a byte has come the idle timeout
     /// is all that applies again. A later path change starts a new probe. Ignored unless the
     /// stream is open.
-    mutating func verifyRequested(within timeout: Duration, now: Instant) -> VerifyAction {
+    package mutating func verifyRequested(within timeout: Duration, now: Instant) -> VerifyAction {
         guard case .open = phase else { return .none }
         pendingProbe = (now, timeout)
         return .armProbe(deadline: arm(.probe, at: now.advanced(by: timeout)))

@@ -4,21 +4,6 @@ import RealtimeCore
 import FoundationEssentials
 #else
 import Foundation
-
-/// How the transfer ended, as the driver read it from the handle.
-struct SSETransferResult: Sendable, Hashable {
-    /// nil when curl finished the transfer by itself (`CURLE_OK`); else what the handle
-    /// knew (the machine fills in the stage, host, port and proxy).
-    var failure: CurlErrorMapping.Failure?
-    /// curl failed before it wrote a byte of the request although the pre-request
-    /// callback ran (out of memory with `CURLINFO_REQUEST_SIZE` still 0).
-    var nothingSent = false
-
-    init(failure: CurlErrorMapping.Failure? = nil, nothingSent: Bool = false) {
-        self.failure = failure
-        self.nothingSent = nothingSent
-    }
-}
 #endif
 
 /// The decisions of one SSE attempt, without I/O: what libcurl reports goes in (with the time
@@ -45,9 +30,9 @@ struct SSETransferResult: Sendable, Hashable {
 /// and the end disarms them all. Impossible calls (`start` twice, a response head after the
 /// final one, an event before `start`) are `preconditionFailure`s: they are driver bugs, not
 /// network events.
-struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
+package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.Duration == Duration {
     /// The timers an attempt runs; the driver keeps one handle per kind.
-    enum Timer: Int, Hashable, CaseIterable, Sendable {
+    package enum Timer: Int, Hashable, CaseIterable, Sendable {
         /// Up to the final response head.
         case connect
         /// No byte for ``Configuration/idleTimeout``; fires at the earliest possible deadline,
@@ -58,17 +43,17 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// What the machine needs from the request and the transport's options.
-    struct Configuration: Sendable {
-        var connectTimeout: Duration
-        var idleTimeout: Duration?
-        var maxRedirects: Int
+    package struct Configuration: Sendable {
+        package var connectTimeout: Duration
+        package var idleTimeout: Duration?
+        package var maxRedirects: Int
         /// ``SSETransport/Options/jsonBodyLimit``: with it, a JSON 200 is one message and a
         /// 202 an orderly end.
-        var jsonBodyLimit: Int?
+        package var jsonBodyLimit: Int?
         /// The content codings the installed libcurl decodes.
-        var decodableContentCodings: [String]
+        package var decodableContentCodings: [String]
 
-        init(
+        package init(
             connectTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil, maxRedirects: Int = 10,
             jsonBodyLimit: Int? = nil, decodableContentCodings: [String] = []
         ) {
@@ -80,7 +65,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
         }
     }
 
-    enum Phase: Sendable, Equatable {
+    package enum Phase: Sendable, Equatable {
         case idle
         /// Before the final response head: DNS, connect, TLS, request, 1xx, redirects.
         case connecting
@@ -97,10 +82,10 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// Deadlines of the armed timers (nil: not armed).
-    struct Deadlines: Sendable, Equatable {
-        var connect, idle, probe: Instant?
+    package struct Deadlines: Sendable, Equatable {
+        package var connect, idle, probe: Instant?
 
-        subscript(timer: Timer) -> Instant? {
+        package subscript(timer: Timer) -> Instant? {
             get {
                 switch timer {
                 case .connect: return connect
@@ -118,74 +103,74 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
         }
 
         /// The armed timers.
-        var armed: [Timer] { Timer.allCases.filter { self[$0] != nil } }
+        package var armed: [Timer] { Timer.allCases.filter { self[$0] != nil } }
     }
 
-    typealias TransferResult = SSETransferResult
+    package typealias TransferResult = SSETransferResult
 
     /// A redirect's body is read (so its connection can be reused) up to this many bytes,
     /// then cut: it may be endless, and nobody reads it.
-    static var redirectBodyLimit: Int { 64 * 1024 }
+    package static var redirectBodyLimit: Int { 64 * 1024 }
 
-    let configuration: Configuration
-    private(set) var phase = Phase.idle
+    package let configuration: Configuration
+    package private(set) var phase = Phase.idle
     /// `host:port` of the proxy the transfer goes through, nil when direct (for messages).
-    private(set) var proxyEndpoint: String?
+    package private(set) var proxyEndpoint: String?
     /// The request being sent: the attempt's own, then each followed redirect's.
-    private(set) var hop: SSEHop
+    package private(set) var hop: SSEHop
     /// Redirects followed so far.
-    private(set) var redirects = 0
+    package private(set) var redirects = 0
     /// The request a redirect asked for, sent once that redirect's transfer completes.
-    private(set) var nextHop: SSEHop?
+    package private(set) var nextHop: SSEHop?
     /// Body bytes of the redirect response being followed, discarded.
-    private(set) var redirectBodyBytes = 0
+    package private(set) var redirectBodyBytes = 0
     /// Set when the machine (or the parser) aborts the transfer, reported instead of curl's
     /// `CURLE_WRITE_ERROR`.
-    private(set) var abortReason: RealtimeError?
+    package private(set) var abortReason: RealtimeError?
     /// The response head being read, line by line.
-    private(set) var head = SSEResponseHead()
+    package private(set) var head = SSEResponseHead()
     /// Connected (TLS included) and about to build and send the request: from then on a byte
     /// of the request may reach the server.
-    private(set) var requestStarting = false
+    package private(set) var requestStarting = false
     /// When the last byte came, or the consumer caught up (liveness for idle and probe).
-    private(set) var lastByte: Instant?
+    package private(set) var lastByte: Instant?
     /// The channel is full: pause at the next chunk curl offers.
-    private(set) var pauseRequested = false
+    package private(set) var pauseRequested = false
     /// The transfer is paused (the write callback returned `CURL_WRITEFUNC_PAUSE`).
-    private(set) var paused = false
+    package private(set) var paused = false
     /// The pending path-change verification: when it began and its bound.
-    var pendingProbe: (since: Instant, timeout: Duration)?
+    package var pendingProbe: (since: Instant, timeout: Duration)?
     /// Armed timers and their deadlines.
-    var deadlines = Deadlines()
+    package var deadlines = Deadlines()
 
-    init(hop: SSEHop, configuration: Configuration) {
+    package init(hop: SSEHop, configuration: Configuration) {
         self.hop = hop
         self.configuration = configuration
     }
 
     // MARK: - Queries
 
-    var isFinished: Bool {
+    package var isFinished: Bool {
         if case .finished = phase { return true }
         return false
     }
 
-    var isIdle: Bool {
+    package var isIdle: Bool {
         if case .idle = phase { return true }
         return false
     }
 
     /// The channel is full: the transfer is paused, or will be at the next chunk. Silence
     /// then does not count against the server (idle timeout, path-change probe).
-    var waitsForConsumer: Bool { paused || pauseRequested }
+    package var waitsForConsumer: Bool { paused || pauseRequested }
 
     /// The current request's port, the scheme's default when the URL has none.
-    var hopPort: Int { hop.url.port ?? (hop.url.scheme?.lowercased() == "https" ? 443 : 80) }
+    package var hopPort: Int { hop.url.port ?? (hop.url.scheme?.lowercased() == "https" ? 443 : 80) }
 
     /// Whether any byte of the request may have reached the server: a response was seen, or
     /// curl got as far as sending it. A non-repeatable request (POST) is retried only when
     /// this is false.
-    func requestMayHaveBeenDelivered(nothingSent: Bool = false) -> Bool {
+    package func requestMayHaveBeenDelivered(nothingSent: Bool = false) -> Bool {
         if head.sawResponse { return true }
         guard requestStarting else { return false }
         return !nothingSent
@@ -193,13 +178,13 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     // MARK: - Starting
 
-    enum StartAction: Sendable, Hashable {
+    package enum StartAction: Sendable, Hashable {
         /// Create the easy handle for `hop`, attach it, and arm the connect timer.
         case startTransfer(SSEHop, connectDeadline: Instant)
     }
 
     /// Begins the attempt at `now`, through the proxy at `proxyEndpoint` (nil: direct).
-    mutating func start(now: Instant, proxyEndpoint: String? = nil) -> StartAction {
+    package mutating func start(now: Instant, proxyEndpoint: String? = nil) -> StartAction {
         guard case .idle = phase else { preconditionFailure("SSEAttemptStateMachine started twice") }
         phase = .connecting
         self.proxyEndpoint = proxyEndpoint
@@ -209,13 +194,13 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     /// The request was refused before any I/O (validation), or curl refused the handle or an
     /// option (at the start or for a redirect): the attempt ends with `error`.
-    mutating func setupFailed(_ error: RealtimeError) -> TransportEnd {
+    package mutating func setupFailed(_ error: RealtimeError) -> TransportEnd {
         guard case .connecting = phase else { preconditionFailure("SSEAttemptStateMachine: a setup failure outside the connecting phase") }
         return finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenDelivered()))
     }
 
     /// curl's pre-request callback: connected, and about to write the request.
-    mutating func requestStarted() {
+    package mutating func requestStarted() {
         guard !isFinished else { return }
         requestStarting = true
     }
@@ -225,7 +210,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
     /// One raw header line (status line, field, blank line; trailers too). True when it ended
     /// a response head: the driver then reads the status from curl and calls
     /// ``responseHeadEnded(status:now:date:)``.
-    mutating func headerLineReceived(_ line: UnsafeRawBufferPointer?, now: Instant) -> Bool {
+    package mutating func headerLineReceived(_ line: UnsafeRawBufferPointer?, now: Instant) -> Bool {
         guard !isFinished else { return false }
         precondition(!isIdle, "SSEAttemptStateMachine: a header line before start")
         lastByte = now
@@ -234,7 +219,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
         return true
     }
 
-    enum HeadAction: Sendable, Hashable {
+    package enum HeadAction: Sendable, Hashable {
         /// A 1xx, or a redirect to follow once this response's transfer completes: read on.
         case proceed
         /// The final head: cancel the connect timer, arm the idle timer at `idleDeadline`
@@ -248,7 +233,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     /// A complete response head with `status` arrived. `date` is the wall-clock time, for a
     /// `Retry-After` given as an HTTP-date (read only for an error status).
-    mutating func responseHeadEnded(status: Int, now: Instant, date: @autoclosure () -> Date) -> HeadAction {
+    package mutating func responseHeadEnded(status: Int, now: Instant, date: @autoclosure () -> Date) -> HeadAction {
         guard case .connecting = phase else { preconditionFailure("SSEAttemptStateMachine: a response head after the final one") }
         if (100..<200).contains(status) { return .proceed }
         if SSEHop.isRedirect(status) { return redirectRequested(status: status) ? .proceed : .abort }
@@ -302,7 +287,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     // MARK: - The body
 
-    enum BodyAction: Sendable, Hashable {
+    package enum BodyAction: Sendable, Hashable {
         /// Feed the chunk to the parser (then take it).
         case parse
         /// Take the chunk (return its count to curl).
@@ -315,7 +300,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// `count` body bytes at `bytes` (decoded, if the response had a `Content-Encoding`).
-    mutating func bodyReceived(_ bytes: UnsafeRawPointer?, count: Int, now: Instant) -> BodyAction {
+    package mutating func bodyReceived(_ bytes: UnsafeRawPointer?, count: Int, now: Instant) -> BodyAction {
         switch phase {
         case .open:
             lastByte = now
@@ -365,7 +350,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     /// The parser refused the stream (a limit, strict UTF-8): the transfer is aborted with
     /// `error`.
-    mutating func parserFailed(_ error: RealtimeError) {
+    package mutating func parserFailed(_ error: RealtimeError) {
         guard !isFinished else { return }
         abortReason = error
     }
@@ -373,12 +358,12 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
     // MARK: - Back-pressure
 
     /// The channel did not take everything (it is full): pause at the next chunk curl offers.
-    mutating func deliveryRefused() {
+    package mutating func deliveryRefused() {
         guard !isFinished else { return }
         pauseRequested = true
     }
 
-    enum DemandAction: Sendable, Hashable {
+    package enum DemandAction: Sendable, Hashable {
         case none
         /// Unpause the transfer (curl may deliver the held chunk at once), hand over what
         /// that parsed, and let curl make progress.
@@ -387,7 +372,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     /// The consumer drained the channel. The silence while it was behind was its own, not
     /// the server's: the idle period starts over at `now`.
-    mutating func consumerDemand(now: Instant) -> DemandAction {
+    package mutating func consumerDemand(now: Instant) -> DemandAction {
         guard !isFinished else { return .none }
         if waitsForConsumer { lastByte = now }
         pauseRequested = false
@@ -398,7 +383,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     // MARK: - Completion
 
-    enum CompletionAction: Sendable, Hashable {
+    package enum CompletionAction: Sendable, Hashable {
         /// The attempt had already ended.
         case none
         /// Send `hop` on the same easy handle (the connect timer keeps running).
@@ -412,7 +397,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
     }
 
     /// The transfer is over: curl finished it by itself, or a callback stopped it.
-    mutating func transferCompleted(_ result: TransferResult) -> CompletionAction {
+    package mutating func transferCompleted(_ result: TransferResult) -> CompletionAction {
         guard !isFinished else { return .none }
         precondition(!isIdle, "SSEAttemptStateMachine: a completion before start")
         if let next = nextHop {
@@ -469,7 +454,7 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     /// The error for a final status that opens no stream, with its body excerpt. Reported even
     /// if the body was cut: the status is what matters.
-    static func statusError(_ status: Int, retryAfter: Duration?, excerpt: [UInt8]) -> RealtimeError {
+    package static func statusError(_ status: Int, retryAfter: Duration?, excerpt: [UInt8]) -> RealtimeError {
         let text = RealtimeError.excerpt(bytes: excerpt)
         // Only a proxy answers 407 (RFC 9110 §15.5.8): plain `http` through a proxy.
         if status == 407 { return RealtimeError(.proxy, detail: "proxy authentication required", status: status, bodyExcerpt: text) }
@@ -480,13 +465,13 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
 
     /// User close, consumer cancellation or abort: the end, or nil when the attempt already
     /// ended.
-    mutating func closeRequested() -> TransportEnd? {
+    package mutating func closeRequested() -> TransportEnd? {
         guard !isFinished else { return nil }
         return finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: requestMayHaveBeenDelivered()))
     }
 
     /// Ends the attempt: every timer is disarmed (``deadlines`` is empty afterwards).
-    mutating func finish(_ end: TransportEnd) -> TransportEnd {
+    package mutating func finish(_ end: TransportEnd) -> TransportEnd {
         precondition(!isFinished, "SSEAttemptStateMachine ended twice")
         phase = .finished
         deadlines = Deadlines()
@@ -497,22 +482,22 @@ struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where Instant.
         return end
     }
 
-    mutating func arm(_ timer: Timer, at deadline: Instant) -> Instant {
+    package mutating func arm(_ timer: Timer, at deadline: Instant) -> Instant {
         deadlines[timer] = deadline
         return deadline
     }
 }
 
 /// How the transfer ended, as the driver read it from the handle.
-struct SSETransferResult: Sendable, Hashable {
+package struct SSETransferResult: Sendable, Hashable {
     /// nil when curl finished the transfer by itself (`CURLE_OK`); else what the handle
     /// knew (the machine fills in the stage, host, port and proxy).
-    var failure: CurlErrorMapping.Failure?
+    package var failure: CurlErrorMapping.Failure?
     /// curl failed before it wrote a byte of the request although the pre-request
     /// callback ran (out of memory with `CURLINFO_REQUEST_SIZE` still 0).
-    var nothingSent = false
+    package var nothingSent = false
 
-    init(failure: CurlErrorMapping.Failure? = nil, nothingSent: Bool = false) {
+    package init(failure: CurlErrorMapping.Failure? = nil, nothingSent: Bool = false) {
         self.failure = failure
         self.nothingSent = nothingSent
     }

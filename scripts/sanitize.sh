@@ -57,9 +57,8 @@ skips=(
     'SSETransportRedirectTests/endlessRedirectBody\('    # the endless body is cut before a 40 s connect timeout
     'FaultLinkDownTests/linkDownMidStream\('             # reopened within 1 s of the link's return
     'FaultHerdTests/aThousandClients'                    # 1,000 clients in one child within its deadline
-    'SSETransportLifecycleTests/backPressure\('          # the refill after a 2 s pause beats a 1.5 s idle timeout
+    'SSETransportLifecycleTests/backPressure\('          # 50,000 events after a 2 s stall within the suite's minute
     'TransportConformanceTests/backPressure\('           # 20,000 events after a stall within a minute
-    'SSETransportTests/pingsCountAsBytes\('               # 20 ms comments beat a 600 ms idle timeout
     'WebSocketPingFloodTests/pingFloodFromAPeerThatNeverReads\('  # rtcat's peak RSS under 64 MiB (shadow memory adds to it)
     'HostileConnectionTests/slowHead\('                   # the request arrives within a 1 s connect timeout
     'HostileMemoryTests/floodsAndBombs\('                # peak RSS bounds; a 100 MB event refused within 30 s

@@ -9,7 +9,7 @@ import RealtimeIO
 /// The wording is the WebSocket transport's for the same failure ("cannot connect to
 /// 127.0.0.1:8002 (connection refused)", "certificate verify failed: certificate has
 /// expired"), with curl's number as a trailing detail (`[curl 7]`), never as the message.
-enum CurlErrorMapping {
+package enum CurlErrorMapping {
     /// How far the transfer had come when it failed.
     enum Stage: Sendable, Hashable {
         /// No byte of the request was written: DNS, connect, proxy, TLS, or a request curl
@@ -22,7 +22,7 @@ enum CurlErrorMapping {
     }
 
     /// What the transfer knew when it failed, read from the easy handle.
-    struct Failure: Sendable, Hashable {
+    package struct Failure: Sendable, Hashable {
         var code: CURLcode
         var stage: Stage
         /// The URL's host and port (the request's, not the proxy's).

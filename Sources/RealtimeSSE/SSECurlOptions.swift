@@ -13,7 +13,7 @@ import Foundation
 /// concern. The first option curl refuses is kept as an `invalidConfiguration` error
 /// (``failure``); later calls still run, so the handle is never half-configured by surprise.
 ///
-/// Used by ``SSEConnection`` on its loop thread; `curl_easy_reset` before each redirect's
+/// Used by ``CurlEasyTransfer`` on its loop thread; `curl_easy_reset` before each redirect's
 /// request, then every function again.
 struct SSECurlOptions {
     let easy: UnsafeMutableRawPointer
@@ -53,20 +53,21 @@ struct SSECurlOptions {
         check(rt_easy_setopt_ptr(easy, CURLOPT_ERRORBUFFER, buffer), "error buffer")
     }
 
-    /// The write, header and pre-request callbacks, which reach the unretained ``SSEConnection`` at `context`
-    /// (the connection outlives its handle: it frees the handle before it goes).
+    /// The write, header and pre-request callbacks, which reach the unretained
+    /// ``CurlEasyTransfer`` at `context` and go on to its connection (both outlive the handle:
+    /// it is freed before they go).
     mutating func callbacks(context: UnsafeMutableRawPointer) {
         check(rt_easy_setopt_write(easy, CURLOPT_WRITEFUNCTION) { p, size, n, me in
-            Unmanaged<SSEConnection>.fromOpaque(me!).takeUnretainedValue().received(p, size * n)
+            Unmanaged<CurlEasyTransfer>.fromOpaque(me!).takeUnretainedValue().callbacks!.received(p, size * n)
         }, "write function")
         check(rt_easy_setopt_ptr(easy, CURLOPT_WRITEDATA, context), "write data")
         check(rt_easy_setopt_write(easy, CURLOPT_HEADERFUNCTION) { p, size, n, me in
-            Unmanaged<SSEConnection>.fromOpaque(me!).takeUnretainedValue().headerLine(p, size * n)
+            Unmanaged<CurlEasyTransfer>.fromOpaque(me!).takeUnretainedValue().callbacks!.headerLine(p, size * n)
         }, "header function")
         check(rt_easy_setopt_ptr(easy, CURLOPT_HEADERDATA, context), "header data")
         // Called once connected (TLS included) and before the request is built and sent.
         check(rt_easy_setopt_prereq(easy) { me, _, _, _, _ in
-            Unmanaged<SSEConnection>.fromOpaque(me!).takeUnretainedValue().requestStarting = true
+            Unmanaged<CurlEasyTransfer>.fromOpaque(me!).takeUnretainedValue().callbacks!.requestStarting()
             return 0  // CURL_PREREQFUNC_OK
         }, "prereq function")
         check(rt_easy_setopt_ptr(easy, CURLOPT_PREREQDATA, context), "prereq data")

@@ -29,7 +29,7 @@ import Foundation
 ///   travel in clear text) unless ``TransportRequest/allowsInsecureRedirects`` is set.
 /// - `Location` is resolved against the current URL (§10.2.2, RFC 3986 §5); it must be
 ///   present, non-empty, and name an `http` or `https` URL with a host.
-struct SSEHop: Sendable, Hashable {
+package struct SSEHop: Sendable, Hashable {
     /// The absolute `http`/`https` URL this request goes to.
     var url: URL
     /// Upper-cased method.

@@ -3,7 +3,7 @@ import RealtimeCore
 /// The head of one HTTP response as libcurl reports it, line by line, through
 /// `CURLOPT_HEADERFUNCTION` (status line, fields, blank line; repeated for each 1xx,
 /// redirect and final response).
-struct SSEResponseHead {
+package struct SSEResponseHead {
     var headers = HTTPHeaders()
     /// True once any status line arrived: the request reached a server.
     private(set) var sawResponse = false

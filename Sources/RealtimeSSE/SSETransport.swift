@@ -43,7 +43,8 @@ public final class SSETransport: Transport {
     private let lifecycle = LockedValue(Lifecycle.idle)
     /// The live attempt; created and used on the loop thread only. (Internal for the
     /// reference-cycle test.)
-    let connection: LoopBoundBox<SSEConnection?>
+    let connection: LoopBoundBox<Connection?>
+    typealias Connection = SSEConnection<EventLoop, CurlEasyTransfer>
 
     private enum Lifecycle {
         case idle, started, closed
@@ -88,7 +89,8 @@ public final class SSETransport: Transport {
         }
         let request = self.request, options = self.options, events = self.events
         loop.execute {
-            let c = SSEConnection(request: request, options: options, loop: loop, events: events)
+            let curl = CurlEasyTransfer(request: request, options: options, loop: loop)
+            let c = Connection(request: request, options: options, loop: loop, events: events, curl: curl)
             box.value = c
             c.start()
         }

@@ -292,23 +292,7 @@ struct SSETransportRedirectTests {
         #expect(seen.headers["X-Trace"] == "abc")
     }
 
-    // MARK: Timers and resources
-
-    @Test("the connect timeout covers the whole chain; the idle timeout starts at the final head")
-    func timersAcrossRedirects() async throws {
-        server.setHandler(path: "/silent") { w in try w.hold() }
-        let silent = await run(SSETransport(request: request(redirect(302, to: "/silent")) {
-            $0.connectTimeout = .milliseconds(400)
-        }))
-        #expect(silent.opened.isEmpty)
-        #expect(silent.end?.error?.code == .connectTimeout)
-
-        let stalled = await run(SSETransport(request: request(redirect(307, to: "/sse?count=3&stall_after=0")) {
-            $0.idleTimeout = .milliseconds(300)
-        }))
-        #expect(stalled.opened.count == 1)
-        #expect(stalled.end?.error?.code == .idleTimeout)
-    }
+    // MARK: Resources
 
     @Test("followed, failed and cancelled redirect chains leave no transfer attached")
     func noTransferLeft() async throws {

@@ -34,7 +34,7 @@ import Testing
 /// | 4.5 | double BOM | one stripped, the second line ignored | `HostileSSETests.doubleBOM`, `SSEParserTests.leadingBOMStrippedOnce` |
 /// | 4.6 | `retry: 99999999999999999999` | a retry hint, bounded by `backoff.maximum` | `HostileSSETests.retryOverflow`, `SSEParserTests.retryDigitsOnly` |
 /// | 4.7 | `id:` with NUL | ignored; resume with the last good id | `HostileSSETests.nulInDataAndID`, `SSEParserTests.idWithNULIgnored` |
-/// | 4.8 | slow head | `connect_timeout`, retried, ≤ 2 attempts in 2 s | `HostileConnectionTests.slowHead`, `SSETransportTests.connectTimeout`, `WebSocketEmbeddedTimerTests.connectTimeoutCoversTheHandshakeAnswer` |
+/// | 4.8 | slow head | `connect_timeout`, retried, ≤ 2 attempts in 2 s | `HostileConnectionTests.slowHead`, `SSEConnectionEmbeddedTests.theConnectTimeoutEndsAnAttemptWithoutAHead`, `WebSocketEmbeddedTimerTests.connectTimeoutCoversTheHandshakeAnswer` |
 /// | 4.9 | slow body (byte by byte) | whole events and messages | `SSETransportTests.utf8Drip`, `WebSocketTestServerTests.slowDripAssemblesWholeMessages` |
 /// | 4.10 | bad chunk sizes | events before it; `protocol_violation` "malformed chunked body", retried | `HostileSSETests.badChunkSize`, `CurlErrorMappingTests.malformedChunkedBody` |
 /// | 4.11 | HTTP/1.0, close-delimited body | events, clean end, resume | `HostileSSETests.http10CloseDelimited` |

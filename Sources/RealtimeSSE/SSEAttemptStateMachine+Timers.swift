@@ -1,0 +1,75 @@
+#if os(Linux)
+import RealtimeCore
+
+/// The attempt's timers: connect (up to the final response head), idle (no byte for too
+/// long) and the path-change probe.
+extension SSEAttemptStateMachine {
+    package enum TimerAction: Sendable, Hashable {
+        case none
+        /// Arm the same timer again for this deadline.
+        case rearm(Instant)
+        case end(TransportEnd)
+    }
+
+    /// A timer fired at `now`. One that is not armed (disarmed by the final head, a later
+    /// probe or the end) is ignored.
+    package mutating func timerFired(_ timer: Timer, now: Instant) -> TimerAction {
+        guard deadlines[timer] != nil, !isFinished else { return .none }
+        deadlines[timer] = nil
+        switch timer {
+        case .connect: return connectTimerFired()
+        case .idle: return idleTimerFired(now: now)
+        case .probe: return probeTimerFired()
+        }
+    }
+
+    /// DNS, connect, TLS, the request, redirects and 1xx took longer than the connect
+    /// timeout.
+    private mutating func connectTimerFired() -> TimerAction {
+        let delivered = requestMayHaveBeenDelivered()
+        let host = "\(hop.url.host ?? ""):\(hopPort)"
+        let detail = delivered
+            ? "no response head within \(configuration.connectTimeout)"
+            : "connect to \(host)\(proxyEndpoint.map { " through the proxy \($0)" } ?? "") timed out"
+        return .end(finish(TransportEnd(clean: false, error: RealtimeError(.connectTimeout, detail: detail), requestWasDelivered: delivered)))
+    }
+
+    /// Checks the time of the last byte and re-arms for the remainder, so streaming costs no
+    /// timer churn.
+    private mutating func idleTimerFired(now: Instant) -> TimerAction {
+        guard let limit = configuration.idleTimeout else { return .none }
+        // A slow consumer is not a dead connection.
+        if waitsForConsumer { return .rearm(arm(.idle, at: now.advanced(by: limit))) }
+        let silent = (lastByte ?? now).duration(to: now)
+        if silent >= limit {
+            return .end(finish(TransportEnd(clean: false, error: RealtimeError(.idleTimeout, detail: "no byte for \(limit)"))))
+        }
+        return .rearm(arm(.idle, at: now.advanced(by: limit - silent)))
+    }
+
+    private mutating func probeTimerFired() -> TimerAction {
+        guard let probe = pendingProbe else { return .none }
+        pendingProbe = nil
+        guard !waitsForConsumer, let last = lastByte, last < probe.since else { return .none }
+        return .end(finish(TransportEnd(clean: false, error: RealtimeError(
+            .idleTimeout, detail: "no byte within \(probe.timeout) after the network path changed"))))
+    }
+
+    package enum VerifyAction: Sendable, Hashable {
+        case none
+        /// Arm the `probe` timer for `deadline` (replacing an armed one): a byte must arrive
+        /// before it.
+        case armProbe(deadline: Instant)
+    }
+
+    /// The network path changed: a byte must arrive within `timeout`. Only the first byte
+    /// after `now` matters, so one deadline suffices; once a byte has come the idle timeout
+    /// is all that applies again. A later path change starts a new probe. Ignored unless the
+    /// stream is open.
+    package mutating func verifyRequested(within timeout: Duration, now: Instant) -> VerifyAction {
+        guard case .open = phase else { return .none }
+        pendingProbe = (now, timeout)
+        return .armProbe(deadline: arm(.probe, at: now.advanced(by: timeout)))
+    }
+}
+#endif

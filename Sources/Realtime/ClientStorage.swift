@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The client's lock and everything under it: the state machine, the events waiting to
-/// be handed to the consumer's buffer, and what the driver keeps for the machine's actions
+/// be handed to the consumer's buffer, and what the driver keeps for the machine's effects
 /// (the live transport, the timer task, preparation tasks, the network observation, the
 /// iterators of ``RealtimeClient/stateChanges``). The shape of swift-async-algorithms'
 /// channel storage: a state machine behind a lock, whose actions (resuming continuations,

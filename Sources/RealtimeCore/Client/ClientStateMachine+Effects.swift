@@ -2,10 +2,11 @@ extension ClientStateMachine {
     /// What the driver does after one event: every entry point of the machine returns one.
     /// The driver records the emissions and takes the objects the other fields act on (the
     /// live transport, the timer and work tasks, the monitor's observation, the senders'
-    /// continuations) under its lock, then carries out the rest after releasing it, in the
-    /// order of ``ClientStorage``'s `perform` (logs, cancellations, the transport, the end of
-    /// the events, the senders, new timers and tasks, then the synchronous requests: budget,
-    /// consumer, connect).
+    /// continuations) under its lock, then carries out the rest after releasing it, in one
+    /// fixed order: logs, what ends or cancels (tasks, the transport, the observation, the
+    /// consumer's events, the senders), what starts (timers, tasks), then the requests it
+    /// answers at once (the retry budget, the consumer's progress, the next attempt), and
+    /// last the emissions. No step depends on another order.
     ///
     /// Effects compose with `+` (the machine builds one step from several rules). A field that
     /// holds one request holds at most one per step.

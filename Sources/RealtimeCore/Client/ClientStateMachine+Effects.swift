@@ -6,7 +6,7 @@ extension ClientStateMachine {
     /// fixed order: logs, what ends or cancels (tasks, the transport, the observation, the
     /// consumer's events, the senders), what starts (timers, tasks), then the requests it
     /// answers at once (the retry budget, the consumer's progress, the next attempt), and
-    /// last the emissions. No step depends on another order.
+    /// last the emissions.
     ///
     /// Effects compose with `+` (the machine builds one step from several rules). A field that
     /// holds one request holds at most one per step.

@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The client's lock and everything under it: the state machine, the events waiting to
-/// be handed to the consumer's buffer, and what the driver keeps for the machine's actions
+/// be handed to the consumer's buffer, and what the driver keeps for the machine's effects
 /// (the live transport, the timer task, preparation tasks, the network observation, the
 /// iterators of ``RealtimeClient/stateChanges``). The shape of swift-async-algorithms'
 /// channel storage: a state machine behind a lock, whose actions (resuming continuations,
@@ -95,7 +95,7 @@ final class ClientStorage: Sendable {
     /// together with ``state``: the machine hears of the consumer's progress after it is
     /// released (``ClientStateMachine/consumerProcessed(_:now:)``).
     let consumer: LockedValue<ResumeLedger>
-    /// The machine waits for the consumer's progress (``ClientStateMachine/Action/awaitConsumer``)
+    /// The machine waits for the consumer's progress (``ClientStateMachine/Effects/awaitConsumer``)
     /// until the next attempt starts: the consumer reports it when set. Sequentially
     /// consistent with the consumer lock: the driver sets it, then reads the ledger; the
     /// consumer commits under the lock, then reads it; one of the two sees the other.

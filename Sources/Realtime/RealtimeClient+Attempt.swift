@@ -86,20 +86,20 @@ extension RealtimeClient {
     /// events, to the machine.
     private func start(_ transport: any Transport, attempt: Int) {
         let now = clock.now()
-        let (wanted, effects): (Bool, [ClientEffect]) = storage.state.withLock { s in
-            var effects: [ClientEffect] = []
+        let (wanted, work): (Bool, ClientStorage.Work) = storage.state.withLock { s in
+            var work = ClientStorage.Work()
             let wanted: Bool
             switch s.machine.transportMade(attempt: attempt, now: now) {
-            case .start(let actions):
+            case .start(let effects):
                 s.transport = (attempt, transport)
-                s.absorb(actions, into: &effects)
+                s.absorb(effects, into: &work)
                 wanted = true
-            case .discard(let actions):
-                s.absorb(actions, into: &effects)
+            case .discard(let effects):
+                s.absorb(effects, into: &work)
                 wanted = false
             }
-            s.conclude(&effects)
-            return (wanted, effects)
+            s.conclude(&work)
+            return (wanted, work)
         }
         if wanted {
             transport.events.setRelay { [weak self] events in self?.relay(&events, attempt: attempt) ?? true }
@@ -107,6 +107,6 @@ extension RealtimeClient {
         } else {
             transport.close()
         }
-        perform(effects)
+        perform(work)
     }
 }

@@ -80,15 +80,15 @@ extension RealtimeClient {
     func reportConsumerProgress() {
         let progress = storage.consumer.withLock { $0.progress }
         let now = clock.now()
-        let effects: [ClientEffect]? = storage.state.withLock { s in
-            let actions = s.machine.consumerProcessed(progress, now: now)
-            guard !actions.isEmpty else { return nil }
-            var effects: [ClientEffect] = []
-            s.absorb(actions, into: &effects)
-            s.conclude(&effects)
-            return effects
+        let work: ClientStorage.Work? = storage.state.withLock { s in
+            let effects = s.machine.consumerProcessed(progress, now: now)
+            guard effects.ignored == nil, !effects.isEmpty else { return nil }
+            var work = ClientStorage.Work()
+            s.absorb(effects, into: &work)
+            s.conclude(&work)
+            return work
         }
-        if let effects { perform(effects) }
+        if let work { perform(work) }
     }
 
     /// An SSE event's text is built here, on the consumer's thread, from the bytes the I/O

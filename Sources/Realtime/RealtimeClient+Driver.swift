@@ -1,79 +1,80 @@
 extension RealtimeClient {
-    /// Feeds one event to the state machine under the lock, then performs its actions.
-    func handle(_ event: (inout ClientStateMachine, Duration) -> [ClientStateMachine.Action]) {
+    /// Feeds one event to the state machine under the lock, then performs its effects.
+    func handle(_ event: (inout ClientStateMachine, Duration) -> ClientStateMachine.Effects) {
         let now = clock.now()
-        let effects: [ClientEffect] = storage.state.withLock { s in
-            var effects: [ClientEffect] = []
-            let actions = event(&s.machine, now)
-            s.absorb(actions, into: &effects)
-            s.conclude(&effects)
-            return effects
+        let work: ClientStorage.Work = storage.state.withLock { s in
+            var work = ClientStorage.Work()
+            s.absorb(event(&s.machine, now), into: &work)
+            s.conclude(&work)
+            return work
         }
-        perform(effects)
+        perform(work)
     }
 
-    /// Performs what the machine asked for, in order, with no lock held. Returns the
-    /// consumer's buffer's "keep going" when this thread moved events into it, else true.
+    /// Performs what the machine asked for, with no lock held: first what ends or cancels,
+    /// then what starts (timers, tasks), then the requests answered at once (the retry budget,
+    /// the consumer's progress, the next attempt), and last the events this thread emits.
+    /// Returns the consumer's buffer's "keep going" when this thread moved events into it,
+    /// else true.
     @discardableResult
-    func perform(_ effects: [ClientEffect]) -> Bool {
-        var mayContinue = true
-        for effect in effects {
-            switch effect {
-            case .emit(var envelopes, let finish):
-                mayContinue = storage.emit(&envelopes, finish: finish)
-            case .terminate:
-                storage.channel.terminate()
-            case .loadCursor:
-                startWork { client in
-                    let loaded = await client.configuration.cursorStore?.load()
-                    client.storage.consumer.withLock { $0.load(loaded) }
-                    client.handle { machine, now in machine.cursorLoaded(loaded, now: now) }
-                }
-            case .awaitConsumer:
-                storage.consumerAwaited.store(true, ordering: .sequentiallyConsistent)
-                reportConsumerProgress()
-            case .connect(let plan):
-                storage.consumerAwaited.store(false, ordering: .sequentiallyConsistent)
-                if configuration.headersProvider == nil {
-                    connectNow(plan)
-                } else {
-                    startWork { client in await client.prepare(plan) }
-                }
-            case .startTimer(let token, let deadline):
-                startTimer(token, deadline: deadline)
-            case .cancel(let task):
-                task.cancel()
-            case .cancelAll(let tasks):
-                for task in tasks { task.cancel() }
-            case .reserveRetrySlot(let after):
-                reserveRetrySlot(after: after)
-            case .admitAttempt:
-                admitAttempt()
-            case .close(let transport):
-                transport.close()
-            case .abort(let transport):
-                transport.abort()
-            case .verify(let transport, let within):
-                transport.verifyConnection(within: within)
-            case .stopObserving(let monitor, let observation):
-                monitor.cancel(observation)
-            case .log(let record):
-                log(record.level, record.message, record.metadata)
-            case .publish(let waiters):
-                for waiter in waiters { waiter.resume() }
-            case .drainSends:
-                drainSends()
-            case .runOpenHook(let attempt, let info, let deadline):
-                runOpenHook(attempt: attempt, info: info, deadline: deadline)
-            case .armSendExpiry(let deadline, let generation):
-                armSendExpiry(deadline, generation: generation)
-            case .resumeSenders(let senders):
-                for (sender, error) in senders {
-                    if let error { sender.resume(throwing: error) } else { sender.resume() }
-                }
+    func perform(_ work: ClientStorage.Work) -> Bool {
+        let effects = work.effects
+        for record in effects.logs { log(record.level, record.message, record.metadata) }
+        for task in work.cancelled { task.cancel() }
+        if let transport = work.transport, let command = effects.transport {
+            switch command {
+            case .close: transport.close()
+            case .abort: transport.abort()
+            case .verify(let within): transport.verifyConnection(within: within)
             }
         }
+        if let (monitor, observation) = work.observation { monitor.cancel(observation) }
+        if effects.terminate { storage.channel.terminate() }
+        for (sender, error) in work.senders {
+            if let error { sender.resume(throwing: error) } else { sender.resume() }
+        }
+        if effects.loadCursor { loadCursor() }
+        if let (token, deadline) = effects.startTimer { startTimer(token, deadline: deadline) }
+        if case .arm(let deadline) = effects.sendExpiry { armSendExpiry(deadline, generation: work.expiryGeneration) }
+        if let hook = effects.openHook { runOpenHook(attempt: hook.attempt, info: hook.info, deadline: hook.deadline) }
+        if effects.drainSends { drainSends() }
+        switch effects.budget {
+        case .reserveSlot(let after): reserveRetrySlot(after: after)
+        case .admitAttempt: admitAttempt()
+        case nil: break
+        }
+        if effects.awaitConsumer {
+            storage.consumerAwaited.store(true, ordering: .sequentiallyConsistent)
+            reportConsumerProgress()
+        }
+        if let plan = effects.connect { beginAttempt(plan) }
+        var mayContinue = true
+        if let emission = work.emission {
+            var envelopes = emission.envelopes
+            mayContinue = storage.emit(&envelopes, finish: emission.finish)
+        }
+        for waiter in work.stateWaiters { waiter.resume() }
         return mayContinue
+    }
+
+    /// Loads the cursor from the store, for the consumer's ledger and the machine.
+    private func loadCursor() {
+        startWork { client in
+            let loaded = await client.configuration.cursorStore?.load()
+            client.storage.consumer.withLock { $0.load(loaded) }
+            client.handle { machine, now in machine.cursorLoaded(loaded, now: now) }
+        }
+    }
+
+    /// Starts the attempt the machine planned: at once without a headers provider, else in a
+    /// preparation task.
+    private func beginAttempt(_ plan: ClientStateMachine.ConnectPlan) {
+        storage.consumerAwaited.store(false, ordering: .sequentiallyConsistent)
+        if configuration.headersProvider == nil {
+            connectNow(plan)
+        } else {
+            startWork { client in await client.prepare(plan) }
+        }
     }
 
     /// Arms the machine's timer: a task that sleeps until `deadline` on the client's clock.

@@ -130,11 +130,10 @@ extension RealtimeClient {
     /// part goes through the machine under one lock, in order.
     private func relayControl(_ batch: inout RelayBatch, attempt: Int) -> Bool {
         let now = clock.now()
-        let effects: [ClientEffect] = storage.state.withLock { s in
-            var effects: [ClientEffect] = []
+        let work: ClientStorage.Work = storage.state.withLock { s in
+            var work = ClientStorage.Work()
             if let info = batch.opened {
-                let actions = s.machine.transportOpened(attempt: attempt, info: info, now: now)
-                s.absorb(actions, into: &effects)
+                s.absorb(s.machine.transportOpened(attempt: attempt, info: info, now: now), into: &work)
             }
             if !batch.messages.isEmpty,
                 let first = s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes)
@@ -144,17 +143,15 @@ extension RealtimeClient {
             }
             for hint in batch.hints { s.machine.retryHint(attempt: attempt, hint) }
             if batch.terminated {
-                let actions = s.machine.terminatorArrived(attempt: attempt, now: now)
-                s.absorb(actions, into: &effects)
+                s.absorb(s.machine.terminatorArrived(attempt: attempt, now: now), into: &work)
             }
             if let end = batch.end {
                 if s.transport?.attempt == attempt { s.transport = nil }
-                let actions = s.machine.transportEnded(attempt: attempt, end: end, now: now)
-                s.absorb(actions, into: &effects)
+                s.absorb(s.machine.transportEnded(attempt: attempt, end: end, now: now), into: &work)
             }
-            s.conclude(&effects)
-            return effects
+            s.conclude(&work)
+            return work
         }
-        return perform(effects)
+        return perform(work)
     }
 }

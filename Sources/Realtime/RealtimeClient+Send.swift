@@ -53,8 +53,8 @@ extension RealtimeClient {
     /// Asks the machine under the lock, performs what it asks after the lock.
     private func decideSend(_ ask: (inout ClientStateMachine, Duration) -> ClientStateMachine.SendAction) -> SendDecision {
         let now = clock.now()
-        let (decision, effects): (SendDecision, [ClientEffect]) = storage.state.withLock { s in
-            var effects: [ClientEffect] = []
+        let (decision, work): (SendDecision, ClientStorage.Work) = storage.state.withLock { s in
+            var work = ClientStorage.Work()
             let decision: SendDecision
             switch ask(&s.machine, now) {
             case .fail(let error):
@@ -65,14 +65,14 @@ extension RealtimeClient {
                 } else {
                     decision = .fail(RealtimeError(.notConnected))
                 }
-            case .queued(let id, let actions):
-                s.absorb(actions, into: &effects)
+            case .queued(let id, let effects):
+                s.absorb(effects, into: &work)
                 decision = .queued(id: id)
             }
-            s.conclude(&effects)
-            return (decision, effects)
+            s.conclude(&work)
+            return (decision, work)
         }
-        perform(effects)
+        perform(work)
         return decision
     }
 

@@ -9,9 +9,11 @@ extension RealtimeClient {
         /// A connection is live.
         case open(ConnectionInfo)
         /// Waiting for the next attempt: the backoff (or a server's `retry:`/`Retry-After`,
-        /// a retry-budget slot, a circuit breaker's cool-down) until about `until`, then,
-        /// for exact resume, until the consumer has processed what it received.
-        case waitingToRetry(until: ContinuousClock.Instant)
+        /// a retry-budget slot, a circuit breaker's cool-down) for `in` more, then, for exact
+        /// resume, until the consumer has processed what it received. `in` is the time left
+        /// when the state was read, on the client's clock (the injected one, when the client
+        /// was made with a clock); zero once the delay is over.
+        case waitingToRetry(in: Duration)
         /// The network monitor says there is no network: no attempt until it returns.
         case waitingForNetwork
         /// ``RealtimeClient/suspend()`` is in effect.
@@ -36,7 +38,7 @@ extension RealtimeClient {
         case .idle: return .idle
         case .connecting(let attempt): return .connecting(attempt: attempt)
         case .open(let info): return .open(info)
-        case .waitingToRetry(let until): return .waitingToRetry(until: .now.advanced(by: until - clock.now()))
+        case .waitingToRetry(let until): return .waitingToRetry(in: max(.zero, until - clock.now()))
         case .waitingForNetwork: return .waitingForNetwork
         case .suspended: return .suspended
         case .closed(let reason): return .closed(reason)

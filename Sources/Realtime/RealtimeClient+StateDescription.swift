@@ -4,16 +4,12 @@ extension RealtimeClient.State: CustomStringConvertible {
     /// second; `waiting to retry` once it is due, while the consumer catches up),
     /// `waiting for the network`, `suspended`, `closed` or `closed: <error>`. No clock
     /// instant, no `Optional(…)`, no secret.
-    public var description: String { description(now: .now) }
-
-    /// ``description`` with the time left measured from `now`.
-    func description(now: ContinuousClock.Instant) -> String {
+    public var description: String {
         switch self {
         case .idle: return "idle"
         case .connecting(let attempt): return "connecting (attempt \(attempt))"
         case .open(let info): return "open: \(info)"
-        case .waitingToRetry(let until):
-            let left = now.duration(to: until)
+        case .waitingToRetry(let left):
             // Tenths of a second: a state read a few microseconds after it was made still
             // reads as the delay that was chosen.
             let tenths = (Double(left.components.seconds) * 10 + Double(left.components.attoseconds) / 1e17).rounded()

@@ -45,6 +45,8 @@ struct FuzzRun {
     var lastBudgetSlot: Duration = .zero
     /// The server sent a `retry:`: delays may exceed the cap by the hint's jitter (25 %).
     var hinted = false
+    /// The cursor store answered (it answers once).
+    var loadAnswered = false
     var done: Bool { h.terminated || (h.finished && h.handed == h.emitted.count) }
     var failed: Bool { failure != nil }
 
@@ -102,8 +104,8 @@ struct FuzzRun {
     /// Applies one random event.
     mutating func step() {
         var options: [(String, (inout FuzzRun) -> Void)] = []
-        if h.loadRequested && h.plans.isEmpty && !h.machine.isTerminal {
-            options.append(("load", { $0.h.loaded($0.chance(2) ? "stored" : nil) }))
+        if h.loadRequested && !loadAnswered && !h.machine.isTerminal {
+            options.append(("load", { r in r.loadAnswered = true; r.h.loaded(r.chance(2) ? "stored" : nil) }))
         }
         if h.preparing != nil {
             options.append(("make", { $0.h.make() }))
@@ -182,11 +184,15 @@ struct FuzzRun {
 
     /// Events for attempts that are over and timers that were replaced: all ignored.
     mutating func stale() {
-        let old = max(0, h.machine.attempts - 1)
+        let old = h.machine.attempts - 1
         let count = h.events.count
-        h.apply(h.machine.transportEnded(attempt: old, end: TransportEnd(clean: true), now: h.now))
-        h.apply(h.machine.timerFired(0, now: h.now))
-        if h.machine.messagesArrived(attempt: old, count: 1, bytes: 1) != nil { fail("a stale attempt's message was accepted") }
+        if old > 0 {
+            if h.machine.transportEnded(attempt: old, end: TransportEnd(clean: true), now: h.now).ignored == nil {
+                fail("a superseded attempt's end was not ignored")
+            }
+            if h.machine.messagesArrived(attempt: old, count: 1, bytes: 1) != nil { fail("a stale attempt's message was accepted") }
+        }
+        if h.machine.timerFired(0, now: h.now).ignored == nil { fail("a timer never armed was not ignored") }
         if h.events.count != count { fail("a stale event emitted something") }
     }
 

@@ -5,17 +5,17 @@ import Testing
 /// transport (accepted or refused later, in call order), queued ones wait for a resolution,
 /// the drain takes one message at a time.
 extension ClientStateMachineHarness {
-    mutating func performSend(_ action: ClientStateMachine.Action) {
-        switch action {
-        case .drainSends:
+    mutating func performSend(_ effects: ClientStateMachine.Effects) {
+        if effects.drainSends {
             if outbox.drainRunning { outbox.problems.append("a second drain while one runs") }
             outbox.drainRunning = true
-        case .armSendExpiry(let deadline): outbox.expiry = deadline
-        case .disarmSendExpiry: outbox.expiry = nil
-        case .resolveSends(let resolutions):
-            for r in resolutions { resolve(r) }
-        default: break
         }
+        switch effects.sendExpiry {
+        case .arm(let deadline): outbox.expiry = deadline
+        case .disarm: outbox.expiry = nil
+        case nil: break
+        }
+        for r in effects.resolvedSends { resolve(r) }
     }
 
     private mutating func resolve(_ r: ClientStateMachine.SendResolution) {
@@ -51,9 +51,9 @@ extension ClientStateMachineHarness {
                 return
             }
             outbox.live.append((sender, attempt))
-        case .queued(let id, let actions):
+        case .queued(let id, let effects):
             outbox.queuedSender[id] = sender
-            apply(actions)
+            apply(effects)
         case .fail(let error):
             outbox.sends[sender].outcome = .failed(error.code)
         }

@@ -43,6 +43,8 @@ struct ClientStateMachineHarness {
     var consumerAwaited = false
     /// The outbox as the driver sees it (see ClientStateMachineHarness+Send.swift).
     var outbox = HarnessOutbox()
+    /// Why the machine ignored the events it ignored, in order.
+    var ignored: [ClientStateMachine.Ignored] = []
 
     init(_ configuration: ClientStateMachine.Configuration = .init(), seed: UInt64 = 1) {
         machine = ClientStateMachine(configuration: configuration, random: SeededGenerator(seed: seed))
@@ -55,42 +57,54 @@ struct ClientStateMachineHarness {
 
     // MARK: Feeding events
 
-    mutating func apply(_ actions: [ClientStateMachine.Action]) {
-        for action in actions { perform(action) }
-    }
-
-    private mutating func perform(_ action: ClientStateMachine.Action) {
-        switch action {
-        case .emit(let event, let sequence):
-            #expect(!finished && !terminated, "emitted after the end: \(event.short)")
-            #expect(sequence == (emitted.last?.sequence ?? 0) + 1, "sequence numbers in emission order")
-            emitted.append((sequence, event))
-        case .finish: finished = true
-        case .terminate: terminated = true
-        case .loadCursor: loadRequested = true
-        case .awaitConsumer:
+    /// Performs one step's effects as the client's driver does (what ends, what starts, then
+    /// the requests answered at once).
+    mutating func apply(_ effects: ClientStateMachine.Effects) {
+        if let reason = effects.ignored {
+            #expect(effects.emissions.isEmpty && effects.logs.isEmpty && effects.connect == nil, "an ignored event with effects")
+            ignored.append(reason)
+            return
+        }
+        for e in effects.emissions { emit(e.event, sequence: e.sequence) }
+        if effects.finish { finished = true }
+        if effects.terminate { terminated = true }
+        logs += effects.logs
+        if effects.loadCursor { loadRequested = true }
+        if effects.cancelTimer { timer = nil }
+        if let t = effects.startTimer { timer = t }
+        switch effects.budget {
+        case .reserveSlot(let after):
+            reserveRequests.append(after)
+            pendingReserve = after
+        case .admitAttempt: pendingAdmit = true
+        case nil: break
+        }
+        switch effects.transport {
+        case .close: if transportAttempt != nil { transport = .closing }
+        case .abort: if transportAttempt != nil { transport = .aborting }
+        case .verify(let within): verifications.append(within)
+        case nil: break
+        }
+        if effects.stopObservingNetwork { observing = false }
+        if effects.cancelWork { workCancelled = true }
+        if let hook = effects.openHook { openHooks.append((hook.attempt, hook.deadline)) }
+        performSend(effects)
+        if effects.awaitConsumer {
             consumerAwaited = true
             apply(machine.consumerProcessed(ledger.progress, now: now))
-        case .connect(let plan):
+        }
+        if let plan = effects.connect {
             consumerAwaited = false
             #expect(preparing == nil && transportAttempt == nil, "a second attempt while one is in flight")
             preparing = plan
             plans.append(plan)
-        case .startTimer(let token, let deadline): timer = (token, deadline)
-        case .cancelTimer: timer = nil
-        case .reserveRetrySlot(let after):
-            reserveRequests.append(after)
-            pendingReserve = after
-        case .admitAttempt: pendingAdmit = true
-        case .closeTransport: if transportAttempt != nil { transport = .closing }
-        case .abortTransport: if transportAttempt != nil { transport = .aborting }
-        case .verifyConnection(let within): verifications.append(within)
-        case .stopObservingNetwork: observing = false
-        case .cancelWork: workCancelled = true
-        case .log(let record): logs.append(record)
-        case .drainSends, .armSendExpiry, .disarmSendExpiry, .resolveSends: performSend(action)
-        case .runOpenHook(let attempt, _, let deadline): openHooks.append((attempt, deadline))
         }
+    }
+
+    private mutating func emit(_ event: ClientEvent, sequence: UInt64) {
+        #expect(!finished && !terminated, "emitted after the end: \(event.short)")
+        #expect(sequence == (emitted.last?.sequence ?? 0) + 1, "sequence numbers in emission order")
+        emitted.append((sequence, event))
     }
 
     mutating func start(network: NetworkStatus? = nil) { apply(machine.start(network: network, now: now)) }
@@ -134,7 +148,7 @@ struct ClientStateMachineHarness {
         guard let first = machine.messagesArrived(attempt: attempt, count: ids.count, bytes: ids.count) else { return }
         for (i, id) in ids.enumerated() {
             let message = Message(content: .text(id ?? "-"), type: "message", id: id)
-            perform(.emit(.event(message), sequence: first + UInt64(i)))
+            emit(.event(message), sequence: first + UInt64(i))
         }
     }
 

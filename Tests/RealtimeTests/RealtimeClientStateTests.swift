@@ -34,9 +34,7 @@ import Testing
         await log.waitFor("open") { if case .open(let info) = $0 { info.attempt == 1 } else { false } }
         first.fail(RealtimeError(.network))
         await log.waitFor("waiting to retry") { $0.isWaitingToRetry }
-        guard case .waitingToRetry(let until) = t.client.state else { Issue.record("\(t.client.state)"); return }
-        let remaining = ContinuousClock.now.duration(to: until)
-        #expect(remaining > .milliseconds(500) && remaining <= .seconds(1), "about the 1 s backoff: \(remaining)")
+        #expect(t.client.state == .waitingToRetry(in: .seconds(1)), "the 1 s backoff, on the manual clock")
         await t.advance(by: .seconds(1))
         _ = try #require(await t.factory.transport(1))
         await log.waitFor("connecting again") { $0 == .connecting(attempt: 2) }
@@ -46,6 +44,29 @@ import Testing
         t.client.close()
         await log.waitFor("closed") { $0 == .closed(.cancelled) }
         await log.ended.wait("the state changes to end after closed") { $0 }
+        _ = rec
+    }
+
+    /// The time left before a retry is measured on the client's clock: with a manual clock it
+    /// moves only when the test moves that clock, whatever the wall clock does.
+    @Test func theRetryDelayIsMeasuredOnTheInjectedClock() async throws {
+        let t = try TestClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.fail(RealtimeError(.network))
+        await t.waitForState("waiting to retry") { $0.isWaitingToRetry }
+        #expect(t.client.state == .waitingToRetry(in: .seconds(1)))
+        #expect(t.client.state.description == "waiting to retry in 1 s")
+        await t.clock.waitForSleepers(1)
+        t.clock.advance(by: .milliseconds(400))
+        #expect(t.client.state == .waitingToRetry(in: .milliseconds(600)))
+        #expect(t.client.state.description == "waiting to retry in 600 ms")
+        t.clock.advance(by: .milliseconds(550))
+        #expect(t.client.state.description == "waiting to retry in 100 ms", "rounded to the tenth")
+        t.clock.advance(by: .milliseconds(50))
+        _ = try #require(await t.factory.transport(1), "the retry comes when the manual clock reaches the delay")
         _ = rec
     }
 

@@ -1,9 +1,11 @@
 extension ClientStateMachine {
     /// The driver made attempt `attempt`'s transport: start it, or discard it when the client
-    /// was closed, suspended or lost the network while the attempt was being prepared.
+    /// was closed, suspended, restarted or lost the network while the attempt was being
+    /// prepared.
     package mutating func transportMade(attempt: Int, now: Duration) -> TransportMadeAction {
+        if case .closed = phase { return .discard(.ignored(.clientDone)) }
         guard case .attempting(var a) = phase, a.number == attempt, case .preparing = a.stage else {
-            return .discard([])  // closed meanwhile
+            preconditionFailure("a transport made for attempt \(attempt), which is not being prepared")
         }
         if a.ending != nil {
             return .discard(ended(a, TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false), now: now))
@@ -11,19 +13,31 @@ extension ClientStateMachine {
         a.stage = .started
         phase = .attempting(a)
         statistics.attempts += 1
-        return .start([])
+        return .start(.nothing)
     }
 
     /// Preparing attempt `attempt` failed before any transport existed (the headers provider
     /// threw, the transport could not be made, `resumeURL` changed the scheme).
-    package mutating func attemptFailedToStart(attempt: Int, error: RealtimeError, now: Duration) -> [Action] {
-        guard case .attempting(let a) = phase, a.number == attempt, case .preparing = a.stage else { return [] }
+    package mutating func attemptFailedToStart(attempt: Int, error: RealtimeError, now: Duration) -> Effects {
+        if case .closed = phase { return .ignored(.clientDone) }
+        guard case .attempting(let a) = phase, a.number == attempt, case .preparing = a.stage else {
+            preconditionFailure("attempt \(attempt) failed to start, but it is not being prepared")
+        }
         return ended(a, TransportEnd(clean: false, error: error, requestWasDelivered: false), now: now)
     }
 
+    /// The attempt in flight when it is `attempt`, else nil (its transport's event is stale:
+    /// see ``staleness(ofAttempt:)``). A transport cannot report before it is started.
+    private func startedAttempt(_ attempt: Int) -> Attempt? {
+        guard case .attempting(let a) = phase, a.number == attempt else { return nil }
+        precondition(!a.isPreparing, "attempt \(attempt)'s transport reported before it was started")
+        return a
+    }
+
     /// The transport of attempt `attempt` opened; `info` is what it negotiated.
-    package mutating func transportOpened(attempt: Int, info: ConnectionInfo, now: Duration) -> [Action] {
-        guard case .attempting(var a) = phase, a.number == attempt, case .started = a.stage else { return [] }
+    package mutating func transportOpened(attempt: Int, info: ConnectionInfo, now: Duration) -> Effects {
+        guard var a = startedAttempt(attempt) else { return .ignored(staleness(ofAttempt: attempt)) }
+        guard case .started = a.stage else { return .ignored(.outOfOrder) }
         var info = info
         info.attempt = attempt
         info.attemptInOutage = counters.sinceOpen
@@ -37,10 +51,10 @@ extension ClientStateMachine {
         sends.refusedAttempt = nil
         if let hook = openHookStart(&a, info: info, now: now) {
             phase = .attempting(a)
-            return [.log(log), emit(.open(info)), hook]
+            return .log(log) + emit(.open(info)) + hook
         }
         // The outbox goes out first, before any message sent from now on.
-        return [.log(log), emit(.open(info))] + startDrainIfNeeded()
+        return .log(log) + emit(.open(info)) + startDrainIfNeeded()
     }
 
     /// `count` messages (`bytes` of payload) of attempt `attempt` are about to be emitted;
@@ -62,39 +76,40 @@ extension ClientStateMachine {
     /// A message of attempt `attempt` matched the configured terminator: the reply is
     /// complete. It is not delivered; the connection closes now (the server may hold it
     /// open), the connection's `closed` is clean and final, and the events finish.
-    package mutating func terminatorArrived(attempt: Int, now: Duration) -> [Action] {
-        guard case .attempting(let a) = phase, a.number == attempt, a.opened else { return [] }
+    package mutating func terminatorArrived(attempt: Int, now: Duration) -> Effects {
+        guard let a = startedAttempt(attempt) else { return .ignored(staleness(ofAttempt: attempt)) }
+        guard a.opened else { return .ignored(.outOfOrder) }
         let close = CloseEvent(clean: true, willReconnect: false)
         let log = ClientLogRecord(.info, "end of stream: terminator received", ["attempt": "\(attempt)"])
-        let actions: [Action] = [.log(log), .closeTransport, emit(.closed(close)), .finish, .stopObservingNetwork]
+        let effects = .log(log) + .transport(.close) + emit(.closed(close)) + .flags(finish: true, stopObservingNetwork: true)
         phase = .finished(nil)
-        return actions + failQueuedSends()
+        return effects + failQueuedSends()
     }
 
     /// The transport of attempt `attempt` ended.
-    package mutating func transportEnded(attempt: Int, end: TransportEnd, now: Duration) -> [Action] {
-        guard case .attempting(let a) = phase, a.number == attempt, !a.isPreparing else { return [] }
+    package mutating func transportEnded(attempt: Int, end: TransportEnd, now: Duration) -> Effects {
+        guard let a = startedAttempt(attempt) else { return .ignored(staleness(ofAttempt: attempt)) }
         return ended(a, end, now: now)
     }
 
     /// An attempt is over: the client's own reasons first (suspend, network loss), else the
     /// reconnect policy decides.
-    private mutating func ended(_ a: Attempt, _ end: TransportEnd, now: Duration) -> [Action] {
-        let (end, hookActions) = openHookEnded(a, end)
-        return hookActions + concludeEnded(a, end, now: now)
+    private mutating func ended(_ a: Attempt, _ end: TransportEnd, now: Duration) -> Effects {
+        let (end, hookEffects) = openHookEnded(a, end)
+        return hookEffects + concludeEnded(a, end, now: now)
     }
 
-    private mutating func concludeEnded(_ a: Attempt, _ end: TransportEnd, now: Duration) -> [Action] {
+    private mutating func concludeEnded(_ a: Attempt, _ end: TransportEnd, now: Duration) -> Effects {
         var uptime = Duration.zero
         if case .open(_, let since) = a.stage { uptime = now - since }
         if a.ending == .suspend || a.ending == .restart || suspended {
             // Not a failure: no policy, no backoff.
-            var actions: [Action] = []
+            var effects = Effects.nothing
             if a.opened {
-                actions.append(emit(.closed(CloseEvent(clean: true, code: end.code, reason: end.reason, willReconnect: true))))
+                effects += emit(.closed(CloseEvent(clean: true, code: end.code, reason: end.reason, willReconnect: true)))
             }
             phase = .waiting(interruptedWait(now: now))
-            return actions + advance(now: now)
+            return effects + advance(now: now)
         }
         if a.ending == .networkLost || (configuration.monitorsNetwork && network.down) {
             return lostWithTheNetwork(a, end, now: now)
@@ -104,7 +119,7 @@ extension ClientStateMachine {
 
     /// The network went away under the attempt: not the server's fault, so no policy and no
     /// backoff; wait for the network, then connect at once.
-    private mutating func lostWithTheNetwork(_ a: Attempt, _ end: TransportEnd, now: Duration) -> [Action] {
+    private mutating func lostWithTheNetwork(_ a: Attempt, _ end: TransportEnd, now: Duration) -> Effects {
         let lost = RealtimeError(.unreachable, detail: "the network went away")
         var end = end
         if end.error == nil || end.error?.code == .cancelled { end.error = lost }
@@ -113,13 +128,13 @@ extension ClientStateMachine {
         }
         statistics.networkWaits += 1
         network.announced = true
-        var actions: [Action] = [.log(ClientLogRecord(.notice, "connection lost with the network", ["attempt": "\(a.number)"]))]
-        actions.append(emit(.error(ErrorEvent(error: lost, willRetry: true, retryIn: nil, attempt: a.number))))
+        var effects = Effects.log(ClientLogRecord(.notice, "connection lost with the network", ["attempt": "\(a.number)"]))
+        effects += emit(.error(ErrorEvent(error: lost, willRetry: true, retryIn: nil, attempt: a.number)))
         if a.opened {
-            actions.append(emit(.closed(CloseEvent(clean: end.clean, code: end.code, reason: end.reason, willReconnect: true))))
+            effects += emit(.closed(CloseEvent(clean: end.clean, code: end.code, reason: end.reason, willReconnect: true)))
         }
         phase = .waiting(interruptedWait(now: now))
-        return actions + advance(now: now)
+        return effects + advance(now: now)
     }
 }
 

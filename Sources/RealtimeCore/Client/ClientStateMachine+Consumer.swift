@@ -2,13 +2,13 @@ extension ClientStateMachine {
     /// The consumer processed events up to `progress.processed` (it drained its buffer and
     /// asks for more, or it acknowledged): the cursor for the next attempt, and the gate of
     /// exact resume, which lets the next attempt go once everything emitted was processed.
-    package mutating func consumerProcessed(_ progress: ConsumerProgress, now: Duration) -> [Action] {
+    package mutating func consumerProcessed(_ progress: ConsumerProgress, now: Duration) -> Effects {
         precondition(progress.processed <= emitted, "the consumer cannot process what was not emitted")
         guard progress.processed > consumer.processed || progress.cursorSequence > consumer.cursorSequence else {
-            return []  // nothing new (a report overtaken by a later one)
+            return .ignored(.staleProgress)  // nothing new (a report overtaken by a later one)
         }
         consumer = progress
-        guard configuration.waitsForConsumer, consumerCaughtUp, case .waiting = phase else { return [] }
+        guard configuration.waitsForConsumer, consumerCaughtUp, case .waiting = phase else { return .nothing }
         return advance(now: now)
     }
 }

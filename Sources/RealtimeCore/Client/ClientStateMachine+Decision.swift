@@ -1,7 +1,7 @@
 extension ClientStateMachine {
     /// The reconnect policy's verdict on an ended attempt, its delay, and (with a shared retry
     /// budget) the booking of that delay before anything is reported.
-    mutating func decide(_ a: Attempt, _ end: TransportEnd, uptime: Duration, now: Duration) -> [Action] {
+    mutating func decide(_ a: Attempt, _ end: TransportEnd, uptime: Duration, now: Duration) -> Effects {
         let context = ReconnectContext(
             attempt: a.number, opened: a.opened, uptime: uptime,
             requestIsRepeatable: configuration.requestIsRepeatable,
@@ -36,7 +36,7 @@ extension ClientStateMachine {
             // Book the slot now, so `retryIn` is the real delay: the backoff, or later when
             // the budget shared with other clients is short.
             phase = .bookingRetrySlot(verdict)
-            return [.reserveRetrySlot(after: delay)]
+            return .budget(.reserveSlot(after: delay))
         }
         return conclude(verdict, now: now)
     }
@@ -50,26 +50,26 @@ extension ClientStateMachine {
 
     /// Reports the verdict (`error`, then `closed` when the attempt had opened) and waits for
     /// the next attempt, or finishes.
-    mutating func conclude(_ verdict: Verdict, now: Duration) -> [Action] {
+    mutating func conclude(_ verdict: Verdict, now: Duration) -> Effects {
         if let counted = verdict.counted {
             statistics.errorsByClass[counted.failureClass, default: 0] += 1
         }
-        var actions: [Action] = [.log(record(verdict))]
+        var effects = Effects.log(record(verdict))
         if let error = verdict.error {
             let event = ErrorEvent(error: error, willRetry: verdict.willRetry, retryIn: verdict.delay, attempt: verdict.attempt)
-            actions.append(emit(.error(event)))
+            effects += emit(.error(event))
         }
         // `closed` always pairs with the `open` before it: an attempt that never opened (an
         // SSE 204 answering a resume, a refused handshake) emits no `closed`.
         if verdict.opened {
             let end = verdict.end
             let close = CloseEvent(clean: end.clean, code: end.code, reason: end.reason, willReconnect: verdict.willRetry)
-            actions.append(emit(.closed(close)))
+            effects += emit(.closed(close))
         }
         guard let delay = verdict.delay else {
-            actions += finalWord(verdict)
+            effects += finalWord(verdict)
             phase = .finished(verdict.reason)
-            return actions + [.finish, .stopObservingNetwork] + failQueuedSends()
+            return effects + .flags(finish: true, stopObservingNetwork: true) + failQueuedSends()
         }
         // The delay runs from the decision, not from when the consumer takes the events.
         let deadline = verdict.decidedAt + delay
@@ -77,7 +77,7 @@ extension ClientStateMachine {
         phase = .waiting(Waiting(
             deadline: deadline, timer: nil, booking: .booked, admission: budget ? .pending(tries: 0) : .done,
             retryAt: deadline))
-        return actions + advance(now: now)
+        return effects + advance(now: now)
     }
 
     /// The log record of a verdict: level by outcome, metadata without secrets.

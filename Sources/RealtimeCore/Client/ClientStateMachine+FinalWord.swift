@@ -14,8 +14,8 @@ extension ClientStateMachine {
     /// the client without reporting anything (an SSE 204 answering a resume, after a `closed`
     /// or an `error` that announced that resume) withdraws the promise with a final
     /// `stream_ended` error whose `willRetry` is false.
-    mutating func finalWord(_ verdict: Verdict) -> [Action] {
-        guard promisedRetry, verdict.delay == nil else { return [] }
+    mutating func finalWord(_ verdict: Verdict) -> Effects {
+        guard promisedRetry, verdict.delay == nil else { return .nothing }
         let error: RealtimeError
         if verdict.end.doNotReconnect {
             error = RealtimeError(.streamEnded, detail: "the server asked not to reconnect", status: 204)
@@ -23,6 +23,6 @@ extension ClientStateMachine {
             error = RealtimeError(.streamEnded, detail: "the stream ended; no reconnect")
         }
         let event = ErrorEvent(error: error, willRetry: false, retryIn: nil, attempt: verdict.attempt)
-        return [emit(.error(event))]
+        return emit(.error(event))
     }
 }

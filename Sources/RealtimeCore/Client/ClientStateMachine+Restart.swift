@@ -6,11 +6,11 @@ extension ClientStateMachine {
     /// short. A no-op before the start, while suspended (``resume(now:)`` connects anyway)
     /// and once the client is done; the shared retry budget, when one is configured, still
     /// books the attempt.
-    package mutating func restart(now: Duration) -> [Action] {
-        guard !isTerminal, !suspended else { return [] }
+    package mutating func restart(now: Duration) -> Effects {
+        guard !isTerminal, !suspended else { return .nothing }
         switch phase {
         case .attempting(var a):
-            guard a.ending == nil else { return [] }
+            guard a.ending == nil else { return .nothing }
             a.ending = .restart
             let stage = a.stage
             phase = .attempting(a)
@@ -18,17 +18,16 @@ extension ClientStateMachine {
             statistics.restarts += 1
             let log = ClientLogRecord(.info, "restart requested", ["attempt": "\(a.number)"])
             // An attempt still being prepared is discarded when its transport is made.
-            if case .preparing = stage { return [.log(log)] }
-            return [.log(log), .closeTransport]
+            if case .preparing = stage { return .log(log) }
+            return .log(log) + .transport(.close)
         case .waiting(let w):
             backoff.reset()
             statistics.restarts += 1
-            var actions: [Action] = [.log(ClientLogRecord(.info, "restart requested"))]
-            if w.timer != nil { actions.append(.cancelTimer) }
+            let effects = Effects.log(ClientLogRecord(.info, "restart requested")) + .flags(cancelTimer: w.timer != nil)
             phase = .waiting(interruptedWait(now: now))
-            return actions + advance(now: now)
+            return effects + advance(now: now)
         case .idle, .loadingCursor, .bookingRetrySlot, .finished, .closed:
-            return []
+            return .nothing
         }
     }
 }

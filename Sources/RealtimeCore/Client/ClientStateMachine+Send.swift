@@ -65,7 +65,7 @@ extension ClientStateMachine {
         return .queued(id: id, armSendExpiry() + startDrainIfNeeded())
     }
 
-    /// The drain (``Action/drainSends``) asks for the next queued message: the message and
+    /// The drain (``Effects/drainSends``) asks for the next queued message: the message and
     /// the attempt whose connection takes it, or nil when the queue is empty or no connection
     /// takes messages (the drain ends; the next `open` starts another).
     package mutating func nextQueuedSend() -> (entry: SendQueue.Entry, attempt: Int)? {
@@ -81,15 +81,15 @@ extension ClientStateMachine {
     /// The drain's message `id` was accepted by attempt `attempt`'s connection (`error` nil),
     /// refused (`notConnected`: it goes back to the head of the queue), or failed with
     /// `error` (returned to its sender).
-    package mutating func queuedSendSettled(id: UInt64, attempt: Int, error: RealtimeError?, now: Duration) -> [Action] {
+    package mutating func queuedSendSettled(id: UInt64, attempt: Int, error: RealtimeError?, now: Duration) -> Effects {
         let refused = error?.code == .notConnected
         guard sends.settle(id, accepted: !refused) else {
             preconditionFailure("settled a message that was not in flight")
         }
-        guard refused else { return [.resolveSends([SendResolution(id: id, error: error)])] + armSendExpiry() }
+        guard refused else { return .resolveSends([SendResolution(id: id, error: error)]) + armSendExpiry() }
         if let refusal = sendsRefusal {
             _ = sends.remove(id)
-            return [.resolveSends([SendResolution(id: id, error: refusal)])]
+            return .resolveSends([SendResolution(id: id, error: refusal)])
         }
         if openAttempt == attempt { sends.refusedAttempt = attempt }
         return armSendExpiry()
@@ -97,47 +97,44 @@ extension ClientStateMachine {
 
     /// The sender of queued message `id` stopped waiting (its task was cancelled): it leaves
     /// the queue, unless it is already going out.
-    package mutating func sendCancelled(id: UInt64) -> [Action] {
-        guard sends.remove(id) else { return [] }
-        return [.resolveSends([SendResolution(id: id, error: .cancelled)])] + armSendExpiry()
+    package mutating func sendCancelled(id: UInt64) -> Effects {
+        guard sends.remove(id) else { return .nothing }  // already going out, or resolved
+        return .resolveSends([SendResolution(id: id, error: .cancelled)]) + armSendExpiry()
     }
 
     /// The expiry timer fired: queued messages past their deadline fail with `send_expired`.
-    package mutating func sendExpiryFired(now: Duration) -> [Action] {
+    package mutating func sendExpiryFired(now: Duration) -> Effects {
         sends.armedExpiry = nil
         let expired = sends.removeExpired(now: now)
-        var actions: [Action] = []
+        var effects = Effects.nothing
         if !expired.isEmpty {
             let error = RealtimeError(.sendExpired, detail: "not sent within the outbox timeout")
-            actions.append(.resolveSends(expired.map { SendResolution(id: $0.id, error: error) }))
             let log = ClientLogRecord(.notice, "queued messages expired", ["count": "\(expired.count)"])
-            actions.insert(.log(log), at: 0)
+            effects = .log(log) + .resolveSends(expired.map { SendResolution(id: $0.id, error: error) })
         }
-        return actions + armSendExpiry()
+        return effects + armSendExpiry()
     }
 
     /// A connection opened: the outbox goes out on it first.
-    mutating func startDrainIfNeeded() -> [Action] {
-        guard !sends.draining, !sends.queued.isEmpty, let open = openAttempt, sends.refusedAttempt != open else { return [] }
+    mutating func startDrainIfNeeded() -> Effects {
+        guard !sends.draining, !sends.queued.isEmpty, let open = openAttempt, sends.refusedAttempt != open else { return .nothing }
         sends.draining = true
-        return [.drainSends]
+        return .flags(drainSends: true)
     }
 
     /// The client is done (closed: `cancelled`; the policy stopped: the reason it stopped):
     /// every queued message fails with that error; one in flight settles on its own.
-    mutating func failQueuedSends() -> [Action] {
-        guard let error = sendsRefusal, !sends.queued.isEmpty || sends.armedExpiry != nil else { return [] }
+    mutating func failQueuedSends() -> Effects {
+        guard let error = sendsRefusal, !sends.queued.isEmpty || sends.armedExpiry != nil else { return .nothing }
         let failed = sends.removeAllQueued()
-        var actions: [Action] = []
-        if !failed.isEmpty { actions.append(.resolveSends(failed.map { SendResolution(id: $0.id, error: error) })) }
-        return actions + armSendExpiry()
+        return .resolveSends(failed.map { SendResolution(id: $0.id, error: error) }) + armSendExpiry()
     }
 
     /// Keeps the expiry timer armed for the earliest queued deadline (or disarmed).
-    private mutating func armSendExpiry() -> [Action] {
+    private mutating func armSendExpiry() -> Effects {
         let wanted = sends.earliestDeadline
-        guard wanted != sends.armedExpiry else { return [] }
+        guard wanted != sends.armedExpiry else { return .nothing }
         sends.armedExpiry = wanted
-        return [wanted.map { .armSendExpiry(deadline: $0) } ?? .disarmSendExpiry]
+        return .sendExpiry(wanted.map { .arm(deadline: $0) } ?? .disarm)
     }
 }

@@ -6,7 +6,7 @@
 ///
 /// It composes the pure policies: ``ReconnectPolicy`` (what an ended attempt means),
 /// `Backoff` (how long to wait), ``CircuitBreaker``, and the shared ``RetryBudget``
-/// through ``Action/reserveRetrySlot(after:)`` and ``Action/admitAttempt``. It owns the
+/// through ``Effects/budget`` requests. It owns the
 /// resume cursor (as the consumer's ``ResumeLedger`` reports it), the attempt counters, the reachability and suspension
 /// rules and the client's statistics.
 ///
@@ -18,7 +18,14 @@
 /// - every retry delay lies within the backoff policy's bounds (or is a server's
 ///   `Retry-After`, the circuit breaker's cool-down or a retry-budget slot).
 ///
-/// Not thread-safe: the driver keeps it under one lock and performs its actions after
+/// Every entry point returns what the driver does next (``Effects``, or a result of its own
+/// where the event has outcomes of its own: ``TransportMadeAction``, ``SendAction``, the
+/// sequence number of ``messagesArrived(attempt:count:bytes:)``). A stale event (of an attempt
+/// that is over, a withdrawn timer, an answer nobody waits for any more, anything after the
+/// end) is ignored and says why (``Ignored``); an event that cannot happen is a
+/// `preconditionFailure` (a driver bug, not a race).
+///
+/// Not thread-safe: the driver keeps it under one lock and performs its effects after
 /// releasing that lock.
 package struct ClientStateMachine: Sendable {
     package let configuration: Configuration
@@ -106,10 +113,20 @@ package struct ClientStateMachine: Sendable {
     }
 
     /// Numbers one event to emit.
-    mutating func emit(_ event: ClientEvent) -> Action {
+    mutating func emit(_ event: ClientEvent) -> Effects {
         precondition(!isTerminal, "nothing is emitted after the client finished or was closed")
         notePromise(event)
-        return .emit(event, sequence: numberEmissions(1))
+        var e = Effects()
+        e.emissions = [Emission(event: event, sequence: numberEmissions(1))]
+        return e
+    }
+
+    /// Why an event for `attempt` (the relay's or the driver's number) is not for the attempt
+    /// in flight: the client is done, or the attempt is over. An attempt never made is a
+    /// driver bug.
+    func staleness(ofAttempt attempt: Int) -> Ignored {
+        precondition(attempt > 0 && attempt <= counters.total, "an event for attempt \(attempt), which was never made")
+        return isTerminal ? .clientDone : .staleAttempt
     }
 
     /// Numbers `count` events about to be emitted; returns the first one's number.

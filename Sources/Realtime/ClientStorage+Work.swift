@@ -1,0 +1,83 @@
+extension ClientStorage {
+    /// What the driver does after releasing the client's lock: the machine's effects, and the
+    /// objects they act on, taken from the storage under the lock in ``State/absorb(_:into:)``
+    /// (the one place that maps the machine's requests to the driver's objects).
+    struct Work {
+        /// The machine's requests, emissions and stale reasons removed (the emissions are
+        /// queued under the lock, see ``emission``).
+        var effects = ClientStateMachine.Effects()
+        /// The live transport, when ``effects`` has a transport command.
+        var transport: (any Transport)?
+        /// Tasks to cancel: the disarmed timer, preparation work, the outbox's disarmed expiry.
+        var cancelled: [Task<Void, Never>] = []
+        var observation: (monitor: any NetworkMonitor, observation: NetworkObservation)?
+        /// The outbox's expiry arming this work belongs to (see ``ClientSends/expiryGeneration``).
+        var expiryGeneration: UInt64 = 0
+        /// Senders to return to (error nil: sent).
+        var senders: [(CheckedContinuation<Void, any Error>, RealtimeError?)] = []
+        /// The events this thread moves into the consumer's buffer: it took the emitter's role.
+        var emission: (envelopes: [Envelope], finish: Bool)?
+        /// Iterators of `stateChanges` to wake: the state changed.
+        var stateWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+}
+
+extension ClientStorage.State {
+    /// Records one step of the machine under the lock: queues its emissions and takes the
+    /// objects its requests act on. A stale event (``ClientStateMachine/Effects/ignored``) has
+    /// nothing to record.
+    mutating func absorb(_ step: ClientStateMachine.Effects, into out: inout ClientStorage.Work) {
+        guard step.ignored == nil else { return }
+        var step = step
+        for e in step.emissions { undelivered.append(ClientStorage.Envelope(event: e.event, sequence: e.sequence)) }
+        step.emissions = []
+        if step.finish { finishPending = true }
+        if step.terminate {
+            undelivered = []
+            finishPending = false
+        }
+        if step.cancelTimer, let t = timer {
+            out.cancelled.append(t.task)
+            timer = nil
+        }
+        if step.cancelWork {
+            out.cancelled += work.values
+            work = [:]
+        }
+        if step.transport != nil {
+            out.transport = transport?.transport
+            if step.transport == .close, machine.isTerminal { transport = nil }
+        }
+        if step.stopObservingNetwork, let o = observation {
+            out.observation = o
+            observation = nil
+        }
+        if let change = step.sendExpiry {
+            if let task = disarmSendExpiry() { out.cancelled.append(task) }
+            if case .arm = change { out.expiryGeneration = sends.expiryGeneration }
+        }
+        if !step.resolvedSends.isEmpty { out.senders += sends.take(step.resolvedSends) }
+        out.effects += step
+    }
+
+    /// After the machine ran: takes the emitter's role if events wait and nobody emits, and
+    /// publishes a state change.
+    mutating func conclude(_ work: inout ClientStorage.Work) {
+        work.emission = claimEmission()
+        let snapshot = machine.snapshot
+        guard snapshot != published else { return }
+        published = snapshot
+        publishedVersion &+= 1
+        if !stateWaiters.isEmpty {
+            work.stateWaiters = Array(stateWaiters.values)
+            stateWaiters = [:]
+        }
+    }
+
+    /// Makes any armed expiry task stale and returns it for cancelling.
+    private mutating func disarmSendExpiry() -> Task<Void, Never>? {
+        sends.expiryGeneration &+= 1
+        defer { sends.expiry = nil }
+        return sends.expiry
+    }
+}

@@ -68,11 +68,15 @@ struct EventLoopTests {
     func timerNotEarly() async {
         let loop = EventLoop(name: "t-early")
         defer { loop.shutdown() }
-        let start = ContinuousClock.now
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            loop.execute { loop.schedule(after: .milliseconds(25)) { c.resume() } }
+        // The deadline is read on the loop thread before schedule(), and the firing time in the
+        // callback: a loaded machine can only make the timer later, so this cannot race.
+        let early = await withCheckedContinuation { (c: CheckedContinuation<Bool, Never>) in
+            loop.execute {
+                let deadline = ContinuousClock.now + .milliseconds(25)
+                loop.schedule(after: .milliseconds(25)) { c.resume(returning: ContinuousClock.now < deadline) }
+            }
         }
-        #expect(ContinuousClock.now - start >= .milliseconds(25))
+        #expect(!early, "fired before its deadline")
     }
 
     @Test("10,000 timers with seeded delays: each fires once and never early; cancelled ones never")

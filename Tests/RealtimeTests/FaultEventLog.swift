@@ -47,9 +47,16 @@ final class FaultEventLog: Sendable {
         state.withLock { $0.compactMap { e in e.event.errorEvent.map { ($0, e.at) } } }
     }
 
-    /// The `.error` events that arrived between `start` and `end`.
-    func errors(from start: ContinuousClock.Instant, to end: ContinuousClock.Instant) -> [ErrorEvent] {
-        state.withLock { $0.compactMap { e in e.at > start && e.at < end ? e.event.errorEvent : nil } }
+    /// The `.error` and `.closed` events (how the client noticed each end), in order.
+    var ends: [Entry] {
+        state.withLock { entries in
+            entries.filter { e in
+                switch e.event {
+                case .error, .closed: true
+                case .open, .event: false
+                }
+            }
+        }
     }
 
     /// The first `.error` or `.closed` that arrived after `instant` (how the client noticed a

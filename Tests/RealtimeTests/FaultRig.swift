@@ -117,8 +117,10 @@ final class FaultRig {
     /// that loop's, so it watches the client namespace's interfaces). Defaults: backoff
     /// 100 ms…500 ms, connect timeout 2 s, idle timeout 5 s, WebSocket heartbeat off (the
     /// tests that want one set it), WebSocket resume by `"<id>|…"` framing; then `configure`.
+    /// With `clock`, the client's own timers (backoff) run on it: the transports' timers and
+    /// the kernel keep real time, and the test moves the backoff when it chooses.
     func makeClient(
-        url: URL? = nil, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
+        url: URL? = nil, clock: ManualClock? = nil, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
     ) throws -> RealtimeClient {
         var c = RealtimeClient.Configuration()
         c.eventLoop = loop
@@ -128,7 +130,10 @@ final class FaultRig {
         c.heartbeat = .disabled
         c.resumeWithIDPipeFraming()
         configure(&c)
-        return try RealtimeClient(url: url ?? self.url, configuration: c)
+        guard let clock else { return try RealtimeClient(url: url ?? self.url, configuration: c) }
+        return try RealtimeClient(
+            url: url ?? self.url, configuration: c, clock: clock, random: SystemRandomNumberGenerator(),
+            transportFactory: RealtimeClient.defaultTransportFactory(configuration: c))
     }
 }
 #endif

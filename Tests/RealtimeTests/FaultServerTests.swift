@@ -9,107 +9,143 @@ import Testing
 /// server that accepts and never answers, and a server that drips its bytes. Root only.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct FaultServerTests {
     /// SIGKILL with `SO_LINGER` 0 on the server's sockets: the kernel resets the connection
-    /// (RST). The client reports a retryable network error (not a clean end), reconnects as
-    /// soon as the server is back, and resumes with no lost or duplicated message.
+    /// (RST). The client reports a retryable network error (not a clean end, not the idle
+    /// timeout), and once the server is back the first attempt after the announced backoff
+    /// (the client's own timer, on a manual clock) resumes with no lost or duplicated message.
     @Test(arguments: FaultRig.Kind.allCases)
     func serverKilledMidStreamResumesOnceRestarted(_ kind: FaultRig.Kind) async throws {
         try await FaultRig.run("sk", kind) { rig in
             let count = 100
             try await rig.startServer(count: count, intervalMilliseconds: 20, ["--rst"])
-            // A long idle timeout, so only the reset itself can end the connection quickly.
-            let client = try rig.makeClient { $0.idleTimeout = .seconds(30) }
+            let clock = ManualClock()
+            // A long idle timeout (longer than every wait below), so only the reset itself can
+            // end the connection.
+            let client = try rig.makeClient(clock: clock) { $0.idleTimeout = .seconds(60) }
             defer { client.close() }
             let log = FaultEventLog(client, lastID: count)
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
             let opensBefore = log.opens.count
+            let errorsBefore = log.errors.count
+            let attemptsBefore = client.statistics.attempts
             let killedAt = ContinuousClock.now
             await rig.killServers()
-            try await bounded("the reset to be noticed: \(log.summary)", seconds: 3) { log.firstEnd(after: killedAt) != nil }
-            let end = try #require(log.firstEnd(after: killedAt))
+            try await bounded("the reset to be noticed: \(log.summary)", seconds: 20) { log.errors.count > errorsBefore }
+            let end = log.errors[errorsBefore]
             try await rig.startServer(count: count, intervalMilliseconds: 20, ["--rst"])
-            let readyAt = ContinuousClock.now
-            try await bounded("a reconnect: \(log.summary)", seconds: 5) { log.opens.count > opensBefore }
-            let reopened = log.opens[opensBefore]
+            let delay = try #require(end.event.retryIn, "\(log.summary)")
+            if delay > .zero { await clock.waitForSleepers() }
+            #expect(client.statistics.attempts == attemptsBefore, "no attempt before the backoff ends")
+            clock.advance(by: delay)
+            try await bounded("a reconnect: \(log.summary)", seconds: 10) { log.opens.count > opensBefore }
             try await bounded("all \(count) messages: \(log.summary)", seconds: 15) { log.lastID == count }
 
             let ids = log.ids
-            print("Fault \(kind) server killed (RST): noticed after \(end.at - killedAt) (\(end.event.short)); restart took \(readyAt - killedAt); reopened \(reopened - readyAt) after the server was back; \(ids.count) messages")
-            #expect(end.event.errorEvent?.error.code == .network, "a reset is a network error, not a clean end: \(log.summary)")
-            #expect(end.event.errorEvent?.willRetry == true)
-            #expect(end.at - killedAt < .seconds(5), "a reset is noticed at once (milliseconds; slack for a loaded machine)")
-            #expect(reopened - readyAt < .seconds(3), "reconnect within the 500 ms backoff cap (+ slack for a loaded machine)")
+            print("Fault \(kind) server killed (RST): noticed after \(end.at - killedAt) (\(end.event.error.code)), backoff \(delay); \(ids.count) messages")
+            #expect(end.event.error.code == .network, "a reset is a network error, not a clean end or the idle timeout: \(log.summary)")
+            #expect(end.event.willRetry)
+            #expect(delay <= .milliseconds(500), "within the 500 ms backoff cap")
+            #expect(client.statistics.attempts == attemptsBefore + 1, "the first attempt after the backoff reconnected: \(log.summary)")
+            #expect(log.errors.count == errorsBefore + 1, "one error for the outage: \(log.summary)")
             #expect(ids == Array(1...count), "no lost or duplicated message: \(log.summary)")
         }
     }
 
-    /// The server goes away (SIGKILL: FIN) for 1.5 s and comes back on the same port. While it
-    /// is down every attempt is refused and the client backs off (exact delays, no jitter);
-    /// then it reconnects within one backoff step and resumes exactly.
+    /// The server goes away (SIGKILL: FIN) and comes back on the same port. While it is down
+    /// every attempt is refused and the client backs off by the exact, growing delays it
+    /// announces (no jitter; its timer on a manual clock: no attempt until the delay has
+    /// passed); the first attempt after the restart reconnects and resumes exactly.
     @Test(arguments: FaultRig.Kind.allCases)
     func serverRestartedOnTheSamePortIsBackedOffThenResumed(_ kind: FaultRig.Kind) async throws {
         try await FaultRig.run("sr", kind) { rig in
             let count = 100
             try await rig.startServer(count: count, intervalMilliseconds: 20)
             let step = Duration.milliseconds(800)
-            let client = try rig.makeClient { c in
+            let clock = ManualClock()
+            let client = try rig.makeClient(clock: clock) { c in
                 c.backoff = .exponential(initial: .milliseconds(200), maximum: step, jitter: .none)
             }
             defer { client.close() }
             let log = FaultEventLog(client, lastID: count)
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
             let opensBefore = log.opens.count
+            let endsBefore = log.ends.count
             let attemptsBefore = client.statistics.attempts
-            let killedAt = ContinuousClock.now
             await rig.killServers()
-            await WallTime.hold(for: .milliseconds(1500))
-            let attemptsWhileDown = client.statistics.attempts - attemptsBefore
+            // The cut: an error and a close (WebSocket: TCP closed without a close frame), or a
+            // close alone (SSE: the body ended looking clean). A close announces no delay.
+            try await bounded("the cut: \(log.summary)", seconds: 10) { log.ends.count > endsBefore }
+            let cut = log.ends[endsBefore].event.errorEvent
+            var seen = log.errors.count
+            var delay = cut?.retryIn ?? step  // the cap covers whatever a close waits
+            var refused: [ErrorEvent] = []
+            // Three refused attempts, each made only when the test moves the clock.
+            for n in 1...3 {
+                await clock.waitForSleepers()
+                #expect(client.statistics.attempts == attemptsBefore + n - 1, "no attempt before the backoff ends: \(log.summary)")
+                if n > 1 || cut != nil {
+                    clock.advance(by: delay - .milliseconds(1))
+                    // The sleeper leaves the clock as it fires: still there, the backoff has not ended.
+                    #expect(clock.sleeperCount == 1 && client.statistics.attempts == attemptsBefore + n - 1, "not even 1 ms early")
+                    clock.advance(by: .milliseconds(1))
+                } else {
+                    clock.advance(by: delay)
+                }
+                try await bounded("refused attempt \(n): \(log.summary)", seconds: 10) { [seen] in log.errors.count > seen }
+                let error = log.errors[seen].event
+                refused.append(error)
+                seen += 1
+                delay = try #require(error.retryIn)
+            }
+            await clock.waitForSleepers()
             try await rig.startServer(count: count, intervalMilliseconds: 20)
-            let readyAt = ContinuousClock.now
-            try await bounded("a reconnect: \(log.summary)", seconds: 5) { log.opens.count > opensBefore }
-            let reopened = log.opens[opensBefore]
+            clock.advance(by: delay - .milliseconds(1))
+            #expect(clock.sleeperCount == 1 && client.statistics.attempts == attemptsBefore + 3, "the server is back, the backoff is not over yet")
+            clock.advance(by: .milliseconds(1))
+            try await bounded("a reconnect: \(log.summary)", seconds: 10) { log.opens.count > opensBefore }
             try await bounded("all \(count) messages: \(log.summary)", seconds: 15) { log.lastID == count }
 
-            let refused = log.errors(from: killedAt, to: readyAt)
             let delays = refused.compactMap(\.retryIn)
             let ids = log.ids
-            print("Fault \(kind) server restarted: \(attemptsWhileDown) attempts in 1.5 s down, retry delays \(delays); reopened \(reopened - readyAt) after the server was back; \(ids.count) messages")
-            #expect(!refused.isEmpty, "refused attempts are reported: \(log.summary)")
+            print("Fault \(kind) server restarted: cut \(cut.map { "\($0.error.code), retry in \(String(describing: $0.retryIn))" } ?? "closed"), refused attempts' delays \(delays) (manual clock); reopened at attempt \(client.statistics.attempts - attemptsBefore) after the cut; \(ids.count) messages")
             // The cut itself may end as `remoteClosed` (TCP closed without a close frame).
             #expect(refused.allSatisfy { [.network, .remoteClosed].contains($0.error.code) && $0.willRetry }, "\(log.summary)")
-            #expect(delays == delays.sorted() && delays.allSatisfy { $0 >= .milliseconds(200) }, "backed off, growing")
-            // 200 + 400 + 800 ms: at most 4 attempts fit in 1.5 s (the one cut by the kill
-            // plus three refused ones); without backoff it would be hundreds.
-            #expect(attemptsWhileDown <= 4, "backed off while the server is down")
-            #expect(reopened - readyAt < step + .seconds(2), "reconnect within one backoff step of the restart (+ slack for a loaded machine)")
+            #expect(cut.map { [.network, .remoteClosed].contains($0.error.code) && $0.retryIn == .milliseconds(200) } ?? true, "the cut: \(log.summary)")
+            #expect(delays == [.milliseconds(400), step, step], "backed off, growing to the cap: \(delays)")
+            #expect(client.statistics.attempts == attemptsBefore + 4, "the first attempt after the restart reconnected")
             #expect(ids == Array(1...count), "no lost or duplicated message: \(log.summary)")
         }
     }
 
     /// The server's kernel accepts the connection, nobody ever answers: the attempt fails
-    /// with `connectTimeout` after the configured connect timeout, and is retried with backoff.
+    /// with `connectTimeout` after the configured connect timeout (the transport's timer, on
+    /// the event loop), and is retried after the announced backoff (the client's timer, on a
+    /// manual clock).
     @Test(arguments: FaultRig.Kind.allCases)
     func serverThatNeverAnswersTimesOutBackedOff(_ kind: FaultRig.Kind) async throws {
         try await FaultRig.run("sn", kind) { rig in
             try await rig.startSilentServer()
-            let timeout = Duration.seconds(1)
-            let client = try rig.makeClient { c in
+            let timeout = Duration.seconds(5)
+            let clock = ManualClock()
+            let client = try rig.makeClient(clock: clock) { c in
                 c.connectTimeout = timeout
                 c.backoff = .exponential(initial: .milliseconds(300), maximum: .seconds(1), jitter: .none)
             }
             defer { client.close() }
             let startedAt = ContinuousClock.now
             let log = FaultEventLog(client, lastID: nil)
-            try await bounded("two timed-out attempts: \(log.summary)", seconds: 8) { log.errors.count >= 2 }
+            try await bounded("a timed-out attempt: \(log.summary)", seconds: 20) { log.errors.count >= 1 }
+            let first = log.errors[0].at - startedAt
+            await clock.waitForSleepers()
+            #expect(client.statistics.attempts == 1, "backed off: no second attempt before the delay")
+            clock.advance(by: .milliseconds(300))
+            try await bounded("the second attempt: \(log.summary)", seconds: 10) { client.statistics.attempts == 2 }
             let errors = log.errors
-            let first = errors[0].at - startedAt
-            let second = errors[1].at - errors[0].at
-            print("Fault \(kind) never answers: connectTimeout after \(first), next after \(second) (connect timeout \(timeout), backoff 300 ms)")
-            #expect(errors.prefix(2).allSatisfy { $0.event.error.code == .connectTimeout }, "\(log.summary)")
-            #expect(errors.prefix(2).map(\.event.retryIn) == [.milliseconds(300), .milliseconds(600)])
-            #expect(first >= timeout - .milliseconds(50) && first < timeout + .milliseconds(1500), "the connect timeout, not sooner, not much later")
-            // Arrival times may be delayed unevenly on a loaded machine; the attempt count is not.
-            #expect(client.statistics.attempts <= 3, "backed off: no burst of attempts")
-            #expect(ContinuousClock.now - startedAt >= timeout * 2 + .milliseconds(300), "two connect timeouts and a backoff")
+            print("Fault \(kind) never answers: connectTimeout after \(first) (connect timeout \(timeout)), retried after the 300 ms backoff (manual clock)")
+            #expect(errors.first?.event.error.code == .connectTimeout, "\(log.summary)")
+            #expect(errors.first?.event.retryIn == .milliseconds(300))
+            // The kernel completed the connection at once; only the timer can end it, and not
+            // before it is due (a lower bound: a loaded machine only makes it later).
+            #expect(first >= timeout - .milliseconds(50), "the connect timeout, not sooner")
             #expect(client.statistics.connections == 0)
         }
     }

@@ -13,8 +13,14 @@ import Testing
 ///   (`ETIMEDOUT`) at the first keepalive tick (idle, idle + interval, …) at which the user
 ///   timeout has passed since the last byte received and a probe is out — at least
 ///   idle + interval (1 s/1 s with 2 s: 2.0 s measured; library defaults 30 s/10 s/30 s: 40 s).
+///   Without the user timeout, keepalive alone takes idle + count × interval (10 s here,
+///   9 probes).
 /// - When the client sends (a WebSocket message, a ping), the user timeout runs from that
-///   send, keepalive or not.
+///   send, keepalive or not; without it, retransmissions go on for many minutes.
+///
+/// This is the kernel's behaviour, so it is measured: each scenario keeps one bound, at least
+/// 5 s and well below what the connection takes when the option is not applied, and prints
+/// the figure.
 @Suite(.serialized, .timeLimit(.minutes(3))) struct FaultTCPTimeoutTests {
     /// The kernel-only configuration: no idle timeout, no heartbeat, keepalive as given.
     static func kernelOnly(
@@ -25,7 +31,8 @@ import Testing
         c.sse.tcpUserTimeout = userTimeout
         c.webSocket.socket.userTimeout = userTimeout
         c.sse.tcpKeepAlive = keepAlive ? .init(idle: .seconds(1), interval: .seconds(1)) : nil
-        c.webSocket.socket.keepAlive = keepAlive ? .init(idle: 1, interval: 1, count: 3) : nil
+        // 9 probes, as curl sets for SSE: without the user timeout both would take 10 s.
+        c.webSocket.socket.keepAlive = keepAlive ? .init(idle: 1, interval: 1, count: 9) : nil
     }
 
     @Test func userTimeoutAloneDoesNotDetectAReceiveOnlyHalfOpen() async throws {
@@ -56,17 +63,14 @@ import Testing
             try await bounded("10 messages: \(log.summary)", seconds: 10) { log.ids.count >= 10 }
             let droppingAt = ContinuousClock.now
             try await rig.dropServerTraffic(true)
-            let droppedAt = ContinuousClock.now
-            try await bounded("the kernel to drop the connection: \(log.summary)", seconds: 8) { log.firstEnd(after: droppedAt) != nil }
-            let end = try #require(log.firstEnd(after: droppedAt))
-            let detection = end.at - droppedAt
+            try await bounded("the kernel to drop the connection: \(log.summary)", seconds: 20) { log.firstEnd(after: droppingAt) != nil }
+            let end = try #require(log.firstEnd(after: droppingAt))
+            let detection = end.at - droppingAt
             print("Fault \(kind) keepalive 1 s/1 s + user timeout \(userTimeout), receive-only: detected after \(detection) (\(end.event.short))")
             #expect(end.event.errorEvent?.error.code == .network, "ETIMEDOUT is a network error: \(log.summary)")
             #expect(end.event.errorEvent?.willRetry == true)
-            // The last byte may have come before the drop (a server stalled by the load): the
-            // lower side is loose, the upper allows for events seen late on a loaded machine.
-            #expect(end.at - droppingAt >= userTimeout / 2, "not long before the user timeout")
-            #expect(detection < userTimeout + .milliseconds(2500), "user timeout + one keepalive interval + slack")
+            // 2 s expected; 10 s when the user timeout is not applied (keepalive alone).
+            #expect(detection < .seconds(7), "the user timeout with keepalive, not keepalive alone")
         }
     }
 
@@ -79,17 +83,15 @@ import Testing
             let log = FaultEventLog(client, lastID: nil)
             try await bounded("10 messages: \(log.summary)", seconds: 10) { log.ids.count >= 10 }
             try await rig.dropServerTraffic(true)
-            let droppedAt = ContinuousClock.now
             let sendingAt = ContinuousClock.now
             try await client.send(.text("are you there?"))
-            let sentAt = ContinuousClock.now
-            try await bounded("the kernel to drop the connection: \(log.summary)", seconds: 6) { log.firstEnd(after: droppedAt) != nil }
-            let end = try #require(log.firstEnd(after: droppedAt))
-            let detection = end.at - sentAt
+            try await bounded("the kernel to drop the connection: \(log.summary)", seconds: 20) { log.firstEnd(after: sendingAt) != nil }
+            let end = try #require(log.firstEnd(after: sendingAt))
+            let detection = end.at - sendingAt
             print("Fault webSocket user timeout \(userTimeout), one message sent into the void: detected \(detection) after the send (\(end.event.short))")
             #expect(end.event.errorEvent?.error.code == .network, "ETIMEDOUT is a network error: \(log.summary)")
-            #expect(end.at - sendingAt >= userTimeout - .milliseconds(50), "not before the user timeout")
-            #expect(detection < userTimeout + .milliseconds(2500), "the user timeout (+ retransmission timer granularity, slack)")
+            // About 1 s expected; without the user timeout the retransmissions go on for minutes.
+            #expect(detection < .seconds(6), "the user timeout, not the kernel's retransmission limit")
         }
     }
 }

@@ -321,14 +321,13 @@ import Testing
 
     /// End of input starts the closing handshake; echoes still on their way (the server
     /// answers each after 300 ms, and our close after them) are printed until the server's
-    /// close, then rtcat exits 0.
+    /// close, then rtcat exits 0. `clean` says the server's close ended it: the 5 s close
+    /// timeout ends it unclean.
     @Test func webSocketSendEOFPrintsWhatArrivesUntilTheServersClose() async throws {
         let server = try startServer()
         defer { server.stop() }
         let url = server.wsURL("/ws?echo_delay_ms=300").absoluteString
-        let started = ContinuousClock.now
         let r = try await rtcat(["--send", url], input: "one\ntwo\nthree\n")
-        let elapsed = ContinuousClock.now - started
         #expect(r.status == 0, "\(r.stderr)")
         #expect(r.kinds() == ["open", "event", "event", "event", "closed"], "\(r.stdout)")
         #expect(r.objects.dropFirst().prefix(3).map { $0["text"] as? String } == ["one", "two", "three"])
@@ -337,21 +336,23 @@ import Testing
         let session = try #require(server.webSocketSessions.first)
         #expect(session.textMessages == ["one", "two", "three"] && session.closeCode == 1000)
         #expect(server.webSocketSessions.count == 1, "no reconnect after our close")
-        #expect(elapsed < .seconds(5), "the server's close ends it, not the 5 s close timeout")
     }
 
-    /// A server that never answers the close: the close timeout (5 s) bounds the wait, and
-    /// rtcat still exits 0 (the end of input ended the session, not a failure).
+    /// A server that never answers the close: the close timeout (5 s) bounds the wait (the
+    /// close is unclean: no answer came; the runner's 15 s is the hang guard, and the timer's
+    /// length is the WebSocket machine's, tested on the embedded loop), and rtcat still exits
+    /// 0 (the end of input ended the session, not a failure).
     @Test func webSocketSendEOFWaitsAtMostTheCloseTimeout() async throws {
         let server = try startServer()
         defer { server.stop() }
         let started = ContinuousClock.now
-        let r = try await rtcat(["--send", server.wsURL("/ws?stall=1").absoluteString], input: "unanswered\n")
-        let elapsed = ContinuousClock.now - started
+        let r = try await rtcat(["--send", server.wsURL("/ws?stall=1").absoluteString], input: "unanswered\n", timeout: 15)
+        print("rtcat --send, close never answered: exited after \(ContinuousClock.now - started)")
         #expect(r.status == 0, "\(r.stderr)")
+        #expect(!r.timedOut)
         #expect(r.kinds() == ["open", "closed"], "\(r.stdout)")
+        #expect(r.objects.last?["clean"] as? Bool == false, "ended by the close timeout: \(r.stdout)")
         #expect(r.objects.last?["willReconnect"] as? Bool == false)
-        #expect(elapsed >= .milliseconds(4900) && elapsed < .seconds(15), "\(elapsed)")
     }
 
     /// A server closing with 1012, 1013 or 1014 (IANA-registered "come back later" codes):

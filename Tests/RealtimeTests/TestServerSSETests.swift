@@ -122,7 +122,8 @@ struct TestServerSSETests {
         let started = DispatchTime.now()
         server.stop()
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-        #expect(elapsed < 2)
+        // A stalled handler not woken by the shutdown would hold stop() for its 10 s join timeout.
+        #expect(elapsed < 5, "stop() wakes the stalled connection at once: \(elapsed) s")
         let rest = client.readToEnd()
         #expect(rest.end != .timeout)
         #expect(server.statistics.activeConnections == 0)

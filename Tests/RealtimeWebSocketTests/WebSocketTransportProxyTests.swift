@@ -156,14 +156,14 @@ import RealtimeWebSocket
         #expect(listen(fd, 8) == 0)
         _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) } }
         let port = UInt16(bigEndian: address.sin_port)
+        // Only the connect timer reports `connectTimeout`: the code says it covered the
+        // unanswered CONNECT (the deadline is the hang guard).
         try await withDeadline {
-            let started = ContinuousClock.now
             let probe = TransportProbe(URL(string: "ws://127.0.0.1:9/ws")!, options: Self.options(.url("http://127.0.0.1:\(port)"))) {
                 $0.connectTimeout = .milliseconds(400)
             }
             let (end, _) = await probe.ended()
-            #expect(end?.error?.code == .connectTimeout)
-            #expect(ContinuousClock.now - started < .seconds(5))
+            #expect(end?.error?.code == .connectTimeout, "\(String(describing: end))")
         }
     }
 

@@ -26,7 +26,7 @@ import Testing
             return
         }
         let (status, output) = try await offloaded {
-            try ChildTestProcess.run(filter: "FaultHerdTests", variable: Self.childVariable, timeoutSeconds: 90)
+            try ChildTestProcess.run(filter: "FaultHerdTests", variable: Self.childVariable, timeoutSeconds: 240)
         }
         let lines = ChildTestProcess.reportLines(output, prefix: "Fault herd")
         lines.forEach { print($0) }
@@ -83,7 +83,7 @@ import Testing
         for batch in stride(from: 0, to: Self.clients, by: Self.startBatch) {
             let end = min(batch + Self.startBatch, Self.clients)
             consumers += clients[batch..<end].map { c in Task { for await _ in c.events {} } }
-            try await bounded("clients \(batch)..<\(end) to connect", seconds: 20, pollingEvery: .milliseconds(20)) { opened(1) == end }
+            try await bounded("clients \(batch)..<\(end) to connect", seconds: 60, pollingEvery: .milliseconds(20)) { opened(1) == end }
         }
         let firstAttempts = stamps.withLock { $0.count }
 
@@ -93,7 +93,7 @@ import Testing
         let restartedAt = ContinuousClock.now - origin
         try server.start()
         // About 6 s at 200/s; a hang guard for a shared, loaded machine.
-        try await bounded("all \(Self.clients) clients to reconnect", seconds: 30, pollingEvery: .milliseconds(20)) { opened(2) == Self.clients }
+        try await bounded("all \(Self.clients) clients to reconnect", seconds: 60, pollingEvery: .milliseconds(20)) { opened(2) == Self.clients }
         let allBackAt = ContinuousClock.now - origin
 
         let reconnectCount = stamps.withLock { $0.count } - firstAttempts

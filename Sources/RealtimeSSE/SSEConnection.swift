@@ -24,7 +24,8 @@ final class SSEConnection {
     let request: TransportRequest
     let options: SSETransport.Options
     let loop: EventLoop
-    let events: BoundedChannel<TransportEvent>
+    /// Where the attempt's events go (the owner's sink).
+    var events = TransportOutlet()
 
     var easy: UnsafeMutableRawPointer?
     var headerList: UnsafeMutablePointer<curl_slist>?
@@ -81,11 +82,10 @@ final class SSEConnection {
         case finished
     }
 
-    init(request: TransportRequest, options: SSETransport.Options, loop: EventLoop, events: BoundedChannel<TransportEvent>) {
+    init(request: TransportRequest, options: SSETransport.Options, loop: EventLoop, sink: any TransportSink) {
         self.request = request
         self.options = options
         self.loop = loop
-        self.events = events
         self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "", strictUTF8: options.strictUTF8,
             reportsComments: options.reportsComments)
         self.hop = SSEHop(request: request)
@@ -93,6 +93,7 @@ final class SSEConnection {
             channelCapacity: request.eventBufferCapacity, cursor: SSEArenaCursor.on(loop), packs: request.prefersMessageBatches)
         self.errorBuffer = .allocate(capacity: Int(CURL_ERROR_SIZE))
         errorBuffer.initialize(repeating: 0, count: Int(CURL_ERROR_SIZE))
+        events.attach(sink)
     }
 
     deinit {

@@ -27,10 +27,10 @@ struct SSETransportPathProbeTests {
         let t = SSETransport(request: request(server.url("/sse?count=1&end=hold")) {
             $0.idleTimeout = .seconds(60)
         })
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         var r = TransportRun()
         var probedAt: ContinuousClock.Instant?
-        for await e in t.events {
+        for await e in tEvents {
             r.events.append(e)
             if case .message = e {
                 probedAt = .now
@@ -50,9 +50,9 @@ struct SSETransportPathProbeTests {
         let t = SSETransport(request: request(server.url("/sse?count=1&end=hold&ping_ms=20")) {
             $0.idleTimeout = .seconds(60)
         })
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         var r = TransportRun()
-        for await e in t.events {
+        for await e in tEvents {
             r.events.append(e)
             if case .message = e {
                 // 1 s: fifty pings' worth, so a starved server thread on a loaded machine

@@ -271,9 +271,9 @@ struct SSETransportTests {
         let t = SSETransport(request: request(server.url("/sse?count=1&end=hold&ping_ms=20")) {
             $0.idleTimeout = .seconds(2)
         })
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         var r = TransportRun()
-        for await e in t.events {
+        for await e in tEvents {
             r.events.append(e)
             if case .message = e {
                 Task {

@@ -20,7 +20,7 @@ public final class WebSocketTransport: Transport, Sendable {
     let core: WebSocketTransportCore<EventLoop, SocketByteStream>
     var outbox: LockedValue<WebSocketOutbox<CheckedContinuation<Void, any Error>>> { core.outbox }
 
-    /// Prepares an attempt; nothing happens on the network before ``start()``.
+    /// Prepares an attempt; nothing happens on the network before ``start(delivering:)``.
     public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
         self.request = request
         self.options = options

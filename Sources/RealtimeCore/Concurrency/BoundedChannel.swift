@@ -2,7 +2,7 @@ import Synchronization
 
 /// A single-consumer async channel with back-pressure signalling and no loss.
 ///
-/// Producers (usually the I/O thread) call ``send(_:)`` or `send(contentsOf:)`, which
+/// Producers (usually the I/O thread) call `send(_:)` or `send(contentsOf:)`, which
 /// always enqueue and return whether the producer may keep going. When they return `false`
 /// the channel holds at least `capacity` elements: the producer should stop reading its
 /// source (pause the socket or the curl transfer) until the demand handler fires. The

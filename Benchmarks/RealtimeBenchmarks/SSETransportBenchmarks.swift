@@ -76,8 +76,10 @@ enum SSETransportBenchmarks {
         for _ in 0..<max(1, Timing.repetitionOverride ?? 3) {
             // CPU of the whole pipeline (server thread + curl child), as a load-independent
             // cost next to the wall-clock ratio.
+            // Valgrind cannot spawn curl: `RT_BENCH_SSE_NO_CURL=1` skips it (instruction counts).
             let curlCPUStart = processCPUSeconds() + childCPUSeconds()
-            let curl = try curlDownload(url)
+            let curl = ProcessInfo.processInfo.environment["RT_BENCH_SSE_NO_CURL"] == nil
+                ? try curlDownload(url) : (seconds: 1.0, bytes: total)
             curlCPU = min(curlCPU, processCPUSeconds() + childCPUSeconds() - curlCPUStart)
             guard curl.bytes == total else { throw Failure(description: "curl got \(curl.bytes) of \(total) bytes") }
             curlSeconds = min(curlSeconds, curl.seconds)
@@ -171,10 +173,9 @@ enum SSETransportBenchmarks {
         if let n = env["RT_BENCH_SSE_RECV_BUFFER"].flatMap({ Int($0) }) { options.receiveBufferSize = n }
         let transport = SSETransport(request: request, options: options)
         return waitFor {
-            transport.start()
             var c = Consumed()
             var dataBytes = 0
-            for await e in transport.events {
+            for await e in TransportEvents(transport, capacity: transport.request.eventBufferCapacity) {
                 switch e {
                 case .message(let m):
                     c.events += 1

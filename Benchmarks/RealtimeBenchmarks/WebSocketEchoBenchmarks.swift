@@ -89,8 +89,7 @@ enum WebSocketEchoBenchmarks {
         var request = TransportRequest(url: url)
         request.eventBufferCapacity = 1024
         let transport = WebSocketTransport(request: request, options: options, eventLoop: .shared)
-        transport.start()
-        var iterator = transport.events.makeAsyncIterator()
+        var iterator = TransportEvents(transport, capacity: request.eventBufferCapacity).makeAsyncIterator()
         guard case .opened? = await iterator.next() else { return (.infinity, 0) }
         let start = ContinuousClock.now
         // Up to `window` sends in flight: a `send` returns only once its frame is written to the

@@ -94,8 +94,7 @@ enum AutobahnCommand {
         options.closeTimeout = .seconds(3)
         options.compression = compression
         let transport = WebSocketTransport(request: request, options: options, eventLoop: .shared)
-        transport.start()
-        for await event in transport.events {
+        for await event in TransportEvents(transport, capacity: request.eventBufferCapacity) {
             switch event {
             case .opened, .retryHint, .messages:
                 break  // a WebSocket transport sends no batches

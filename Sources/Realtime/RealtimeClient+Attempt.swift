@@ -81,9 +81,9 @@ extension RealtimeClient {
     }
 
     /// Registers and starts the attempt's transport when the machine still wants it.
-    /// Messages (and the `.open` before them) go from the transport's producer straight to the
-    /// consumer's buffer through a relay, with no hop through a task; so do its control
-    /// events, to the machine.
+    /// Messages (and the `.open` before them) go from the transport's I/O thread straight to
+    /// the consumer's buffer through the attempt's sink, with no hop through a task; so do its
+    /// control events, to the machine.
     private func start(_ transport: any Transport, attempt: Int) {
         let now = clock.now()
         let (wanted, work): (Bool, ClientStorage.Work) = storage.state.withLock { s in
@@ -102,8 +102,7 @@ extension RealtimeClient {
             return (wanted, work)
         }
         if wanted {
-            transport.events.setRelay { [weak self] events in self?.relay(&events, attempt: attempt) ?? true }
-            transport.start()
+            transport.start(delivering: AttemptSink(client: self, attempt: attempt))
         } else {
             transport.close()
         }

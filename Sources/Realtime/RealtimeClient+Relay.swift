@@ -17,7 +17,7 @@ extension RealtimeClient {
         var isMessagesOnly: Bool { opened == nil && hints.isEmpty && end == nil && !terminated }
 
         /// Adds a single message: an event of its own, or (`grouping`) to the open group.
-        mutating func add(_ message: Message, grouping: Bool) {
+        mutating func add(_ message: consuming Message, grouping: Bool) {
             bytes &+= message.payloadByteCount
             count &+= 1
             guard grouping else {
@@ -43,18 +43,22 @@ extension RealtimeClient {
         }
     }
 
-    /// The relay on an attempt's transport channel (see ``BoundedChannel/setRelay(_:)``), run
-    /// on the transport's producer thread: takes every event out of `events`, moves the
-    /// messages into the consumer's buffer and the control events into the state machine.
-    /// Returns false when the consumer's buffer is full (the transport pauses reading).
+    /// What an attempt's sink does with a delivery, on the transport's I/O thread: takes every
+    /// event out of `events`, moves the messages into the consumer's buffer and the control
+    /// events into the state machine. Returns false when the consumer's buffer is full (the
+    /// transport pauses reading until the buffer's demand handler calls
+    /// ``Transport/resumeDelivery()``).
     func relay(_ events: inout [TransportEvent], attempt: Int) -> Bool {
         var batch = RelayBatch()
         batch.messages.reserveCapacity(events.count)
         let grouping = storage.deliversBatches.load(ordering: .relaxed)
         let messageID = transportKind == .webSocket ? configuration.messageID : nil
         let terminator = configuration.terminator
-        for event in events {
-            switch event {
+        // Moved out one by one (oldest first after the reversal), not copied: a copy of a
+        // message costs a retain and a release per field, several per event.
+        events.reverse()
+        while let event = events.popLast() {
+            switch consume event {
             case .message(var message):
                 guard !batch.terminated else { continue }
                 if let terminator, terminator.matches(message) {
@@ -80,7 +84,6 @@ extension RealtimeClient {
             }
         }
         batch.closeGroup()
-        events.removeAll(keepingCapacity: true)
         if batch.isMessagesOnly { return relayMessages(&batch.messages, count: batch.count, bytes: batch.bytes, attempt: attempt) }
         return relayControl(&batch, attempt: attempt)
     }
@@ -153,5 +156,26 @@ extension RealtimeClient {
             return work
         }
         return perform(work)
+    }
+}
+
+/// The sink an attempt's transport delivers into: the client's relay, tagged with the attempt
+/// (so a late delivery from an attempt that is over is recognised and dropped). Weak: a
+/// transport that outlives its client delivers into nothing.
+final class AttemptSink: TransportSink {
+    private weak let client: RealtimeClient?
+    private let attempt: Int
+
+    init(client: RealtimeClient, attempt: Int) {
+        self.client = client
+        self.attempt = attempt
+    }
+
+    func deliver(_ events: inout [TransportEvent]) -> Bool {
+        guard let client else {
+            events.removeAll(keepingCapacity: true)
+            return true
+        }
+        return client.relay(&events, attempt: attempt)
     }
 }

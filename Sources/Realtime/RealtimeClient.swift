@@ -96,8 +96,8 @@ public final class RealtimeClient: Sendable {
             machine: machine, capacity: configuration.eventBufferCapacity,
             duplicates: configuration.duplicates.map { DuplicateTracker(filter: $0, idsCarryOver: kind == .sse) })
         storage.channel.setDemandHandler { [weak self] in
-            // A transport paused by the relay (the consumer's buffer was full) reads again.
-            self?.storage.state.withLock { $0.transport?.transport }?.events.relayDemand()
+            // A transport paused by its sink (the consumer's buffer was full) reads again.
+            self?.storage.state.withLock { $0.transport?.transport }?.resumeDelivery()
         }
         storage.channel.setTerminationHandler { [weak self] in self?.close() }
     }

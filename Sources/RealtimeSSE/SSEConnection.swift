@@ -32,7 +32,8 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
     let request: TransportRequest
     let options: SSETransport.Options
     let loop: Loop
-    let events: BoundedChannel<TransportEvent>
+    /// Where the attempt's events go (the owner's sink).
+    var events = TransportOutlet()
     let curl: Curl
 
     var machine: Machine
@@ -43,11 +44,10 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
     /// curl returns.
     var batcher: SSEEventBatcher
 
-    init(request: TransportRequest, options: SSETransport.Options, loop: Loop, events: BoundedChannel<TransportEvent>, curl: Curl) {
+    init(request: TransportRequest, options: SSETransport.Options, loop: Loop, sink: any TransportSink, curl: Curl) {
         self.request = request
         self.options = options
         self.loop = loop
-        self.events = events
         self.curl = curl
         self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "", strictUTF8: options.strictUTF8,
             reportsComments: options.reportsComments)
@@ -57,6 +57,7 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
         self.batcher = SSEEventBatcher(
             channelCapacity: request.eventBufferCapacity, cursor: curl.arenaCursor, packs: request.prefersMessageBatches)
         curl.callbacks = self
+        events.attach(sink)
     }
 
     var isFinished: Bool { machine.isFinished }

@@ -29,14 +29,14 @@ import RealtimeIO
 /// cannot use are `invalid_configuration` before any I/O.
 ///
 /// All I/O runs on an ``EventLoop`` through its curl multi handle: bytes go from curl's
-/// write callback straight into ``SSEParser``, events into ``events``. When the consumer
-/// falls behind (the channel is full) the transfer is paused (`CURL_WRITEFUNC_PAUSE`), so
-/// TCP flow control stops the server instead of memory growing.
+/// write callback straight into ``SSEParser``, events into the sink given to
+/// ``start(delivering:)``. When the consumer falls behind (the sink is full) the transfer is
+/// paused (`CURL_WRITEFUNC_PAUSE`) until ``resumeDelivery()``, so TCP flow control stops the
+/// server instead of memory growing.
 ///
-/// Thread-safe: ``start()`` and ``close(code:reason:)`` may be called from any thread.
+/// Thread-safe: ``start(delivering:)`` and ``close(code:reason:)`` may be called from any thread.
 public final class SSETransport: Transport {
     public var kind: TransportKind { .sse }
-    public let events: BoundedChannel<TransportEvent>
     public let request: TransportRequest
     public let options: Options
     private let loop: EventLoop
@@ -47,7 +47,10 @@ public final class SSETransport: Transport {
     typealias Connection = SSEConnection<EventLoop, CurlEasyTransfer>
 
     private enum Lifecycle {
-        case idle, started, closed
+        case idle, started
+        /// Closed before it started: `start` delivers the `ended` at once.
+        case closedEarly
+        case closed
     }
 
     /// - Parameters:
@@ -59,7 +62,6 @@ public final class SSETransport: Transport {
         self.request = request
         self.options = options
         self.loop = eventLoop
-        self.events = BoundedChannel(capacity: max(1, request.eventBufferCapacity))
         self.connection = LoopBoundBox(nil, loop: eventLoop)
     }
 
@@ -69,31 +71,38 @@ public final class SSETransport: Transport {
         loop.execute { box.value?.cancel() }
     }
 
-    public func start() {
-        let begin: Bool = lifecycle.withLock { state in
-            guard case .idle = state else { return false }
-            state = .started
-            return true
+    public func start(delivering sink: any TransportSink) {
+        let begin: Lifecycle = lifecycle.withLock { state in
+            let was = state
+            switch state {
+            case .idle: state = .started
+            case .closedEarly: state = .closed
+            case .started, .closed: break
+            }
+            return was
         }
-        guard begin else { return }
+        switch begin {
+        case .idle: break
+        case .closedEarly:
+            var end: [TransportEvent] = [.ended(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false))]
+            _ = sink.deliver(&end)
+            return
+        case .started, .closed: return
+        }
         let box = connection
-        let loop = self.loop
-        // Weak captures: the channel is owned by the connection, which the box owns, so a
-        // strong capture here would be a cycle that outlives the transport.
-        events.setDemandHandler { [weak box] in
-            guard let box else { return }
-            loop.execute { box.value?.resume() }
-        }
-        events.setTerminationHandler { [weak self] in
-            self?.close()
-        }
-        let request = self.request, options = self.options, events = self.events
+        let request = self.request, options = self.options, loop = self.loop
         loop.execute {
             let curl = CurlEasyTransfer(request: request, options: options, loop: loop)
-            let c = Connection(request: request, options: options, loop: loop, events: events, curl: curl)
+            let c = Connection(request: request, options: options, loop: loop, sink: sink, curl: curl)
             box.value = c
             c.start()
         }
+    }
+
+    /// Reads again after the sink was full; see ``Transport/resumeDelivery()``.
+    public func resumeDelivery() {
+        let box = connection
+        loop.execute { box.value?.resume() }
     }
 
     /// SSE cannot send: always throws `sendNotSupported`.
@@ -108,27 +117,23 @@ public final class SSETransport: Transport {
         loop.execute { box.value?.verify(within: timeout) }
     }
 
-    /// Ends the attempt: removes the transfer, frees its handle and timers, and yields
+    /// Ends the attempt: removes the transfer, frees its handle and timers, and delivers
     /// `ended` with error `cancelled` unless the attempt already ended. `code` and `reason`
     /// are ignored (no close frame in SSE). Idempotent; any thread, any time.
     public func close(code: UInt16, reason: String) {
         let wasIdle: Bool = lifecycle.withLock { state in
             switch state {
             case .idle:
-                state = .closed
+                state = .closedEarly
                 return true
             case .started:
                 state = .closed
                 return false
-            case .closed:
+            case .closedEarly, .closed:
                 return false
             }
         }
-        if wasIdle {
-            events.send(.ended(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false)))
-            events.finish()
-            return
-        }
+        if wasIdle { return }
         let box = connection
         loop.execute { box.value?.cancel() }
     }

@@ -27,7 +27,8 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
     let request: TransportRequest
     let options: WebSocketTransport.Options
     let loop: Loop
-    let events: BoundedChannel<TransportEvent>
+    /// Where the attempt's events go (the owner's sink, attached at start).
+    var events = TransportOutlet()
     weak var transport: WebSocketTransportCore<Loop, Stream>?
     /// Opens the byte stream for one connection (the first, or after a redirect), reading at
     /// most this many bytes at a time.
@@ -64,13 +65,12 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
 
     /// `random` (tests only) replaces the system generators for handshake keys and masks.
     init(
-        request: TransportRequest, options: WebSocketTransport.Options, loop: Loop, events: BoundedChannel<TransportEvent>,
+        request: TransportRequest, options: WebSocketTransport.Options, loop: Loop,
         random: (any RandomNumberGenerator & Sendable)? = nil, makeStream: @escaping (_ readChunkSize: Int) -> Stream
     ) {
         self.request = request
         self.options = options
         self.loop = loop
-        self.events = events
         self.makeStream = makeStream
         self.encoder = WebSocketFrameEncoder(role: .client, generator: random ?? BufferedSystemRandom())
         self.keyGenerator = AnyRandomNumberGenerator(random ?? SystemRandomNumberGenerator())
@@ -108,8 +108,9 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
 
     // MARK: - Starting
 
-    func start() {
-        // `close()` may have ended the attempt before it started.
+    func start(delivering sink: any TransportSink) {
+        // `close()` may have ended the attempt before it started: its `ended` goes now.
+        events.attach(sink)
         guard machine.isIdle else { return }
         switch machine.start(now: loop.now) {
         case .connect(let url, let deadline):

@@ -6,7 +6,7 @@ import RealtimeIO
 /// Keeps the ``Transport`` contract: one attempt, no reconnects of its own (that is
 /// `RealtimeClient`'s job). It connects (DNS off the loop, TCP, TLS for `wss`), performs the
 /// opening handshake (following redirects up to ``TransportRequest/maxRedirects``), then
-/// delivers whole messages on ``events``, answers pings, runs the heartbeat and idle timeout,
+/// delivers whole messages to the sink given to ``start(delivering:)``, answers pings, runs the heartbeat and idle timeout,
 /// and ends with the closing handshake of RFC 6455 §7.
 ///
 /// Threading: every method may be called from any thread or task. The connection itself
@@ -14,14 +14,13 @@ import RealtimeIO
 /// through a bounded, ordered queue.
 public final class WebSocketTransport: Transport, Sendable {
     public var kind: TransportKind { .webSocket }
-    public let events: BoundedChannel<TransportEvent>
     public let request: TransportRequest
     public let options: Options
     public let eventLoop: EventLoop
     let core: WebSocketTransportCore<EventLoop, SocketByteStream>
     var outbox: LockedValue<WebSocketOutbox<CheckedContinuation<Void, any Error>>> { core.outbox }
 
-    /// Prepares an attempt; nothing happens on the network before ``start()``.
+    /// Prepares an attempt; nothing happens on the network before ``start(delivering:)``.
     public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
         self.request = request
         self.options = options
@@ -30,11 +29,15 @@ public final class WebSocketTransport: Transport, Sendable {
             SocketByteStream(eventLoop: eventLoop, readChunkSize: readChunkSize)
         }
         self.core = core
-        self.events = core.events
     }
 
-    public func start() {
-        core.start()
+    public func start(delivering sink: any TransportSink) {
+        core.start(delivering: sink)
+    }
+
+    /// Reads again after the sink was full; see ``Transport/resumeDelivery()``.
+    public func resumeDelivery() {
+        core.resumeDelivery()
     }
 
     /// Sends a text, binary or ping message: ``send(_:flush:)`` without waiting for the write.
@@ -77,8 +80,8 @@ public final class WebSocketTransport: Transport, Sendable {
     }
 
     /// Starts the closing handshake with `code` and `reason` (RFC 6455 §7.1.2), or abandons
-    /// the attempt if it is not open yet. Idempotent, callable from anywhere; `events` then
-    /// ends with error `cancelled` (unless the attempt had already ended).
+    /// the attempt if it is not open yet. Idempotent, callable from anywhere; the sink then
+    /// receives `ended` with error `cancelled` (unless the attempt had already ended).
     public func close(code: UInt16, reason: String) {
         core.close(code: code, reason: reason)
     }

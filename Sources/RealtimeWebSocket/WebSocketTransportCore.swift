@@ -11,7 +11,6 @@ import Synchronization
 package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStream>: Transport, Sendable {
     typealias Connection = WebSocketConnection<Loop, Stream>
     package var kind: TransportKind { .webSocket }
-    package let events: BoundedChannel<TransportEvent>
     package let request: TransportRequest
     package let options: WebSocketTransport.Options
     package let loop: Loop
@@ -32,28 +31,24 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
         self.request = request
         self.options = options
         self.loop = loop
-        self.events = BoundedChannel(capacity: max(request.eventBufferCapacity, 1))
         self.outbox = LockedValue(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1), maxBytes: max(options.maxOutboundBytes, 1)))
         let connection = Connection(
-            request: request, options: options, loop: loop, events: events, random: random, makeStream: makeStream)
+            request: request, options: options, loop: loop, random: random, makeStream: makeStream)
         self.connection = LoopBound(connection, loop: loop)
         connection.transport = self
-        // Weak: the channel must never own the connection (its deinit reports to the channel,
-        // which must not happen while the channel holds its own lock).
-        events.setDemandHandler { [loop, weak box = self.connection] in
-            guard let box else { return }
-            loop.execute { box.value.consumerDemand() }
-        }
-        events.setTerminationHandler { [weak self] in
-            // The consumer stopped iterating: the attempt is over (contract item 6).
-            self?.close(code: 1000, reason: "")
-        }
     }
 
-    package func start() {
+    package func start(delivering sink: any TransportSink) {
         guard !started.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let connection = self.connection
-        loop.execute { connection.value.start() }
+        loop.execute { connection.value.start(delivering: sink) }
+    }
+
+    /// See ``Transport/resumeDelivery()``: one hop to the loop, which reads again if reading
+    /// was paused for the sink.
+    package func resumeDelivery() {
+        let connection = self.connection
+        loop.execute { connection.value.consumerDemand() }
     }
 
     /// Sends a text, binary or ping message: ``send(_:flush:)`` without waiting for the write.

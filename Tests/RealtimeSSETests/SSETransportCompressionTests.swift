@@ -73,14 +73,14 @@ struct SSETransportCompressionTests {
         let t = SSETransport(request: request(server.url("/sse?count=\(count)&size=100&encoding=gzip")) {
             $0.eventBufferCapacity = capacity
         })
-        t.start()
-        #expect(await eventually(within: .seconds(20)) { t.events.bufferedCount >= capacity })
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
+        #expect(await eventually(within: .seconds(20)) { tEvents.bufferedCount >= capacity })
         await WallTime.hold(for: .milliseconds(2000))  // a window for curl and the kernel to overrun the pause
         // At most one decoded write (16 KiB ≈ 140 events of ~117 bytes) beyond capacity.
-        #expect(t.events.bufferedCount <= capacity + 600)
+        #expect(tEvents.bufferedCount <= capacity + 600)
         var ids: [String] = []
         var end: TransportEnd?
-        for await e in t.events {
+        for await e in tEvents {
             switch e {
             case .message(let m): ids.append(m.id ?? "")
             case .ended(let e): end = e

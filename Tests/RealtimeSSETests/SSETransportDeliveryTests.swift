@@ -90,19 +90,19 @@ struct SSETransportDeliveryTests {
         let listener = try SilentListener()
         defer { listener.close() }
         let early = SSETransport(request: post(URL(string: "https://127.0.0.1:\(listener.port)/sse")!))
-        early.start()
+        let earlyEvents = early.eventStream(capacity: early.request.eventBufferCapacity)
         #expect(await eventually { listener.accepted > 0 })
         early.close()
         var earlyEnd: TransportEnd?
-        for await e in early.events { if case .ended(let end) = e { earlyEnd = end } }
+        for await e in earlyEvents { if case .ended(let end) = e { earlyEnd = end } }
         #expect(earlyEnd?.requestWasDelivered == false)
 
         let late = SSETransport(request: post(server.url("/sse?before_head=hold")))
-        late.start()
+        let lateEvents = late.eventStream(capacity: late.request.eventBufferCapacity)
         #expect(await eventually { server.requests(path: "/sse").count == 1 })
         late.close()
         var lateEnd: TransportEnd?
-        for await e in late.events { if case .ended(let end) = e { lateEnd = end } }
+        for await e in lateEvents { if case .ended(let end) = e { lateEnd = end } }
         #expect(lateEnd?.requestWasDelivered == true)
     }
 }

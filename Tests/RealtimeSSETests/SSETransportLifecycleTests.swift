@@ -26,9 +26,9 @@ struct SSETransportLifecycleTests {
         let t = SSETransport(request: request(server.url("/sse?count=1")))
         t.close()
         t.close()
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         var r = TransportRun()
-        for await e in t.events { r.events.append(e) }
+        for await e in tEvents { r.events.append(e) }
         #expect(r.events.count == 1)
         #expect(r.end?.error?.code == .cancelled)
         #expect(r.end?.requestWasDelivered == false)
@@ -41,11 +41,11 @@ struct SSETransportLifecycleTests {
         // A connect timeout far beyond the test: on a loaded machine the test task may wait
         // seconds for a thread, and the outcome must not depend on that.
         let t = SSETransport(request: request(server.url("/silent")) { $0.connectTimeout = .seconds(120) })
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         #expect(await eventually { server.requests(path: "/silent").count == 1 })
         t.close()
         var r = TransportRun()
-        for await e in t.events { r.events.append(e) }
+        for await e in tEvents { r.events.append(e) }
         #expect(r.opened.isEmpty)
         #expect(r.end?.error?.code == .cancelled)
         #expect(await eventually { server.statistics.activeConnections == 0 })
@@ -54,9 +54,9 @@ struct SSETransportLifecycleTests {
     @Test("close() while open: ended(cancelled) once, the server sees the connection go")
     func closeWhileOpen() async throws {
         let t = SSETransport(request: request(server.url("/sse?count=2&end=hold")))
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         var r = TransportRun()
-        for await e in t.events {
+        for await e in tEvents {
             r.events.append(e)
             if r.messages.count == 2 {
                 t.close()
@@ -73,10 +73,10 @@ struct SSETransportLifecycleTests {
     @Test("cancelling the consuming task closes the connection")
     func consumerCancellation() async throws {
         let t = SSETransport(request: request(server.url("/sse?count=1&end=hold")))
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         let got = LockedValue(0)
         let consumer = Task {
-            for await e in t.events {
+            for await e in tEvents {
                 if case .message = e { got.withLock { $0 += 1 } }
             }
         }
@@ -90,12 +90,12 @@ struct SSETransportLifecycleTests {
     @Test("close() from many threads at once yields exactly one ended")
     func concurrentClose() async throws {
         let t = SSETransport(request: request(server.url("/sse?count=1&end=hold")))
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         await withTaskGroup(of: Void.self) { g in
             for _ in 0..<16 { g.addTask { t.close() } }
         }
         var r = TransportRun()
-        for await e in t.events { r.events.append(e) }
+        for await e in tEvents { r.events.append(e) }
         #expect(r.ends.count == 1)
         #expect(r.end != nil)
     }
@@ -107,20 +107,20 @@ struct SSETransportLifecycleTests {
         let t = SSETransport(request: request(server.url("/sse?count=\(count)&size=100")) {
             $0.eventBufferCapacity = capacity
         })
-        t.start()
+        let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
         // The consumer does not read: the channel fills (however slowly a loaded machine
         // serves), and curl's pause with TCP flow control must stop the producer near
         // capacity: at most one receive buffer (64 KiB ≈ 560 events of ~117 bytes) beyond it.
         // (That the pause is not silence for the idle timeout is an embedded-loop test.)
-        #expect(await eventually(within: .seconds(20)) { t.events.bufferedCount >= capacity })
+        #expect(await eventually(within: .seconds(20)) { tEvents.bufferedCount >= capacity })
         await WallTime.hold(for: .milliseconds(2000))  // a window for curl and the kernel to overrun the pause
-        let buffered = t.events.bufferedCount
+        let buffered = tEvents.bufferedCount
         #expect(buffered >= capacity)
         #expect(buffered <= capacity + 600)
         let rssWhilePaused = ProcessResources.residentBytes
         var ids: [String] = []
         var end: TransportEnd?
-        for await e in t.events {
+        for await e in tEvents {
             switch e {
             case .message(let m): ids.append(m.id ?? "")
             case .ended(let e): end = e
@@ -142,8 +142,8 @@ struct SSETransportLifecycleTests {
         do {
             let a = SSETransport(request: request(server.url("/sse?count=2&end=hold")))
             finished = a
-            a.start()
-            for await e in a.events {
+            let aEvents = a.eventStream(capacity: a.request.eventBufferCapacity)
+            for await e in aEvents {
                 if case .message = e {
                     let box = a.connection
                     await EventLoop.shared.submit { finishedConnection.value = box.value }
@@ -152,8 +152,8 @@ struct SSETransportLifecycleTests {
             }
             let b = SSETransport(request: request(server.url("/sse?count=2")))
             closed = b
-            b.start()
-            for await e in b.events {
+            let bEvents = b.eventStream(capacity: b.request.eventBufferCapacity)
+            for await e in bEvents {
                 if case .opened = e {
                     let box = b.connection
                     await EventLoop.shared.submit { closedConnection.value = box.value }
@@ -184,8 +184,8 @@ struct SSETransportOpenCloseCycleTests {
     func openCloseCycles() async throws {
         func cycle() async {
             let t = SSETransport(request: request(server.url("/sse?count=1&end=hold")))
-            t.start()
-            for await e in t.events {
+            let tEvents = t.eventStream(capacity: t.request.eventBufferCapacity)
+            for await e in tEvents {
                 if case .message = e { t.close() }
             }
         }

@@ -81,10 +81,10 @@ struct SSETransportProxyTests {
         let transport = SSETransport(
             request: request(server.url("/sse?count=2&end=hold&ping_ms=200")) { $0.idleTimeout = .seconds(30) },
             options: options(proxy.url))
-        transport.start()
+        let transportEvents = transport.eventStream(capacity: transport.request.eventBufferCapacity)
         var ids: [String] = []
         var end: TransportEnd?
-        for await event in transport.events {
+        for await event in transportEvents {
             switch event {
             case .message(let m):
                 ids.append(m.id ?? "")

@@ -304,10 +304,10 @@ struct SSETransportRedirectTests {
         #expect(failed.end?.error?.code == .redirect)
         server.setHandler(path: "/silent") { w in try w.hold() }
         let cancelled = SSETransport(request: request(redirect(307, to: "/silent")), eventLoop: loop)
-        cancelled.start()
+        let cancelledEvents = cancelled.eventStream(capacity: cancelled.request.eventBufferCapacity)
         #expect(await eventually { server.requests(path: "/silent").count == 1 })
         cancelled.close()
-        for await _ in cancelled.events {}
+        for await _ in cancelledEvents {}
         #expect(await loop.submit { CurlMultiDriver.on(loop).activeTransfers } == 0)
         try await offloaded { loop.shutdown() }
     }

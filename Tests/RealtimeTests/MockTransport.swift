@@ -5,7 +5,6 @@ import Testing
 /// Keeps the contract (one `ended`, nothing after it, `close` ends with `cancelled`).
 final class MockTransport: Transport, Sendable {
     let kind: TransportKind
-    let events: BoundedChannel<TransportEvent>
     let request: TransportRequest
 
     struct State: Sendable {
@@ -18,15 +17,14 @@ final class MockTransport: Transport, Sendable {
         var verifications: [Duration] = []
     }
     private let state = Observed(State())
+    /// The client's sink once started, and what was emitted before (delivered at start).
+    private let delivery = LockedValue<(sink: (any TransportSink)?, early: [TransportEvent])>((nil, []))
     private let onStart: @Sendable () -> Void
 
     init(request: TransportRequest, onStart: @escaping @Sendable () -> Void = {}) {
         self.request = request
         self.onStart = onStart
         self.kind = RealtimeClient.transportKind(for: request.url) ?? .sse
-        self.events = BoundedChannel(capacity: request.eventBufferCapacity)
-        events.setTerminationHandler { [weak self] in self?.close() }
-        events.setDemandHandler { [weak self] in self?.state.update { $0.demands += 1 } }
     }
 
     var started: Bool { state.value.started }
@@ -35,9 +33,9 @@ final class MockTransport: Transport, Sendable {
     var sent: [OutboundMessage] { state.value.sent }
     /// The timeouts of the ``verifyConnection(within:)`` calls, in order.
     var verifications: [Duration] { state.value.verifications }
-    /// How many `emit` calls were told to pause (the channel was full).
+    /// How many `emit` calls were told to pause (the sink was full).
     var pausedSends: Int { state.value.pausedSends }
-    /// How many times the channel told the paused producer to resume.
+    /// How many times the owner told the paused producer to resume.
     var demands: Int { state.value.demands }
 
     /// Waits until the client closed (or aborted) this transport.
@@ -50,26 +48,47 @@ final class MockTransport: Transport, Sendable {
         await state.wait("\(count) messages sent", sourceLocation: sourceLocation) { $0.sent.count >= count }
     }
 
-    func start() {
+    func start(delivering sink: any TransportSink) {
         state.update { s in
             precondition(!s.started, "start() called twice")
             s.started = true
         }
+        var early = delivery.withLock { d in
+            d.sink = sink
+            defer { d.early = [] }
+            return d.early
+        }
+        if !early.isEmpty { _ = sink.deliver(&early) }
         onStart()
     }
 
-    /// Delivers an event as the I/O loop would; returns the channel's "keep going".
+    func resumeDelivery() {
+        state.update { $0.demands += 1 }
+    }
+
+    /// Delivers an event as the I/O loop would; returns the sink's "keep going".
     @discardableResult
     func emit(_ event: TransportEvent) -> Bool {
+        emit(contentsOf: [event])
+    }
+
+    /// Delivers events together, as one read of the I/O loop would (the end, if any, last).
+    @discardableResult
+    func emit(contentsOf batch: [TransportEvent]) -> Bool {
         var go = false
         state.update { s in
             guard !s.ended else { return }
-            if case .ended = event { s.ended = true }
+            if batch.contains(where: { if case .ended = $0 { true } else { false } }) { s.ended = true }
             go = true
         }
         guard go else { return false }
-        let more = events.send(event)
-        if case .ended = event { events.finish() }
+        // Delivered outside the lock: the sink may call back into this transport (close).
+        guard let sink = delivery.withLock({ d -> (any TransportSink)? in
+            if d.sink == nil { d.early.append(contentsOf: batch) }
+            return d.sink
+        }) else { return true }
+        var events = batch
+        let more = sink.deliver(&events)
         if !more { state.update { $0.pausedSends += 1 } }
         return more
     }

@@ -33,7 +33,7 @@ import Testing
         let first = try #require(await t.factory.transport(0))
         first.open()
         let batch: [TransportEvent] = ["x", "y", "[DONE]", "z"].map { .message(.sse(type: "message", data: $0, id: "")) }
-        first.events.send(contentsOf: batch)
+        first.emit(contentsOf: batch)
         await rec.waitUntilFinished()
         #expect(rec.summary == "open(1) event(x) event(y) closed(final)")
     }

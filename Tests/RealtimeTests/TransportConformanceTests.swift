@@ -63,11 +63,11 @@ struct TransportConformanceTests {
             $0.eventBufferCapacity = capacity
             $0.idleTimeout = .milliseconds(1500)
         }
-        transport.start()
-        var iterator = transport.events.makeAsyncIterator()
+        let events = transport.eventStream(capacity: capacity)
+        var iterator = events.makeAsyncIterator()
         guard case .opened? = await iterator.next() else { Issue.record("no opened"); return }
         let written = await Self.plateau(quietFor: .milliseconds(2000)) { fixture.server.statistics.bytesWritten }
-        let buffered = transport.events.bufferedCount
+        let buffered = events.bufferedCount
         print("Conformance back-pressure (\(kind)): server stopped after \(written / 1024) KiB of \(count * size / 1024) KiB; \(buffered) messages buffered (capacity \(capacity))")
         #expect(written < count * size / 2, "the server was not stopped: \(written) bytes written")
         // At least `capacity` events were buffered when reading paused; `opened`, which the
@@ -148,8 +148,8 @@ struct TransportConformanceTests {
     private func closeBeforeStart(_ fixture: TransportFixture) async throws {
         let transport = fixture.make(fixture.held(1))
         Self.closeFromManyThreads(transport)
-        transport.start()
-        let transcript = await TransportTranscript.record(transport, start: false)
+        let events = transport.eventStream()
+        let transcript = await TransportTranscript.record(events)
         #expect(transcript.events.count == 1, "\(transcript.summary)")
         #expect(transcript.end?.error?.code == .cancelled)
         #expect(transcript.end?.requestWasDelivered == false)
@@ -159,13 +159,13 @@ struct TransportConformanceTests {
     private func closeWhileConnecting(_ fixture: TransportFixture) async throws {
         let listener = try SaturatedListener()
         let transport = fixture.make(fixture.elsewhere(host: "127.0.0.1", port: listener.port))
-        transport.start()
+        let events = transport.eventStream()
         // The filler's socket and the transport's, which waits for a SYN-ACK that never comes.
         try await bounded("the transport's connecting socket", seconds: 30) {
             ProcessResources.tcpSocketDescriptors(toPort: listener.port) == 2
         }
         Self.closeFromManyThreads(transport)
-        let transcript = await TransportTranscript.record(transport, start: false)
+        let transcript = await TransportTranscript.record(events)
         transcript.checkShape()
         #expect(transcript.opened.isEmpty)
         #expect(transcript.end?.error?.code == .cancelled, "\(transcript.summary)")
@@ -177,10 +177,10 @@ struct TransportConformanceTests {
 
     private func closeAwaitingHead(_ fixture: TransportFixture) async throws {
         let transport = fixture.make(fixture.silent)
-        transport.start()
+        let events = transport.eventStream()
         try await bounded("the request at the server", seconds: 30) { fixture.server.requests(path: "/silent").count == 1 }
         Self.closeFromManyThreads(transport)
-        let transcript = await TransportTranscript.record(transport, start: false)
+        let transcript = await TransportTranscript.record(events)
         transcript.checkShape()
         #expect(transcript.opened.isEmpty)
         #expect(transcript.end?.error?.code == .cancelled, "\(transcript.summary)")
@@ -190,9 +190,9 @@ struct TransportConformanceTests {
 
     private func closeWhileOpen(_ fixture: TransportFixture) async throws {
         let transport = fixture.make(fixture.held(2))
-        transport.start()
+        let events = transport.eventStream()
         var transcript = TransportTranscript()
-        for await event in transport.events {
+        for await event in events {
             transcript.events.append(event)
             if transcript.messages.count == 2 { Self.closeFromManyThreads(transport) }
         }
@@ -204,11 +204,12 @@ struct TransportConformanceTests {
 
     private func closeAfterTheEnd(_ fixture: TransportFixture) async throws {
         let transport = fixture.make(fixture.finite(2))
-        let transcript = await TransportTranscript.record(transport)
+        let events = transport.eventStream()
+        let transcript = await TransportTranscript.record(events)
         #expect(transcript.end?.clean == true && transcript.end?.error == nil, "\(transcript.summary)")
         Self.closeFromManyThreads(transport)
         transport.abort()
-        let after = await TransportTranscript.record(transport, start: false)
+        let after = await TransportTranscript.record(events)
         #expect(after.events.isEmpty, "after the end: \(after.summary)")
         await expectReleased(fixture)
     }
@@ -228,10 +229,10 @@ struct TransportConformanceTests {
         let fixture = try TransportFixture(kind)
         defer { fixture.server.stop() }
         let transport = fixture.make(fixture.held(1))
-        transport.start()
+        let events = transport.eventStream()
         let received = LockedValue(0)
         let consumer = Task {
-            for await event in transport.events {
+            for await event in events {
                 if case .message = event { received.withLock { $0 += 1 } }
             }
         }
@@ -255,11 +256,11 @@ struct TransportConformanceTests {
 
         // A server that never answers a close frame: abort() must not wait for one.
         let transport = fixture.make(fixture.deaf)
-        transport.start()
+        let events = transport.eventStream()
         var transcript = TransportTranscript()
         let clock = ContinuousClock()
         var abortedAt: ContinuousClock.Instant?
-        for await event in transport.events {
+        for await event in events {
             transcript.events.append(event)
             if case .message = event {
                 abortedAt = clock.now
@@ -283,8 +284,8 @@ struct TransportConformanceTests {
         let fixture = try TransportFixture(kind)
         defer { fixture.server.stop() }
         let transport = fixture.make(fixture.held(1))
-        transport.start()
-        for await event in transport.events {
+        let events = transport.eventStream()
+        for await event in events {
             guard case .message = event else { continue }
             let sockets = OpenSockets.connected(toPort: fixture.server.port)
             #expect(!sockets.isEmpty, "no socket of this process is connected to the server")
@@ -315,8 +316,8 @@ struct TransportConformanceTests {
         defer { fixture.server.stop() }
         let clock = ContinuousClock()
         let silent = fixture.make(fixture.stalled)
-        silent.start()
-        var iterator = silent.events.makeAsyncIterator()
+        let silentEvents = silent.eventStream()
+        var iterator = silentEvents.makeAsyncIterator()
         guard case .opened? = await iterator.next() else { Issue.record("no opened"); return }
         let asked = clock.now
         silent.verifyConnection(within: .milliseconds(300))
@@ -326,8 +327,8 @@ struct TransportConformanceTests {
         #expect(clock.now - asked < .seconds(30), "took \(clock.now - asked)")
 
         let live = fixture.make(fixture.held(0, keepAlive: true))
-        live.start()
-        var liveEvents = live.events.makeAsyncIterator()
+        let liveStream = live.eventStream()
+        var liveEvents = liveStream.makeAsyncIterator()
         guard case .opened? = await liveEvents.next() else { Issue.record("no opened"); return }
         // The server shows life every 50 ms (a comment, or the pong): a bound of 2 s leaves a
         // loaded machine room, and the check has run out by the time the test closes.
@@ -344,12 +345,12 @@ struct TransportConformanceTests {
         defer { fixture.server.stop() }
         let transport = fixture.make(fixture.silent)
         transport.verifyConnection(within: .milliseconds(50))
-        transport.start()
+        let events = transport.eventStream()
         try await bounded("the request at the server", seconds: 30) { fixture.server.requests(path: "/silent").count == 1 }
         transport.verifyConnection(within: .milliseconds(50))
         try await Task.sleep(for: .milliseconds(500))
         transport.close()
-        let transcript = await TransportTranscript.record(transport, start: false)
+        let transcript = await TransportTranscript.record(events)
         #expect(transcript.end?.error?.code == .cancelled, "\(transcript.summary)")
     }
 

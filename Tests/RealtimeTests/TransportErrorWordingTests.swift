@@ -11,9 +11,9 @@ import Testing
 struct TransportErrorWordingTests {
     /// The attempt's end, for either transport.
     private func end(_ transport: any Transport) async -> TransportEnd? {
-        transport.start()
+        let transportEvents = transport.eventStream()
         var result: TransportEnd?
-        for await e in transport.events { if case .ended(let end) = e { result = end } }
+        for await e in transportEvents { if case .ended(let end) = e { result = end } }
         return result
     }
 

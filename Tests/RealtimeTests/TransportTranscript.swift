@@ -7,12 +7,15 @@ import Testing
 struct TransportTranscript: Sendable {
     var events: [TransportEvent] = []
 
-    /// Starts `transport` (unless `start` is false) and records its events until the channel
-    /// finishes.
-    static func record(_ transport: any Transport, start: Bool = true) async -> TransportTranscript {
-        if start { transport.start() }
+    /// Starts `transport` and records its events until the attempt ends.
+    static func record(_ transport: any Transport) async -> TransportTranscript {
+        await record(transport.eventStream())
+    }
+
+    /// Records the events of a started transport until the attempt ends (at once if it has).
+    static func record(_ events: TransportEvents) async -> TransportTranscript {
         var transcript = TransportTranscript()
-        for await event in transport.events { transcript.events.append(event) }
+        for await event in events { transcript.events.append(event) }
         return transcript
     }
 

@@ -19,6 +19,8 @@ final class EmbeddedWebSocket: @unchecked Sendable {
 
     let loop = ManualLoop()
     let transport: Core
+    /// The transport's events, from ``start()`` on.
+    private(set) var delivered: TransportEvents?
     /// Every stream the connection opened, in order (a redirect opens another).
     private let opened = LockedValue<[EmbeddedByteStream]>([])
     /// The server's side: decodes what the client writes, encodes what it answers.
@@ -61,7 +63,7 @@ final class EmbeddedWebSocket: @unchecked Sendable {
     // MARK: - Driving the client
 
     func start() {
-        transport.start()
+        if delivered == nil { delivered = TransportEvents(transport, capacity: transport.request.eventBufferCapacity) }
         loop.run()
     }
 
@@ -146,7 +148,7 @@ final class EmbeddedWebSocket: @unchecked Sendable {
     func events() -> [TransportEvent] {
         var out: [TransportEvent] = []
         for _ in 0..<100_000 {
-            guard let event = transport.events.poll() else { break }
+            guard let event = delivered?.poll() else { break }
             out.append(event)
         }
         loop.run()

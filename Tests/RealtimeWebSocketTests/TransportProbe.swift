@@ -8,15 +8,17 @@ import RealtimeTestSupport
 /// and collects what it saw.
 final class TransportProbe: @unchecked Sendable {
     let transport: WebSocketTransport
-    private var iterator: BoundedChannel<TransportEvent>.AsyncIterator
+    /// The transport's events (delivered into a buffer of the request's capacity).
+    let events: TransportEvents
+    private var iterator: TransportEvents.AsyncIterator
 
     init(_ url: URL, options: WebSocketTransport.Options = TransportProbe.quietOptions, configure: (inout TransportRequest) -> Void = { _ in }) {
         var request = TransportRequest(url: url)
         request.connectTimeout = .seconds(10)
         configure(&request)
         transport = WebSocketTransport(request: request, options: options, eventLoop: .shared)
-        iterator = transport.events.makeAsyncIterator()
-        transport.start()
+        events = transport.eventStream(capacity: request.eventBufferCapacity)
+        iterator = events.makeAsyncIterator()
     }
 
     /// No heartbeat; tests that want one say so.

@@ -114,7 +114,7 @@ import RealtimeIOTestSupport
     @Test func consumerThatStopsIteratingClosesTheConnection() async {
         let ws = EmbeddedWebSocket()
         #expect(ws.open() != nil)
-        ws.transport.events.terminate()
+        ws.delivered?.terminate()
         ws.loop.run()
         #expect(ws.clientFrames().compactMap(\.closeCode) == [1000])
         let refused = await #expect(throws: RealtimeError.self) { try await ws.send(.text("x")) }

@@ -212,7 +212,7 @@ import RealtimeWebSocket
             while let message = await probe.message() {
                 received += 1
                 #expect(message.text == "message \(received)")
-                #expect(probe.transport.events.bufferedCount <= 4 + 1)
+                #expect(probe.events.bufferedCount <= 4 + 1)
                 if received % 200 == 0 { await Task.yield() }
             }
             #expect(received == 2000)

@@ -22,8 +22,7 @@ import RealtimeIO
             options.closeTimeout = .seconds(30)
             var transport: WebSocketTransport? = WebSocketTransport(
                 request: TransportRequest(url: server.url), options: options, eventLoop: loop)
-            let events = transport!.events
-            transport!.start()
+            let events = transport!.eventStream()
             for await event in events { if case .opened = event { break } }
             transport!.close()
             #expect(await loop.submit { loop.pendingTimerCount } == 1, "the close timer bounds the handshake")
@@ -339,8 +338,7 @@ final class ScriptedServerNoHandshake: @unchecked Sendable {
         try await withDeadline {
             var transport: WebSocketTransport? = WebSocketTransport(
                 request: TransportRequest(url: peer.url("/echo")), options: TransportProbe.quietOptions)
-            let events = transport!.events
-            transport!.start()
+            let events = transport!.eventStream()
             var iterator = events.makeAsyncIterator()
             guard case .opened? = await iterator.next() else {
                 Issue.record("expected opened")

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A single-consumer async channel with back-pressure signalling and no loss.
 ///
-/// Producers (usually the I/O thread) call ``send(_:)`` or `send(contentsOf:)`, which
+/// Producers (usually the I/O thread) call `send(_:)` or `send(contentsOf:)`, which
 /// always enqueue and return whether the producer may keep going. When they return `false`
 /// the channel holds at least `capacity` elements: the producer should stop reading its
 /// source (pause the socket or the curl transfer) until the demand handler fires. The
@@ -19,7 +19,9 @@ import Synchronization
 /// the consumer's batch still count against `capacity` (the memory bound holds); the
 /// consumer reports its progress back when the producer is paused and the batch has
 /// dropped to half the capacity, so demand is signalled as early as before. The type is
-/// `@inlinable` so it is specialised for the element type in client modules.
+/// `@inlinable` so it is specialised for the element type in client modules. (The class is
+/// public, its members `package`: with the class `package` too, the optimizer did not
+/// specialise it across modules, and every element went through generic metadata lookups.)
 public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline
     struct State {
@@ -34,13 +36,6 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         @usableFromInline var producerPaused = false
         @usableFromInline var demandHandler: (@Sendable () -> Void)?
         @usableFromInline var terminationHandler: (@Sendable () -> Void)?
-        /// See ``setRelay(_:)``.
-        @usableFromInline var relay: (@Sendable (inout [Element]) -> Bool)?
-        /// The relay's destination is full: the producer was told to pause until
-        /// ``relayDemand()``.
-        @usableFromInline var relayPaused = false
-        /// A ``relayDemand()`` that arrived before the pause it ends (at most one is kept).
-        @usableFromInline var relayPermit = false
 
         @inlinable init() {}
 
@@ -77,10 +72,8 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline let batch = LockedValue(Batch())
     /// Mirrors `State.producerPaused` so the consumer can check it without the shared lock.
     @usableFromInline let pausedHint = Atomic<Bool>(false)
-    /// Whether a relay is installed, so producers without one pay no extra lock.
-    @usableFromInline let relayHint = Atomic<Bool>(false)
 
-    public init(capacity: Int) {
+    package init(capacity: Int) {
         precondition(capacity > 0, "BoundedChannel capacity must be positive")
         self.capacityStorage = Atomic(capacity)
     }
@@ -93,60 +86,13 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Called (outside the lock) when a paused producer may resume.
-    public func setDemandHandler(_ handler: @escaping @Sendable () -> Void) {
+    package func setDemandHandler(_ handler: @escaping @Sendable () -> Void) {
         state.withLock { $0.demandHandler = handler }
     }
 
     /// Called once (outside the lock) when the consumer cancels or ends the stream.
-    public func setTerminationHandler(_ handler: @escaping @Sendable () -> Void) {
+    package func setTerminationHandler(_ handler: @escaping @Sendable () -> Void) {
         state.withLock { $0.terminationHandler = handler }
-    }
-
-    /// Installs (or, with nil, removes) a relay: a synchronous hook that sees every batch a
-    /// producer sends, on the producer's thread, before the channel does. It removes from
-    /// the array what it has delivered elsewhere (in order) and returns false when its
-    /// destination is full; what it leaves is enqueued here as usual. A consumer that only
-    /// forwards most elements to another channel saves a thread hop and a wake-up per batch
-    /// this way. After a false, the producer is told to pause until ``relayDemand()``.
-    package func setRelay(_ relay: (@Sendable (inout [Element]) -> Bool)?) {
-        let wake: (@Sendable () -> Void)? = state.withLock { s in
-            s.relay = relay
-            relayHint.store(relay != nil, ordering: .releasing)
-            s.relayPermit = false
-            // A producer paused for the old relay must not stay paused.
-            guard relay == nil, s.relayPaused else { return nil }
-            s.relayPaused = false
-            return s.demandHandler
-        }
-        wake?()
-    }
-
-    /// The relay's destination has room again: a producer paused for it may resume.
-    package func relayDemand() {
-        let wake: (@Sendable () -> Void)? = state.withLock { s in
-            guard s.relayPaused else {
-                if s.relay != nil { s.relayPermit = true }
-                return nil
-            }
-            s.relayPaused = false
-            return s.demandHandler
-        }
-        wake?()
-    }
-
-    /// Runs the relay, if any, on `elements`; false when the producer must pause for it.
-    @inlinable
-    func relayed(_ elements: inout [Element]) -> Bool {
-        guard relayHint.load(ordering: .acquiring), let relay = state.withLock({ $0.relay }) else { return true }
-        if relay(&elements) { return true }
-        return state.withLock { s in
-            if s.relayPermit {
-                s.relayPermit = false
-                return true
-            }
-            s.relayPaused = true
-            return false
-        }
     }
 
     /// Enqueues `element`. Returns `true` if the producer may continue, `false` if it should
@@ -155,11 +101,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @inlinable
     @discardableResult
     @_specialize(where Element == TransportEvent)
-    public func send(_ element: Element) -> Bool {
-        if relayHint.load(ordering: .acquiring) {
-            var elements = [element]
-            return send(draining: &elements)
-        }
+    package func send(_ element: Element) -> Bool {
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
             if s.finished || s.terminated { return (nil, true) }
             s.buffer.append(element)
@@ -175,10 +117,6 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @inlinable
     @discardableResult
     package func send<S: Sequence>(contentsOf elements: S) -> Bool where S.Element == Element {
-        if relayHint.load(ordering: .acquiring) {
-            var array = Array(elements)
-            return send(draining: &array)
-        }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
             if s.finished || s.terminated { return (nil, true) }
             let before = s.buffer.count
@@ -198,9 +136,8 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @discardableResult
     @_specialize(where Element == TransportEvent)
     package func send(draining elements: inout [Element]) -> Bool {
-        let relayMayContinue = relayed(&elements)
         if elements.isEmpty {
-            return relayMayContinue && state.withLock { s in s.finished || s.terminated || s.count < capacity }
+            return state.withLock { s in s.finished || s.terminated || s.count < capacity }
         }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
             if s.finished || s.terminated { return (nil, true) }
@@ -214,7 +151,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         // Outside the lock: releases discarded or already copied elements, keeps capacity.
         elements.removeAll(keepingCapacity: true)
         waiter?.resume()
-        return mayContinue && relayMayContinue
+        return mayContinue
     }
 
     @inlinable
@@ -240,7 +177,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Marks the end of the stream: the consumer receives what is buffered, then nil.
-    public func finish() {
+    package func finish() {
         let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
             s.finished = true
             return takeWaiter(&s)
@@ -261,8 +198,6 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
                 let h = s.terminationHandler
                 s.terminationHandler = nil
                 s.demandHandler = nil
-                s.relay = nil
-                relayHint.store(false, ordering: .releasing)
                 return (takeWaiter(&s), h, dropped)
             }
         // The consumer's batch is dropped too (after the shared lock: lock order is always

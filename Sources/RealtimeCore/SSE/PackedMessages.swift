@@ -3,8 +3,8 @@
 /// range, whether it is valid UTF-8, and indexes into the batch's ids and types (kept once
 /// per run of equal values, so a stream whose events share an id or a type stores it once).
 ///
-/// Thread rule: as ``SSEDataArena``'s; a batch is handed over through a ``BoundedChannel``
-/// and only read afterwards.
+/// Thread rule: as ``SSEDataArena``'s; a batch is handed over through a locked buffer (the
+/// transport sink's) and only read afterwards.
 package final class PackedMessages: @unchecked Sendable {
     struct Record {
         var offset: Int

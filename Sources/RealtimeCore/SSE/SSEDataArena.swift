@@ -13,7 +13,7 @@
 /// ``SSEArenaBlock``, which successive batches share until it is full.
 ///
 /// **Thread rule:** one producer appends; readers only read byte ranges handed to them
-/// through a ``BoundedChannel`` (whose lock orders the writes before the reads), and the
+/// through the transport sink's buffer (whose lock orders the writes before the reads), and the
 /// producer never writes a byte twice, so appending after a hand-over touches only bytes no
 /// reader has been given.
 package final class SSEDataArena: @unchecked Sendable {

@@ -1,15 +1,17 @@
 /// One connection attempt over one wire protocol.
 ///
 /// The contract every conformer keeps (the shared conformance suite checks it):
-/// 1. **One attempt.** ``start()`` is called at most once; it begins connecting and returns
-///    at once. A transport never reconnects by itself: retry, backoff and resume belong to
-///    `RealtimeClient`.
-/// 2. **Events, in order, ending once.** ``events`` yields at most one
+/// 1. **One attempt.** ``start(delivering:)`` is called at most once; it begins connecting
+///    and returns at once. A transport never reconnects by itself: retry, backoff and resume
+///    belong to `RealtimeClient`.
+/// 2. **Events, in order, ending once.** The sink receives at most one
 ///    ``TransportEvent/opened(_:)``, then messages, then exactly one
-///    ``TransportEvent/ended(_:)``, then finishes. Nothing is yielded after `ended`.
-/// 3. **Nothing is lost, nothing is unbounded.** Messages are never dropped. When the
-///    channel reports it is full, the transport stops reading from the network until the
-///    channel signals demand (TCP back-pressure), instead of buffering without bound.
+///    ``TransportEvent/ended(_:)``, from one thread at a time. Nothing is delivered after
+///    `ended`. An attempt closed before it started delivers its `ended` when it starts.
+/// 3. **Nothing is lost, nothing is unbounded.** Messages are never dropped. When the sink
+///    reports it is full (``TransportSink/deliver(_:)`` returns false), the transport stops
+///    reading from the network until ``resumeDelivery()`` (TCP back-pressure), instead of
+///    buffering without bound.
 /// 4. **Partial data is never delivered.** An SSE event cut mid-way, or a WebSocket message
 ///    cut mid-frame, is discarded, never surfaced as a message.
 /// 5. **Sending** where the protocol allows it, in call order across tasks: ``send(_:)``
@@ -23,8 +25,9 @@
 /// 6. **Closing and cancellation.** ``close(code:reason:)`` is idempotent and may be called
 ///    from any thread at any time, even before the connection opens. It ends the attempt
 ///    promptly (a WebSocket close handshake bounded in time), releases every socket, handle
-///    and timer, and yields `ended` with error `cancelled` unless already ended. If the
-///    consumer stops iterating ``events`` (its task is cancelled), the transport closes.
+///    and timer, and delivers `ended` with error `cancelled` unless already ended. (A
+///    consumer of ``TransportEvents`` that stops iterating, its task cancelled, closes the
+///    transport.)
 /// 7. **Never harm the host.** No SIGPIPE, no global signal handlers, no secret in any
 ///    error or log; every descriptor close-on-exec, so a process the host spawns does not
 ///    keep a connection open.
@@ -34,11 +37,13 @@ public protocol Transport: AnyObject, Sendable {
     /// Which protocol this transport speaks.
     var kind: TransportKind { get }
 
-    /// The attempt's events. A single consumer iterates it.
-    var events: BoundedChannel<TransportEvent> { get }
+    /// Begins the attempt, delivering its events to `sink` on the I/O thread. Returns
+    /// immediately. For an `AsyncSequence` of the events, use ``TransportEvents``.
+    func start(delivering sink: any TransportSink)
 
-    /// Begins the attempt. Returns immediately; progress arrives on ``events``.
-    func start()
+    /// The sink has room again after ``TransportSink/deliver(_:)`` returned false: read from
+    /// the network again. Any thread; a call while reading is not paused does nothing.
+    func resumeDelivery()
 
     /// Sends one message once it is accepted for writing; see the contract above.
     func send(_ message: OutboundMessage) async throws

@@ -32,13 +32,27 @@ final class EmbeddedSSE: @unchecked Sendable {
         configure(&request)
         let events = BoundedChannel<TransportEvent>(capacity: max(1, request.eventBufferCapacity))
         self.events = events
-        let connection = Connection(request: request, options: options, loop: loop, events: events, curl: curl)
+        let connection = Connection(request: request, options: options, loop: loop, sink: ChannelTestSink(events), curl: curl)
         self.connection = LoopBound(connection, loop: loop)
         // As SSETransport wires it: demand reaches the connection through the loop.
         let loop = self.loop
         events.setDemandHandler { [weak box = self.connection] in
             guard let box else { return }
             loop.execute { box.value.resume() }
+        }
+    }
+
+    /// What `TransportEvents` does with a delivery: into the channel, which ends after `ended`.
+    private final class ChannelTestSink: TransportSink {
+        let channel: BoundedChannel<TransportEvent>
+
+        init(_ channel: BoundedChannel<TransportEvent>) { self.channel = channel }
+
+        func deliver(_ events: inout [TransportEvent]) -> Bool {
+            let ends = if case .ended? = events.last { true } else { false }
+            let more = channel.send(draining: &events)
+            if ends { channel.finish() }
+            return more
         }
     }
 

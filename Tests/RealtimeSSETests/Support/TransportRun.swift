@@ -34,11 +34,10 @@ struct TransportRun: Sendable {
     var texts: [String] { messages.compactMap(\.text) }
 }
 
-/// Starts `transport` and collects its events until the channel finishes.
+/// Starts `transport` and collects its events until the attempt ends.
 func run(_ transport: SSETransport) async -> TransportRun {
-    transport.start()
     var result = TransportRun()
-    for await e in transport.events { result.events.append(e) }
+    for await e in transport.eventStream(capacity: transport.request.eventBufferCapacity) { result.events.append(e) }
     return result
 }
 

@@ -99,7 +99,7 @@ struct TransportConformanceTests {
         var last = value()
         var since = clock.now
         while clock.now < deadline {
-            try? await Task.sleep(for: .milliseconds(50))
+            await WallTime.hold(for: .milliseconds(50))
             let now = value()
             if now != last {
                 last = now
@@ -309,49 +309,22 @@ struct TransportConformanceTests {
         await expectReleased(fixture)
     }
 
-    @Test("verifyConnection: a silent peer ends with idle_timeout within the bound; a live one stays open",
-          arguments: TransportFixture.kinds)
+    /// The probe's timing (a live peer passes, a probe before the open is ignored) is tested on
+    /// the embedded loop for both transports (`WebSocketEmbeddedTimerTests`,
+    /// `SSEConnectionEmbeddedTests`); here, that a real silent peer fails it.
+    @Test("verifyConnection: a silent peer ends the attempt with idle_timeout", arguments: TransportFixture.kinds)
     func verifyConnection(kind: TransportKind) async throws {
         let fixture = try TransportFixture(kind)
         defer { fixture.server.stop() }
-        let clock = ContinuousClock()
         let silent = fixture.make(fixture.stalled)
         let silentEvents = silent.eventStream()
         var iterator = silentEvents.makeAsyncIterator()
         guard case .opened? = await iterator.next() else { Issue.record("no opened"); return }
-        let asked = clock.now
+        // Without the check the connection would stay open (no idle timeout is set); the
+        // suite's time limit bounds the wait.
         silent.verifyConnection(within: .milliseconds(300))
         guard case .ended(let end)? = await iterator.next() else { Issue.record("not ended"); return }
         #expect(end.error?.code == .idleTimeout, "\(String(describing: end.error))")
-        // Without the check the connection would stay open (no idle timeout is set).
-        #expect(clock.now - asked < .seconds(30), "took \(clock.now - asked)")
-
-        let live = fixture.make(fixture.held(0, keepAlive: true))
-        let liveStream = live.eventStream()
-        var liveEvents = liveStream.makeAsyncIterator()
-        guard case .opened? = await liveEvents.next() else { Issue.record("no opened"); return }
-        // The server shows life every 50 ms (a comment, or the pong): a bound of 2 s leaves a
-        // loaded machine room, and the check has run out by the time the test closes.
-        live.verifyConnection(within: .seconds(2))
-        try await Task.sleep(for: .milliseconds(2500))
-        live.close()
-        guard case .ended(let liveEnd)? = await liveEvents.next() else { Issue.record("not ended"); return }
-        #expect(liveEnd.error?.code == .cancelled, "a live peer failed the check: \(String(describing: liveEnd.error))")
-    }
-
-    @Test("verifyConnection before the connection opens does nothing", arguments: TransportFixture.kinds)
-    func verifyBeforeOpen(kind: TransportKind) async throws {
-        let fixture = try TransportFixture(kind)
-        defer { fixture.server.stop() }
-        let transport = fixture.make(fixture.silent)
-        transport.verifyConnection(within: .milliseconds(50))
-        let events = transport.eventStream()
-        try await bounded("the request at the server", seconds: 30) { fixture.server.requests(path: "/silent").count == 1 }
-        transport.verifyConnection(within: .milliseconds(50))
-        try await Task.sleep(for: .milliseconds(500))
-        transport.close()
-        let transcript = await TransportTranscript.record(events)
-        #expect(transcript.end?.error?.code == .cancelled, "\(transcript.summary)")
     }
 
     // MARK: Errors classified the same on both

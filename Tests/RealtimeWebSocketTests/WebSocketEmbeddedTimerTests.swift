@@ -182,6 +182,21 @@ import RealtimeIOTestSupport
         #expect(ws.ended()?.error?.code == .idleTimeout)
     }
 
+    @Test func aProbeBeforeTheOpenDoesNothing() {
+        let ws = EmbeddedWebSocket()
+        ws.transport.verifyConnection(within: .milliseconds(50))
+        ws.start()
+        ws.stream.acceptConnection()
+        ws.transport.verifyConnection(within: .milliseconds(50))
+        ws.loop.run()
+        ws.advance(by: .seconds(1))
+        #expect(ws.ended() == nil, "a probe during the handshake is ignored, not armed")
+        ws.acceptHandshake()
+        ws.advance(by: .seconds(30))
+        #expect(ws.clientFrames().filter(\.isPing).isEmpty, "no probe ping after the open either")
+        #expect(ws.ended() == nil)
+    }
+
     // MARK: - Idle timeout
 
     @Test func idleTimeoutEndsAConnectionWithoutData() {

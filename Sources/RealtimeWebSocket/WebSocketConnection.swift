@@ -196,14 +196,16 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
 
     // MARK: - Ending
 
-    /// Performs the machine's end: the best-effort close frame, then the release of the
-    /// socket and every timer, the failure of waiting senders, `ended`, and the end of the
-    /// event stream.
+    /// Performs the machine's end: the best-effort close frame, then the end of the send
+    /// queue (its waiting senders fail), the release of the socket (writes it still holds
+    /// fail; the room they free admits nobody) and of every timer, `ended`, and the end of
+    /// the event stream.
     func perform(_ ending: Machine.Ending) {
         if let code = ending.closeFrame {
             writeFrame(encoder.close(code: code, reason: ""), completion: nil)
         }
         assert(machine.isClosed && machine.deadlines.armed.isEmpty, "an end leaves no timer armed")
+        perform(sends.withLock { $0.ended() })
         for timer in timers.values { loop.cancel(timer) }
         timers = [:]
         if let stream {
@@ -211,7 +213,6 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
             stream.close()
             self.stream = nil
         }
-        perform(sends.withLock { $0.ended() })
         // Messages decoded before the end come before it.
         deliverPending()
         events.send(.ended(ending.end))

@@ -27,13 +27,13 @@ extension WebSocketConnection {
     }
 
     /// Sends what `send` accepted, then the close frame (the last frame, RFC 6455 §5.5.1),
-    /// stops the timers of an open connection and the outbound queue, and bounds the rest of
+    /// stops the timers of an open connection and the send queue, and bounds the rest of
     /// the closing handshake by the close timer.
     private func startClosing(code: UInt16?, reason: String, deadline: Loop.Instant) {
         stopOpenConnectionTimers()
         arm(.close, at: deadline)
-        writeAcceptedThenClose(code: code, reason: reason)
-        rejectSends(RealtimeError(.notConnected, detail: "connection closing"))
+        perform(sends.withLock { $0.closingStarted(.handshake) })
+        writeClose(code: code, reason: reason)
         // Reading must go on (the server's close frame, then EOF) even if the consumer is slow.
         if machine.readsPausedForConsumer {
             machine.readsPaused(false, now: loop.now)
@@ -56,8 +56,8 @@ extension WebSocketConnection {
         stashedInput = []
         stopOpenConnectionTimers()
         arm(.close, at: deadline)
-        if let code { writeAcceptedThenClose(code: code, reason: "") }
-        rejectSends(RealtimeError(.notConnected, detail: "connection failed"))
+        perform(sends.withLock { $0.closingStarted(code == nil ? .failingAfterCloseFrame : .failing) })
+        if let code { writeClose(code: code, reason: "") }
     }
 
     private func stopOpenConnectionTimers() {
@@ -67,13 +67,10 @@ extension WebSocketConnection {
         cancel(.write)
     }
 
-    /// Writes what `send` accepted, then the close frame; the machine hears when the kernel
-    /// took the frame. That report runs from a later loop iteration, never inside the write
-    /// (it may end the attempt, which closes the stream that is running the completion).
-    private func writeAcceptedThenClose(code: UInt16?, reason: String) {
-        if let accepted = transport?.outbox.withLock({ $0.takeReady() }), !accepted.isEmpty {
-            writeBatch(accepted)
-        }
+    /// Writes the close frame; the machine hears when the kernel took it. That report runs
+    /// from a later loop iteration, never inside the write (it may end the attempt, which
+    /// closes the stream that is running the completion).
+    private func writeClose(code: UInt16?, reason: String) {
         let reference = self.reference
         let loop = self.loop
         writeFrame(encoder.close(code: code, reason: reason)) { _ in

@@ -50,8 +50,8 @@ extension WebSocketConnection {
             transport: .webSocket, url: machine.url.removingUserInfo, status: 101, headers: upgraded.head.headers,
             subprotocol: upgraded.subprotocol, extensions: upgraded.extensions.map(\.description),
             attempt: request.attempt, httpVersion: "1.1")))
-        let early = sendsBeforeOpen
-        sendsBeforeOpen = []
+        // What `send` accepted during the handshake goes out right behind it, in order.
+        let early = sends.withLock { $0.opened() }
         if !early.isEmpty { writeBatch(early) }
         if !upgraded.leftover.isEmpty, !machine.isClosed {
             // Frames the server sent right behind its 101 (same TCP segment).

@@ -2,7 +2,8 @@ import RealtimeCore
 import RealtimeIO
 
 extension WebSocketConnection {
-    typealias OutboxEntry = WebSocketOutbox<CheckedContinuation<Void, any Error>>.Entry
+    typealias SendEntry = SendMachine.Entry
+    typealias SendResolution = SendMachine.Resolution
 
     // MARK: - Sending
 
@@ -67,35 +68,25 @@ extension WebSocketConnection {
         Machine.OutboundProgress(pendingBytes: stream.pendingWriteBytes, bytesWritten: stream.bytesWrittenToKernel)
     }
 
-    /// Loop side of `send`: writes what the outbox accepted since the last drain.
-    func drainOutbox() {
-        guard let transport else { return }
-        let batch = transport.outbox.withLock { $0.takeReady() }
-        guard !batch.isEmpty else { return }
-        switch machine.sendAdmitted() {
-        case .hold:
-            sendsBeforeOpen += batch
-        case .write:
-            writeBatch(batch)
-        case .reject(let error):
-            for entry in batch { entry.flushWaiter?.resume(throwing: error) }
-            sendsCompleted(count: batch.count, bytes: batch.reduce(0) { $0 + $1.message.payloadSize })
-        }
+    /// Loop side of `send`: writes what the send queue accepted since the last drain.
+    func drainSends() {
+        let batch = sends.withLock { $0.takeWritable() }
+        if !batch.isEmpty { writeBatch(batch) }
     }
 
     /// Encodes the batch into one buffer and writes it with one call, so the stream hands it
     /// to the kernel in one system call (one `SSL_write` under TLS). One completion covers
-    /// the batch: it resumes the flush senders and frees the room in the outbox.
-    func writeBatch(_ batch: [OutboxEntry]) {
+    /// the batch: it resumes the flush senders and frees the room in the send queue.
+    func writeBatch(_ batch: [SendEntry]) {
         var frames = batchBuffer
         batchBuffer = []
         frames.removeAll(keepingCapacity: true)
         var bytes = 0
-        var flushWaiters: [CheckedContinuation<Void, any Error>] = []
+        var flushWaiters: [Sender] = []
         for entry in batch {
             encode(entry.message, into: &frames)
-            bytes += entry.message.payloadSize
-            if let waiter = entry.flushWaiter { flushWaiters.append(waiter) }
+            bytes += entry.size
+            if let waiter = entry.waiter { flushWaiters.append(waiter) }
         }
         let count = batch.count
         let reference = self.reference
@@ -115,22 +106,19 @@ extension WebSocketConnection {
     /// The drain runs on a later loop iteration so a long queue never recurses through write
     /// completions.
     private func sendsCompleted(count: Int, bytes: Int) {
-        guard let transport else { return }
-        let admission = transport.outbox.withLock { $0.completed(count: count, bytes: bytes) }
+        let admission = sends.withLock { $0.completed(count: count, bytes: bytes) }
         for waiter in admission.resume { waiter.resume() }
         if admission.drain {
             let reference = self.reference
-            loop.execute { reference.value.connection?.drainOutbox() }
+            loop.execute { reference.value.connection?.drainSends() }
         }
     }
 
-    /// Fails every sender still waiting: for room, for its held message, for its write.
-    func rejectSends(_ error: RealtimeError) {
-        var rejected = sendsBeforeOpen.compactMap(\.flushWaiter)
-        sendsBeforeOpen = []
-        if let transport {
-            rejected += transport.outbox.withLock { $0.stopAccepting() + $0.discardReady() }
-        }
-        for waiter in rejected { waiter.resume(throwing: error) }
+    /// Carries out what a change of the send queue's phase resolved: the accepted messages it
+    /// hands out are written (before anything the caller writes next, e.g. the close frame),
+    /// the senders it gives up on fail.
+    func perform(_ resolution: SendResolution) {
+        if !resolution.write.isEmpty { writeBatch(resolution.write) }
+        for waiter in resolution.fail { waiter.resume(throwing: resolution.error) }
     }
 }

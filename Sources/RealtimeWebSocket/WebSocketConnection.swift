@@ -23,18 +23,22 @@ import RealtimeIO
 final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteStreamDelegate {
     typealias Machine = WebSocketConnectionStateMachine<Loop.Instant>
     typealias Completion = @Sendable (RealtimeError?) -> Void
+    typealias Sender = CheckedContinuation<Void, any Error>
+    typealias SendMachine = WebSocketSendMachine<Sender>
 
     let request: TransportRequest
     let options: WebSocketTransport.Options
     let loop: Loop
     /// Where the attempt's events go (the owner's sink, attached at start).
     var events = TransportOutlet()
-    weak var transport: WebSocketTransportCore<Loop, Stream>?
     /// Opens the byte stream for one connection (the first, or after a redirect), reading at
     /// most this many bytes at a time.
     let makeStream: (_ readChunkSize: Int) -> Stream
 
     var machine: Machine
+    /// The one queue of outbound messages, from `send` (any task, through the transport) to
+    /// the byte stream; its phase follows this connection's.
+    let sends: LockedValue<SendMachine>
     var stream: Stream?
     var handshake: WebSocketHandshake?
     /// decoder → inflater (once permessage-deflate is agreed) → assembler.
@@ -56,8 +60,6 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
     let deliveryBatch: Int
     /// Received bytes not yet decoded because the consumer's buffer filled up.
     var stashedInput: [UInt8] = []
-    /// Messages from `send` accepted before the handshake finished.
-    var sendsBeforeOpen: [OutboxEntry] = []
     /// Reused for encoding a batch of outbound frames.
     var batchBuffer: [UInt8] = []
     /// A refused handshake's response and the body excerpt gathered so far.
@@ -80,6 +82,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
             allowsInsecureRedirects: request.allowsInsecureRedirects, heartbeat: options.heartbeat,
             maxOutboundBytes: options.maxOutboundBytes, writeTimeout: options.writeTimeout,
             tcpUserTimeout: options.socket.userTimeout))
+        self.sends = LockedValue(SendMachine(capacity: options.outboundQueueCapacity, maxBytes: options.maxOutboundBytes))
         self.receiver = WebSocketReceiver(
             role: .client, maxFrameSize: options.maxFrameSize, maxMessageSize: options.maxMessageSize, inflater: nil)
         self.deliveryBatch = max(1, min(64, request.eventBufferCapacity / 2))
@@ -100,7 +103,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
         // The transport was dropped without `close()`: the socket goes with us (the stream
         // releases it on the loop), and a consumer still iterating must not wait forever.
         if machine.isClosed { return }
-        for entry in sendsBeforeOpen { entry.flushWaiter?.resume(throwing: RealtimeError.cancelled) }
+        for waiter in sends.withLock({ $0.ended() }).fail { waiter.resume(throwing: RealtimeError.cancelled) }
         events.send(draining: &pendingMessages)
         events.send(.ended(TransportEnd(clean: false, error: .cancelled)))
         events.finish()
@@ -140,11 +143,11 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
         let stream = makeStream(socketOptions.readChunkSize)
         stream.delegate = self
         self.stream = stream
+        // The request is written once the stream is connected (a stream takes no bytes before).
+        self.handshake = handshake
         stream.connect(to: ByteStreamEndpoint(
             host: target.host, port: target.port, tls: target.secure ? request.tls : nil, options: socketOptions,
             proxy: proxy))
-        self.handshake = handshake
-        stream.write(handshake.request, completion: nil)
     }
 
     /// The user's headers for a handshake to `url`. Off the first origin, every header that
@@ -166,8 +169,11 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
     // MARK: - ByteStreamDelegate
 
     func byteStreamDidConnect(_ stream: any ByteStream) {
-        // The stream now writes the handshake it holds: it may reach the server.
+        // The handshake request goes out now: it may reach the server.
         machine.streamConnected()
+        if machine.isHandshaking, let handshake, let stream = self.stream {
+            stream.write(handshake.request, completion: nil)
+        }
     }
 
     func byteStream(_ stream: any ByteStream, didRead bytes: UnsafeRawBufferPointer) {
@@ -191,14 +197,16 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
 
     // MARK: - Ending
 
-    /// Performs the machine's end: the best-effort close frame, then the release of the
-    /// socket and every timer, the failure of waiting senders, `ended`, and the end of the
-    /// event stream.
+    /// Performs the machine's end: the best-effort close frame, then the end of the send
+    /// queue (its waiting senders fail), the release of the socket (writes it still holds
+    /// fail; the room they free admits nobody) and of every timer, `ended`, and the end of
+    /// the event stream.
     func perform(_ ending: Machine.Ending) {
         if let code = ending.closeFrame {
             writeFrame(encoder.close(code: code, reason: ""), completion: nil)
         }
         assert(machine.isClosed && machine.deadlines.armed.isEmpty, "an end leaves no timer armed")
+        perform(sends.withLock { $0.ended() })
         for timer in timers.values { loop.cancel(timer) }
         timers = [:]
         if let stream {
@@ -206,7 +214,6 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
             stream.close()
             self.stream = nil
         }
-        rejectSends(RealtimeError(.notConnected, detail: "connection closed"))
         // Messages decoded before the end come before it.
         deliverPending()
         events.send(.ended(ending.end))

@@ -11,14 +11,14 @@ import RealtimeIO
 ///
 /// Threading: every method may be called from any thread or task. The connection itself
 /// lives on `eventLoop` (one epoll thread for all connections); outbound messages cross to it
-/// through a bounded, ordered queue.
+/// through its send queue, bounded and ordered.
 public final class WebSocketTransport: Transport, Sendable {
     public var kind: TransportKind { .webSocket }
     public let request: TransportRequest
     public let options: Options
     public let eventLoop: EventLoop
     let core: WebSocketTransportCore<EventLoop, SocketByteStream>
-    var outbox: LockedValue<WebSocketOutbox<CheckedContinuation<Void, any Error>>> { core.outbox }
+    var sends: LockedValue<WebSocketSendMachine<CheckedContinuation<Void, any Error>>> { core.sends }
 
     /// Prepares an attempt; nothing happens on the network before ``start(delivering:)``.
     public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {

@@ -7,18 +7,21 @@ import Synchronization
 /// `SocketByteStream`; tests run it on a manual scheduler with an in-memory stream.
 ///
 /// Threading: every method may be called from any thread or task. The connection itself
-/// lives on `loop`; outbound messages cross to it through a bounded, ordered queue.
+/// lives on `loop`; outbound messages cross to it through its send queue (a
+/// ``WebSocketSendMachine`` under a lock), the one queue a message waits in before the
+/// connection encodes it for the byte stream.
 package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStream>: Transport, Sendable {
     typealias Connection = WebSocketConnection<Loop, Stream>
     package var kind: TransportKind { .webSocket }
     package let request: TransportRequest
     package let options: WebSocketTransport.Options
     package let loop: Loop
-    let outbox: LockedValue<WebSocketOutbox<CheckedContinuation<Void, any Error>>>
+    /// The connection's send queue, which `send` reaches without a trip through the loop.
+    let sends: LockedValue<Connection.SendMachine>
     /// The connection, confined to the loop thread (the box checks it on every access).
     private let connection: LoopBound<Connection, Loop>
     private let started = Atomic<Bool>(false)
-    /// Ids for senders, so a cancelled one can be found in the outbox's waiting queue.
+    /// Ids for senders, so a cancelled one can be found among those waiting for room.
     private let nextSenderID = Atomic<UInt64>(0)
 
     /// Prepares an attempt on `loop`, whose connections open their byte streams with
@@ -31,11 +34,10 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
         self.request = request
         self.options = options
         self.loop = loop
-        self.outbox = LockedValue(WebSocketOutbox(capacity: max(options.outboundQueueCapacity, 1), maxBytes: max(options.maxOutboundBytes, 1)))
         let connection = Connection(
             request: request, options: options, loop: loop, random: random, makeStream: makeStream)
+        self.sends = connection.sends
         self.connection = LoopBound(connection, loop: loop)
-        connection.transport = self
     }
 
     package func start(delivering sink: any TransportSink) {
@@ -61,18 +63,18 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
         if case .ping(let payload) = message, payload.count > 125 {
             throw RealtimeError(.invalidConfiguration, detail: "a ping payload is at most 125 bytes (RFC 6455 §5.5)")
         }
-        if !flush, let action = outbox.withLock({ $0.offer(message) }) {
+        if !flush, let action = sends.withLock({ $0.offer(message) }) {
             switch action {
             case .accepted(let drain): if drain { scheduleDrain() }
             case .rejected(let error): throw error
-            case .waiting: preconditionFailure("WebSocketOutbox.offer never queues a sender")
+            case .waiting: preconditionFailure("WebSocketSendMachine.offer never queues a sender")
             }
             return
         }
         let id = nextSenderID.add(1, ordering: .relaxed).newValue
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                switch outbox.withLock({ $0.submit(message, continuation, flush: flush, id: id) }) {
+                switch sends.withLock({ $0.submit(message, waiter: continuation, flush: flush, id: id) }) {
                 case .rejected(let error):
                     continuation.resume(throwing: error)
                 case .accepted(let drain):
@@ -88,10 +90,10 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
         }
     }
 
-    /// Asks the loop to write what the outbox accepted.
+    /// Asks the loop to write what the send queue accepted.
     private func scheduleDrain() {
         let connection = self.connection
-        loop.execute { connection.value.drainOutbox() }
+        loop.execute { connection.value.drainSends() }
     }
 
     /// Sends a ping and expects a byte within `timeout`, else ends the attempt with
@@ -103,7 +105,7 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
 
     /// Resumes sender `id` with `cancelled` if it is still waiting for room (outside the lock).
     private func cancelWaitingSender(_ id: UInt64) {
-        guard let continuation = outbox.withLock({ $0.cancelWaiting(id: id) }) else { return }
+        guard let continuation = sends.withLock({ $0.cancelWaiting(id: id) }) else { return }
         continuation.resume(throwing: RealtimeError(.cancelled, detail: "send cancelled while waiting for room in the outbound queue"))
     }
 
@@ -122,8 +124,7 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
     }
 
     private func rejectQueuedSends() {
-        let rejected = outbox.withLock { $0.stopAccepting() }
-        let error = RealtimeError(.notConnected, detail: "connection closing")
-        for continuation in rejected { continuation.resume(throwing: error) }
+        let rejected = sends.withLock { $0.stopAccepting() }
+        for continuation in rejected { continuation.resume(throwing: Connection.SendMachine.closingError) }
     }
 }

@@ -40,8 +40,6 @@ package final class EmbeddedByteStream: ByteStream, @unchecked Sendable {
 
     private var kernel: [UInt8] = []
     private var outbound = OutboundBuffer()
-    private var early: [([UInt8], Completion?)] = []
-    private var earlyBytes = 0
     private var batchDepth = 0
     /// What the test fed while reads were paused, then the end it injected, if any.
     private var heldReads: [[UInt8]] = []
@@ -67,8 +65,7 @@ package final class EmbeddedByteStream: ByteStream, @unchecked Sendable {
         case .closed:
             completion?(RealtimeError(.notConnected, detail: "stream closed"))
         case .idle, .connecting:
-            early.append((bytes, completion))
-            earlyBytes += bytes.count
+            preconditionFailure("EmbeddedByteStream.write before the stream connected (the ByteStream contract)")
         case .open:
             outbound.enqueue(bytes, completion: completion)
             if batchDepth == 0 { flush() }
@@ -86,7 +83,7 @@ package final class EmbeddedByteStream: ByteStream, @unchecked Sendable {
         if batchDepth == 0, phase == .open { flush() }
     }
 
-    package var pendingWriteBytes: Int { outbound.pendingBytes + earlyBytes }
+    package var pendingWriteBytes: Int { outbound.pendingBytes }
     package var bytesWrittenToKernel: UInt64 { outbound.bytesWritten }
 
     package func pauseReading() {
@@ -112,16 +109,11 @@ package final class EmbeddedByteStream: ByteStream, @unchecked Sendable {
 
     // MARK: - The test's side
 
-    /// The connection is up (TCP, and TLS when asked): writes held so far go to the kernel.
+    /// The connection is up (TCP, and TLS when asked): the owner may write from now on.
     package func acceptConnection() {
         loop.onLoop {
             precondition(phase == .connecting, "acceptConnection before connect")
             phase = .open
-            let held = early
-            early = []
-            earlyBytes = 0
-            for (bytes, completion) in held { outbound.enqueue(bytes, completion: completion) }
-            flush()
             delegate?.byteStreamDidConnect(self)
         }
     }
@@ -215,9 +207,5 @@ package final class EmbeddedByteStream: ByteStream, @unchecked Sendable {
         heldReads = []
         let error = RealtimeError(.notConnected, detail: "stream closed")
         for completion in outbound.removeAll() { completion(error) }
-        let held = early
-        early = []
-        earlyBytes = 0
-        for (_, completion) in held { completion?(error) }
     }
 }

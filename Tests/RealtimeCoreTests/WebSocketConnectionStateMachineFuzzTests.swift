@@ -15,6 +15,8 @@ import Testing
 /// - once the connection fails, no input is decoded (§7.1.1) and the end is at most
 ///   `failWriteTimeout` away;
 /// - `requestWasDelivered` is true exactly when the byte stream had connected;
+/// - the send queue (``SendModel``): every sender resolved exactly once, messages written in
+///   order, none before `opened` or after the close frame, the bounds kept;
 /// - the write-progress watch runs only while bytes wait for the kernel, and ends the
 ///   attempt only after a whole `writeTimeout` in which none left.
 @Suite(.timeLimit(.minutes(1))) struct WebSocketConnectionStateMachineFuzzTests {
@@ -67,7 +69,8 @@ struct ModelDriver {
     var ends = 0
     var deliveredBeforeOpen = 0
     var deliveredAfterEnd = 0
-    var held = 0
+    var sends = SendModel()
+    var writtenBeforeOpen = 0
     var pongsInFlight = 0
     /// The byte stream of some hop connected (the request may have reached a server).
     var connected = false
@@ -117,7 +120,7 @@ struct ModelDriver {
     private mutating func startOrCancel(_ rng: inout SeededGenerator) {
         switch Int.random(in: 0..<6, using: &rng) {
         case 0: perform(machine.closeRequested(code: 1000, reason: "", now: now))
-        case 1: send()
+        case 1: send(&rng)
         default:
             switch machine.start(now: now) {
             case .connect(_, let deadline): armed[.connect] = deadline
@@ -136,8 +139,7 @@ struct ModelDriver {
                 armed[.heartbeat] = heartbeat
                 armed[.idle] = idle
                 opened += 1
-                for _ in 0..<held { write() }
-                held = 0
+                for _ in 0..<sends.opened() { write() }
             }
         case 4:
             streamConnected()
@@ -188,7 +190,9 @@ struct ModelDriver {
         case 8 where pongsInFlight > 0: pongTaken()
         case 9 where closeFrameInFlight: closeFrameTaken()
         case 10 where pendingBytes > 0: kernelTakes(Int.random(in: 1...pendingBytes, using: &rng))
-        case 11: send()
+        case 11: send(&rng)
+        case 12 where sends.drainAsked: for _ in 0..<sends.drain() { write() }
+        case 13 where sends.hasUnsettledWrite: sends.settleOldestWrite(failed: false)
         default: common(&rng)
         }
     }
@@ -208,10 +212,15 @@ struct ModelDriver {
 
     /// Events possible in every state: the application closes, aborts, sends; time passes.
     private mutating func common(_ rng: inout SeededGenerator) {
-        switch Int.random(in: 0..<5, using: &rng) {
-        case 0: perform(machine.closeRequested(code: UInt16.random(in: 999...4999, using: &rng), reason: "", now: now))
-        case 1: if let ending = machine.abortRequested() { perform(ending) }
-        case 2: send()
+        switch Int.random(in: 0..<6, using: &rng) {
+        case 0:
+            sends.stopAccepting()
+            perform(machine.closeRequested(code: UInt16.random(in: 999...4999, using: &rng), reason: "", now: now))
+        case 1:
+            sends.stopAccepting()
+            if let ending = machine.abortRequested() { perform(ending) }
+        case 2: send(&rng)
+        case 3: sends.cancelNewest()
         default: now = now.advanced(by: .milliseconds(Int64.random(in: 0...1500, using: &rng)))
         }
     }
@@ -264,12 +273,8 @@ struct ModelDriver {
         }
     }
 
-    private mutating func send() {
-        switch machine.sendAdmitted() {
-        case .hold: held += 1
-        case .write: write()
-        case .reject: break
-        }
+    private mutating func send(_ rng: inout SeededGenerator) {
+        sends.send(flush: Bool.random(using: &rng), size: Int.random(in: 0...20, using: &rng))
     }
 
     private mutating func fire(_ timer: Machine.Timer) {
@@ -289,6 +294,7 @@ struct ModelDriver {
 
     /// Ends whatever is still running the way an application would: close, then time.
     mutating func driveToTheEnd() {
+        sends.stopAccepting()
         perform(machine.closeRequested(code: 1000, reason: "", now: now))
         var guardrail = 0
         while !machine.isClosed, let timer = armed.min(by: { $0.value < $1.value })?.key, guardrail < 100 {
@@ -303,6 +309,7 @@ struct ModelDriver {
     /// A frame for the kernel: it takes it at once or leaves it waiting (a peer not reading).
     private mutating func write() {
         if closeFrames > 0 || ends > 0 { writesAfterClose += 1 }
+        if opened == 0 { writtenBeforeOpen += 1 }
         if pendingBytes == 0 { lastKernelProgress = now }
         pendingBytes += 10
         switch machine.bytesWritten(outbound, now: now) {
@@ -316,11 +323,13 @@ struct ModelDriver {
         case .none: break
         case .end(let ending): perform(ending)
         case .startClosing(_, _, let deadline):
+            for _ in 0..<sends.closingStarted(.handshake) { write() }
             closeFrames += 1
             closeFrameInFlight = true
             stopOpenConnectionTimers()
             armed[.close] = deadline
         case .fail(let code, let deadline):
+            for _ in 0..<sends.closingStarted(code == nil ? .failingAfterCloseFrame : .failing) { write() }
             if code != nil {
                 closeFrames += 1
                 closeFrameInFlight = true
@@ -348,6 +357,7 @@ struct ModelDriver {
         if ending.closeFrame != nil { closeFrames += 1 }
         if ending.end.requestWasDelivered != connected { wrongDeliveryFlag += 1 }
         ends += 1
+        sends.ended()
         armed = [:]
     }
 
@@ -367,7 +377,8 @@ struct ModelDriver {
             (failDeadlineTooLate == 0, "a failing connection ends within failWriteTimeout"),
             (wrongDeliveryFlag == 0, "requestWasDelivered is true exactly when the stream connected"),
             (earlyWriteTimeouts == 0, "the write timeout ends only after a whole period without progress"),
-        ]
+            (writtenBeforeOpen == 0, "nothing is written before opened"),
+        ] + sends.problems(ended: ends > 0).map { (false, $0) }
         for (ok, what) in checks where !ok { Issue.record(Comment(rawValue: what)) }
         return checks.allSatisfy(\.0)
     }

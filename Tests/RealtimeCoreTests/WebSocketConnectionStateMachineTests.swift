@@ -116,7 +116,7 @@ import Testing
         #expect(m.closeReceived(code: code, reason: "r", now: Self.at(1))
             == .startClosing(code: code, reason: "", closeDeadline: Self.at(6)), "the code is echoed")
         #expect(m.messageReceived(Message(content: .text("x")), now: Self.at(1)) == .consume)
-        #expect(m.sendAdmitted() == .reject(RealtimeError(.notConnected, detail: "connection closed")))
+        #expect(m.closeFrameSent, "nothing more is written")
         guard case .end(let ending) = m.streamClosed(nil) else {
             Issue.record("expected the end")
             return
@@ -152,7 +152,7 @@ import Testing
         #expect(m.bytesReceived(now: Self.at(1)) == .discard, "the rest of the last read is dropped")
         #expect(m.protocolViolation(error, now: Self.at(1)) == .none, "one failure")
         #expect(m.closeRequested(code: 1000, reason: "", now: Self.at(1)) == .none, "one close frame")
-        #expect(m.sendAdmitted() == .reject(RealtimeError(.notConnected, detail: "connection closed")))
+        #expect(m.closeFrameSent, "nothing more is written")
         #expect(m.pingReceived([1], now: Self.at(1)) == .none, "no pong after the close frame")
         guard case .end(let ending) = m.closeFrameWritten() else {
             Issue.record("the end follows the close frame's write")
@@ -638,15 +638,6 @@ import Testing
         let ending = m.abortRequested()
         #expect(ending?.closeFrame == nil)
         #expect(ending?.end.code == 1000)
-    }
-
-    @Test func sendsAreHeldDuringTheHandshakeWrittenWhenOpen() {
-        var m = Self.machine()
-        #expect(m.sendAdmitted() == .hold)
-        _ = m.start(now: Self.at(0))
-        #expect(m.sendAdmitted() == .hold)
-        _ = m.handshakeSucceeded(now: Self.at(0))
-        #expect(m.sendAdmitted() == .write)
     }
 
     @Test func pingsAreAnsweredWhileOpen() {

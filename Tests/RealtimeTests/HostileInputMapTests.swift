@@ -14,7 +14,7 @@ import Testing
 /// |---|---|---|---|
 /// | 1.1 | `retry: 0`, then failures | delays from a 100 ms floor, growing; no storm | `HostileSSETests.retryZeroThenFailures`, `RealtimeClientRetryStormTests`, `BackoffTests` |
 /// | 1.2 | `retry:` above `backoff.maximum` | `retryIn` ≤ the maximum | `HostileSSETests.retryOverflow` |
-/// | 1.3 | ping flood, peer never reads | `peer_not_reading`, RSS flat | `WebSocketPingFloodTests.pingFloodFromAPeerThatNeverReads`, `WebSocketOutboxTests.bytesBoundTheQueueToo` |
+/// | 1.3 | ping flood, peer never reads | `peer_not_reading`, RSS flat | `WebSocketPingFloodTests.pingFloodFromAPeerThatNeverReads`, `WebSocketSendMachineTests.bytesBoundTheQueueToo` |
 /// | 1.4 | 1.1 MB `id:` | id ignored, resume with the last good id, never `internal` | `SSEParserLimitsTests.idBound`, `SSETransportHostileTests.hugeIDFromTheServer`, `RealtimeClientSSEHostileTests.hugeIDDoesNotStopTheClient`, `SSETransportHostileTests.oversizedRequestHead`, `CurlErrorMappingTests.outOfMemory` |
 /// | 1.5 | POST, server reads it then closes / resets / stays silent | exactly one request, `request_not_repeatable` | `RealtimeClientRequestDeliveryTests.neverRePosted`, `RealtimeClientRequestDeliveryTests.refusedIsRetried`, `SSETransportDeliveryTests.failedAfterTheRequest`, `HostileSecretTests.noSecretOnThePath` |
 /// | 1.6 | `Content-Encoding: gzip`, unknown coding | decoded; `invalid_content_encoding`, one request | `SSETransportCompressionTests.decoded`, `SSETransportCompressionTests.unknownEncoding`, `SSETransportCompressionTests.corruptBody`, `RealtimeClientSSEHostileTests.compressedStreamResumesExactly`, `HostileSSETests.unknownEncodingIsNotRetried` |

@@ -17,7 +17,7 @@ import RealtimeTestServer
             let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(server.port)/")!) { $0.connectTimeout = .seconds(30) }
             let transport = probe.transport
             for i in 0..<10 { try await transport.send(.text("\(i)")) }
-            #expect(transport.outbox.withLock { $0.inFlight } == 10, "accepted, not written")
+            #expect(transport.sends.withLock { $0.inFlight } == 10, "accepted, not written")
             let flushed = Task { try await transport.send(.text("last"), flush: true) }
             for _ in 0..<100 { await Task.yield() }
             transport.close()
@@ -79,7 +79,7 @@ import RealtimeTestServer
                 last = now
             }
             #expect(sent.withLock { $0 } < 2000, "the sender is held back")
-            #expect(transport.outbox.withLock { $0.inFlightBytes } <= (256 << 10) + chunk.count)
+            #expect(transport.sends.withLock { $0.inFlightBytes } <= (256 << 10) + chunk.count)
             transport.abort()
             _ = try? await sender.value
             _ = await probe.ended()

@@ -31,23 +31,4 @@ extension WebSocketConnectionStateMachine {
             return nil
         }
     }
-
-    package enum SendAction: Sendable, Hashable {
-        /// Write the message now.
-        case write
-        /// Keep it until the handshake completes (then write it, in order).
-        case hold
-        /// The connection is closing or over.
-        case reject(RealtimeError)
-    }
-
-    /// An application message was admitted by the outbound queue.
-    package func sendAdmitted() -> SendAction {
-        switch state {
-        case .idle, .handshaking: return .hold
-        case .open: return .write
-        case .refused, .closingAsInitiator, .closingAsResponder, .failing, .closed:
-            return .reject(RealtimeError(.notConnected, detail: "connection closed"))
-        }
-    }
 }

@@ -23,8 +23,10 @@ package protocol ByteStream: AnyObject, Sendable {
 
     /// Queues `bytes` after everything written before. `completion` (optional) runs on the
     /// loop once the bytes (or their TLS records) have been handed to the kernel, or with an
-    /// error if the stream fails or closes first. Writing before the connection is up is
-    /// allowed: the bytes go out once it is.
+    /// error if the stream fails or closes first. Only once the stream is connected
+    /// (``ByteStreamDelegate/byteStreamDidConnect(_:)``; a precondition): what the owner wants
+    /// to send before waits in the owner's own queue, so a stream holds bytes for the kernel
+    /// only. After the end, the completion fails with `notConnected`.
     func write(_ bytes: [UInt8], completion: (@Sendable (RealtimeError?) -> Void)?)
 
     /// Starts coalescing: writes until the matching ``endBatch()`` are queued without a system

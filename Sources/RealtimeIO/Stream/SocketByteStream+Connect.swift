@@ -165,12 +165,6 @@ extension SocketByteStream {
             eventLoop.cancel(t)
             connectTimer = nil
         }
-        let early = earlyWrites
-        earlyWrites = []
-        earlyBytes = 0
-        for (bytes, completion) in early {
-            enqueue(bytes, completion: completion)
-        }
         updateInterest()
         delegate?.byteStreamDidConnect(self)
         if phase == .open { flush() }

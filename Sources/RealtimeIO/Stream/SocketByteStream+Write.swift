@@ -12,8 +12,7 @@ extension SocketByteStream {
         case .closed:
             completion?(RealtimeError(.notConnected, detail: "stream closed"))
         case .idle, .resolving, .connecting, .tunnelling, .handshaking:
-            earlyWrites.append((bytes, completion))
-            earlyBytes += bytes.count
+            preconditionFailure("SocketByteStream.write before the stream connected")
         case .open:
             if batchDepth > 0 {
                 if tls != nil {

@@ -45,9 +45,6 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     /// Bytes for the kernel (ciphertext under TLS) and the completions of their writes.
     var outbound = OutboundBuffer()
-    /// Writes accepted before the connection (and TLS) was up, sent once it is.
-    var earlyWrites: [([UInt8], Completion?)] = []
-    var earlyBytes = 0
 
     /// Nesting depth of ``beginBatch()``; writes only queue while it is positive.
     var batchDepth = 0
@@ -88,7 +85,7 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
         }
     }
 
-    package var pendingWriteBytes: Int { outbound.pendingBytes + earlyBytes }
+    package var pendingWriteBytes: Int { outbound.pendingBytes }
 
     /// Every byte the kernel has taken from this stream (ciphertext under TLS): a counter
     /// that only grows, so an owner can tell whether a peer still reads.
@@ -288,11 +285,9 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
         tls = nil
         tunnel = nil
         connector = nil
-        let waiting = outbound.removeAll() + earlyWrites.compactMap(\.1) + batchCompletions
+        let waiting = outbound.removeAll() + batchCompletions
         batchCompletions = []
         batchPlaintext = []
-        earlyWrites = []
-        earlyBytes = 0
         for callback in waiting { callback(pendingError) }
     }
 

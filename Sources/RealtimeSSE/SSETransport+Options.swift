@@ -1,3 +1,4 @@
+#if os(Linux)
 import RealtimeCore
 
 extension SSETransport {
@@ -76,3 +77,4 @@ extension SSETransport {
         public init() {}
     }
 }
+#endif

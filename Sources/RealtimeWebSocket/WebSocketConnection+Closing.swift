@@ -1,3 +1,4 @@
+#if os(Linux)
 import RealtimeCore
 import RealtimeIO
 
@@ -81,3 +82,4 @@ extension WebSocketConnection {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -140,3 +141,4 @@ extension WebSocketConnection {
         return out
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import RealtimeCore
 import RealtimeIO
 
@@ -118,3 +119,4 @@ extension WebSocketConnection {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import RealtimeCore
 import RealtimeIO
 
@@ -122,3 +123,4 @@ extension WebSocketConnection {
         for waiter in resolution.fail { waiter.resume(throwing: resolution.error) }
     }
 }
+#endif

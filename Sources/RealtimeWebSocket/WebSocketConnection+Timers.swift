@@ -1,3 +1,4 @@
+#if os(Linux)
 import RealtimeCore
 import RealtimeIO
 
@@ -44,3 +45,4 @@ extension WebSocketConnection {
         }
     }
 }
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -248,3 +249,4 @@ struct WeakConnection<Connection: AnyObject> {
 /// Loop-confined: reached through `LoopBoundBox`, never shared across threads directly.
 @available(*, unavailable)
 extension WebSocketConnection: Sendable {}
+#endif

@@ -1,3 +1,4 @@
+#if os(Linux)
 import RealtimeCore
 import RealtimeIO
 
@@ -92,3 +93,4 @@ extension WebSocketTransport {
         public init() {}
     }
 }
+#endif

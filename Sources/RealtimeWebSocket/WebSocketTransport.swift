@@ -1,3 +1,4 @@
+#if os(Linux)
 import RealtimeCore
 import RealtimeIO
 
@@ -93,3 +94,4 @@ public final class WebSocketTransport: Transport, Sendable {
         core.abort()
     }
 }
+#endif

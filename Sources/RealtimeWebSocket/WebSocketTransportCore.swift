@@ -1,3 +1,4 @@
+#if os(Linux)
 import RealtimeCore
 import RealtimeIO
 import Synchronization
@@ -128,3 +129,4 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
         for continuation in rejected { continuation.resume(throwing: Connection.SendMachine.closingError) }
     }
 }
+#endif

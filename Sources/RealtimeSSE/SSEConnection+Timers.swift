@@ -7,18 +7,15 @@ import RealtimeIO
 extension SSEConnection {
     /// Arms `timer` for `deadline` (replacing an armed one of the same kind).
     func arm(_ timer: Machine.Timer, at deadline: Loop.Instant) {
-        cancel(timer)
-        timers[timer] = loop.schedule(at: deadline) { [weak self] in
-            self?.timerFired(timer)
-        }
+        timers.arm(timer, at: deadline, on: loop) { [weak self] in self?.timerFired(timer) }
     }
 
     func cancel(_ timer: Machine.Timer) {
-        if let handle = timers.removeValue(forKey: timer) { loop.cancel(handle) }
+        timers.cancel(timer, on: loop)
     }
 
     private func timerFired(_ timer: Machine.Timer) {
-        timers[timer] = nil
+        timers.fired(timer)
         switch machine.timerFired(timer, now: loop.now) {
         case .none:
             break

@@ -39,7 +39,7 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
     var machine: Machine
     var parser: SSEParser
     /// One handle per armed timer; the machine's `deadlines` say which should exist.
-    var timers: [Machine.Timer: TimerHandle] = [:]
+    var timers = LoopTimers<Machine.Timer>()
     /// Events parsed during the current curl action, handed to the channel together when
     /// curl returns.
     var batcher: SSEEventBatcher
@@ -140,8 +140,7 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
         // Complete events parsed before the end are delivered, then `ended`.
         deliverPending()
         curl.end()
-        for timer in timers.values { loop.cancel(timer) }
-        timers = [:]
+        timers.cancelAll(on: loop)
         events.send(.ended(end))
         events.finish()
     }

@@ -51,7 +51,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
     /// cannot honour it): messages are then sent uncompressed (RFC 7692 §6).
     var deflater: WebSocketDeflater?
     /// One handle per armed timer; the machine's `deadlines` say which should exist.
-    var timers: [Machine.Timer: TimerHandle] = [:]
+    var timers = LoopTimers<Machine.Timer>()
 
     /// Messages decoded from the current read, handed to the channel together (one lock and at
     /// most one consumer wake-up per read, not per message); see `deliverPending()`.
@@ -98,7 +98,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
         // `close()`): the timers only hold a weak reference to us, but their entries would
         // stay in the loop's heap, and wake it when they fall due, long after we are gone.
         if !timers.isEmpty {
-            let loop = self.loop, handles = Array(timers.values)
+            let loop = self.loop, handles = timers.handles
             loop.execute { for handle in handles { loop.cancel(handle) } }
         }
         // The transport was dropped without `close()`: the socket goes with us (the stream
@@ -208,8 +208,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
         }
         assert(machine.isClosed && machine.deadlines.armed.isEmpty, "an end leaves no timer armed")
         perform(sends.withLock { $0.ended() })
-        for timer in timers.values { loop.cancel(timer) }
-        timers = [:]
+        timers.cancelAll(on: loop)
         if let stream {
             stream.delegate = nil
             stream.close()

@@ -32,10 +32,10 @@ TSAN_CI_FILTER ?= BoundedChannel|EventLoop|TimerHeap|RealtimeClient|WebSocketTra
 # beside other load) starves the socket suites past their deadlines and time limits
 # (Tests/README.md). Pure computation first, then the socket tests, then the suites that load
 # the machine for a minute or more (1,000 clients against a restarting server, the chaos
-# soaks, 10,000 open/close cycles), then those that measure a rate against the wall clock.
+# soaks, 10,000 open/close cycles), then those that measure a rate or peak memory, alone.
 UNIT_TARGETS ?= RealtimeCoreTests|RealtimeLLMTests
 HEAVY_SUITES ?= FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests
-CALM_SUITES ?= FaultBandwidthTests|SSETransportCompressionTests
+CALM_SUITES ?= FaultBandwidthTests|SSETransportCompressionTests|HostileMemoryTests
 
 # The Autobahn step of `make check`: 1 runs the fuzzing server against `rtcat autobahn`
 # and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 check`

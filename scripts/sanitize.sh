@@ -76,7 +76,7 @@ if [ "$#" -eq 0 ]; then
     # pool busy for a minute (the pure targets' codecs, parsers and state machines most),
     # while the socket suites wait on wall-clock bounds (idle timeouts, time limits).
     heavy="${HEAVY_SUITES:-FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests}"
-    calm="${CALM_SUITES:-FaultBandwidthTests|SSETransportCompressionTests}"
+    calm="${CALM_SUITES:-FaultBandwidthTests|SSETransportCompressionTests|HostileMemoryTests}"
     units="${UNIT_TARGETS:-RealtimeCoreTests|RealtimeLLMTests}"
     status=0
     # One `swift test` run; the first failing run's status is the script's.

@@ -57,10 +57,10 @@ struct TransportConformanceTests {
     func backPressure(kind: TransportKind) async throws {
         let fixture = try TransportFixture(kind)
         defer { fixture.server.stop() }
-        // 8,000 KB: several times what the socket buffers hold. That a pause is not silence for
+        // 20 MB: several times what loopback's socket buffers hold (4 MB and more). That a pause is not silence for
         // the idle timeout is an embedded test of each transport (no idle timeout here: the
         // whole suite on two cores can starve the server's thread for seconds).
-        let count = 8_000, size = 1_000, capacity = 8
+        let count = 20_000, size = 1_000, capacity = 8
         let transport = fixture.make(fixture.finite(count, size: size)) {
             $0.eventBufferCapacity = capacity
             $0.idleTimeout = nil

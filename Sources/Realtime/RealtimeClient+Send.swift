@@ -20,7 +20,7 @@ extension RealtimeClient {
     /// ``send(_:)``; with `flush: true` it returns only once the frame is written to the
     /// socket (after the queued messages before it), and throws if it could not be.
     public func send(_ message: OutboundMessage, flush: Bool) async throws {
-        let bytes = Self.payloadSize(message)
+        let bytes = message.payloadSize
         var decision = decideSend { machine, now in machine.sendRequested(message, bytes: bytes, flush: flush, now: now) }
         while true {
             switch decision {
@@ -137,14 +137,5 @@ extension RealtimeClient {
             return true
         }
         if !keep { task.cancel() }
-    }
-
-    /// Payload bytes a message counts for in the outbox's byte bound.
-    static func payloadSize(_ message: OutboundMessage) -> Int {
-        switch message {
-        case .text(let text): return text.utf8.count
-        case .binary(let bytes): return bytes.count
-        case .ping(let payload): return payload.count
-        }
     }
 }

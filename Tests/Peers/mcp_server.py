@@ -16,8 +16,9 @@ Tools:
   add(a, b)                        returns a + b as text
   progress(steps, delay)           one progress notification per step, then "done <steps>"
   cut(steps, delay)                like progress, but closes its SSE stream after the first
-                                   step (ctx.close_sse_stream) and finishes while the client
-                                   is away: the rest arrives through the resumed stream
+                                   step (ctx.close_sse_stream); steps 2 .. steps-1 are stored
+                                   while the client is away and reach it through the replay,
+                                   the last step and the result on the resumed live stream
   sleep(seconds)                   waits, then returns "slept"; cancellable
   roots()                          asks the client for its roots (server-to-client request)
   ping_client()                    sends the client a ping, returns "pong"
@@ -26,6 +27,7 @@ Tools:
                                    GET stream (no related request)
 GET /cancelled returns the `steps` of every progress call the server cancelled;
 GET /cancelled?steps=N answers once a call of N steps was cancelled (or after 10 s).
+GET /replays returns the progress values the event store replayed, in order.
 GET /posts returns how many times each JSON-RPC message was POSTed ("method id" keys;
 notifications as "method -"): the tests assert that no request was POSTed twice.
 Resources: res://greeting (text "hello"), res://n/{i} template. Prompt: greet(name).
@@ -38,32 +40,110 @@ import sys
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.streamable_http import EventMessage, EventStore
+from mcp.server.streamable_http import EventMessage, EventStore, StreamableHTTPServerTransport
 
 import peer_common
 
 
 class MemoryEventStore(EventStore):
-    """Every event of every stream, in order; ids are global counters (unique per session)."""
+    """Every event of every stream, in order; ids are global counters (unique per session).
+
+    The SDK takes a replay's events, then re-registers the stream for live messages after more
+    awaits; a message stored in between is neither replayed nor sent (the SDK says so at the
+    registration). `cut` therefore holds the replay until its offline steps are stored
+    (`hold`/`release`) and sends the rest only once the stream is live again (`LiveStreams`),
+    so the test sees each message once whatever the machine's load.
+    """
 
     def __init__(self):
         self.events = []  # (event_id, stream_id, message)
         self.counter = itertools.count(1)
+        self.changed = asyncio.Condition()
+        self.held = set()
+        self.replayed_progress = []
 
     async def store_event(self, stream_id, message):
         event_id = str(next(self.counter))
         self.events.append((event_id, stream_id, message))
+        async with self.changed:
+            self.changed.notify_all()
         return event_id
+
+    def messages(self, stream_id):
+        return sum(1 for _, sid, message in self.events if sid == stream_id and message is not None)
+
+    async def wait(self, predicate, timeout=10.0):
+        async with self.changed:
+            await asyncio.wait_for(self.changed.wait_for(predicate), timeout)
+
+    def hold(self, stream_id):
+        self.held.add(stream_id)
+
+    async def release(self, stream_id):
+        self.held.discard(stream_id)
+        async with self.changed:
+            self.changed.notify_all()
 
     async def replay_events_after(self, last_event_id, send_callback):
         index = next((i for i, e in enumerate(self.events) if e[0] == last_event_id), None)
         if index is None:
             return None
         stream_id = self.events[index][1]
-        for event_id, sid, message in self.events[index + 1:]:
+        await self.wait(lambda: stream_id not in self.held)
+        for event_id, sid, message in list(self.events[index + 1:]):
             if sid == stream_id and message is not None:
+                self.replayed_progress.append(progress_of(message))
                 await send_callback(EventMessage(message, event_id))
         return stream_id
+
+
+def progress_of(message):
+    params = getattr(message, "params", None) or {}
+    return params.get("progress") if isinstance(params, dict) else getattr(params, "progress", None)
+
+
+class LiveStreams(dict):
+    """The transport's table of live request streams, announcing each registration."""
+
+    changed = None
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        if LiveStreams.changed is not None:
+            LiveStreams.changed.set()
+
+    @staticmethod
+    def live(key):
+        return any(key in transport._request_streams for transport in TRANSPORTS)
+
+    @staticmethod
+    async def wait_for(key, timeout=10.0):
+        """Returns once a transport has `key` live again, or after `timeout` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while not LiveStreams.live(key) and loop.time() < deadline:
+            LiveStreams.changed.clear()
+            try:
+                await asyncio.wait_for(LiveStreams.changed.wait(), deadline - loop.time())
+            except asyncio.TimeoutError:
+                break
+
+
+def watch_live_streams():
+    """Every StreamableHTTPServerTransport keeps its live streams in a LiveStreams table."""
+    original = StreamableHTTPServerTransport.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        self._request_streams = LiveStreams(self._request_streams)
+        TRANSPORTS.append(self)
+
+    LiveStreams.changed = asyncio.Event()
+    StreamableHTTPServerTransport.__init__ = init
+
+
+TRANSPORTS = []
+STORE = None
 
 
 CANCELLED = []  # the `steps` of each progress call the server cancelled
@@ -110,12 +190,20 @@ def build_server():
 
     @server.tool()
     async def cut(steps: int, delay: float, ctx: Context) -> str:
-        """Closes its stream after the first step; the rest is replayed on resumption."""
-        for step in range(1, steps + 1):
-            await ctx.report_progress(step, steps, f"step {step}")
-            if step == 1:
-                await ctx.close_sse_stream()
-            await asyncio.sleep(delay)
+        """Closes its stream after the first step; the middle steps come back through the replay."""
+        stream_id = str(ctx.request_id)
+        STORE.hold(stream_id)
+        try:
+            for step in range(1, steps):
+                await ctx.report_progress(step, steps, f"step {step}")
+                if step == 1:
+                    await ctx.close_sse_stream()
+                await asyncio.sleep(delay)
+            await STORE.wait(lambda: STORE.messages(stream_id) >= steps - 1)
+        finally:
+            await STORE.release(stream_id)
+        await LiveStreams.wait_for(stream_id)
+        await ctx.report_progress(steps, steps, f"step {steps}")
         return f"done {steps}"
 
     @server.tool()
@@ -170,6 +258,12 @@ class PostCounter:
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        if scope["method"] == "GET" and scope["path"] == "/replays":
+            body = json.dumps(STORE.replayed_progress if STORE else []).encode()
+            await send({"type": "http.response.start", "status": 200,
+                        "headers": [(b"content-type", b"application/json")]})
+            await send({"type": "http.response.body", "body": body})
+            return
         if scope["method"] == "GET" and scope["path"] in ("/posts", "/cancelled"):
             if scope["path"] == "/cancelled" and scope.get("query_string"):
                 await wait_for_cancellation(int(scope["query_string"].decode().partition("=")[2] or 0))
@@ -215,11 +309,14 @@ def add_options(parser):
 async def main():
     args = peer_common.parse_args(__doc__.splitlines()[0], extra=add_options)
     sock = peer_common.bind_socket(args.host)
+    global STORE
+    STORE = MemoryEventStore() if args.event_store else None
+    watch_live_streams()
     server = build_server()
     app = server.streamable_http_app(
         json_response=args.json_response,
         stateless_http=args.stateless,
-        event_store=MemoryEventStore() if args.event_store else None,
+        event_store=STORE,
         retry_interval=args.retry_ms,
     )
     config = uvicorn.Config(

@@ -29,6 +29,12 @@ struct MCPPeer {
         return try JSONDecoder().decode([String: Int].self, from: data)
     }
 
+    /// The progress values the peer's event store replayed to resumed streams, in order.
+    func replayedProgress() async throws -> [Double] {
+        let (data, _) = try await URLSession.shared.data(from: url("/replays"))
+        return try JSONDecoder().decode([Double].self, from: data)
+    }
+
     /// Fails the test when a message was POSTed more than once.
     func expectNoRepeatedPOST(_ path: String = "/posts", sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let counts = try await postCounts(path)

@@ -90,6 +90,10 @@ struct MCPPythonSDKTests {
         let result = try await client.callTool("cut", arguments: ["steps": 4, "delay": 0.05]) { log.append($0) }
         #expect(result.text == "done 4")
         #expect(log.all == [1, 2, 3, 4])
+        // Steps 2 and 3 were stored while the client was away and came through the replay (step 1
+        // too when the cut overtook it on its way out); step 4 came live on the resumed stream.
+        let replayed = try await peer.replayedProgress()
+        #expect(replayed == [2, 3] || replayed == [1, 2, 3])
         await client.close()
         try await peer.expectNoRepeatedPOST()
         await peer.stop()

@@ -3,7 +3,7 @@
 #   make deps       Debian packages, .venv (Python peers), .venv-autobahn (fuzzing server)
 #   make build      swift build
 #   make test       deps + swift build --build-tests + the API and test-budget checks + every
-#                   Swift test (four `swift test` runs: unit, socket, heavy, calm)
+#                   Swift test in one `swift test` run
 #   make check      what CI runs: `make test`, then the docs check, fuzzing, ThreadSanitizer and the
 #                   Autobahn conformance run
 #   make docs       the DocC catalog with --warnings-as-errors, then every ```swift sample type-checked
@@ -18,6 +18,7 @@
 #   make test-tsan  the whole suite under ThreadSanitizer (.build-tsan; scripts/sanitize.sh)
 #   make test-asan  the whole suite under AddressSanitizer + LeakSanitizer (.build-asan)
 #   make test-tsan-ci  the concurrency-heavy suites under ThreadSanitizer (part of `make check`)
+#   make test-unit  only the pure targets (no socket, no process), after a build
 #   make test-budget   sleeping lines and wall-clock expectations in Tests within their limits
 #   make api-check  the public API of `import Realtime` against api/public-api.txt (part of `make test`)
 #   make api-update rewrite api/public-api.txt after a deliberate change to the public API
@@ -28,14 +29,13 @@ FUZZ_SECONDS ?= 60
 # client and both transports (the whole suite is `make test-tsan`).
 TSAN_CI_FILTER ?= BoundedChannel|EventLoop|TimerHeap|RealtimeClient|WebSocketTransport|WebSocketTestServer|SSETransport|TestServer
 
-# The Swift tests run in four `swift test` runs: every test at once on two cores (and more so
-# beside other load) starves the socket suites past their deadlines and time limits
-# (Tests/README.md). Pure computation first, then the socket tests, then the suites that load
-# the machine for a minute or more (1,000 clients against a restarting server, the chaos
-# soaks, 10,000 open/close cycles), then those that measure a rate or peak memory, alone.
+# The Swift tests run in one `swift test` run, at most TEST_WIDTH tests at a time: every
+# test at once (1,165 on two cores) starts the socket suites together and starves them past
+# their time limits (Tests/README.md). The suites that measure memory or load the machine run
+# in child processes of their own (ChildTestProcess), so nothing needs a run to itself.
+TEST_WIDTH ?= 12
+# The pure targets, for a quick `make test-unit`.
 UNIT_TARGETS ?= RealtimeCoreTests|RealtimeLLMTests
-HEAVY_SUITES ?= FaultHerdTests|FaultChaosSoakTests|SSETransportOpenCloseCycleTests
-CALM_SUITES ?= FaultBandwidthTests|SSETransportCompressionTests|HostileMemoryTests
 
 # The Autobahn step of `make check`: 1 runs the fuzzing server against `rtcat autobahn`
 # and fails on any FAILED case; 0 skips it with a message. `make AUTOBAHN=0 check`
@@ -44,7 +44,7 @@ AUTOBAHN ?= 1
 # The client command; scripts/autobahn.sh replaces {URL} with ws://127.0.0.1:PORT.
 AUTOBAHN_CLIENT ?= $(SWIFT) run rtcat autobahn '{URL}' --agent swift-realtime
 
-.PHONY: deps build demo docs test check test-budget test-autobahn autobahn autobahn-full autobahn-selftest bench clean \
+.PHONY: deps build demo docs test test-unit check test-budget test-autobahn autobahn autobahn-full autobahn-selftest bench clean \
 	fuzz fuzz-ci test-tsan test-asan test-tsan-ci api-check api-update
 
 deps:
@@ -64,10 +64,12 @@ test: deps
 	$(SWIFT) build --build-tests
 	@$(MAKE) --no-print-directory api-check
 	@$(MAKE) --no-print-directory test-budget
+	SWT_EXPERIMENTAL_MAXIMUM_PARALLELIZATION_WIDTH=$(TEST_WIDTH) $(SWIFT) test --skip-build
+
+# The pure computation only (no socket, no process): seconds, for the edit-test loop.
+test-unit:
+	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build --filter '^($(UNIT_TARGETS))\.'
-	$(SWIFT) test --skip-build --skip '^($(UNIT_TARGETS))\.|$(HEAVY_SUITES)|$(CALM_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(HEAVY_SUITES)'
-	$(SWIFT) test --skip-build --filter '$(CALM_SUITES)'
 
 check: test
 	@$(MAKE) --no-print-directory docs

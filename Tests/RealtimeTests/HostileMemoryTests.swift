@@ -36,7 +36,7 @@ struct HostileMemoryTests {
 
     @Test("floods and bombs end with a limit error, not retried, in bounded memory (own process)")
     func floodsAndBombs() async throws {
-        if ChildTestProcess.isChild(Self.childVariable) {
+        if ChildTestProcess.isChild(Self.childVariable, lowPriority: false) {
             try await runCases()
             return
         }

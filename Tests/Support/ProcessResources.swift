@@ -27,6 +27,13 @@ public enum ProcessResources {
     /// Threads (entries of /proc/self/task).
     public static var threads: Int { entries("/proc/self/task") }
 
+    /// The name (`comm`, at most 15 bytes) of every thread of this process.
+    public static var threadNames: [String] {
+        names("/proc/self/task").compactMap { tid in
+            procText("/proc/self/task/\(tid)/comm").map { $0.trimmingCharacters(in: .newlines) }
+        }
+    }
+
     /// The whole text of a `/proc` file (which reports a size of 0, so it is read to its end),
     /// with reads that a signal interrupts retried; nil when it cannot be opened.
     public static func procText(_ path: String) -> String? {
@@ -61,14 +68,19 @@ public enum ProcessResources {
     }
 
     private static func entries(_ path: String) -> Int {
-        guard let dir = opendir(path) else { return -1 }
+        guard opendir(path).map({ closedir($0) }) != nil else { return -1 }
+        return names(path).count
+    }
+
+    private static func names(_ path: String) -> [String] {
+        guard let dir = opendir(path) else { return [] }
         defer { closedir(dir) }
-        var count = 0
+        var names: [String] = []
         while let entry = readdir(dir) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
-            if name != "." && name != ".." { count += 1 }
+            if name != "." && name != ".." { names.append(name) }
         }
-        return count
+        return names
     }
 }
 #endif

@@ -16,3 +16,14 @@ ip -n "$s" addr add 10.250.0.2/30 dev "rt${tag}s"
 for ns in "$c" "$s"; do ip -n "$ns" link set lo up; done
 ip -n "$c" link set "rt${tag}c" up
 ip -n "$s" link set "rt${tag}s" up
+# The carrier (IFF_RUNNING) comes up after the kernel's link watch runs, which a loaded
+# machine delays: a client started before it sees no usable interface and waits for the
+# network. Return once both ends are up (or fail after 10 s).
+for i in $(seq 1 200); do
+    if ip -n "$c" link show "rt${tag}c" | grep -q 'state UP' && ip -n "$s" link show "rt${tag}s" | grep -q 'state UP'; then
+        exit 0
+    fi
+    sleep 0.05
+done
+echo "up.sh: the veth pair rt${tag}c/rt${tag}s did not come up within 10 s" >&2
+exit 1

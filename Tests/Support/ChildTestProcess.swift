@@ -6,25 +6,26 @@ import RealtimeTestServer
 
 /// Runs one suite of this test binary in a child process of its own, for tests that must
 /// not share the process with the others running in parallel: the herd (2,000 churning
-/// descriptors) and the chaos soak (its descriptor, thread and memory baselines must be its own).
-enum ChildTestProcess {
-    /// Whether this process is the child started for `variable`; if so, lowers its priority
-    /// (``lowerPriority()``).
-    static func isChild(_ variable: String, value: String = "1") -> Bool {
+/// descriptors), the chaos soak and the open/close cycles (their descriptor, thread and memory
+/// baselines must be their own: resident memory is process-wide).
+public enum ChildTestProcess {
+    /// Whether this process is the child started for `variable`; if so and `lowPriority`,
+    /// lowers its priority (``lowerPriority()``).
+    public static func isChild(_ variable: String, value: String = "1", lowPriority: Bool = true) -> Bool {
         guard ProcessInfo.processInfo.environment[variable] == value else { return false }
-        lowerPriority()
+        if lowPriority { lowerPriority() }
         return true
     }
 
     /// Nice 19 (the lowest priority) for this (child) process: the tests running alongside in
     /// the parent have timing bounds of their own, and a heavy child's are about order and counts.
-    static func lowerPriority() {
+    public static func lowerPriority() {
         _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
     }
 
     /// Runs this binary again with `--filter filter` and `variable=value`; returns its exit
     /// status (−1 when killed at the timeout) and its merged output. Blocking: call it offloaded.
-    static func run(
+    public static func run(
         filter: String, variable: String, value: String = "1", timeoutSeconds: Int
     ) throws -> (status: Int32, output: String) {
         var environment = ProcessInfo.processInfo.environment
@@ -38,7 +39,7 @@ enum ChildTestProcess {
 
     /// The lines of `output` worth repeating in the parent's log: the test's own report
     /// (lines starting with `prefix`), skips and failures.
-    static func reportLines(_ output: String, prefix: String) -> [String] {
+    public static func reportLines(_ output: String, prefix: String) -> [String] {
         output.split(separator: "\n").map(String.init).filter {
             $0.hasPrefix(prefix) || $0.contains("SKIPPED") || $0.contains("✘")
                 || ($0.contains("↳") && !$0.contains("Testing Library Version") && !$0.contains("Target Platform"))

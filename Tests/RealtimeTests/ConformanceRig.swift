@@ -16,9 +16,15 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     let environment: ConformanceEnvironment
     let kind: TransportKind
 
-    /// Every environment × every kind.
-    static let all: [ConformanceCase] = ConformanceEnvironment.allCases.flatMap { environment in
+    /// Every environment × every kind; only one environment when `RT_CONFORMANCE_ENVIRONMENT`
+    /// names it (`embedded` or `loopback`).
+    static let all: [ConformanceCase] = environments.flatMap { environment in
         TransportFixture.kinds.map { ConformanceCase(environment: environment, kind: $0) }
+    }
+
+    private static var environments: [ConformanceEnvironment] {
+        let only = ProcessInfo.processInfo.environment["RT_CONFORMANCE_ENVIRONMENT"].flatMap(ConformanceEnvironment.init)
+        return only.map { [$0] } ?? ConformanceEnvironment.allCases
     }
 
     static let loopback = all.filter { $0.environment == .loopback }

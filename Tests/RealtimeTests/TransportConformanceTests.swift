@@ -163,6 +163,7 @@ struct TransportConformanceTests {
         #expect(transcript.end?.error?.code == .cancelled)
         #expect(transcript.end?.requestWasDelivered == false)
         #expect(rig.requestCount == 0)
+        if let embedded = rig as? EmbeddedRig { #expect(embedded.attempts == 0, "a stream or transfer was opened") }
     }
 
     private func closeWhileConnecting(_ rig: any ConformanceRig) async throws {

@@ -28,6 +28,7 @@ struct ConformanceCase: Sendable, CustomTestStringConvertible {
     }
 
     static let loopback = all.filter { $0.environment == .loopback }
+    static let embedded = all.filter { $0.environment == .embedded }
 
     var testDescription: String { "\(environment.rawValue) \(kind)" }
 

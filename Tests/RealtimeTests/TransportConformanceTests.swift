@@ -291,6 +291,24 @@ struct TransportConformanceTests {
         await rig.expectReleased()
     }
 
+    /// Embedded only: on loopback the WebSocket row would wait out the suite's 20 s close
+    /// timeout, which is long so that anything else waiting for it shows.
+    @Test("close() against a peer that never answers ends by the close timeout: WebSocket at its instant, SSE at once",
+          arguments: ConformanceCase.embedded)
+    func closeTimeout(row: ConformanceCase) async throws {
+        let rig = try row.rig()
+        defer { rig.stop() }
+        let transport = rig.make(.deaf)
+        let events = rig.start(transport)
+        let before = await rig.record(events)
+        #expect(before.messages.count == 1 && before.ends.isEmpty, "\(before.summary)")
+        transport.close()
+        let rest = row.kind == .webSocket
+            ? await rig.record(events, endingAfter: TransportFixture.closeTimeout) : await rig.record(events)
+        #expect(rest.ends.count == 1 && rest.end?.error?.code == .cancelled, "\(rest.summary)")
+        await rig.expectReleased()
+    }
+
     // MARK: Item 7: never harm the host
 
     @Test("the connection's socket is close-on-exec: a process the host spawns does not keep it open",

@@ -80,9 +80,9 @@ final class EmbeddedSSEPeer {
             head(200, [("Content-Type", "text/event-stream")], callbacks)
         case .cut(let whole, let reset):
             head(200, [("Content-Type", "text/event-stream")], callbacks)
-            body = (0..<whole).map { event($0 + 1, size: 100) }
+            // One chunk, as curl hands it over: the whole events and half of the next.
             let next = event(whole + 1, size: 100)
-            body.append(Array(next.prefix(next.count / 2)))
+            body = [(0..<whole).flatMap { event($0 + 1, size: 100) } + next.prefix(next.count / 2)]
             curl.osErrno = reset ? ECONNRESET : 0
             completion = reset ? CURLE_RECV_ERROR : CURLE_PARTIAL_FILE
         case .authorized:

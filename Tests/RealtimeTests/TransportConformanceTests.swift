@@ -312,9 +312,9 @@ struct TransportConformanceTests {
     // MARK: Item 7: never harm the host
 
     @Test("the connection's socket is close-on-exec: a process the host spawns does not keep it open",
-          arguments: TransportFixture.kinds)
-    func socketsAreCloseOnExec(kind: TransportKind) async throws {
-        let fixture = try TransportFixture(kind)
+          arguments: ConformanceCase.loopback)
+    func socketsAreCloseOnExec(row: ConformanceCase) async throws {
+        let fixture = try TransportFixture(row.kind)
         defer { fixture.server.stop() }
         let transport = fixture.make(fixture.held(1))
         let events = transport.eventStream()

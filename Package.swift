@@ -154,6 +154,13 @@ let package = Package(
             path: "Tests/IOSupport",
             swiftSettings: swiftSettings
         ),
+        // A scripted libcurl transfer for the SSE connection (it implements RealtimeSSE's seam).
+        .target(
+            name: "RealtimeSSETestSupport",
+            dependencies: ["RealtimeCore", "RealtimeSSE", .target(name: "CCurl", condition: linux)],
+            path: "Tests/SSESupport",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "RealtimeCoreTests",
             dependencies: ["RealtimeCore", "RealtimeTestServer", "RealtimeTestSupport"],
@@ -166,7 +173,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeSSETests",
-            dependencies: ["RealtimeSSE", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport"],
+            dependencies: [
+                "RealtimeSSE", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport", "RealtimeSSETestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -186,7 +195,9 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeTests",
-            dependencies: ["Realtime", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport"],
+            dependencies: [
+                "Realtime", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport", "RealtimeSSETestSupport",
+            ],
             swiftSettings: swiftSettings
         ),
     ],

@@ -11,7 +11,7 @@ import RealtimeIO
 /// expired"), with curl's number as a trailing detail (`[curl 7]`), never as the message.
 package enum CurlErrorMapping {
     /// How far the transfer had come when it failed.
-    enum Stage: Sendable, Hashable {
+    package enum Stage: Sendable, Hashable {
         /// No byte of the request was written: DNS, connect, proxy, TLS, or a request curl
         /// could not build.
         case beforeRequest
@@ -33,7 +33,7 @@ package enum CurlErrorMapping {
         /// `CURLINFO_HTTP_CONNECTCODE`: the proxy's answer to `CONNECT`, 0 when none.
         var proxyStatus = 0
         /// `CURLINFO_OS_ERRNO`: the socket error behind a connect or receive failure, 0 when none.
-        var osErrno: Int32 = 0
+        package var osErrno: Int32 = 0
         /// `CURLINFO_SSL_VERIFYRESULT`: the X509 verification result, 0 (`X509_V_OK`) when none.
         var verifyResult = 0
         /// curl's own message (`CURLOPT_ERRORBUFFER`), already free of URL credentials.
@@ -166,6 +166,14 @@ package enum CurlErrorMapping {
     private static func text(_ f: Failure) -> String {
         if !f.message.isEmpty { return f.message }
         return curl_easy_strerror(f.code).map { String(cString: $0) } ?? "unknown libcurl error"
+    }
+}
+
+extension CurlErrorMapping.Failure {
+    /// A failure with only its code and stage known (what a scripted transfer reports).
+    package init(code: CURLcode, stage: CurlErrorMapping.Stage, osErrno: Int32) {
+        self.init(code: code, stage: stage)
+        self.osErrno = osErrno
     }
 }
 #endif

@@ -11,8 +11,10 @@ import RealtimeIO
 ///
 /// Loop-confined: used only on its loop's thread (see ``SSEDataArena`` for the thread rule
 /// of the bytes themselves).
-final class SSEArenaCursor {
+package final class SSEArenaCursor {
     var block: SSEArenaBlock?
+
+    package init() {}
 
     /// The cursor of `loop` (loop thread only).
     static func on(_ loop: EventLoop) -> SSEArenaCursor {

@@ -12,8 +12,9 @@ import Foundation
 /// one; a test passes a scripted one and plays curl by calling the ``SSECurlCallbacks`` of
 /// the connection itself, with no handle and no socket.
 ///
-/// Threading: every member is used on the connection's loop thread only.
-protocol SSECurl: AnyObject {
+/// Threading: every member is used on the connection's loop thread only; the type itself is
+/// `SendableMetatype` so that the transport may create one inside work it sends to the loop.
+package protocol SSECurl: AnyObject, SendableMetatype {
     /// Where the transfer's callbacks go (set by the connection before ``begin(_:)``; not
     /// retained while no transfer is attached).
     var callbacks: (any SSECurlCallbacks)? { get set }
@@ -58,7 +59,7 @@ protocol SSECurl: AnyObject {
 
 /// The libcurl callbacks of one transfer, as the connection receives them. All run on the
 /// loop thread, from inside curl (``completed(_:)`` after curl returned).
-protocol SSECurlCallbacks: AnyObject {
+package protocol SSECurlCallbacks: AnyObject {
     /// `CURLOPT_WRITEFUNCTION`: body bytes. Returns the count consumed, 0 to abort, or
     /// `CURL_WRITEFUNC_PAUSE`.
     func received(_ bytes: UnsafeMutableRawPointer?, _ count: Int) -> Int

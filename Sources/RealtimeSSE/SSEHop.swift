@@ -31,14 +31,14 @@ import Foundation
 ///   present, non-empty, and name an `http` or `https` URL with a host.
 package struct SSEHop: Sendable, Hashable {
     /// The absolute `http`/`https` URL this request goes to.
-    var url: URL
+    package var url: URL
     /// Upper-cased method.
     var method: String
     /// The request body, nil for none.
     var body: [UInt8]?
     /// The user's header fields for this request; the transport adds its own (`Accept`,
     /// `Cache-Control`, `Last-Event-ID`) to every hop.
-    var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The user's extra credential header names, dropped with the built-in ones.
     var sensitiveHeaderNames: [String] = []
     /// Whether an `https` → `http` redirect is followed.

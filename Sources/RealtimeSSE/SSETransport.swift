@@ -39,19 +39,10 @@ public final class SSETransport: Transport {
     public var kind: TransportKind { .sse }
     public let request: TransportRequest
     public let options: Options
-    private let loop: EventLoop
-    private let lifecycle = LockedValue(Lifecycle.idle)
+    let core: SSETransportCore<EventLoop, CurlEasyTransfer>
     /// The live attempt; created and used on the loop thread only. (Internal for the
     /// reference-cycle test.)
-    let connection: LoopBoundBox<Connection?>
-    typealias Connection = SSEConnection<EventLoop, CurlEasyTransfer>
-
-    private enum Lifecycle {
-        case idle, started
-        /// Closed before it started: `start` delivers the `ended` at once.
-        case closedEarly
-        case closed
-    }
+    var connection: LoopBoundBox<SSETransportCore<EventLoop, CurlEasyTransfer>.Connection?> { core.connection }
 
     /// - Parameters:
     ///   - request: the attempt's URL (`http`/`https`), method, headers, body, resume ID,
@@ -61,81 +52,36 @@ public final class SSETransport: Transport {
     public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
         self.request = request
         self.options = options
-        self.loop = eventLoop
-        self.connection = LoopBoundBox(nil, loop: eventLoop)
-    }
-
-    deinit {
-        // A transport dropped without close() must not leave a transfer running.
-        let box = connection
-        loop.execute { box.value?.cancel() }
+        core = SSETransportCore(request: request, options: options, loop: eventLoop) {
+            CurlEasyTransfer(request: request, options: options, loop: eventLoop)
+        }
     }
 
     public func start(delivering sink: any TransportSink) {
-        let begin: Lifecycle = lifecycle.withLock { state in
-            let was = state
-            switch state {
-            case .idle: state = .started
-            case .closedEarly: state = .closed
-            case .started, .closed: break
-            }
-            return was
-        }
-        switch begin {
-        case .idle: break
-        case .closedEarly:
-            var end: [TransportEvent] = [.ended(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: false))]
-            _ = sink.deliver(&end)
-            return
-        case .started, .closed: return
-        }
-        let box = connection
-        let request = self.request, options = self.options, loop = self.loop
-        loop.execute {
-            let curl = CurlEasyTransfer(request: request, options: options, loop: loop)
-            let c = Connection(request: request, options: options, loop: loop, sink: sink, curl: curl)
-            box.value = c
-            c.start()
-        }
+        core.start(delivering: sink)
     }
 
     /// Reads again after the sink was full; see ``Transport/resumeDelivery()``.
     public func resumeDelivery() {
-        let box = connection
-        loop.execute { box.value?.resume() }
+        core.resumeDelivery()
     }
 
     /// SSE cannot send: always throws `sendNotSupported`.
     public func send(_ message: OutboundMessage) async throws {
-        throw RealtimeError(.sendNotSupported, detail: "SSE is receive-only")
+        try await core.send(message)
     }
 
     /// Expects a byte (event or comment) within `timeout`, else ends the attempt with
     /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
     public func verifyConnection(within timeout: Duration) {
-        let box = connection
-        loop.execute { box.value?.verify(within: timeout) }
+        core.verifyConnection(within: timeout)
     }
 
     /// Ends the attempt: removes the transfer, frees its handle and timers, and delivers
     /// `ended` with error `cancelled` unless the attempt already ended. `code` and `reason`
     /// are ignored (no close frame in SSE). Idempotent; any thread, any time.
     public func close(code: UInt16, reason: String) {
-        let wasIdle: Bool = lifecycle.withLock { state in
-            switch state {
-            case .idle:
-                state = .closedEarly
-                return true
-            case .started:
-                state = .closed
-                return false
-            case .closedEarly, .closed:
-                return false
-            }
-        }
-        if wasIdle { return }
-        let box = connection
-        loop.execute { box.value?.cancel() }
+        core.close(code: code, reason: reason)
     }
 }
 #endif

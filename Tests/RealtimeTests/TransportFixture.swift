@@ -3,10 +3,10 @@ import Foundation
 import Realtime
 import RealtimeTestServer
 
-/// One transport kind under the shared ``Transport`` contract: the test-server URL that makes
-/// the server do each thing on that protocol, what its messages read, and how to build the
-/// transport. The conformance suite speaks only to this, never to SSE or WebSocket directly,
-/// so each contract test runs unchanged against both.
+/// One transport kind under the shared ``Transport`` contract on loopback: the test-server URL
+/// that makes the server do each thing on that protocol, what its messages read, and how to
+/// build the transport. It is the conformance suite's loopback ``ConformanceRig``, beside the
+/// embedded one (``EmbeddedRig``), so each contract test runs unchanged against both kinds.
 struct TransportFixture: Sendable {
     /// The kinds the conformance suite runs against.
     static let kinds: [TransportKind] = [.sse, .webSocket]

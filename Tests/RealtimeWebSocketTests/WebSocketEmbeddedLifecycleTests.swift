@@ -103,14 +103,6 @@ import RealtimeIOTestSupport
         #expect(ws.loop.pendingTimerCount == 0)
     }
 
-    @Test func closeBeforeStartEndsWithoutOpeningAStream() {
-        let ws = EmbeddedWebSocket()
-        ws.close()
-        ws.start()
-        #expect(ws.streams.isEmpty)
-        #expect(ws.ended()?.error?.code == .cancelled)
-    }
-
     @Test func consumerThatStopsIteratingClosesTheConnection() async {
         let ws = EmbeddedWebSocket()
         #expect(ws.open() != nil)

@@ -169,19 +169,6 @@ import RealtimeIOTestSupport
         #expect(ws.ended() == nil, "alive after the probe")
     }
 
-    @Test func silentPeerFailsTheProbe() {
-        let ws = EmbeddedWebSocket()
-        #expect(ws.open() != nil)
-        // Bytes read at the probe's own instant would count as its answer.
-        ws.advance(by: .seconds(1))
-        ws.transport.verifyConnection(within: .seconds(5))
-        ws.loop.run()
-        ws.advance(by: .seconds(5) - .nanoseconds(1))
-        #expect(ws.ended() == nil)
-        ws.advance(by: .nanoseconds(1))
-        #expect(ws.ended()?.error?.code == .idleTimeout)
-    }
-
     @Test func aProbeBeforeTheOpenDoesNothing() {
         let ws = EmbeddedWebSocket()
         ws.transport.verifyConnection(within: .milliseconds(50))

@@ -3,6 +3,7 @@ import CCurl
 import RealtimeCore
 import RealtimeIO
 import RealtimeIOTestSupport
+import RealtimeSSETestSupport
 import RealtimeTestSupport
 @testable import RealtimeSSE
 #if canImport(FoundationEssentials)

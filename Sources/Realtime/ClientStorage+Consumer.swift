@@ -1,28 +1,36 @@
 extension ClientStorage {
     /// The consumer's next envelope, under the consumer lock: from its hand, or (when the hand
-    /// is empty) everything buffered, taken under the machine's lock in one acquisition.
-    /// `resume` is set to the transport to tell to read again, after both locks are released
-    /// (``Transport/resumeDelivery()``).
-    func serve(_ c: inout ConsumerSide, resume: inout (any Transport)?) -> Served {
-        if let envelope = c.hand.popLast() {
-            let held = c.hand.count
-            // Report progress only when it can release a paused transport.
-            if held <= c.capacity / 2, producerPaused.load(ordering: .relaxed) {
-                resume = state.withLock { s in releasedTransport(&s, s.buffer.report(held: held)) }
-            }
-            return .envelope(envelope)
+    /// is empty) everything buffered, taken under the machine's lock in one acquisition. nil
+    /// when nothing is buffered, or at the end (then ``ConsumerSide/ended`` is set). `resume`
+    /// is set to the transport to tell to read again, after both locks are released
+    /// (``Transport/resumeDelivery()``). Inlined into the consumer's step: an envelope is
+    /// large, and each move of one through a return is a `memcpy`.
+    @inline(__always)
+    func serve(_ c: inout ConsumerSide, resume: inout (any Transport)?) -> Envelope? {
+        if c.hand.isEmpty {
+            refill(&c, resume: &resume)
+            if c.hand.isEmpty { return nil }
         }
+        let envelope = c.hand.removeLast()
+        let held = c.hand.count
+        // Report progress only when it can release a paused transport.
+        if held <= c.capacity / 2, producerPaused.load(ordering: .relaxed) {
+            resume = state.withLock { s in releasedTransport(&s, s.buffer.report(held: held)) } ?? resume
+        }
+        return envelope
+    }
+
+    /// Moves everything buffered into the consumer's empty hand, oldest last.
+    private func refill(_ c: inout ConsumerSide, resume: inout (any Transport)?) {
         let take: ClientBuffer<Envelope, CheckedContinuation<Void, Never>>.Take = state.withLock { s in
             let (take, go) = s.buffer.take(into: &c.hand)
             resume = releasedTransport(&s, go)
             return take
         }
         switch take {
-        case .elements:
-            c.hand.reverse()
-            return .envelope(c.hand.removeLast())
-        case .empty: return .empty
-        case .end: return .end
+        case .elements: c.hand.reverse()
+        case .empty: break
+        case .end: c.ended = true
         }
     }
 

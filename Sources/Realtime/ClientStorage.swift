@@ -122,12 +122,7 @@ extension ClientStorage {
         var hand: [Envelope] = []
         /// The buffer's capacity, to tell without the machine's lock when a report is due.
         var capacity: Int
-    }
-
-    /// What the consumer's next step found.
-    enum Served {
-        case envelope(Envelope)
-        case empty
-        case end
+        /// The buffer said the stream is over (finished and drained, or terminated): final.
+        var ended = false
     }
 }

@@ -95,13 +95,13 @@ extension RealtimeClient {
         if Task.isCancelled { return nil }
         var resume: (any Transport)?
         defer { resume?.resumeDelivery() }
-        let taken: (ClientStorage.Envelope, String?)? = storage.consumer.withLock { c in
-            guard case .envelope(let envelope) = storage.serve(&c, resume: &resume) else { return nil }
+        let taken: (ClientBatchEvent, String?)? = storage.consumer.withLock { c in
+            guard let envelope = storage.serve(&c, resume: &resume) else { return nil }
             defer { c.ledger.deliver(envelope.sequence, id: envelope.resumeID) }
-            return (envelope, c.ledger.commit())
+            return (envelope.batchEvent, c.ledger.commit())
         }
-        guard let (envelope, saved) = taken else { return nil }
-        return (envelope.batchEvent, configuration.cursorStore == nil ? nil : saved)
+        guard let (item, saved) = taken else { return nil }
+        return (item, configuration.cursorStore == nil ? nil : saved)
     }
 }
 

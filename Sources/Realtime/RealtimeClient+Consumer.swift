@@ -49,18 +49,18 @@ extension RealtimeClient {
         var saved: String?
         var resume: (any Transport)?
         defer { resume?.resumeDelivery() }
-        while true {
-            let served: ClientStorage.Envelope?? = storage.consumer.withLock { c in
-                guard case .envelope(let envelope) = storage.serve(&c, resume: &resume) else { return .none }
+        // Taken, committed, admitted and recorded in one acquisition of the consumer lock; the
+        // event goes out as it is (an envelope is large: each move of one is a `memcpy`).
+        let event: ClientEvent? = storage.consumer.withLock { c in
+            while let envelope = storage.serve(&c, resume: &resume) {
                 saved = c.ledger.commit() ?? saved
-                guard c.ledger.admit(envelope) else { return .some(nil) }  // a dropped duplicate
+                guard c.ledger.admit(envelope) else { continue }  // a dropped duplicate
                 c.ledger.deliver(envelope.sequence, id: envelope.resumeID)
-                return envelope
+                return envelope.event
             }
-            guard let served else { break }
-            guard let envelope = served else { continue }
-            return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : saved)
+            return nil
         }
+        if let event { return (Self.materialized(event), configuration.cursorStore == nil ? nil : saved) }
         // Only duplicates were buffered: a changed cursor is saved when the consumer waits.
         if let saved { storage.consumer.withLock { $0.ledger.unsaved = saved } }
         return nil
@@ -72,13 +72,15 @@ extension RealtimeClient {
     func nextEnvelope() async -> ClientStorage.Envelope? {
         while !Task.isCancelled {
             var resume: (any Transport)?
-            let served = storage.consumer.withLock { storage.serve(&$0, resume: &resume) }
-            resume?.resumeDelivery()
-            switch served {
-            case .envelope(let envelope): return envelope
-            case .end: return nil
-            case .empty: await storage.waitForEnvelopes()
+            var ended = false
+            let envelope = storage.consumer.withLock { c in
+                defer { ended = c.ended }
+                return storage.serve(&c, resume: &resume)
             }
+            resume?.resumeDelivery()
+            if let envelope { return envelope }
+            if ended { return nil }
+            await storage.waitForEnvelopes()
         }
         storage.terminateConsumer()
         close()

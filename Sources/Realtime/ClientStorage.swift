@@ -117,7 +117,7 @@ extension ClientStorage {
     /// What the consumer keeps under ``ClientStorage/consumer``.
     struct ConsumerSide {
         var ledger: ResumeLedger
-        /// Envelopes taken from the buffer, newest first (so `popLast` serves the oldest
+        /// Envelopes taken from the buffer, newest first (so `removeLast` serves the oldest
         /// without moving the others). Still counted in the buffer's bound.
         var hand: [Envelope] = []
         /// The buffer's capacity, to tell without the machine's lock when a report is due.

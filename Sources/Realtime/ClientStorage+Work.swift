@@ -4,7 +4,7 @@ extension ClientStorage {
     /// (the one place that maps the machine's requests to the driver's objects).
     struct Work {
         /// The machine's requests, emissions and stale reasons removed (the emissions are
-        /// queued under the lock, see ``emission``).
+        /// buffered under the lock).
         var effects = ClientStateMachine.Effects()
         /// The live transport, when ``effects`` has a transport command.
         var transport: (any Transport)?
@@ -15,26 +15,34 @@ extension ClientStorage {
         var expiryGeneration: UInt64 = 0
         /// Senders to return to (error nil: sent).
         var senders: [(CheckedContinuation<Void, any Error>, RealtimeError?)] = []
-        /// The events this thread moves into the consumer's buffer: it took the emitter's role.
-        var emission: (envelopes: [Envelope], finish: Bool)?
+        /// The consumer, waiting for what this step buffered or for the end.
+        var consumerWaiter: CheckedContinuation<Void, Never>?
+        /// Envelopes the step dropped (the stream was terminated), released after the lock.
+        var dropped: [Envelope] = []
+        /// The relay's answer to its transport: false when the buffer is full (see
+        /// ``ClientStorage/producerMayContinue(_:)``).
+        var mayContinue = true
         /// Iterators of `stateChanges` to wake: the state changed.
         var stateWaiters: [CheckedContinuation<Void, Never>] = []
     }
 }
 
 extension ClientStorage.State {
-    /// Records one step of the machine under the lock: queues its emissions and takes the
-    /// objects its requests act on. A stale event (``ClientStateMachine/Effects/ignored``) has
-    /// nothing to record.
+    /// Records one step of the machine under the lock: buffers its emissions for the
+    /// consumer and takes the objects its requests act on. A stale event
+    /// (``ClientStateMachine/Effects/ignored``) has nothing to record.
     mutating func absorb(_ step: ClientStateMachine.Effects, into out: inout ClientStorage.Work) {
         guard step.ignored == nil else { return }
         var step = step
-        for e in step.emissions { undelivered.append(ClientStorage.Envelope(event: e.event, sequence: e.sequence)) }
+        if !step.terminate {
+            for e in step.emissions { wake(buffer.push(ClientStorage.Envelope(event: e.event, sequence: e.sequence)), &out) }
+        }
         step.emissions = []
-        if step.finish { finishPending = true }
+        if step.finish { wake(buffer.finish(), &out) }
         if step.terminate {
-            undelivered = []
-            finishPending = false
+            let (waiter, dropped) = buffer.terminate()
+            wake(waiter, &out)
+            out.dropped += dropped
         }
         if step.cancelTimer, let t = timer {
             out.cancelled.append(t.task)
@@ -60,10 +68,13 @@ extension ClientStorage.State {
         out.effects += step
     }
 
-    /// After the machine ran: takes the emitter's role if events wait and nobody emits, and
-    /// publishes a state change.
+    /// Notes the consumer to resume after the lock, when a buffer step woke it.
+    func wake(_ waiter: CheckedContinuation<Void, Never>?, _ work: inout ClientStorage.Work) {
+        if let waiter { work.consumerWaiter = waiter }
+    }
+
+    /// After the machine ran: publishes a state change.
     mutating func conclude(_ work: inout ClientStorage.Work) {
-        work.emission = claimEmission()
         let snapshot = machine.snapshot
         guard snapshot != published else { return }
         published = snapshot

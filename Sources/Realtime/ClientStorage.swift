@@ -1,18 +1,16 @@
 import Synchronization
 
-/// The client's lock and everything under it: the state machine, the events waiting to
-/// be handed to the consumer's buffer, and what the driver keeps for the machine's effects
-/// (the live transport, the timer task, preparation tasks, the network observation, the
-/// iterators of ``RealtimeClient/stateChanges``). The shape of swift-async-algorithms'
-/// channel storage: a state machine behind a lock, whose actions (resuming continuations,
-/// calling transports, the channel or the user's code) run after the lock is released.
+/// The client's lock and everything under it: the state machine, the consumer's buffer, and
+/// what the driver keeps for the machine's effects (the live transport, the timer task,
+/// preparation tasks, the network observation, the iterators of
+/// ``RealtimeClient/stateChanges``). The shape of swift-async-algorithms' channel storage: a
+/// state machine behind a lock, whose actions (resuming continuations, calling transports or
+/// the user's code) run after the lock is released.
 ///
 /// **Emission order.** Events reach the consumer's buffer in the order the machine emitted
 /// them, whichever thread produced them (the I/O thread relaying messages, a timer, the
-/// network monitor, the app calling `suspend()`): they are queued here in that order, and one
-/// thread at a time (the one that finds nobody emitting) moves them into the buffer, outside
-/// the lock. The relay's common case, a batch of messages while nobody else emits, goes
-/// straight to the buffer.
+/// network monitor, the app calling `suspend()`): the buffer is part of the machine's state,
+/// and the step that emits an event buffers it under the same lock.
 final class ClientStorage: Sendable {
     /// An emitted event, or (for `RealtimeClient/batches`) a batch of messages, with its
     /// sequence number: a batch takes one per message and carries its last one.
@@ -63,13 +61,9 @@ final class ClientStorage: Sendable {
 
     struct State {
         var machine: ClientStateMachine
-        /// Emitted events not yet in the consumer's buffer, in emission order. (The outbox is
-        /// the other direction: sends queued until a connection is open.)
-        var undelivered: [Envelope] = []
-        /// The machine finished: end the buffer after the undelivered events.
-        var finishPending = false
-        /// A thread is moving events into the consumer's buffer.
-        var emitting = false
+        /// Emitted events on their way to the consumer, in emission order. (The outbox is the
+        /// other direction: sends queued until a connection is open.)
+        var buffer: ClientBuffer<Envelope, CheckedContinuation<Void, Never>>
         /// The first iterator started the machine.
         var started = false
         var transport: (attempt: Int, transport: any Transport)?
@@ -88,13 +82,15 @@ final class ClientStorage: Sendable {
     }
 
     let state: LockedValue<State>
-    let channel: BoundedChannel<Envelope>
-    /// The consumer's side of the resume cursor, under a lock of its own: the consumer takes
-    /// it for every event and nothing on the producer side does (a contended lock costs a
-    /// futex call), so the relay and the consumer never wait for each other. Never held
-    /// together with ``state``: the machine hears of the consumer's progress after it is
-    /// released (``ClientStateMachine/consumerProcessed(_:now:)``).
-    let consumer: LockedValue<ResumeLedger>
+    /// The consumer's side: the envelopes it took from the buffer and has not served yet, and
+    /// the resume cursor's ledger, under a lock of its own that nothing on the producer side
+    /// takes (a contended lock costs a futex call), so serving an event takes one uncontended
+    /// lock and the relay and the consumer meet only when the consumer's hand runs dry. Lock
+    /// order: this one, then ``state`` (a refill), never the other way.
+    let consumer: LockedValue<ConsumerSide>
+    /// Mirrors the buffer's `paused` (set under ``state``), so the consumer checks without the
+    /// machine's lock whether its progress can release the transport.
+    let producerPaused = Atomic<Bool>(false)
     /// The machine waits for the consumer's progress (``ClientStateMachine/Effects/awaitConsumer``)
     /// until the next attempt starts: the consumer reports it when set. Sequentially
     /// consistent with the consumer lock: the driver sets it, then reads the ledger; the
@@ -105,44 +101,28 @@ final class ClientStorage: Sendable {
     let deliversBatches = Atomic<Bool>(false)
 
     init(machine: ClientStateMachine, capacity: Int, duplicates: DuplicateTracker? = nil) {
-        consumer = LockedValue(ResumeLedger(cursor: machine.consumer.cursor, duplicates: duplicates))
-        state = LockedValue(State(machine: machine))
-        channel = BoundedChannel(capacity: capacity)
+        let ledger = ResumeLedger(cursor: machine.consumer.cursor, duplicates: duplicates)
+        consumer = LockedValue(ConsumerSide(ledger: ledger, capacity: capacity))
+        state = LockedValue(State(machine: machine, buffer: ClientBuffer(capacity: capacity)))
     }
 
-    /// Moves queued events into the consumer's buffer until none is left, then gives up the
-    /// emitter's role. Called by the thread that took the role, with what it took.
-    /// Returns the buffer's last "keep going" (false: the producer should pause).
-    func emit(_ first: inout [Envelope], finish: Bool) -> Bool {
-        var mayContinue = true
-        var finish = finish
-        while true {
-            if !first.isEmpty { mayContinue = channel.send(draining: &first) }
-            if finish { channel.finish() }
-            let more: Bool = state.withLock { s in
-                guard !s.undelivered.isEmpty || s.finishPending else {
-                    s.emitting = false
-                    return false
-                }
-                swap(&first, &s.undelivered)
-                finish = s.finishPending
-                s.finishPending = false
-                return true
-            }
-            if !more { return mayContinue }
-        }
+    /// Sets the buffer's capacity (in envelopes), before the machine starts.
+    func setCapacity(_ capacity: Int) {
+        state.withLock { $0.buffer.capacity = capacity }
+        consumer.withLock { $0.capacity = capacity }
     }
 }
 
-extension ClientStorage.State {
-    /// Takes the emitter's role when events are queued and nobody emits; returns what to emit.
-    mutating func claimEmission() -> (envelopes: [ClientStorage.Envelope], finish: Bool)? {
-        guard !emitting, !undelivered.isEmpty || finishPending else { return nil }
-        emitting = true
-        defer {
-            undelivered = []
-            finishPending = false
-        }
-        return (undelivered, finishPending)
+extension ClientStorage {
+    /// What the consumer keeps under ``ClientStorage/consumer``.
+    struct ConsumerSide {
+        var ledger: ResumeLedger
+        /// Envelopes taken from the buffer, newest first (so `removeLast` serves the oldest
+        /// without moving the others). Still counted in the buffer's bound.
+        var hand: [Envelope] = []
+        /// The buffer's capacity, to tell without the machine's lock when a report is due.
+        var capacity: Int
+        /// The buffer said the stream is over (finished and drained, or terminated): final.
+        var ended = false
     }
 }

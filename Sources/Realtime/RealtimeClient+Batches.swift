@@ -83,20 +83,25 @@ extension RealtimeClient {
             return item
         }
         await commitProcessed()
-        guard let envelope = await storage.channel.next() else { return nil }
-        storage.consumer.withLock { $0.deliver(envelope.sequence, id: envelope.resumeID) }
+        guard let envelope = await nextEnvelope() else { return nil }
+        storage.consumer.withLock { $0.ledger.deliver(envelope.sequence, id: envelope.resumeID) }
         return envelope.batchEvent
     }
 
-    /// The next item when one is buffered (committing the previous one and recording this
-    /// one under one lock), plus a changed cursor the caller must save; nil to wait.
+    /// The next item when one is buffered (taking it, committing the previous one and
+    /// recording this one under one lock), plus a changed cursor the caller must save; nil
+    /// to wait.
     func batchConsumerPoll() -> (ClientBatchEvent, saved: String?)? {
-        guard let envelope = storage.channel.poll() else { return nil }
-        let saved: String? = storage.consumer.withLock { ledger in
-            defer { ledger.deliver(envelope.sequence, id: envelope.resumeID) }
-            return ledger.commit()
+        if Task.isCancelled { return nil }
+        var resume: (any Transport)?
+        defer { resume?.resumeDelivery() }
+        let taken: (ClientBatchEvent, String?)? = storage.consumer.withLock { c in
+            guard let envelope = storage.serve(&c, resume: &resume) else { return nil }
+            defer { c.ledger.deliver(envelope.sequence, id: envelope.resumeID) }
+            return (envelope.batchEvent, c.ledger.commit())
         }
-        return (envelope.batchEvent, configuration.cursorStore == nil ? nil : saved)
+        guard let (item, saved) = taken else { return nil }
+        return (item, configuration.cursorStore == nil ? nil : saved)
     }
 }
 

@@ -206,9 +206,10 @@ extension RealtimeClient {
 
         // MARK: Buffering
 
-        /// Events received and not yet taken by the consumer, per buffer (the transport's and
-        /// the client's). When the client's buffer is full the client stops reading from the
-        /// transport, whose own buffer then fills and pauses the socket. Default 256.
+        /// Events received and not yet handed to the consumer, in the client's one buffer
+        /// (those the consumer took from it and has not been handed count too). When it is
+        /// full the transport stops reading from the socket until the consumer is down to
+        /// half of it; nothing is dropped. Default 256.
         public var eventBufferCapacity: Int = 256
 
         public init() {}

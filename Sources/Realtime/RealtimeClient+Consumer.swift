@@ -12,7 +12,7 @@ extension RealtimeClient {
         guard first else { return false }
         if batches {
             storage.deliversBatches.store(true, ordering: .sequentiallyConsistent)
-            storage.channel.setCapacity(Self.batchBufferCapacity(eventBufferCapacity: configuration.eventBufferCapacity))
+            storage.setCapacity(Self.batchBufferCapacity(eventBufferCapacity: configuration.eventBufferCapacity))
         }
         let status = startObservingNetwork()
         handle { machine, now in machine.start(network: status, now: now) }
@@ -29,10 +29,10 @@ extension RealtimeClient {
                 return event
             }
             await commitProcessed()
-            guard let envelope = await storage.channel.next() else { return nil }
-            let admitted = storage.consumer.withLock { ledger in
-                guard ledger.admit(envelope) else { return false }
-                ledger.deliver(envelope.sequence, id: envelope.resumeID)
+            guard let envelope = await nextEnvelope() else { return nil }
+            let admitted = storage.consumer.withLock { c in
+                guard c.ledger.admit(envelope) else { return false }
+                c.ledger.deliver(envelope.sequence, id: envelope.resumeID)
                 return true
             }
             if admitted { return Self.materialized(envelope.event) }
@@ -40,23 +40,50 @@ extension RealtimeClient {
     }
 
     /// The consumer's fast path, with no suspension point: the next event when one is
-    /// buffered (committing the previous one and recording this one under one lock), plus
-    /// a changed cursor the caller must save. nil when the consumer would have to wait.
+    /// buffered (taking it, committing the previous one and recording this one under one
+    /// lock), plus a changed cursor the caller must save. nil when the consumer would have
+    /// to wait, the stream is over or the task is cancelled (``consumerNext()`` tells which).
     @usableFromInline
     func consumerPoll() -> (ClientEvent, saved: String?)? {
+        if Task.isCancelled { return nil }
         var saved: String?
-        while let envelope = storage.channel.poll() {
-            let admitted: Bool = storage.consumer.withLock { ledger in
-                saved = ledger.commit() ?? saved
-                guard ledger.admit(envelope) else { return false }
-                ledger.deliver(envelope.sequence, id: envelope.resumeID)
-                return true
+        var resume: (any Transport)?
+        defer { resume?.resumeDelivery() }
+        // Taken, committed, admitted and recorded in one acquisition of the consumer lock; the
+        // event goes out as it is (an envelope is large: each move of one is a `memcpy`).
+        let event: ClientEvent? = storage.consumer.withLock { c in
+            while let envelope = storage.serve(&c, resume: &resume) {
+                saved = c.ledger.commit() ?? saved
+                guard c.ledger.admit(envelope) else { continue }  // a dropped duplicate
+                c.ledger.deliver(envelope.sequence, id: envelope.resumeID)
+                return envelope.event
             }
-            guard admitted else { continue }  // a dropped duplicate
-            return (Self.materialized(envelope.event), configuration.cursorStore == nil ? nil : saved)
+            return nil
         }
+        if let event { return (Self.materialized(event), configuration.cursorStore == nil ? nil : saved) }
         // Only duplicates were buffered: a changed cursor is saved when the consumer waits.
-        if let saved { storage.consumer.withLock { $0.unsaved = saved } }
+        if let saved { storage.consumer.withLock { $0.ledger.unsaved = saved } }
+        return nil
+    }
+
+    /// The next envelope, waiting for one when the buffer is empty; nil at the end of the
+    /// stream or when the consumer's task is cancelled (which ends the stream and closes
+    /// the client).
+    func nextEnvelope() async -> ClientStorage.Envelope? {
+        while !Task.isCancelled {
+            var resume: (any Transport)?
+            var ended = false
+            let envelope = storage.consumer.withLock { c in
+                defer { ended = c.ended }
+                return storage.serve(&c, resume: &resume)
+            }
+            resume?.resumeDelivery()
+            if let envelope { return envelope }
+            if ended { return nil }
+            await storage.waitForEnvelopes()
+        }
+        storage.terminateConsumer()
+        close()
         return nil
     }
 
@@ -68,9 +95,9 @@ extension RealtimeClient {
     /// Everything handed to the consumer is processed: commits the cursor (and saves it),
     /// and tells the machine when a reconnect waits for the consumer to catch up.
     func commitProcessed(always: Bool = false) async {
-        let saved: String? = storage.consumer.withLock { ledger in
-            defer { ledger.unsaved = nil }
-            return ledger.commit() ?? ledger.unsaved
+        let saved: String? = storage.consumer.withLock { c in
+            defer { c.ledger.unsaved = nil }
+            return c.ledger.commit() ?? c.ledger.unsaved
         }
         if always || storage.consumerAwaited.load(ordering: .sequentiallyConsistent) { reportConsumerProgress() }
         if let saved { await save(saved) }
@@ -78,7 +105,7 @@ extension RealtimeClient {
 
     /// Hands the consumer's progress to the machine (it may let the next attempt go).
     func reportConsumerProgress() {
-        let progress = storage.consumer.withLock { $0.progress }
+        let progress = storage.consumer.withLock { $0.ledger.progress }
         let now = clock.now()
         let work: ClientStorage.Work? = storage.state.withLock { s in
             let effects = s.machine.consumerProcessed(progress, now: now)

@@ -13,9 +13,9 @@ extension RealtimeClient {
 
     /// Performs what the machine asked for, with no lock held: first what ends or cancels,
     /// then what starts (timers, tasks), then the requests answered at once (the retry budget,
-    /// the consumer's progress, the next attempt), and last the events this thread emits.
-    /// Returns the consumer's buffer's "keep going" when this thread moved events into it,
-    /// else true.
+    /// the consumer's progress, the next attempt), and last the wake-ups (the consumer, the
+    /// iterators of `stateChanges`). Returns the relay's answer to its transport (true but
+    /// for a relayed batch that filled the consumer's buffer).
     @discardableResult
     func perform(_ work: ClientStorage.Work) -> Bool {
         let effects = work.effects
@@ -29,7 +29,7 @@ extension RealtimeClient {
             }
         }
         if let (monitor, observation) = work.observation { monitor.cancel(observation) }
-        if effects.terminate { storage.channel.terminate() }
+        if effects.terminate { storage.dropHand() }
         for (sender, error) in work.senders {
             if let error { sender.resume(throwing: error) } else { sender.resume() }
         }
@@ -48,20 +48,16 @@ extension RealtimeClient {
             reportConsumerProgress()
         }
         if let plan = effects.connect { beginAttempt(plan) }
-        var mayContinue = true
-        if let emission = work.emission {
-            var envelopes = emission.envelopes
-            mayContinue = storage.emit(&envelopes, finish: emission.finish)
-        }
+        work.consumerWaiter?.resume()
         for waiter in work.stateWaiters { waiter.resume() }
-        return mayContinue
+        return work.mayContinue
     }
 
     /// Loads the cursor from the store, for the consumer's ledger and the machine.
     private func loadCursor() {
         startWork { client in
             let loaded = await client.configuration.cursorStore?.load()
-            client.storage.consumer.withLock { $0.load(loaded) }
+            client.storage.consumer.withLock { $0.ledger.load(loaded) }
             client.handle { machine, now in machine.cursorLoaded(loaded, now: now) }
         }
     }

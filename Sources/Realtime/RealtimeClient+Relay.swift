@@ -46,7 +46,7 @@ extension RealtimeClient {
     /// What an attempt's sink does with a delivery, on the transport's I/O thread: takes every
     /// event out of `events`, moves the messages into the consumer's buffer and the control
     /// events into the state machine. Returns false when the consumer's buffer is full (the
-    /// transport pauses reading until the buffer's demand handler calls
+    /// transport pauses reading until the consumer, having served half the buffer, calls
     /// ``Transport/resumeDelivery()``).
     func relay(_ events: inout [TransportEvent], attempt: Int) -> Bool {
         var batch = RelayBatch()
@@ -105,28 +105,21 @@ extension RealtimeClient {
         }
     }
 
-    /// The common case: messages only. Numbered under the lock; moved into the consumer's
-    /// buffer by this thread when nobody else is emitting (the buffer takes the array's
-    /// storage, no copy), else queued behind what is being emitted.
+    /// The common case: messages only. Counted by the machine, numbered and moved into the
+    /// consumer's buffer under one acquisition of the machine's lock (the buffer takes the
+    /// array's storage when it is empty: no copy); the consumer is woken after it.
     private func relayMessages(_ envelopes: inout [ClientStorage.Envelope], count: Int, bytes: Int, attempt: Int) -> Bool {
         guard !envelopes.isEmpty else { return true }
-        let first: UInt64? = storage.state.withLock { s in
+        let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = storage.state.withLock { s in
             guard let first = s.machine.messagesArrived(attempt: attempt, count: count, bytes: bytes) else {
-                return nil  // the attempt is over: dropped
-            }
-            // Queued events always have an emitter (whoever queues them takes the role when
-            // it is free), so a free role means nothing is queued: go straight to the buffer.
-            if !s.emitting {
-                s.emitting = true
-                return first
+                return (nil, true)  // the attempt is over: dropped
             }
             ClientStorage.Envelope.number(&envelopes, from: first)
-            s.undelivered.append(contentsOf: envelopes)
-            return nil
+            let waiter = s.buffer.push(&envelopes)
+            return (waiter, storage.producerMayContinue(&s))
         }
-        guard let first else { return true }
-        ClientStorage.Envelope.number(&envelopes, from: first)
-        return storage.emit(&envelopes, finish: false)
+        waiter?.resume()
+        return mayContinue
     }
 
     /// A batch with control events (the open, retry hints, the terminator, the end): every
@@ -142,7 +135,7 @@ extension RealtimeClient {
                 let first = s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes)
             {
                 ClientStorage.Envelope.number(&batch.messages, from: first)
-                s.undelivered.append(contentsOf: batch.messages)
+                s.wake(s.buffer.push(&batch.messages), &work)
             }
             for hint in batch.hints { s.machine.retryHint(attempt: attempt, hint) }
             if batch.terminated {
@@ -152,6 +145,7 @@ extension RealtimeClient {
                 if s.transport?.attempt == attempt { s.transport = nil }
                 s.absorb(s.machine.transportEnded(attempt: attempt, end: end, now: now), into: &work)
             }
+            work.mayContinue = storage.producerMayContinue(&s)
             s.conclude(&work)
             return work
         }

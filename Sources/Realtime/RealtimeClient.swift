@@ -95,11 +95,6 @@ public final class RealtimeClient: Sendable {
         self.storage = ClientStorage(
             machine: machine, capacity: configuration.eventBufferCapacity,
             duplicates: configuration.duplicates.map { DuplicateTracker(filter: $0, idsCarryOver: kind == .sse) })
-        storage.channel.setDemandHandler { [weak self] in
-            // A transport paused by its sink (the consumer's buffer was full) reads again.
-            self?.storage.state.withLock { $0.transport?.transport }?.resumeDelivery()
-        }
-        storage.channel.setTerminationHandler { [weak self] in self?.close() }
     }
 
     /// The transport a URL selects: `http`/`https` → SSE, `ws`/`wss` → WebSocket, else nil.
@@ -142,7 +137,7 @@ public final class RealtimeClient: Sendable {
 
     /// The committed resume cursor: the id of the last event the consumer processed (or the
     /// configured/loaded starting cursor). Sent as `Last-Event-ID` on reconnect.
-    public var lastEventID: String? { storage.consumer.withLock { $0.cursor } }
+    public var lastEventID: String? { storage.consumer.withLock { $0.ledger.cursor } }
 
     /// Marks every event handed to the consumer so far as processed, without waiting for the
     /// consumer to ask for the next one (e.g. after a slow handler has stored its result).
@@ -167,7 +162,7 @@ public final class RealtimeClient: Sendable {
     /// Counters: attempts, connections, messages, errors by class.
     public var statistics: Statistics {
         var s = storage.state.withLock { $0.machine.currentStatistics }
-        s.duplicatesDropped = storage.consumer.withLock { $0.duplicatesDropped }
+        s.duplicatesDropped = storage.consumer.withLock { $0.ledger.duplicatesDropped }
         return s
     }
 

@@ -34,9 +34,13 @@ struct RealtimeClientOpenHookLoopbackTests {
         await echoes.wait("the first subscribe's echo") { $0 == ["subscribe-1"] }
         server.stop()
         await closes.wait("the connection to drop") { $0 == 1 }
-        // Sent while the server is down: queued in the client's outbox.
-        let sends = ["q1", "q2", "q3"].map { text in Task { try await client.send(.text(text)) } }
-        await eventually("the sends to be queued") { client.storage.state.withLock { $0.machine.outboxCount } == 3 }
+        // Sent while the server is down: queued in the client's outbox, one after the other
+        // (three tasks started at once would queue in whatever order they run).
+        var sends: [Task<Void, any Error>] = []
+        for (i, text) in ["q1", "q2", "q3"].enumerated() {
+            sends.append(Task { try await client.send(.text(text)) })
+            await eventually("\(text) to be queued") { client.storage.state.withLock { $0.machine.outboxCount } == i + 1 }
+        }
         try server.start()
         for task in sends { try await task.value }
         await echoes.wait("the echoes after the restart") { $0.count == 5 }

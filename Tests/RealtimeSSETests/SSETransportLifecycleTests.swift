@@ -187,11 +187,9 @@ struct SSETransportOpenCloseCycleTests {
             try await Self.cycles(server)
             return
         }
-        let (status, output) = try await offloaded {
-            try ChildTestProcess.run(filter: "SSETransportOpenCloseCycleTests", variable: Self.childVariable, timeoutSeconds: 270)
-        }
-        let lines = ChildTestProcess.reportLines(output, prefix: "SSE open/close")
-        lines.forEach { print($0) }
+        let (status, lines) = try await ChildTestProcess.relay(
+            filter: "SSETransportOpenCloseCycleTests", variable: Self.childVariable, timeoutSeconds: 270,
+            prefix: "SSE open/close")
         #expect(status == 0, "the cycles' child process failed (exit \(status))")
         #expect(lines.contains { $0.hasPrefix("SSE open/close ×10000:") }, "the cycles ran and reported their numbers")
     }

@@ -40,12 +40,9 @@ struct FaultChaosSoakTests {
             print("SKIPPED (chaos soak, \(transport.rawValue)): needs root for network namespaces; run `make test` as root (CI does)")
             return
         }
-        let (status, output) = try await offloaded {
-            try ChildTestProcess.run(
-                filter: "FaultChaosSoakTests", variable: Self.childVariable, value: transport.rawValue, timeoutSeconds: 150)
-        }
-        let lines = ChildTestProcess.reportLines(output, prefix: "Fault chaos")
-        lines.forEach { print($0) }
+        let (status, lines) = try await ChildTestProcess.relay(
+            filter: "FaultChaosSoakTests", variable: Self.childVariable, value: transport.rawValue, timeoutSeconds: 150,
+            prefix: "Fault chaos")
         if lines.contains(where: { $0.contains("SKIPPED") }) { return }
         #expect(status == 0, "the \(transport.rawValue) chaos soak's child process failed (exit \(status))")
         #expect(lines.contains { $0.hasPrefix("Fault chaos \(transport.rawValue): summary") }, "the soak ran and reported its numbers")

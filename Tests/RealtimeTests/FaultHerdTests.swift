@@ -26,11 +26,8 @@ import Testing
             try await herd()
             return
         }
-        let (status, output) = try await offloaded {
-            try ChildTestProcess.run(filter: "FaultHerdTests", variable: Self.childVariable, timeoutSeconds: 240)
-        }
-        let lines = ChildTestProcess.reportLines(output, prefix: "Fault herd")
-        lines.forEach { print($0) }
+        let (status, lines) = try await ChildTestProcess.relay(
+            filter: "FaultHerdTests", variable: Self.childVariable, timeoutSeconds: 240, prefix: "Fault herd")
         if lines.contains(where: { $0.contains("SKIPPED (herd)") }) { return }
         #expect(status == 0, "the herd's child process failed (exit \(status))")
         #expect(lines.contains { $0.hasPrefix("Fault herd:") }, "the herd ran and reported its numbers")

@@ -40,11 +40,8 @@ struct HostileMemoryTests {
             try await runCases()
             return
         }
-        let (status, output) = try await offloaded {
-            try ChildTestProcess.run(filter: "HostileMemoryTests", variable: Self.childVariable, timeoutSeconds: 150)
-        }
-        let lines = ChildTestProcess.reportLines(output, prefix: "Hostile memory")
-        lines.forEach { print($0) }
+        let (status, lines) = try await ChildTestProcess.relay(
+            filter: "HostileMemoryTests", variable: Self.childVariable, timeoutSeconds: 150, prefix: "Hostile memory")
         #expect(status == 0, "the child process failed (exit \(status))")
         #expect(lines.filter { $0.hasPrefix("Hostile memory:") }.count == Case.allCases.count)
     }

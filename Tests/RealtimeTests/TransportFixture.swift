@@ -76,18 +76,8 @@ struct TransportFixture: Sendable {
 
     // MARK: What the client sees
 
-    /// The text of message `index` of ``finite(_:size:)`` or ``held(_:keepAlive:)``.
-    func text(_ index: Int, size: Int? = nil) -> String {
-        let text = kind == .sse ? "event \(index)" : "message \(index)"
-        guard let size, text.utf8.count < size else { return text }
-        return text + String(repeating: "x", count: size - text.utf8.count)
-    }
-
-    /// The status of the response that opens a stream.
-    var openStatus: Int { kind == .sse ? 200 : 101 }
-
-    /// The close code of an orderly end (SSE has none).
-    var cleanCloseCode: UInt16? { kind == .sse ? nil : 1000 }
+    // The text of each message, the opening status and the orderly close code come from
+    // ConformanceRig's extension, the same for both environments.
 
     /// The request the suite sends by default: no idle timeout unless asked, and a connect
     /// timeout far beyond any test (on a loaded machine a test may wait seconds for a thread

@@ -37,6 +37,20 @@ public enum ChildTestProcess {
         return (run.termination?.status ?? -1, run.outputText)
     }
 
+    /// Runs `filter` in a child (``run(filter:variable:value:timeoutSeconds:)``) off the
+    /// cooperative pool and prints the child's report lines (``reportLines(_:prefix:)``) in
+    /// this process's log; returns the child's exit status and those lines.
+    public static func relay(
+        filter: String, variable: String, value: String = "1", timeoutSeconds: Int, prefix: String
+    ) async throws -> (status: Int32, lines: [String]) {
+        let (status, output) = try await offloaded {
+            try run(filter: filter, variable: variable, value: value, timeoutSeconds: timeoutSeconds)
+        }
+        let lines = reportLines(output, prefix: prefix)
+        lines.forEach { print($0) }
+        return (status, lines)
+    }
+
     /// The lines of `output` worth repeating in the parent's log: the test's own report
     /// (lines starting with `prefix`), skips and failures.
     public static func reportLines(_ output: String, prefix: String) -> [String] {

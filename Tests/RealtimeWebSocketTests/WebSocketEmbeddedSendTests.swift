@@ -20,6 +20,21 @@ import Testing
         #expect(condition(), what, sourceLocation: sourceLocation)
     }
 
+    /// An open transport whose send queue holds `queue` messages, behind a kernel buffer with
+    /// no room: what is sent stays in the stream or the queue until the test makes room.
+    static func openWithAFullKernel(
+        queue: Int, _ configure: (inout WebSocketTransport.Options) -> Void = { _ in },
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) -> EmbeddedWebSocket {
+        var options = EmbeddedWebSocket.quietOptions
+        options.outboundQueueCapacity = queue
+        configure(&options)
+        let ws = EmbeddedWebSocket(options: options)
+        #expect(ws.open() != nil, sourceLocation: sourceLocation)
+        ws.stream.kernelCapacity = 0
+        return ws
+    }
+
     static func texts(_ frames: [WebSocketMessageAssembler.Output]) -> [String] {
         frames.map { frame in
             switch frame {
@@ -125,11 +140,7 @@ import Testing
     /// `close()` comes fails with `connection closing`; what was accepted goes out before the
     /// close frame.
     @Test func sendsWhileClosingFailAcceptedOnesGoFirst() async throws {
-        var options = EmbeddedWebSocket.quietOptions
-        options.outboundQueueCapacity = 2
-        let ws = EmbeddedWebSocket(options: options)
-        #expect(ws.open() != nil)
-        ws.stream.kernelCapacity = 0
+        let ws = Self.openWithAFullKernel(queue: 2)
         try await ws.transport.send(.text("a"))
         ws.loop.run() // "a" is in the stream, waiting for the kernel
         try await ws.transport.send(.text("b")) // accepted, in the send queue
@@ -162,11 +173,7 @@ import Testing
     /// stream fails with the stream's error, the accepted non-flush sender has returned and
     /// its message is dropped, the senders waiting for room fail with `connection closing`.
     @Test func abortResolvesEveryWaitingSender() async throws {
-        var options = EmbeddedWebSocket.quietOptions
-        options.outboundQueueCapacity = 2
-        let ws = EmbeddedWebSocket(options: options)
-        #expect(ws.open() != nil)
-        ws.stream.kernelCapacity = 0
+        let ws = Self.openWithAFullKernel(queue: 2)
         let inStream = Task { try await ws.transport.send(.text("in the stream"), flush: true) }
         await Self.settle({ ws.transport.sends.withLock { $0.inFlight } == 1 }, "accepted")
         ws.loop.run()
@@ -190,12 +197,7 @@ import Testing
     /// and a sender still waiting for room fails with `connection closed` (the room the failed
     /// write frees admits nobody: the queue ended first).
     @Test func aPeerThatStopsReadingFailsTheWaitingSenders() async throws {
-        var options = EmbeddedWebSocket.quietOptions
-        options.outboundQueueCapacity = 1
-        options.writeTimeout = .seconds(4)
-        let ws = EmbeddedWebSocket(options: options)
-        #expect(ws.open() != nil)
-        ws.stream.kernelCapacity = 0
+        let ws = Self.openWithAFullKernel(queue: 1) { $0.writeTimeout = .seconds(4) }
         try await ws.send(.text("stuck"))
         let waiting = Task { try await ws.transport.send(.text("behind")) }
         await Self.settle({ ws.transport.sends.withLock { $0.waitingCount } == 1 }, "waits for room")

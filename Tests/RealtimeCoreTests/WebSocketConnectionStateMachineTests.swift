@@ -101,16 +101,13 @@ import Testing
         #expect(ending.end.error?.code == .cancelled)
     }
 
-    @Test(arguments: [
-        (UInt16?.none, RealtimeError.Code?.none),
-        (UInt16?(1000), RealtimeError.Code?.none),
-        (UInt16?(1001), RealtimeError.Code?.none),
-        (UInt16?(1011), RealtimeError.Code?(.remoteClosed)),
-        (UInt16?(1012), RealtimeError.Code?.none),
-        (UInt16?(1013), RealtimeError.Code?(.remoteClosed)),
-        (UInt16?(1014), RealtimeError.Code?(.remoteClosed)),
-        (UInt16?(4000), RealtimeError.Code?(.remoteClosed)),
-    ])
+    /// A received close code and the error its end carries (none for a normal or retry-later close).
+    static let responderCloses: [(UInt16?, RealtimeError.Code?)] = [
+        (nil, nil), (1000, nil), (1001, nil), (1011, .remoteClosed), (1012, nil), (1013, .remoteClosed),
+        (1014, .remoteClosed), (4000, .remoteClosed),
+    ]
+
+    @Test(arguments: responderCloses)
     func closingAsResponder(code: UInt16?, error: RealtimeError.Code?) {
         var m = Self.open(heartbeat: .ping(every: .seconds(30)))
         #expect(m.closeReceived(code: code, reason: "r", now: Self.at(1))

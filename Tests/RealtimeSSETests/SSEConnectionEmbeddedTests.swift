@@ -2,6 +2,7 @@
 import CCurl
 import RealtimeCore
 import RealtimeIOTestSupport
+import RealtimeTestSupport
 @testable import RealtimeSSE
 import Testing
 #if canImport(FoundationEssentials)
@@ -260,7 +261,7 @@ struct SSEConnectionEmbeddedTests {
         sse.advance(by: .seconds(300))
         #expect(sse.events.bufferedCount == 11, "nothing ended while the consumer was behind")
         let caughtUp = sse.takeEvents()
-        #expect(Self.ids(caughtUp) == (1...10).map(String.init))
+        #expect(Self.ids(caughtUp) == decimalIDs(1...10))
         #expect(sse.curl.unpauses == 1)
         #expect(sse.curl.kicks == 1)
         // curl delivers the held chunk again after the unpause.
@@ -283,7 +284,7 @@ struct SSEConnectionEmbeddedTests {
         #expect(sse.machine.pauseRequested)
         sse.advance(by: .seconds(10))
         #expect(sse.events.bufferedCount == 10)
-        #expect(Self.ids(sse.takeEvents()) == (1...10).map(String.init))
+        #expect(Self.ids(sse.takeEvents()) == decimalIDs(1...10))
         #expect(sse.curl.unpauses == 0, "never paused: nothing to unpause")
         sse.advance(by: .seconds(2) - .nanoseconds(1))
         #expect(sse.ended() == nil)

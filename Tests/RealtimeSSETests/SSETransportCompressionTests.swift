@@ -35,7 +35,7 @@ struct SSETransportCompressionTests {
     func decoded(encoding: String) async throws {
         let r = await run(SSETransport(request: request(server.url("/sse?count=300&utf8=1&encoding=\(encoding)"))))
         #expect(r.opened.first?.headers["Content-Encoding"] == encoding)
-        #expect(r.ids == (1...300).map(String.init))
+        #expect(r.ids == decimalIDs(1...300))
         #expect(r.texts.allSatisfy { $0.hasSuffix(SSEStreamOptions.utf8Suffix) })
         #expect(r.end?.clean == true)
     }
@@ -99,7 +99,7 @@ struct SSETransportCompressionTests {
         let last = try #require(first.ids.last)
         #expect(!first.ids.isEmpty && first.ids.count < 200)
         let second = await run(SSETransport(request: request(server.url("/sse?count=200&encoding=gzip")) { $0.lastEventID = last }))
-        #expect(first.ids + second.ids == (1...200).map(String.init))
+        #expect(first.ids + second.ids == decimalIDs(1...200))
     }
 }
 #endif

@@ -128,7 +128,7 @@ struct SSETransportLifecycleTests {
             }
         }
         #expect(ids.count == count)
-        #expect(ids == (1...count).map(String.init))
+        #expect(ids == decimalIDs(1...count))
         #expect(end?.clean == true)
         #expect(rssWhilePaused > 0)
     }

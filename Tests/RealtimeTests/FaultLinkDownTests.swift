@@ -92,14 +92,14 @@ import Testing
                 let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
                 return text.split(separator: "\n").compactMap { try? JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }
             }
-            try await bounded("30 events from rtcat", seconds: 10) { lines().filter { $0["kind"] as? String == "event" }.count >= 30 }
+            try await bounded("30 events from rtcat", seconds: 10) { lines().kind("event").count >= 30 }
             try await rig.setClientLink(up: false)
             await WallTime.hold(for: .milliseconds(1500))
             try await rig.setClientLink(up: true)
             let exit = await p.exit(within: .seconds(20))
             #expect(exit != nil, "rtcat to exit after \(count) events within 20 s")
             let all = lines()
-            let ids = all.compactMap { $0["id"] as? String }.compactMap(Int.init)
+            let ids = all.strings("id").compactMap(Int.init)
             let errors = all.compactMap { $0["kind"] as? String == "error" ? $0["code"] as? String : nil }
             print("Fault rtcat link-down\(noReachability ? " --no-reachability" : ""): errors \(errors), exit \(p.terminationStatus)")
             #expect(p.terminationStatus == 0)

@@ -2,6 +2,7 @@
 import Foundation
 import Realtime
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// What a hostile SSE server sends the client through the real transport, and what the user
@@ -60,7 +61,7 @@ struct RealtimeClientSSEHostileTests {
         let client = try RealtimeClient(url: server.url("/sse?count=300&encoding=gzip&cut=400&end=204&utf8=1"), configuration: c)
         let events = await collect(client)
         let messages = events.compactMap { e -> Message? in if case .event(let m) = e { return m } else { return nil } }
-        #expect(messages.compactMap(\.id) == (1...300).map(String.init))
+        #expect(messages.compactMap(\.id) == decimalIDs(1...300))
         #expect(messages.allSatisfy { $0.text?.hasSuffix(SSEStreamOptions.utf8Suffix) == true })
         #expect(server.requests(path: "/sse").count > 2)
     }

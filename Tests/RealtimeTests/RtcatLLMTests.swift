@@ -54,7 +54,7 @@ import Testing
         // 60 deltas 5 ms apart (about 300 ms) printed at most every 100 ms.
         let r = try await run(server, "/llm/openai?count=60&interval_ms=5", ["--coalesce", "0.1"])
         #expect(r.status == 0, "\(r.stderr)")
-        let deltas = r.objects.filter { $0["kind"] as? String == "delta" }.compactMap { $0["text"] as? String }
+        let deltas = r.objects.kind("delta").strings("text")
         let expected = LLMReplyOptions(format: .openAI, query: ["count": "60"]).text()
         #expect(deltas.joined() == expected)
         // About 3 batches on a quiet machine; far fewer than the 60 deltas unless the server
@@ -122,7 +122,7 @@ import Testing
         #expect(r.kinds() == ["delta", "unrecognized", "tool_call", "tool_call", "finished"])
         let name = format == "openai" ? "keepalive" : "content_block_summary"
         #expect(r.lines[1] == #"{"kind": "unrecognized", "event": "\#(name)"}"#)
-        #expect(r.objects.compactMap { $0["arguments"] as? String } == LLMReplyOptions.toolCalls.map { $0.arguments.joined() })
+        #expect(r.objects.strings("arguments") == LLMReplyOptions.toolCalls.map { $0.arguments.joined() })
     }
 
     /// Invalid UTF-8 in the reply fails it (exit 1, `invalid_utf8`) after the text before it;

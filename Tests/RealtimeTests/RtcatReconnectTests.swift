@@ -31,7 +31,7 @@ import Testing
         #expect(first["reconnectionTime"] as? Double == 0.3)
         let reconnecting = objects.filter { ($0["willReconnect"] as? Bool) == true }
         #expect(!reconnecting.isEmpty && reconnecting.allSatisfy { $0["reconnectionTime"] as? Double == 0.3 })
-        #expect(objects.compactMap { $0["id"] as? String } == (1...10).map(String.init))
+        #expect(objects.strings("id") == decimalIDs(1...10))
         #expect(objects.last?["code"] as? String == "stream_ended" && objects.last?["willRetry"] as? Bool == false)
     }
 

@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 extension RtcatTests {
@@ -11,9 +12,9 @@ extension RtcatTests {
         let url = server.url("/snapshot").absoluteString
         let r = try await rtcat(["--backoff-initial", "0.1", "--drop-duplicates", "numeric", "--count", "9", url])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.objects.compactMap { $0["id"] as? String } == (1...9).map(String.init))
+        #expect(r.objects.strings("id") == decimalIDs(1...9))
         let plain = try await rtcat(["--backoff-initial", "0.1", "--count", "9", url])
-        #expect(plain.objects.compactMap { $0["id"] as? String } == ["1", "2", "3", "1", "2", "3", "4", "5", "6"])
+        #expect(plain.objects.strings("id") == ["1", "2", "3", "1", "2", "3", "4", "5", "6"])
         let bad = try await rtcat(["--drop-duplicates", "sometimes", url])
         #expect(bad.status == 2 && bad.stderr.contains("--drop-duplicates takes numeric or recent"), "\(bad.stderr)")
     }

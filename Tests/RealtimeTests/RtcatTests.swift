@@ -206,7 +206,7 @@ import Testing
         defer { server.stop() }
         let r = try await rtcat(["--last-event-id", "5", "--finite", server.url("/sse?count=8").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.objects.compactMap { $0["id"] as? String } == ["6", "7", "8"])
+        #expect(r.objects.strings("id") == ["6", "7", "8"])
         #expect(server.requests(path: "/sse").first?.headers["Last-Event-ID"] == "5")
     }
 
@@ -217,11 +217,11 @@ import Testing
                            server.url("/sse?count=10&cuts=2&seed=3").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
         let objects = r.objects
-        #expect(objects.compactMap { $0["id"] as? String } == (1...10).map(String.init))
-        let opens = objects.filter { $0["kind"] as? String == "open" }
+        #expect(objects.strings("id") == decimalIDs(1...10))
+        let opens = objects.kind("open")
         #expect(opens.map { $0["attempt"] as? Int } == [1, 2, 3])
         // Each cut shows as an error the client retries, then a closed line.
-        #expect(objects.filter { $0["kind"] as? String == "error" }.allSatisfy { $0["willRetry"] as? Bool == true })
+        #expect(objects.kind("error").allSatisfy { $0["willRetry"] as? Bool == true })
         let resumes = server.requests(path: "/sse").map { $0.headers["Last-Event-ID"] }
         #expect(resumes.count == 3)
         #expect(resumes.first == .some(nil))
@@ -276,7 +276,7 @@ import Testing
         server.clearRequests()
         let repeated = try await rtcat(["-d", "{}", "--repeat-request", "--backoff-initial", "0.1", "--backoff-max", "0.1", url])
         #expect(repeated.status == 0, "\(repeated.stderr)")
-        #expect(repeated.objects.compactMap { $0["id"] as? String } == (1...6).map(String.init))
+        #expect(repeated.objects.strings("id") == decimalIDs(1...6))
         let posts = server.requests(path: "/sse")
         #expect(posts.count > 1)
         #expect(posts.allSatisfy { $0.method == "POST" && $0.bodyText == "{}" })
@@ -287,10 +287,10 @@ import Testing
         defer { server.stop() }
         let r = try await rtcat(["--backoff-initial", "0.1", server.url("/sse?count=2&end=204").absoluteString])
         #expect(r.status == 0, "\(r.stderr)")
-        #expect(r.objects.compactMap { $0["id"] as? String } == ["1", "2"])
+        #expect(r.objects.strings("id") == ["1", "2"])
         // One open, one closed (the clean end that led to the resume, promising a reconnect);
         // the 204 withdraws that promise: the last line says no retry follows.
-        let kinds = r.objects.compactMap { $0["kind"] as? String }
+        let kinds = r.objects.strings("kind")
         #expect(kinds.filter { $0 == "open" }.count == 1)
         #expect(kinds.filter { $0 == "closed" }.count == 1)
         #expect(r.objects.dropLast().last?["willReconnect"] as? Bool == true)
@@ -465,7 +465,7 @@ import Testing
         let objects = text.objects
         #expect(text.kinds() == ["open", "event", "event", "closed"])
         #expect(objects.first?["subprotocol"] as? String == "chat.v2")
-        #expect(objects.compactMap { $0["text"] as? String } == ["message 1", "message 2"])
+        #expect(objects.strings("text") == ["message 1", "message 2"])
         #expect(text.lines.last == #"{"kind": "closed", "clean": true, "code": 1000, "reason": "done", "willReconnect": false}"#)
         #expect(server.requests(path: "/ws").first?.headers["Sec-WebSocket-Protocol"] == "chat.v2, chat.v1")
 
@@ -542,7 +542,7 @@ import Testing
             #expect(sse.kinds() == ["open", "event"], "\(args)")
             let ws = try await rtcat(args + ["--send", wss], input: "over tls\n")
             #expect(ws.status == 0, "\(args): \(ws.stderr)")
-            #expect(ws.objects.compactMap { $0["text"] as? String } == ["over tls"], "\(args)")
+            #expect(ws.objects.strings("text") == ["over tls"], "\(args)")
         }
 
         // A pin that does not match the server's key fails, even with the right CA.
@@ -580,28 +580,38 @@ import Testing
         let r = try await rtcat(["demo"], timeout: 60)
         #expect(r.status == 0, "\(r.stderr)")
         let objects = r.objects
-        let opens = objects.filter { $0["kind"] as? String == "open" }
+        let opens = objects.kind("open")
         #expect(opens.contains { $0["transport"] as? String == "sse" && $0["attempt"] as? Int == 1 })
         // The injected cut: a second SSE connection that resumed.
         #expect(opens.contains { $0["transport"] as? String == "sse" && ($0["attempt"] as? Int ?? 0) >= 2 })
         #expect(opens.contains { $0["transport"] as? String == "websocket" })
-        let sseIDs = objects.compactMap { $0["id"] as? String }
-        #expect(sseIDs == (1...10).map(String.init))
-        let events = objects.filter { $0["kind"] as? String == "event" }
-        #expect(events.compactMap { $0["text"] as? String } == ["hello", "héllo wörld 🌍", #"{"type": "chat", "body": "hi"}"#])
-        #expect(objects.compactMap { $0["binary"] as? String } == ["3q2+7w=="])
-        let closes = objects.filter { $0["kind"] as? String == "closed" }
+        let sseIDs = objects.strings("id")
+        #expect(sseIDs == decimalIDs(1...10))
+        let events = objects.kind("event")
+        #expect(events.strings("text") == ["hello", "héllo wörld 🌍", #"{"type": "chat", "body": "hi"}"#])
+        #expect(objects.strings("binary") == ["3q2+7w=="])
+        let closes = objects.kind("closed")
         #expect(closes.last?["code"] as? Int == 1000)
         #expect(closes.last?["clean"] as? Bool == true)
         #expect(r.stderr.contains("== SSE"))
         #expect(r.stderr.contains("== WebSocket"))
         // The LLM reply: coalesced deltas (fewer lines than the 40 deltas), then finished.
         let reply = LLMReplyOptions(format: .openAI, query: ["count": "40"]).text()
-        let deltas = objects.filter { $0["kind"] as? String == "delta" }.compactMap { $0["text"] as? String }
+        let deltas = objects.kind("delta").strings("text")
         #expect(deltas.joined() == reply)
         #expect(deltas.count < 40)
         #expect(objects.last?["kind"] as? String == "finished")
         #expect(objects.last?["text"] as? String == reply)
         #expect(r.stderr.contains("== LLM"))
     }
+}
+
+/// Typed lookups in rtcat's JSON lines. Written inline inside `#expect`, a closure like
+/// `{ $0["id"] as? String }` costs the type checker close to a second per test; through these
+/// functions it costs milliseconds.
+extension Array where Element == [String: Any] {
+    /// Each object's `key`, where it is a string.
+    func strings(_ key: String) -> [String] { compactMap { $0[key] as? String } }
+    /// The objects whose `kind` is `kind`.
+    func kind(_ kind: String) -> [[String: Any]] { filter { $0["kind"] as? String == kind } }
 }

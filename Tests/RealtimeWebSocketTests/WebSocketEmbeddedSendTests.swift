@@ -131,7 +131,7 @@ import Testing
         }
         try await flushed.value
         #expect(done.withLock { $0 })
-        #expect(bytes.count == 2 + 4 + 100, "header, mask key, payload")
+        #expect(bytes.count == 106, "header (2), mask key (4), payload (100)")
     }
 
     // MARK: - Closing and aborting

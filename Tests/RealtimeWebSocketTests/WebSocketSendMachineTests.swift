@@ -2,6 +2,7 @@ import RealtimeTestSupport
 import Testing
 
 @testable import RealtimeCore
+import RealtimeWebSocket
 
 /// The WebSocket send queue as tables, with plain ids for senders: acceptance without waiting,
 /// order, the bounds in messages and bytes, flush senders riding with their message, and what

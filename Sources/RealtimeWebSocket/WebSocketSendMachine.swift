@@ -1,3 +1,5 @@
+import RealtimeCore
+
 /// The one queue between a WebSocket transport's `send` (any task) and the connection's byte
 /// stream, and the rules it keeps, without I/O: events in, actions out.
 ///
@@ -27,7 +29,9 @@
 /// (``stopAccepting()``), before the connection hears of them on its loop.
 ///
 /// `Waiter` is whatever resumes a sender (a `CheckedContinuation` in the transport, a plain
-/// value in tests).
+/// value in tests). The machine lives in the module of the transport that calls it under its
+/// send lock for every message, so the optimizer specialises it for the transport's waiter
+/// (a generic call across modules costs metadata lookups and value-witness copies per call).
 package struct WebSocketSendMachine<Waiter> {
     /// One message in the queue.
     package struct Entry {

@@ -1,4 +1,5 @@
 @testable import RealtimeCore
+import RealtimeWebSocket
 
 /// The send side of ``ModelDriver``: a ``WebSocketSendMachine`` driven the way the connection
 /// drives it (its phase follows the connection machine's actions), with every sender's fate

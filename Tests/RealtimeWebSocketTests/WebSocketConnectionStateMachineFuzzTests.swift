@@ -3,6 +3,7 @@ import RealtimeTestSupport
 import Testing
 
 @testable import RealtimeCore
+import RealtimeWebSocket
 
 /// Thousands of seeded random event sequences through the WebSocket connection machine,
 /// performed by a model driver that does exactly what the actions say, with invariants

@@ -5,9 +5,11 @@ import Testing
 
 /// Runs the built `rtcat` binary against ``TestServer`` on loopback (the server lives in this
 /// test process, so the requests rtcat made can be checked) and checks its JSON lines and exit
-/// codes: `rtcat [options] URL` for SSE and WebSocket, and `rtcat demo`.
-@Suite(.serialized, .timeLimit(.minutes(3))) struct RtcatTests {
+/// codes: `rtcat [options] URL` for SSE and WebSocket, and `rtcat demo`. The tests run in
+/// parallel, each with its own server; at most three children run at once.
+@Suite(.timeLimit(.minutes(3))) struct RtcatTests {
     static func rtcatURL() -> URL? { BuiltExecutable.url(named: "rtcat") }
+    static let children = Slots(3)
 
     struct Run {
         var status: Int32
@@ -43,8 +45,10 @@ import Testing
         _ arguments: [String], inputBytes: [UInt8], timeout: Double = 30, environment: [String: String]? = nil,
         executable: String = "rtcat"
     ) async throws -> Run {
-        let run = try await offloaded {
-            try Self.runBlocking(executable, arguments, input: inputBytes, timeout: timeout, environment: environment)
+        let run = try await Self.children.withSlot {
+            try await offloaded {
+                try Self.runBlocking(executable, arguments, input: inputBytes, timeout: timeout, environment: environment)
+            }
         }
         #expect(run.status != -1, "\(executable) binary not found; run `swift build` first")
         #expect(!run.timedOut, "\(executable) \(arguments) did not finish in \(timeout) s")

@@ -8,10 +8,11 @@ package struct RecentSet<Element: Hashable & Sendable>: Sendable, Hashable {
     private var ring: [Element] = []
     private var oldest = 0
 
-    /// - Parameter capacity: how many elements are remembered (at least 1).
+    /// - Parameter capacity: how many elements are remembered (at least 1). Nothing is
+    /// allocated up front: a client's duplicate window or a stream's replay check that sees
+    /// few elements costs only those.
     package init(capacity: Int) {
         self.capacity = Swift.max(1, capacity)
-        ring.reserveCapacity(Swift.min(self.capacity, 1024))
     }
 
     package var count: Int { members.count }

@@ -31,7 +31,7 @@ extension MCPStreamableHTTPTransport {
         /// Default 16 MiB.
         public var maxMessageBytes = 16 << 20
         /// How many times a cut request stream is resumed (GET with `Last-Event-ID`) before the
-        /// request fails with `stream_ended`. Default 5.
+        /// request fails with `stream_ended`; 0 (or less) never resumes. Default 5.
         public var maxResumeAttempts = 5
         /// Delays between resumptions when the server sent no `retry:`. Default
         /// ``BackoffPolicy/default``.

@@ -22,7 +22,9 @@ extension MCPStreamableHTTPTransport {
         // Repeatable for the client's machinery so that a cut stream reconnects; the gate turns
         // every reconnection into a GET with Last-Event-ID and refuses any other.
         c.requestIsRepeatable = true
-        c.reconnect = ReconnectPolicy(maxAttempts: configuration.maxResumeAttempts, reconnectsAfterCleanEnd: true)
+        // `maxAttempts` counts the POST too: n resumptions are n + 1 attempts (0 turns them off).
+        let resumes = Swift.max(0, configuration.maxResumeAttempts)
+        c.reconnect = ReconnectPolicy(maxAttempts: resumes + 1, reconnectsAfterCleanEnd: true)
         let factory = RealtimeClient.defaultTransportFactory(configuration: c)
         let client: RealtimeClient
         do {
@@ -36,7 +38,7 @@ extension MCPStreamableHTTPTransport {
         nextStreamKey += 1
         let requestID = message.kind == .request ? message.id : nil
         streams[key] = RequestStream(
-            client: client, machine: MCPStreamMachine(requestID: requestID, maxResumes: configuration.maxResumeAttempts),
+            client: client, machine: MCPStreamMachine(requestID: requestID, maxResumes: resumes),
             requestID: requestID, isInitialize: message.method == "initialize")
         let (heads, headContinuation) = AsyncStream<MCPPostHead>.makeStream()
         Task { await self.pump(client, key: key, head: headContinuation) }

@@ -12,6 +12,9 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
   early       an SSE stream with one notification, then the end (no event ids)
   replay      progress events id 1 and 2 (retry: 50), then the stream is cut; a GET with
               Last-Event-ID 2 sends ids 1 and 2 again, then progress id 3 and the response id 4
+  cutting*    progress id 1 (retry: 20), then the stream is cut; every GET with Last-Event-ID n
+              sends progress id n + 1 and is cut again, so the request never completes (any
+              case name starting with "cutting": one per resumption limit under test)
   keepalive   an SSE stream of ": keep-alive" comments every 100 ms for 4 s, then the response
   legacyonly  a POST with MCP-Protocol-Version 2026-07-28 gets 400 without a body;
               tools/call answers {"content": [{"type": "text", "text": "ok"}]} as JSON
@@ -20,7 +23,8 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
               counted); tools/call then answers "ok" as JSON
 
 GET /<case>/posts returns the POST count per "method id" key (notifications counted as
-"method -"); every test asserts no key was POSTed twice.
+"method -"); every test asserts no key was POSTed twice. GET /<case>/gets returns how many
+GETs with Last-Event-ID the case received.
 """
 
 import asyncio
@@ -32,6 +36,7 @@ from aiohttp import web
 import peer_common
 
 POSTS = {}
+RESUMES = {}
 
 
 def record(case, message):
@@ -110,6 +115,11 @@ async def misbehave(case, request, message):
             await asyncio.sleep(0.05)
     elif case == "early":
         await response.write(sse(progress(token, 1)))
+    elif case.startswith("cutting"):
+        await response.write(sse(progress(token, 1), event_id=1, retry=20))
+        REPLAY[case] = (rid, token)
+        request.transport.close()
+        return response
     elif case == "replay":
         REPLAY[case] = (rid, token)
         await response.write(sse(progress(token, 1), event_id=1, retry=50))
@@ -132,6 +142,14 @@ REPLAY = {}
 async def handle_get(request):
     case = request.match_info["case"]
     last = request.headers.get("Last-Event-ID")
+    if last is not None:
+        RESUMES[case] = RESUMES.get(case, 0) + 1
+    if case.startswith("cutting") and last is not None and case in REPLAY:
+        _, token = REPLAY[case]
+        response = await stream_response(request)
+        await response.write(sse(progress(token, int(last) + 1), event_id=int(last) + 1))
+        request.transport.close()
+        return response
     if case != "replay" or last is None or case not in REPLAY:
         return web.Response(status=405)
     rid, token = REPLAY[case]
@@ -152,6 +170,10 @@ async def handle_posts(request):
     return web.json_response({k: v for k, v in POSTS.items() if k.startswith(case + " ")})
 
 
+async def handle_gets(request):
+    return web.json_response(RESUMES.get(request.match_info["case"], 0))
+
+
 async def main():
     args = peer_common.parse_args(__doc__.splitlines()[0])
     sock = peer_common.bind_socket(args.host)
@@ -160,6 +182,7 @@ async def main():
     app.router.add_get("/{case}/mcp", handle_get)
     app.router.add_delete("/{case}/mcp", handle_delete)
     app.router.add_get("/{case}/posts", handle_posts)
+    app.router.add_get("/{case}/gets", handle_gets)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.SockSite(runner, sock)

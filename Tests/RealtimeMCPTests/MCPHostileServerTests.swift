@@ -89,6 +89,21 @@ struct MCPHostileServerTests {
         await peer.stop()
     }
 
+    /// The server cuts the stream after every event and never answers: the request is resumed
+    /// exactly `maxResumeAttempts` times, then fails with `stream_ended`; 0 never resumes.
+    @Test("a stream cut again after every resumption is resumed maxResumeAttempts times, then fails", arguments: [0, 1, 3])
+    func boundedResumptions(limit: Int) async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let name = "cutting\(limit)"
+        let log = ProgressLog()
+        let outcome = try await Self.call(peer, name, configure: { $0.transport.maxResumeAttempts = limit }, progress: log)
+        Self.expectFailure(outcome, .streamEnded)
+        #expect(try await peer.resumeCount("/\(name)/gets") == limit)
+        #expect(log.all == (0...limit).map { Double($0 + 1) }, "one progress event per stream, none twice")
+        await peer.stop()
+    }
+
     @Test("keep-alive comments hold an idle request open past the idle timeout")
     func keepAlive() async throws {
         let peer = try await MCPPeer.hostile()

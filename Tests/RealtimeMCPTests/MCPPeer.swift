@@ -29,6 +29,12 @@ struct MCPPeer {
         return try JSONDecoder().decode([String: Int].self, from: data)
     }
 
+    /// How many GETs with `Last-Event-ID` (resumptions) the hostile peer's case received.
+    func resumeCount(_ path: String) async throws -> Int {
+        let (data, _) = try await URLSession.shared.data(from: url(path))
+        return try JSONDecoder().decode(Int.self, from: data)
+    }
+
     /// The progress values the peer's event store replayed to resumed streams, in order.
     func replayedProgress() async throws -> [Double] {
         let (data, _) = try await URLSession.shared.data(from: url("/replays"))

@@ -86,8 +86,16 @@ extension RealtimeClient {
         /// WebSocket dead-peer detection. Default ``HeartbeatPolicy/default`` (ping after
         /// 30 s of silence, dead after 2 unanswered); `heartbeat.mode = .fixedInterval` pings
         /// on a fixed schedule whatever the traffic, for servers that drop silent clients.
-        /// SSE relies on ``idleTimeout``.
+        /// SSE relies on ``idleTimeout``. The same setting as `webSocket.heartbeat`: setting
+        /// either sets both.
+        #if os(Linux)
+        public var heartbeat: HeartbeatPolicy {
+            get { webSocket.heartbeat }
+            set { webSocket.heartbeat = newValue }
+        }
+        #else
         public var heartbeat: HeartbeatPolicy = .default
+        #endif
 
         /// A reconnect budget shared with other clients (storm control): every reconnect books
         /// a slot in it, at or after its backoff delay, and reports the booked delay as
@@ -130,7 +138,7 @@ extension RealtimeClient {
         /// timeout (5 s), outbound queue (64 messages), permessage-deflate (offered by default;
         /// `webSocket.compression = .disabled` turns it off), proxy (`webSocket.proxy`: the same
         /// environment rules as SSE by default; HTTP `CONNECT` proxies), TCP options. Its `heartbeat` is
-        /// replaced by this configuration's ``heartbeat``.
+        /// this configuration's ``heartbeat``.
         /// Default `WebSocketTransport.Options()`.
         public var webSocket = WebSocketTransport.Options()
         #endif

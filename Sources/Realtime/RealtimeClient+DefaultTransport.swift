@@ -7,9 +7,7 @@ extension RealtimeClient {
     public static func defaultTransportFactory(configuration: Configuration) -> TransportFactory {
         #if os(Linux)
         let sseOptions = configuration.sse
-        var webSocketOptions = configuration.webSocket
-        webSocketOptions.heartbeat = configuration.heartbeat
-        let wsOptions = webSocketOptions
+        let wsOptions = configuration.webSocket
         let loop = configuration.eventLoop
         #endif
         return { request in

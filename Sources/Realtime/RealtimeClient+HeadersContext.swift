@@ -5,7 +5,7 @@ extension RealtimeClient {
         public var attempt: Int
         /// True when the previous attempt was refused with HTTP 401: refresh the credentials
         /// (e.g. fetch a new bearer token) instead of returning cached ones. The client asks
-        /// once per streak; a second 401 stops with `unauthorized`.
+        /// once until a connection opens; a second 401 before then stops with `unauthorized`.
         public var credentialsRejected: Bool
 
         public init(attempt: Int, credentialsRejected: Bool) {

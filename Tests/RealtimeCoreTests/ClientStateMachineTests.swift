@@ -125,6 +125,22 @@ import Testing
         #expect(h.summary == "error(http_status,retry) error(unauthorized,stop)")
     }
 
+    /// The refresh is once until a connection opens: another failure in between does not
+    /// earn a second one, and an open connection does.
+    @Test func aSecondUnauthorizedBeforeAnOpenStopsWhateverCameBetween() {
+        var h = ClientStateMachineHarness(Self.configuration { $0.refreshesCredentials = true })
+        h.start(); h.make(); h.fail(.httpStatus(401))
+        h.make(); h.fail(.httpStatus(503))
+        h.fireTimer(); h.make(); h.fail(.httpStatus(401))
+        #expect(h.summary == "error(http_status,retry) error(http_status,retry) error(unauthorized,stop)")
+
+        var reopened = ClientStateMachineHarness(Self.configuration { $0.refreshesCredentials = true })
+        reopened.start(); reopened.make(); reopened.fail(.httpStatus(401))
+        reopened.make(); reopened.open(); reopened.fail(RealtimeError(.network))
+        reopened.fireTimer(); reopened.make(); reopened.fail(.httpStatus(401))
+        #expect(reopened.plans.last == .init(attempt: 4, cursor: nil, credentialsRejected: true))
+    }
+
     @Test func failedPreparationCountsAnAttemptAndIsDecidedByPolicy() {
         var h = ClientStateMachineHarness(Self.configuration())
         h.start()

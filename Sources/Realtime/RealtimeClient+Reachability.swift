@@ -10,7 +10,14 @@ extension RealtimeClient {
     static func needsNetwork(_ url: URL) -> Bool {
         guard let host = url.host?.lowercased() else { return true }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
-        return !(bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || bare.hasPrefix("127."))
+        return !(bare == "localhost" || bare.hasSuffix(".localhost") || bare == "::1" || isLoopbackIPv4(bare))
+    }
+
+    /// A dotted-quad literal in 127.0.0.0/8 (a DNS name such as `127.example.com` is not one).
+    static func isLoopbackIPv4(_ host: String) -> Bool {
+        let parts = host.split(separator: ".", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts[0] == "127" else { return false }
+        return parts.allSatisfy { p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isASCII) && UInt8(p) != nil }
     }
 
     /// Observes the configured monitor for the client's life (when one applies) and returns

@@ -205,5 +205,23 @@ import Testing
         }
         #expect(delays == ["1", "2", "cool 300", "8", "16", "cool 300", "30"])
     }
+
+    /// Clean ends in a backoff streak (connections too short to reset it) count like failures:
+    /// a server that closes every stream at once opens the circuit too.
+    @Test func circuitBreakerCountsCleanEndsOfTheStreak() {
+        var policy = ReconnectPolicy.default
+        policy.circuitBreaker = CircuitBreaker(failureThreshold: 2, coolDown: .seconds(60))
+        var backoff = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        var outcomes: [String] = []
+        for attempt in 1...4 {
+            switch policy.decide(TransportEnd(clean: true), context: .init(attempt: attempt, opened: true), backoff: &backoff, using: &rng) {
+            case .retry: outcomes.append("retry")
+            case .coolDown(_, let e): outcomes.append("cool \(e.code) \(e.underlying == nil)")
+            default: outcomes.append("?")
+            }
+        }
+        #expect(outcomes == ["retry", "cool circuit_open true", "retry", "cool circuit_open true"])
+    }
 }
 

@@ -128,13 +128,26 @@ import Testing
         #expect(await t.factory.transport(1) != nil)
     }
 
-    @Test func loopbackHostsIgnoreTheMonitor() async throws {
+    @Test(arguments: ["http://127.0.0.1:8080/stream", "http://127.1.2.3/s", "http://localhost/s", "http://a.localhost/s", "ws://[::1]:9/ws"])
+    func loopbackHostsIgnoreTheMonitor(_ url: String) async throws {
         let monitor = ManualNetworkMonitor(reachable: false)
-        let t = try client(monitor, url: "http://127.0.0.1:8080/stream")
+        let t = try client(monitor, url: url)
         _ = EventRecorder(t.client)
         defer { t.client.close() }
         #expect(await t.factory.transport(0) != nil)
         #expect(monitor.observerCount == 0)
+    }
+
+    /// Names that only look like loopback addresses go through the network like any other.
+    @Test(arguments: ["http://127.example.com/s", "http://127.0.0.1.example.com/s", "http://localhost.example.com/s"])
+    func namesThatLookLikeLoopbackWaitForTheNetwork(_ url: String) async throws {
+        let monitor = ManualNetworkMonitor(reachable: false)
+        let t = try client(monitor, url: url)
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let events = await rec.waitFor(1)
+        #expect(events.at(0)?.errorEvent?.error.code == .unreachable)
+        #expect(t.factory.count == 0 && monitor.observerCount == 1)
     }
 
     @Test func closeStopsObservingAndWaiting() async throws {

@@ -3,8 +3,8 @@
 /// A struct over a private code enum (the shape of async-http-client's `HTTPClientError`):
 /// new codes never break callers. Compare with the static members
 /// (`error.code == .httpStatus`), or switch over ``failureClass`` to decide what to do.
-/// ``description`` is short, stable and free of secrets: it never contains header values,
-/// request bodies, URL credentials or credential-like query values (`?token=…`).
+/// ``description`` is short, stable and free of secrets: it never contains request header
+/// values, bodies, URL credentials or credential-like query values (`?token=…`).
 public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible {
     /// A stable short identifier, e.g. `http_status`. Safe to log and to match on.
     public struct Code: Sendable, Hashable, CustomStringConvertible {
@@ -181,11 +181,13 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     /// At most ``maxBodyExcerpt`` bytes of the response body (or the event's data), decoded
     /// leniently and cut at a Unicode scalar boundary.
     public var bodyExcerpt: String?
-    /// The server's `Retry-After` (or SSE `retry:`) when it sent one.
+    /// The server's `Retry-After` when it sent one (an SSE `retry:` is the reconnection time,
+    /// not part of an error).
     public var retryAfter: Duration?
     /// WebSocket close code sent or received for this failure (RFC 6455 §7.4.1).
     public var closeCode: UInt16?
-    /// A short human-readable detail written by the SDK (never a header value or body; URL
+    /// A short human-readable detail written by the SDK (never a request header value or a
+    /// body; a wrong `Content-Type`'s media type or an undecodable content coding is named; URL
     /// credentials and credential-like query values such as `?token=…` in it are hidden).
     public var detail: String?
     /// The failure this one wraps, with its own code, status, body excerpt and

@@ -1,7 +1,8 @@
 /// Storm control for a server that keeps failing: after ``failureThreshold`` consecutive
-/// failed attempts, wait one long ``coolDown`` instead of the next backoff delay, and say so
-/// (error `circuitOpen`). The count is the backoff streak (reset by a stable connection), so
-/// the circuit opens again after every further `failureThreshold` failures.
+/// reconnects, wait one long ``coolDown`` instead of the next backoff delay, and say so
+/// (error `circuitOpen`). The count is the backoff streak: failures, and clean ends of
+/// connections shorter than ``BackoffPolicy/resetAfter`` (a stable connection resets it), so
+/// the circuit opens again after every further `failureThreshold` of them.
 public struct CircuitBreaker: Sendable, Hashable {
     /// Consecutive failed attempts that open the circuit (≥ 1). Default 10.
     public var failureThreshold: Int

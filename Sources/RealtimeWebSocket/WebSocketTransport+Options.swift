@@ -80,7 +80,9 @@ extension WebSocketTransport {
             case permessageDeflate(WebSocketDeflateOptions)
 
             /// permessage-deflate with ``WebSocketDeflateOptions``' defaults: context takeover
-            /// both ways, 15-bit windows unless the server asks for less, zlib level 6.
+            /// both ways; a 13-bit compression window with memory level 4 at zlib level 6 (see
+            /// ``WebSocketDeflateOptions/compressionWindowBits``), inflating with the window the
+            /// server uses, up to 15 bits.
             public static let `default` = Compression.permessageDeflate(WebSocketDeflateOptions())
 
             /// The offer to send, nil when disabled.

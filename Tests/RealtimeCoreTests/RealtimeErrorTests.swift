@@ -1,3 +1,4 @@
+import Foundation
 import Testing
 @testable import RealtimeCore
 
@@ -12,6 +13,44 @@ import Testing
         #expect(RealtimeError(.idleTimeout).failureClass == .timeout)
         #expect(RealtimeError.protocolViolation("masked frame").closeCode == 1002)
         #expect(RealtimeError.cancelled.failureClass == .cancelled)
+    }
+
+    static let allCodes: [RealtimeError.Code] = [
+        .network, .connectTimeout, .idleTimeout, .dnsFailure, .unreachable, .tls, .httpStatus, .invalidContentType,
+        .invalidContentEncoding, .redirect, .handshake, .proxy, .protocolViolation, .invalidUTF8, .lineTooLong,
+        .eventTooLarge, .frameTooLarge, .messageTooLarge, .heartbeatTimeout, .peerNotReading, .remoteClosed,
+        .streamEnded, .requestNotRepeatable, .notConnected, .sendNotSupported, .cancelled, .unsupportedScheme,
+        .invalidConfiguration, .retriesExhausted, .circuitOpen, .truncated, .unauthorized, .internal, .streamError,
+        .sendExpired, .sendQueueFull, .openTimeout, .openHookFailed,
+    ]
+
+    /// The Errors article's table ("codes (class)") is the contract: every code it names has
+    /// that stable string and that class, and every code is distinct.
+    @Test func theErrorsArticleTableIsTheCodesAndClasses() throws {
+        let byName = Dictionary(uniqueKeysWithValues: Self.allCodes.map { ($0.description, $0) })
+        #expect(byName.count == Self.allCodes.count, "every code has its own string")
+        let article = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("Sources/Realtime/Realtime.docc/Errors.md")
+        let text = try String(contentsOf: article, encoding: .utf8)
+        var checked = 0
+        for row in text.split(separator: "\n") where row.hasPrefix("| ") {
+            let cells = row.split(separator: "|").map { $0.trimmingCharacters(in: .whitespaces) }
+            guard cells.count >= 3 else { continue }
+            // "`a`, `b` (class), then `c` (class)": backticked codes, each group followed by its class.
+            var pending: [String] = []
+            for (i, piece) in cells[1].components(separatedBy: "`").enumerated() {
+                if i % 2 == 1 { pending.append(piece); continue }
+                guard let open = piece.firstIndex(of: "("), let close = piece[open...].firstIndex(of: ")") else { continue }
+                let className = String(piece[piece.index(after: open)..<close])
+                for name in pending {
+                    guard let code = byName[name] else { Issue.record("the article names `\(name)`, which is not a code"); continue }
+                    #expect(RealtimeError(code).failureClass.description == className, "`\(name)` is in class \(className) in the article")
+                    checked += 1
+                }
+                pending = []
+            }
+        }
+        #expect(checked >= 30, "the table was found and read (\(checked) codes)")
     }
 
     /// One grapheme cluster of two million combining marks: `prefix(512)` by characters

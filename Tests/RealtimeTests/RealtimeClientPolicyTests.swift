@@ -178,6 +178,34 @@ import Testing
         #expect(rec.events.at(0)?.errorEvent?.retryIn == .zero)
     }
 
+    /// RFC 9110 §9.2.2: the idempotent methods are retried after a cut that may have reached
+    /// the server; the others (whatever their case) are not, unless the configuration says so.
+    @Test(arguments: [
+        ("GET", true), ("get", true), ("HEAD", true), ("OPTIONS", true), ("PUT", true), ("DELETE", true),
+        ("REPORT", true), ("TRACE", true), ("POST", false), ("post", false), ("PATCH", false), ("QUERY", false),
+    ])
+    func onlyIdempotentMethodsAreRepeated(_ method: String, repeated: Bool) async throws {
+        let t = try TestClient { $0.method = method; $0.backoff = .exponential(jitter: .none) }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.fail(RealtimeError(.network))
+        let events = await rec.waitFor(2)
+        #expect(events.at(1)?.errorEvent?.error.code == (repeated ? .network : .requestNotRepeatable), "\(method)")
+        #expect(events.at(1)?.errorEvent?.willRetry == repeated, "\(method)")
+    }
+
+    @Test(arguments: [0, -1])
+    func anEventBufferBelowOneIsRejected(_ capacity: Int) {
+        var configuration = RealtimeClient.Configuration()
+        configuration.eventBufferCapacity = capacity
+        let error = #expect(throws: RealtimeError.self) {
+            try RealtimeClient(url: URL(string: "http://example.com/s")!, configuration: configuration)
+        }
+        #expect(error?.code == .invalidConfiguration)
+    }
+
     @Test(arguments: [Duration.zero, .milliseconds(99)])
     func backoffBelowTheFloorIsRejected(_ initial: Duration) {
         var configuration = RealtimeClient.Configuration()

@@ -71,6 +71,18 @@ import Testing
         #expect(ws.transport.sends.withLock { $0.inFlight } == 0)
     }
 
+    /// A ping payload is at most 125 bytes (RFC 6455 §5.5): a longer one is refused with
+    /// `invalid_configuration` and writes nothing; 125 bytes go out as they are.
+    @Test func aPingPayloadOver125BytesIsRefusedAndNothingIsWritten() async throws {
+        let ws = EmbeddedWebSocket(options: EmbeddedWebSocket.quietOptions)
+        #expect(ws.open() != nil)
+        let error = await #expect(throws: RealtimeError.self) { try await ws.send(.ping(Array(repeating: 1, count: 126))) }
+        #expect(error?.code == .invalidConfiguration)
+        #expect(ws.clientFrames().isEmpty, "nothing was written for the refused ping")
+        try await ws.send(.ping(Array(repeating: 2, count: 125)))
+        #expect(ws.clientFrames().map { if case .ping(let p) = $0 { return p.count } else { return -1 } } == [125])
+    }
+
     // MARK: - The kernel
 
     /// A kernel that takes 7 bytes per call and holds at most 64: the queue's byte bound

@@ -15,6 +15,8 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
   cutting*    progress id 1 (retry: 20), then the stream is cut; every GET with Last-Event-ID n
               sends progress id n + 1 and is cut again, so the request never completes (any
               case name starting with "cutting": one per resumption limit under test)
+  asks*       an SSE stream that sends the client a request (sampling/createMessage, id
+              "ask"), waits up to 10 s for the client's answer, then sends the response
   keepalive   an SSE stream of ": keep-alive" comments every 100 ms for 4 s, then the response
   legacyonly  a POST with MCP-Protocol-Version 2026-07-28 gets 400 without a body;
               tools/call answers {"content": [{"type": "text", "text": "ok"}]} as JSON
@@ -24,7 +26,8 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
 
 GET /<case>/posts returns the POST count per "method id" key (notifications counted as
 "method -"); every test asserts no key was POSTed twice. GET /<case>/gets returns how many
-GETs with Last-Event-ID the case received.
+GETs with Last-Event-ID the case received; GET /<case>/answers the answers the client POSTed
+to the server's requests; GET /<case>/deletes the Mcp-Session-Id of every DELETE.
 """
 
 import asyncio
@@ -37,6 +40,8 @@ import peer_common
 
 POSTS = {}
 RESUMES = {}
+ANSWERS = {}
+DELETES = {}
 
 
 def record(case, message):
@@ -86,6 +91,8 @@ async def handle_post(request):
     if method == "server/discover":
         return web.json_response({"jsonrpc": "2.0", "id": message["id"],
                                   "error": {"code": -32601, "message": "Method not found"}})
+    if method is None and "id" in message:
+        ANSWERS.setdefault(case, []).append(message)
     if "id" not in message or method is None:
         return web.Response(status=202)
     if method != "tools/call":
@@ -115,6 +122,13 @@ async def misbehave(case, request, message):
             await asyncio.sleep(0.05)
     elif case == "early":
         await response.write(sse(progress(token, 1)))
+    elif case.startswith("asks"):
+        await response.write(sse({"jsonrpc": "2.0", "id": "ask", "method": "sampling/createMessage", "params": {}}))
+        for _ in range(200):
+            if ANSWERS.get(case):
+                break
+            await asyncio.sleep(0.05)
+        await response.write(sse(result(rid)))
     elif case.startswith("cutting"):
         await response.write(sse(progress(token, 1), event_id=1, retry=20))
         REPLAY[case] = (rid, token)
@@ -162,6 +176,7 @@ async def handle_get(request):
 
 
 async def handle_delete(request):
+    DELETES.setdefault(request.match_info["case"], []).append(request.headers.get("Mcp-Session-Id"))
     return web.Response(status=200)
 
 
@@ -174,6 +189,14 @@ async def handle_gets(request):
     return web.json_response(RESUMES.get(request.match_info["case"], 0))
 
 
+async def handle_answers(request):
+    return web.json_response(ANSWERS.get(request.match_info["case"], []))
+
+
+async def handle_deletes(request):
+    return web.json_response(DELETES.get(request.match_info["case"], []))
+
+
 async def main():
     args = peer_common.parse_args(__doc__.splitlines()[0])
     sock = peer_common.bind_socket(args.host)
@@ -183,6 +206,8 @@ async def main():
     app.router.add_delete("/{case}/mcp", handle_delete)
     app.router.add_get("/{case}/posts", handle_posts)
     app.router.add_get("/{case}/gets", handle_gets)
+    app.router.add_get("/{case}/answers", handle_answers)
+    app.router.add_get("/{case}/deletes", handle_deletes)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.SockSite(runner, sock)

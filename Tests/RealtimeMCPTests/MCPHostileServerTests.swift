@@ -10,13 +10,14 @@ struct MCPHostileServerTests {
     /// Connects to `/<name>/mcp`, calls a tool and returns its outcome.
     static func call(
         _ peer: MCPPeer, _ name: String, configure: (inout MCPClient.Configuration) -> Void = { _ in },
-        progress: ProgressLog? = nil
+        progress: ProgressLog? = nil, onClient: (MCPClient) async -> Void = { _ in }
     ) async throws -> Result<MCPToolResult, MCPError> {
         var c = MCPClient.Configuration()
         c.revision = .fixed(.v2025_11_25)
         c.requestTimeout = .seconds(20)
         configure(&c)
         let client = MCPClient(url: peer.url("/\(name)/mcp"), configuration: c)
+        await onClient(client)
         try await client.connect()
         let outcome: Result<MCPToolResult, MCPError>
         do {
@@ -101,6 +102,36 @@ struct MCPHostileServerTests {
         Self.expectFailure(outcome, .streamEnded)
         #expect(try await peer.resumeCount("/\(name)/gets") == limit)
         #expect(log.all == (0...limit).map { Double($0 + 1) }, "one progress event per stream, none twice")
+        await peer.stop()
+    }
+
+    /// A request from the server with no handler is answered -32601; a handler that throws
+    /// something other than an rpc error is answered -32603. The call goes on either way.
+    @Test("server requests: no handler gets -32601, a handler's plain throw gets -32603")
+    func serverRequestsWithoutAnAnswer() async throws {
+        struct Boom: Error {}
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let unhandled = try await Self.call(peer, "asks1")
+        #expect((try? unhandled.get())?.text == "ok")
+        let answers = try await peer.record("/asks1/answers").arrayValue ?? []
+        #expect(answers.count == 1 && answers.first?["id"] == "ask" && answers.first?["error"]?["code"] == -32601)
+        let thrown = try await Self.call(peer, "asks2", onClient: { await $0.setRequestHandler("sampling/createMessage") { _ in throw Boom() } })
+        #expect((try? thrown.get())?.text == "ok")
+        #expect(try await peer.record("/asks2/answers").arrayValue?.first?["error"]?["code"] == -32603)
+        await peer.stop()
+    }
+
+    /// `close()` ends the session with a DELETE naming it; a session the server dropped (404)
+    /// is forgotten, so nothing is deleted for it.
+    @Test("close() deletes the session; a session dropped by a 404 is not deleted")
+    func closeDeletesTheSession() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        _ = try await Self.call(peer, "asks3")
+        #expect(try await peer.record("/asks3/deletes") == ["s1"])
+        Self.expectFailure(try await Self.call(peer, "gone"), .sessionExpired)
+        #expect(try await peer.record("/gone/deletes") == [])
         await peer.stop()
     }
 

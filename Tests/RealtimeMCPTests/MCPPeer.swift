@@ -35,6 +35,12 @@ struct MCPPeer {
         return try JSONDecoder().decode(Int.self, from: data)
     }
 
+    /// A JSON record of the hostile peer (`/<case>/answers`, `/<case>/deletes`).
+    func record(_ path: String) async throws -> MCPValue {
+        let (data, _) = try await URLSession.shared.data(from: url(path))
+        return try MCPValue(json: data)
+    }
+
     /// The progress values the peer's event store replayed to resumed streams, in order.
     func replayedProgress() async throws -> [Double] {
         let (data, _) = try await URLSession.shared.data(from: url("/replays"))

@@ -152,6 +152,38 @@ import Testing
         #expect(await iterator.next() == nil)
     }
 
+    /// An error object inside the stream ends the reply and releases the connection at once,
+    /// even though the server would keep it open.
+    @Test(arguments: ["openai", "anthropic"]) func inStreamErrorClosesTheConnectionAtOnce(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let error = format == "openai"
+            ? #"data: {"error":{"message":"boom","type":"server_error"}}"#
+            : "event: error\n" + #"data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
+        server.setHandler(path: "/held-error") { writer in
+            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
+            try writer.write(error + "\n\n")
+            try writer.hold()
+        }
+        let client = try Self.client(server, "/held-error")
+        if format == "openai" { await Self.expectReleasedAfterTheError(client, .openAI, server) } else {
+            await Self.expectReleasedAfterTheError(client, .anthropic, server)
+        }
+    }
+
+    /// The first delta is a `stream_error`; the connection is gone while the iterator is still
+    /// held, and the iterator then ends.
+    static func expectReleasedAfterTheError<D: LLMStreamDecoder>(_ client: RealtimeClient, _ format: D, _ server: TestServer) async {
+        var iterator = client.deltas(format: format).makeAsyncIterator()
+        guard case .error(let failure) = await iterator.next() else {
+            Issue.record("expected an error delta")
+            return
+        }
+        #expect(failure.code == .streamError)
+        #expect(await eventually("the connection to close") { server.statistics.activeConnections == 0 })
+        #expect(await iterator.next() == nil)
+    }
+
     @Test(arguments: ["openai", "anthropic"], [429, 500]) func httpErrorIsTheLastDeltaWithItsBody(format: String, status: Int) async throws {
         let server = try Self.server()
         defer { server.stop() }
@@ -199,3 +231,4 @@ import Testing
         #expect(server.requests(path: "/llm/\(format)").count == 1)
     }
 }
+

@@ -92,6 +92,64 @@ import Testing
         #expect(saved.withLock { $0 } == ["42", "43", "44", "45"])
     }
 
+    /// The next event waits for the save of the cursor before it: a consumer never runs ahead
+    /// of what the store holds.
+    @Test func theNextEventWaitsForTheSave() async throws {
+        let order = LockedValue<[String]>([])
+        let (started, startedSignal) = AsyncStream<Void>.makeStream()
+        let (release, releaseSignal) = AsyncStream<Void>.makeStream()
+        let t = try TestClient {
+            $0.cursorStore = CursorStore(load: { nil }, save: { id in
+                order.withLock { $0.append("save \(id) begins") }
+                startedSignal.yield()
+                for await _ in release { break }
+                order.withLock { $0.append("save \(id) ends") }
+            })
+        }
+        var it = t.client.events.makeAsyncIterator()
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.message("a", id: "1")
+        first.message("b", id: "2")
+        #expect(await it.next()?.short == "open(1)")
+        #expect(await it.next()?.short == "event(a)")
+        let next = Task { [it] in
+            var it = it
+            let event = await it.next()?.short
+            order.withLock { $0.append("got \(event ?? "nil")") }
+        }
+        for await _ in started { break }
+        for _ in 0..<1_000 { await Task.yield() }
+        #expect(order.withLock { $0 } == ["save 1 begins"], "event b is held while its predecessor is saved")
+        releaseSignal.yield()
+        await next.value
+        #expect(order.withLock { $0 } == ["save 1 begins", "save 1 ends", "got event(b)"])
+    }
+
+    /// `load` runs once, before the first connection: not again for a suspend and resume, a
+    /// restart or a reconnect.
+    @Test func theStoreIsLoadedOnce() async throws {
+        let loads = LockedValue(0)
+        let t = try TestClient { $0.cursorStore = CursorStore(load: { loads.withLock { $0 += 1 }; return "7" }, save: { _ in }) }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.fail(RealtimeError(.network))
+        await rec.waitFor(2)
+        await t.advance(by: .seconds(1))
+        let second = try #require(await t.factory.transport(1))
+        #expect(second.request.lastEventID == "7")
+        t.client.suspend()
+        t.client.resume()
+        let third = try #require(await t.factory.transport(2))
+        t.client.restart()
+        let fourth = try #require(await t.factory.transport(3))
+        #expect(third.request.lastEventID == "7" && fourth.request.lastEventID == "7")
+        #expect(loads.withLock { $0 } == 1)
+    }
+
     @Test func configuredCursorWinsOverTheStore() async throws {
         let t = try TestClient {
             $0.lastEventID = "9"

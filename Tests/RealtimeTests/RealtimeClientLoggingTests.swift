@@ -29,7 +29,9 @@ import Testing
         #expect(records[2].0 == .warning)
         #expect(records[2].2["class"] == "http")
         #expect(records[2].2["retryIn"] != nil)
-        #expect(records.allSatisfy { $0.2["url"] == "https://example.com:8443/feed" })
+        #expect(records.allSatisfy { $0.2["url"] == "https://example.com:8443/feed" && $0.2["transport"] == "sse" })
+        #expect(records.prefix(3).allSatisfy { $0.2["attempt"] == "1" }, "the attempt's records carry its number")
+        #expect(records[2].2["error"] == "http_status (503)", "the failure's record carries the error's description")
         let everything = records.map { "\($0.1) \($0.2)" }.joined(separator: "\n")
         for secret in ["hunter2", "sekrit"] {
             #expect(!everything.contains(secret), "\(secret) leaked into the log")

@@ -1,3 +1,4 @@
+import Foundation
 import Realtime
 import RealtimeTestSupport
 import Testing
@@ -148,6 +149,28 @@ import Testing
         let fourth = try #require(await t.factory.transport(3))
         #expect(third.request.lastEventID == "7" && fourth.request.lastEventID == "7")
         #expect(loads.withLock { $0 } == 1)
+    }
+
+    /// `resumeURL` applies to SSE too: the next attempt goes to the URL built from the
+    /// processed cursor and still sends it as `Last-Event-ID`.
+    @Test func resumeURLAppliesToSSEBesideLastEventID() async throws {
+        let t = try TestClient {
+            $0.resumeURL = { url, cursor in
+                cursor.map { URL(string: url.absoluteString + "?after=\($0)")! } ?? url
+            }
+        }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try #require(await t.factory.transport(0))
+        #expect(first.request.url.query == nil && first.request.lastEventID == nil)
+        first.open()
+        first.message("a", id: "5")
+        first.fail(RealtimeError(.network))
+        await rec.waitFor(4)
+        await t.advance(by: .seconds(1))
+        let second = try #require(await t.factory.transport(1))
+        #expect(second.request.url.query == "after=5")
+        #expect(second.request.lastEventID == "5")
     }
 
     @Test func configuredCursorWinsOverTheStore() async throws {

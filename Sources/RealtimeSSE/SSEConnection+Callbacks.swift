@@ -80,7 +80,7 @@ extension SSEConnection {
             if reportsOpened {
                 let info = ConnectionInfo(
                     transport: .sse, url: effectiveURL(), status: status, headers: machine.head.headers,
-                    attempt: request.attempt, httpVersion: curl.httpVersion)
+                    attempt: attempt, httpVersion: curl.httpVersion)
                 if !events.send(.opened(info)) { machine.deliveryRefused() }
             }
             if let idleDeadline { arm(.idle, at: idleDeadline) }

@@ -29,8 +29,11 @@ import Foundation
 final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks {
     typealias Machine = SSEAttemptStateMachine<Loop.Instant>
 
-    let request: TransportRequest
-    let options: SSETransport.Options
+    /// What only ``start()`` needs (the request's validation, the proxy), dropped once it ran:
+    /// an idle connection keeps neither copy.
+    private var setup: Setup?
+    /// The attempt number, for `opened`.
+    let attempt: Int
     let loop: Loop
     /// Where the attempt's events go (the owner's sink).
     var events = TransportOutlet()
@@ -45,8 +48,8 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
     var batcher: SSEEventBatcher
 
     init(request: TransportRequest, options: SSETransport.Options, loop: Loop, sink: any TransportSink, curl: Curl) {
-        self.request = request
-        self.options = options
+        self.setup = Setup(request: request, proxy: options.proxy)
+        self.attempt = request.attempt
         self.loop = loop
         self.curl = curl
         self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "", strictUTF8: options.strictUTF8,
@@ -65,12 +68,13 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
     // MARK: Lifecycle
 
     func start() {
-        guard machine.isIdle else { return }
+        guard machine.isIdle, let setup else { return }
+        self.setup = nil
         let environment = ProcessInfo.processInfo.environment
-        let proxy = SSERequestValidation.proxyEndpoint(options.proxy, url: request.url, environment: environment)
+        let proxy = SSERequestValidation.proxyEndpoint(setup.proxy, url: setup.request.url, environment: environment)
         switch machine.start(now: loop.now, proxyEndpoint: proxy) {
         case .startTransfer(let hop, let connectDeadline):
-            if let problem = SSERequestValidation.problem(in: request, proxy: options.proxy, environment: environment) {
+            if let problem = SSERequestValidation.problem(in: setup.request, proxy: setup.proxy, environment: environment) {
                 perform(machine.setupFailed(problem))
                 return
             }
@@ -148,4 +152,14 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
 
 @available(*, unavailable)
 extension SSEConnection: Sendable {}
+/// The part of an attempt's input that only its start reads.
+private final class Setup {
+    let request: TransportRequest
+    let proxy: ProxyConfiguration
+
+    init(request: TransportRequest, proxy: ProxyConfiguration) {
+        self.request = request
+        self.proxy = proxy
+    }
+}
 #endif

@@ -37,8 +37,8 @@ import RealtimeIO
 /// Thread-safe: ``start(delivering:)`` and ``close(code:reason:)`` may be called from any thread.
 public final class SSETransport: Transport {
     public var kind: TransportKind { .sse }
-    public let request: TransportRequest
-    public let options: Options
+    public var request: TransportRequest { core.request }
+    public var options: Options { core.options }
     let core: SSETransportCore<EventLoop, CurlEasyTransfer>
     /// The live attempt; created and used on the loop thread only. (Internal for the
     /// reference-cycle test.)
@@ -50,10 +50,8 @@ public final class SSETransport: Transport {
     ///   - options: transport settings (parser limits, proxy, HTTP/2, TCP keep-alive…).
     ///   - eventLoop: the loop that runs the transfer; ``EventLoop/shared`` by default.
     public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
-        self.request = request
-        self.options = options
-        core = SSETransportCore(request: request, options: options, loop: eventLoop) {
-            CurlEasyTransfer(request: request, options: options, loop: eventLoop)
+        core = SSETransportCore(request: request, options: options, loop: eventLoop) { request, options, loop in
+            CurlEasyTransfer(request: request, options: options, loop: loop)
         }
     }
 

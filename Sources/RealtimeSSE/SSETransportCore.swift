@@ -18,7 +18,9 @@ package final class SSETransportCore<Loop: LoopScheduler, Curl: SSECurl>: Transp
     package let loop: Loop
     private let lifecycle = LockedValue(Lifecycle.idle)
     /// Makes the attempt's transfer; called once, on the loop thread, at the start.
-    private let makeCurl: @Sendable () -> Curl
+    /// Makes the attempt's transfer from the request, the options and the loop (a function
+    /// of its arguments, so it captures nothing: no context allocated per transport).
+    private let makeCurl: @Sendable (TransportRequest, SSETransport.Options, Loop) -> Curl
     /// The live attempt; created and used on the loop thread only.
     let connection: LoopBound<Connection?, Loop>
 
@@ -31,7 +33,9 @@ package final class SSETransportCore<Loop: LoopScheduler, Curl: SSECurl>: Transp
 
     /// Prepares an attempt on `loop` whose transfer `makeCurl` creates; nothing happens
     /// before ``start(delivering:)``.
-    package init(request: TransportRequest, options: SSETransport.Options, loop: Loop, makeCurl: @escaping @Sendable () -> Curl) {
+    package init(request: TransportRequest, options: SSETransport.Options, loop: Loop,
+        makeCurl: @escaping @Sendable (TransportRequest, SSETransport.Options, Loop) -> Curl
+    ) {
         self.request = request
         self.options = options
         self.loop = loop
@@ -66,7 +70,7 @@ package final class SSETransportCore<Loop: LoopScheduler, Curl: SSECurl>: Transp
         let box = connection
         let request = self.request, options = self.options, loop = self.loop, makeCurl = self.makeCurl
         loop.execute {
-            let c = Connection(request: request, options: options, loop: loop, sink: sink, curl: makeCurl())
+            let c = Connection(request: request, options: options, loop: loop, sink: sink, curl: makeCurl(request, options, loop))
             box.value = c
             c.start()
         }

@@ -15,17 +15,14 @@ import RealtimeIO
 /// through its send queue, bounded and ordered.
 public final class WebSocketTransport: Transport, Sendable {
     public var kind: TransportKind { .webSocket }
-    public let request: TransportRequest
-    public let options: Options
-    public let eventLoop: EventLoop
+    public var request: TransportRequest { core.request }
+    public var options: Options { core.options }
+    public var eventLoop: EventLoop { core.loop }
     let core: WebSocketTransportCore<EventLoop, SocketByteStream>
     var sends: LockedValue<WebSocketSendMachine<CheckedContinuation<Void, any Error>>> { core.sends }
 
     /// Prepares an attempt; nothing happens on the network before ``start(delivering:)``.
     public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
-        self.request = request
-        self.options = options
-        self.eventLoop = eventLoop
         let core = WebSocketTransportCore(request: request, options: options, loop: eventLoop) { readChunkSize in
             SocketByteStream(eventLoop: eventLoop, readChunkSize: readChunkSize)
         }

@@ -47,7 +47,7 @@ final class EmbeddedRig: ConformanceRig, @unchecked Sendable {
         case .sse:
             var options = SSETransport.Options()
             options.proxy = .none
-            return SSETransportCore(request: request, options: options, loop: loop) { [self] in
+            return SSETransportCore(request: request, options: options, loop: loop) { [self] _, _, _ in
                 let curl = ScriptedCurl()
                 attempts += 1
                 ssePeer = EmbeddedSSEPeer(curl: curl, loop: loop, scenario: scenario)

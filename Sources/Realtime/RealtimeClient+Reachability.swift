@@ -17,7 +17,7 @@ extension RealtimeClient {
     static func isLoopbackIPv4(_ host: String) -> Bool {
         let parts = host.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 4, parts[0] == "127" else { return false }
-        return parts.allSatisfy { p in !p.isEmpty && p.count <= 3 && p.allSatisfy(\.isASCII) && UInt8(p) != nil }
+        return parts.allSatisfy { p in p.utf8.allSatisfy { (0x30...0x39).contains($0) } && UInt8(p) != nil }
     }
 
     /// Observes the configured monitor for the client's life (when one applies) and returns

@@ -17,9 +17,9 @@ package final class SSETransportCore<Loop: LoopScheduler, Curl: SSECurl>: Transp
     package let options: SSETransport.Options
     package let loop: Loop
     private let lifecycle = LockedValue(Lifecycle.idle)
-    /// Makes the attempt's transfer; called once, on the loop thread, at the start.
-    /// Makes the attempt's transfer from the request, the options and the loop (a function
-    /// of its arguments, so it captures nothing: no context allocated per transport).
+    /// Makes the attempt's transfer from the request, the options and the loop; called once,
+    /// on the loop thread, at the start (a function of its arguments, so it captures nothing:
+    /// no closure context per transport).
     private let makeCurl: @Sendable (TransportRequest, SSETransport.Options, Loop) -> Curl
     /// The live attempt; created and used on the loop thread only.
     let connection: LoopBound<Connection?, Loop>

@@ -41,7 +41,12 @@ import peer_common
 POSTS = {}
 RESUMES = {}
 ANSWERS = {}
+ANSWERED = {}
 DELETES = {}
+
+
+def answered(case):
+    return ANSWERED.setdefault(case, asyncio.Event())
 
 
 def record(case, message):
@@ -93,6 +98,7 @@ async def handle_post(request):
                                   "error": {"code": -32601, "message": "Method not found"}})
     if method is None and "id" in message:
         ANSWERS.setdefault(case, []).append(message)
+        answered(case).set()
     if "id" not in message or method is None:
         return web.Response(status=202)
     if method != "tools/call":
@@ -124,10 +130,10 @@ async def misbehave(case, request, message):
         await response.write(sse(progress(token, 1)))
     elif case.startswith("asks"):
         await response.write(sse({"jsonrpc": "2.0", "id": "ask", "method": "sampling/createMessage", "params": {}}))
-        for _ in range(200):
-            if ANSWERS.get(case):
-                break
-            await asyncio.sleep(0.05)
+        try:
+            await asyncio.wait_for(answered(case).wait(), timeout=10)
+        except asyncio.TimeoutError:
+            pass
         await response.write(sse(result(rid)))
     elif case.startswith("cutting"):
         await response.write(sse(progress(token, 1), event_id=1, retry=20))

@@ -29,13 +29,7 @@ struct MCPPeer {
         return try JSONDecoder().decode([String: Int].self, from: data)
     }
 
-    /// How many GETs with `Last-Event-ID` (resumptions) the hostile peer's case received.
-    func resumeCount(_ path: String) async throws -> Int {
-        let (data, _) = try await URLSession.shared.data(from: url(path))
-        return try JSONDecoder().decode(Int.self, from: data)
-    }
-
-    /// A JSON record of the hostile peer (`/<case>/answers`, `/<case>/deletes`).
+    /// A JSON record of the hostile peer (`/<case>/gets`, `/<case>/answers`, `/<case>/deletes`).
     func record(_ path: String) async throws -> MCPValue {
         let (data, _) = try await URLSession.shared.data(from: url(path))
         return try MCPValue(json: data)

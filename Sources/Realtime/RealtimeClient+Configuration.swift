@@ -65,8 +65,9 @@ extension RealtimeClient {
         public var duplicates: DuplicateFilter?
 
         /// What marks the end of a finite stream (an LLM reply's `data: [DONE]`, Anthropic's
-        /// `message_stop`): the matching message is not delivered, the connection is closed
-        /// at once (even if the server holds it open), `.closed(clean: true,
+        /// `message_stop`): the matching message is not delivered (unless the terminator was
+        /// made with `delivered: true`, for an end marker that carries data), the connection is
+        /// closed at once (even if the server holds it open), `.closed(clean: true,
         /// willReconnect: false)` is emitted and ``RealtimeClient/events`` finishes after what
         /// came before it. A stream that then ends cleanly without it, with a reconnect policy
         /// that does not resume clean ends (``ReconnectPolicy/finite``, ``ReconnectPolicy/never``,

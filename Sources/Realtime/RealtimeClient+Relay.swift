@@ -9,7 +9,8 @@ extension RealtimeClient {
         var opened: ConnectionInfo?
         var hints: [Duration] = []
         var end: TransportEnd?
-        /// A message matched the configured terminator (it and what follows are dropped).
+        /// A message matched the configured terminator (what follows it is dropped; so is the
+        /// terminator itself unless it is delivered).
         var terminated = false
         /// Messages waiting to be grouped into one batch (batch delivery only).
         var group: [Message] = []
@@ -61,11 +62,12 @@ extension RealtimeClient {
             switch consume event {
             case .message(var message):
                 guard !batch.terminated else { continue }
+                if let messageID { message.id = messageID(message) }
                 if let terminator, terminator.matches(message) {
                     batch.terminated = true
+                    if terminator.delivered { batch.add(message, grouping: grouping) }
                     continue
                 }
-                if let messageID { message.id = messageID(message) }
                 batch.add(message, grouping: grouping)
             case .messages(let messages):
                 guard !batch.terminated, !messages.isEmpty else { continue }
@@ -96,11 +98,12 @@ extension RealtimeClient {
         let terminator = configuration.terminator
         for m in messages {
             var message = m.message
+            if let messageID { message.id = messageID(message) }
             if let terminator, terminator.matches(message) {
                 batch.terminated = true
+                if terminator.delivered { batch.add(message, grouping: grouping) }
                 return
             }
-            if let messageID { message.id = messageID(message) }
             batch.add(message, grouping: grouping)
         }
     }

@@ -191,10 +191,12 @@ package enum CurlErrorMapping {
 }
 
 extension CurlErrorMapping.Failure {
-    /// A failure with only its code and stage known (what a scripted transfer reports).
-    package init(code: CURLcode, stage: CurlErrorMapping.Stage, osErrno: Int32) {
+    /// A failure with only its code, stage, socket error and curl's text known (what a
+    /// scripted transfer reports).
+    package init(code: CURLcode, stage: CurlErrorMapping.Stage, osErrno: Int32, message: String = "") {
         self.init(code: code, stage: stage)
         self.osErrno = osErrno
+        self.message = message
     }
 }
 #endif

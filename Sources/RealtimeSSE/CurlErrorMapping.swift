@@ -106,12 +106,13 @@ package enum CurlErrorMapping {
             // reports X509_V_ERR_UNSPECIFIED as the verify result): OpenSSL's own result for
             // the same mismatch, so the words are the `wss` transport's.
             if f.message.contains("subject name") || f.message.contains("host name") {
-                evidence.verifyResult = isAddressLiteral(f.host) ? X509VerifyResult.ipAddressMismatch : X509VerifyResult.hostnameMismatch
+                evidence.verifyResult =
+                    isAddressLiteral(f.host) ? X509VerifyResult.ipAddressMismatch : X509VerifyResult.hostnameMismatch
             }
             guard evidence.verifyResult != X509VerifyResult.ok else {
                 return (.tls, "certificate verify failed" + (f.message.isEmpty ? "" : ": \(f.message)"))
             }
-            return (evidence.cause.code, evidence.cause.detail(reason: evidence.reason))
+            return described(evidence, f)
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
             return described(TLSFailureEvidence(pinMismatch: true), f)
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,

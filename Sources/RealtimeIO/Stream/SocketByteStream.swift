@@ -146,7 +146,10 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
                 let err = rt_errno()
                 if err == EAGAIN || err == EWOULDBLOCK { return }
                 if err == EINTR { continue }
-                fail(phase == .handshaking ? TLSFailureEvidence(socketError: err).error : RealtimeError(.network, detail: "read: \(Self.errnoString(err))"))
+                // During the handshake a reset is classified with the TLS failures (network, retried).
+                fail(phase == .handshaking
+                    ? TLSFailureEvidence(socketError: err).error
+                    : RealtimeError(.network, detail: "read: \(Self.errnoString(err))"))
                 return
             }
         }

@@ -124,10 +124,11 @@ extension RealtimeClient {
         public var idleTimeout: Duration? = .seconds(300)
         /// Redirects followed per attempt. Default 10.
         public var maxRedirects: Int = 10
-        /// Header names that carry a credential beyond the built-in rule (`Authorization`,
-        /// `Cookie`, and any name containing `auth`, `key`, `token`, `secret`, `session`,
-        /// `cookie`, `password` or `signature`), compared ignoring case: never sent to another
-        /// origin after a redirect. Default none.
+        /// Header names that carry a credential beyond the built-in rule
+        /// (``HTTPHeaders/isSensitive(_:)``: any name containing `auth`, `key`, `token`,
+        /// `secret`, `session`, `cookie`, `password`, `signature`, `credential` or `access`,
+        /// and `sig`, `pwd`, `pass`, `passwd`, `jwt`), compared ignoring case: never sent to
+        /// another origin after a redirect, on either transport. Default none.
         public var sensitiveHeaderNames: [String] = []
         /// Whether a redirect may go from `https` to `http` (or `wss` to `ws`), sending the
         /// request in clear text. Default false: such a redirect fails with `redirect`.

@@ -76,10 +76,19 @@ enum LLMWireJSON {
         return allowed ? text : nil
     }
 
-    /// The `stream_error` for an error object of `format` whose type is `type`.
-    static func streamError(format: String, type: String?, message: Message) -> RealtimeError {
+    /// The `stream_error` for an error object of `format` whose type (or code) is `type`;
+    /// the body excerpt is `body`, by default the event's data.
+    static func streamError(format: String, type: String?, message: Message, body: String? = nil) -> RealtimeError {
         return RealtimeError(
             .streamError, detail: identifier(type).map { "\(format) \($0)" } ?? "\(format) error object",
-            bodyExcerpt: message.text)
+            bodyExcerpt: body ?? message.text)
+    }
+
+    /// What an event the decoder skips is called: the data's own type when it is a plain
+    /// identifier, else the SSE `event:` type (unless it is the default `message`), else "".
+    static func unrecognizedName(_ dataType: String?, _ message: Message) -> String {
+        if let name = identifier(dataType) { return name }
+        if let type = message.type, type != "message", let name = identifier(type) { return name }
+        return ""
     }
 }

@@ -152,10 +152,12 @@ extension RealtimeClient {
         /// (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``). Default
         /// ``SendPolicy/failFast``.
         public var sendPolicy: SendPolicy = .failFast
-        /// Runs on every open connection (the first and each reconnect), after the handshake
-        /// and before the outbox goes out: what it sends (``OpenContext/send(_:flush:)``) goes
-        /// out before every queued message, e.g. a subscribe. Throwing fails the attempt (see
-        /// ``OpenContext``). Default nil.
+        /// The application's handshake, run on every open connection (the first and each
+        /// reconnect) once the transport is open: it sends (``OpenContext/send(_:flush:)``)
+        /// and awaits the server's answers (``OpenContext/receive(where:)``), and the
+        /// connection counts as ready (its `open` delivered, ``RealtimeClient/isConnected``,
+        /// the outbox going out) only when it returns. Throwing or running out of
+        /// ``onOpenTimeout`` fails the attempt (see ``OpenContext``). Default nil.
         public var onOpen: (@Sendable (OpenContext) async throws -> Void)?
         /// How long ``onOpen`` may run before the attempt fails with `open_hook_failed`.
         /// Default 10 s.

@@ -114,12 +114,16 @@ extension RealtimeClient {
     private func relayMessages(_ envelopes: inout [ClientStorage.Envelope], count: Int, bytes: Int, attempt: Int) -> Bool {
         guard !envelopes.isEmpty else { return true }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = storage.state.withLock { s in
-            guard let first = s.machine.messagesArrived(attempt: attempt, count: count, bytes: bytes) else {
-                return (nil, true)  // the attempt is over: dropped
+            switch s.machine.messagesArrived(attempt: attempt, count: count, bytes: bytes) {
+            case .drop:
+                return (nil, true)  // the attempt is over
+            case .hold:
+                return s.handshake.hold(ClientStorage.Envelope.messages(of: envelopes), attempt: attempt)
+            case .deliver(let first):
+                ClientStorage.Envelope.number(&envelopes, from: first)
+                let waiter = s.buffer.push(&envelopes)
+                return (waiter, storage.producerMayContinue(&s))
             }
-            ClientStorage.Envelope.number(&envelopes, from: first)
-            let waiter = s.buffer.push(&envelopes)
-            return (waiter, storage.producerMayContinue(&s))
         }
         waiter?.resume()
         return mayContinue
@@ -134,11 +138,19 @@ extension RealtimeClient {
             if let info = batch.opened {
                 s.absorb(s.machine.transportOpened(attempt: attempt, info: info, now: now), into: &work)
             }
-            if !batch.messages.isEmpty,
-                let first = s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes)
-            {
-                ClientStorage.Envelope.number(&batch.messages, from: first)
-                s.wake(s.buffer.push(&batch.messages), &work)
+            var held = true
+            if !batch.messages.isEmpty {
+                switch s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes) {
+                case .drop:
+                    break
+                case .hold:
+                    let (waiter, mayContinue) = s.handshake.hold(ClientStorage.Envelope.messages(of: batch.messages), attempt: attempt)
+                    work.hookWaiter = waiter
+                    held = mayContinue
+                case .deliver(let first):
+                    ClientStorage.Envelope.number(&batch.messages, from: first)
+                    s.wake(s.buffer.push(&batch.messages), &work)
+                }
             }
             for hint in batch.hints { s.machine.retryHint(attempt: attempt, hint) }
             if batch.terminated {
@@ -146,9 +158,10 @@ extension RealtimeClient {
             }
             if let end = batch.end {
                 if s.transport?.attempt == attempt { s.transport = nil }
+                if s.handshake.attempt == attempt { work.hookWaiter = s.handshake.end().waiter ?? work.hookWaiter }
                 s.absorb(s.machine.transportEnded(attempt: attempt, end: end, now: now), into: &work)
             }
-            work.mayContinue = storage.producerMayContinue(&s)
+            work.mayContinue = held && storage.producerMayContinue(&s)
             s.conclude(&work)
             return work
         }

@@ -69,21 +69,21 @@ public struct LLMReplyOptions: Sendable, Hashable {
     /// (``reasoningPieces``): OpenAI-compatible `reasoning_content`, an Anthropic `thinking`
     /// block with its signature (``reasoningSignature``), a Responses reasoning item with a
     /// summary, Gemini thought parts.
-    public var reasoning = false
+    var reasoning = false
     /// `queued=1` (Responses): the reply stays queued: `response.created` with status
     /// `queued` and `response.queued`, then nothing more while the connection lasts.
-    public var queued = false
+    var queued = false
     /// `cut_after=N` (Responses, the first request only): the connection drops after the
     /// event with `sequence_number` N, mid-body (a cut stream to resume with
     /// `GET /v1/responses/{id}?stream=true&starting_after=N`).
-    public var cutAfter: Int?
+    var cutAfter: Int?
     /// `starting_after=N` (Responses, the `GET` that resumes): only the events with a
     /// `sequence_number` above N.
-    public var startingAfter: Int?
+    var startingAfter: Int?
     /// The query the reply was made from, without the parameters of one request
     /// (`starting_after`, `stream`): a Responses reply's id encodes it, so a `GET` of that id
     /// replays the same reply.
-    public var replyQuery: [String: String] = [:]
+    var replyQuery: [String: String] = [:]
     /// `endless=1`: after the reply's text, text deltas of ``endlessPieceBytes`` bytes
     /// without end (bounded at ``endlessLimit`` bytes), until the client goes away.
     public var endless = false
@@ -131,7 +131,7 @@ public struct LLMReplyOptions: Sendable, Hashable {
     }
 
     /// The reply query a ``responseID`` encodes; nil for an id that is not one.
-    public static func replyQuery(responseID id: String) -> [String: String]? {
+    static func replyQuery(responseID id: String) -> [String: String]? {
         guard id.hasPrefix("resp_"), id.utf8.count % 2 == 1 else { return nil }
         var bytes: [UInt8] = []
         var hex = Substring(id.dropFirst(5))

@@ -13,9 +13,8 @@ extension OpenAIResponsesDecoder {
     /// not decoded, and only top-level members count (a `sequence_number` inside a nested
     /// object or a string does not).
     package static func resumeCursor(after message: Message, previous: String?) -> String? {
-        let known = previous.flatMap(parseResumeCursor)
-        var id = known?.responseID
-        var sequence = known?.sequenceNumber
+        var id: String?
+        var sequence: Int?
         let bytes = message.bytes
         bytes.withUnsafeBufferPointer { buffer in
             LLMJSONScanner.members(of: buffer) { key, value in
@@ -27,8 +26,13 @@ extension OpenAIResponsesDecoder {
                 return true
             }
         }
-        guard id != nil || sequence != nil else { return nil }
-        return (id ?? "") + " " + (sequence.map(String.init) ?? "")
+        // Most events carry a number and no id: the previous id is kept as it is, without
+        // parsing the whole cursor again.
+        guard id != nil || sequence != nil else { return previous }
+        let known = previous?.firstIndex(of: " ").map { (previous![..<$0], previous![previous!.index(after: $0)...]) }
+        let idText = id.map { Substring($0) } ?? known?.0 ?? ""
+        let number = sequence.map { String($0) } ?? known.map { String($0.1) } ?? ""
+        return idText + " " + number
     }
 
     /// The parts of a cursor made by ``resumeCursor(after:previous:)``: nil for a string that

@@ -2,7 +2,7 @@ import RealtimeCore
 
 /// Decodes the Gemini API stream (`models/{model}:streamGenerateContent?alt=sse`): every
 /// event's data is a `GenerateContentResponse`; there is no end marker, so the end of the
-/// stream ends the reply (``terminator`` is nil).
+/// stream ends the reply (its ``LLMStreamDecoder/terminator`` is nil).
 ///
 /// - `candidates[].content.parts[]` with `text` → ``LLMDelta/text(_:)``; with `text` and
 ///   `thought: true` → ``LLMDelta/reasoning(_:)`` of kind `summary` (the Gemini API returns
@@ -28,12 +28,12 @@ import RealtimeCore
 ///   in the detail; an `{"error": {...}}` object → the same with its `status`;
 /// - a data with none of these → ``LLMDelta/unrecognized(_:)``.
 ///
-/// Only the candidate numbered ``candidate`` is followed (the one a request without
-/// `candidateCount` produces). A data that is not a JSON object, or a known field of the
+/// Only the first candidate (`index` 0, the one a request without `candidateCount`
+/// produces) is followed. A data that is not a JSON object, or a known field of the
 /// wrong type, throws `protocol_violation`.
 public struct GeminiDecoder: LLMStreamDecoder {
-    /// The `candidates[].index` this decoder follows. Default 0.
-    var candidate = 0
+    /// The `candidates[].index` this decoder follows.
+    private let candidate = 0
     private var toolCount = 0
     private var reasoningCount = 0
     /// The block thought parts go to now; nil after a text or call part.

@@ -209,22 +209,13 @@ import Testing
     }
 
     @Test func malformedEventsThrowProtocolViolation() throws {
-        for (type, data, detail) in [
+        SSETranscript.expectViolations(AnthropicMessagesDecoder(), [
             ("message", #"{"index":0}"#, "anthropic: an event without a 'type'"),
             ("content_block_delta", "{", "anthropic: the event's data is not valid JSON"),
             ("content_block_start", #"{"type":"content_block_start"}"#, "anthropic: content_block_start without 'index' and 'content_block'"),
             ("content_block_delta", #"{"type":"content_block_delta","index":0}"#, "anthropic: content_block_delta without 'index' and 'delta'"),
             ("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"id":"x"}}"#, "anthropic: 'content_block' has no 'type'"),
-        ] {
-            var d = AnthropicMessagesDecoder()
-            do {
-                _ = try d.decode(.sse(type: type, data: data, id: ""))
-                Issue.record("no error for \(data)")
-            } catch {
-                #expect(error.code == .protocolViolation)
-                #expect(error.detail == detail, "\(data)")
-            }
-        }
+        ])
     }
 
     @Test func stopAndPingProduceNothing() throws {

@@ -139,21 +139,12 @@ import Testing
     }
 
     @Test func malformedDataThrowsProtocolViolation() throws {
-        for (data, detail) in [
-            ("{", "gemini: the event's data is not valid JSON"),
-            (#"{"candidates":{"x":1}}"#, "gemini: 'candidates' has the wrong type"),
-            (#"{"candidates":[{"content":{"parts":[{"text":7}]}}]}"#, "gemini: 'candidates[0].content.parts[0].text' has the wrong type"),
-            (#"{"candidates":[{"finishReason":1}]}"#, "gemini: 'candidates[0].finishReason' has the wrong type"),
-        ] {
-            var d = GeminiDecoder()
-            do {
-                _ = try d.decode(.sse(type: "message", data: data, id: ""))
-                Issue.record("no error for \(data)")
-            } catch {
-                #expect(error.code == .protocolViolation)
-                #expect(error.detail == detail, "\(data)")
-            }
-        }
+        SSETranscript.expectViolations(GeminiDecoder(), [
+            ("message", "{", "gemini: the event's data is not valid JSON"),
+            ("message", #"{"candidates":{"x":1}}"#, "gemini: 'candidates' has the wrong type"),
+            ("message", #"{"candidates":[{"content":{"parts":[{"text":7}]}}]}"#, "gemini: 'candidates[0].content.parts[0].text' has the wrong type"),
+            ("message", #"{"candidates":[{"finishReason":1}]}"#, "gemini: 'candidates[0].finishReason' has the wrong type"),
+        ])
     }
 
     @Test func hasNoTerminator() {

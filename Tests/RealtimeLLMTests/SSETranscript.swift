@@ -48,6 +48,23 @@ enum SSETranscript {
         return first!
     }
 
+    /// Expects every message `(type, data)` to make a fresh copy of `decoder` throw
+    /// `protocol_violation` with `detail`.
+    static func expectViolations<D: LLMStreamDecoder>(
+        _ decoder: D, _ cases: [(type: String, data: String, detail: String)], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for (type, data, detail) in cases {
+            var d = decoder
+            do {
+                _ = try d.decode(.sse(type: type, data: data, id: ""))
+                Issue.record("no error for \(data)", sourceLocation: sourceLocation)
+            } catch {
+                #expect(error.code == .protocolViolation, sourceLocation: sourceLocation)
+                #expect(error.detail == detail, "\(data)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
     /// `lines` as SSE: each entry one event (its lines joined by LF), events separated by a
     /// blank line.
     static func sse(_ events: [String]) -> String {

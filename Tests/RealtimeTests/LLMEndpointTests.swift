@@ -35,16 +35,10 @@ import Testing
 
     static func collect<D: LLMStreamDecoder>(_ url: URL, _ format: D, method: String = "POST") async -> [LLMDelta] {
         guard let client = try? RealtimeClient(url: url, configuration: configuration(D.terminator, method: method)) else { return [] }
-        var deltas: [LLMDelta] = []
-        for await delta in client.deltas(format: format) { deltas.append(delta) }
-        return deltas
+        return await LLMDeltaSequenceTests.collect(client, format)
     }
 
-    static func server() throws -> TestServer {
-        let server = TestServer()
-        try server.start()
-        return server
-    }
+    static func server() throws -> TestServer { try LLMDeltaSequenceTests.server() }
 
     static let reasoning = LLMReplyOptions.reasoningPieces.joined()
 

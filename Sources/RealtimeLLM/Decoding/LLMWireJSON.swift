@@ -50,6 +50,19 @@ enum LLMWireJSON {
         }
     }
 
+    /// OpenAI's token breakdowns (`prompt_tokens_details`, `completion_tokens_details`, and
+    /// the Responses API's `input_tokens_details`, `output_tokens_details`): the cached and
+    /// the reasoning tokens.
+    struct TokenDetails: Decodable {
+        var cachedTokens: Int?
+        var reasoningTokens: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case cachedTokens = "cached_tokens"
+            case reasoningTokens = "reasoning_tokens"
+        }
+    }
+
     /// A string field that only names things: any other JSON value there reads as nil
     /// rather than failing the event.
     struct LenientString: Decodable {

@@ -52,8 +52,8 @@ extension OpenAIChatDecoder {
             var promptTokens: Int?
             var completionTokens: Int?
             var totalTokens: Int?
-            var promptTokensDetails: Details?
-            var completionTokensDetails: Details?
+            var promptTokensDetails: LLMWireJSON.TokenDetails?
+            var completionTokensDetails: LLMWireJSON.TokenDetails?
 
             enum CodingKeys: String, CodingKey {
                 case promptTokens = "prompt_tokens"
@@ -61,16 +61,6 @@ extension OpenAIChatDecoder {
                 case totalTokens = "total_tokens"
                 case promptTokensDetails = "prompt_tokens_details"
                 case completionTokensDetails = "completion_tokens_details"
-            }
-
-            struct Details: Decodable {
-                var cachedTokens: Int?
-                var reasoningTokens: Int?
-
-                enum CodingKeys: String, CodingKey {
-                    case cachedTokens = "cached_tokens"
-                    case reasoningTokens = "reasoning_tokens"
-                }
             }
 
             var counts: LLMUsage {

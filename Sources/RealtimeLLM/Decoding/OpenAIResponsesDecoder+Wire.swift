@@ -106,8 +106,8 @@ extension OpenAIResponsesDecoder {
         var inputTokens: Int?
         var outputTokens: Int?
         var totalTokens: Int?
-        var inputTokensDetails: Details?
-        var outputTokensDetails: Details?
+        var inputTokensDetails: LLMWireJSON.TokenDetails?
+        var outputTokensDetails: LLMWireJSON.TokenDetails?
 
         enum CodingKeys: String, CodingKey {
             case inputTokens = "input_tokens"
@@ -115,16 +115,6 @@ extension OpenAIResponsesDecoder {
             case totalTokens = "total_tokens"
             case inputTokensDetails = "input_tokens_details"
             case outputTokensDetails = "output_tokens_details"
-        }
-
-        struct Details: Decodable {
-            var cachedTokens: Int?
-            var reasoningTokens: Int?
-
-            enum CodingKeys: String, CodingKey {
-                case cachedTokens = "cached_tokens"
-                case reasoningTokens = "reasoning_tokens"
-            }
         }
 
         var counts: LLMUsage {

@@ -288,4 +288,12 @@ import Testing
             #expect((error.bodyExcerpt?.utf8.count ?? 0) <= RealtimeError.maxBodyExcerpt)
         }
     }
+
+    /// Golden sequences with mutated data never crash the decoder: each message decodes or
+    /// throws `protocol_violation`.
+    @Test(arguments: 1...40) func mutatedEventsNeverCrash(seed: UInt64) throws {
+        for sse in [Self.toolReply, Self.thinkingReply] {
+            try SSETranscript.expectMutationsAreSafe(sse, with: AnthropicMessagesDecoder(), seed: seed)
+        }
+    }
 }

@@ -150,4 +150,12 @@ import Testing
     @Test func hasNoTerminator() {
         #expect(GeminiDecoder.terminator == nil)
     }
+
+    /// Golden sequences with mutated data never crash the decoder: each message decodes or
+    /// throws `protocol_violation`.
+    @Test(arguments: 1...40) func mutatedEventsNeverCrash(seed: UInt64) throws {
+        for sse in [Self.thinkingReply] {
+            try SSETranscript.expectMutationsAreSafe(sse, with: GeminiDecoder(), seed: seed)
+        }
+    }
 }

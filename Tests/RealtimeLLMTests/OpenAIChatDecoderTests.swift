@@ -310,6 +310,14 @@ import Testing
         ])
         #expect(try SSETranscript.decode(sse, with: .openAI).deltas == [.finish(.stop)])
     }
+
+    /// Golden sequences with mutated data never crash the decoder: each message decodes or
+    /// throws `protocol_violation`.
+    @Test(arguments: 1...40) func mutatedEventsNeverCrash(seed: UInt64) throws {
+        for sse in [Self.textReply, Self.toolReply, Self.deepSeekReply] {
+            try SSETranscript.expectMutationsAreSafe(sse, with: OpenAIChatDecoder(), seed: seed)
+        }
+    }
 }
 
 extension LLMDelta {

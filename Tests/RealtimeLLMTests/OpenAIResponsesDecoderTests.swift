@@ -272,4 +272,12 @@ import Testing
             #expect(!terminator.matches(.sse(type: type, data: data, id: "")), "\(data)")
         }
     }
+
+    /// Golden sequences with mutated data never crash the decoder: each message decodes or
+    /// throws `protocol_violation`.
+    @Test(arguments: 1...40) func mutatedEventsNeverCrash(seed: UInt64) throws {
+        for sse in [Self.textReply, Self.toolReply, Self.reasoningReply] {
+            try SSETranscript.expectMutationsAreSafe(sse, with: OpenAIResponsesDecoder(), seed: seed)
+        }
+    }
 }

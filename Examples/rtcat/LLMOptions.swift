@@ -8,6 +8,8 @@ struct LLMOptions {
     enum Format: String {
         case openAI = "openai"
         case anthropic
+        case responses
+        case gemini
     }
 
     var url: URL
@@ -29,7 +31,8 @@ struct LLMOptions {
 
     static let help = """
             options (durations in seconds):
-              --format openai|anthropic  the reply's wire format (openai)
+              --format openai|anthropic|responses|gemini  the reply's wire format (openai): OpenAI chat
+                                    completions, Anthropic Messages, the OpenAI Responses API, Gemini alt=sse
               -H 'Name: value'      request header (repeatable), e.g. Authorization: Bearer …
               -d BODY | -d @FILE    the JSON request body (required; sent with POST, once)
               --coalesce S          print text in batches at most once per S seconds (e.g. 0.033)
@@ -43,10 +46,16 @@ struct LLMOptions {
                                     fails with invalid_utf8)
             output: one JSON object per line:
               {"kind": "delta", "text": …}   each text delta (each batch's text with --coalesce)
+              {"kind": "reasoning", "block": …, "type": "text|summary|signature|redacted", "text": …}
+                                    each reasoning fragment (the model's thinking, apart from the answer)
+              {"kind": "refusal", "text": …}   each refusal fragment
+              {"kind": "citation", "type": …, "url": …, "title": …, "citedText": …}   each cited source
               {"kind": "tool_call", "index": …, "id": …, "name": …, "arguments": …}   once complete
               {"kind": "unrecognized", "event": …}   an event the format does not define, skipped
                                     (e.g. {"object":"keepalive"}); the reply goes on
-              {"kind": "finished", "reason": …, "text": …, "usage": {…}}
+              {"kind": "finished", "reason": …, "text": …, "reasoning": …, "refusal": …, "usage": {…}}
+                                    (reasoning: the reasoning and summary text, when there was any;
+                                    refusal when there was one)
               {"kind": "error", "code": …, "message": …, "status": …, "body": …, "retryAfter": …, "cause": …}
             exit: 0 after finished (also when the server holds the connection open after the
             reply's terminator); 1 after an error (truncated, http_status, stream_error, …); 2 usage error
@@ -61,7 +70,9 @@ struct LLMOptions {
             switch cursor.option {
             case "--format":
                 let name = try cursor.value()
-                guard let format = Format(rawValue: name) else { throw UsageError("--format is openai or anthropic, not '\(name)'") }
+                guard let format = Format(rawValue: name) else {
+                    throw UsageError("--format is openai, anthropic, responses or gemini, not '\(name)'")
+                }
                 o.format = format
             case "-H", "--header":
                 let (name, value) = try ConnectOptions.headerField(try cursor.value())
@@ -99,9 +110,16 @@ struct LLMOptions {
 
     /// POST `body` as JSON, never repeated, no reconnect after the reply, invalid UTF-8 an
     /// error unless `--lenient-utf8`. The reply ends at the format's terminator
-    /// (`data: [DONE]`, `event: message_stop`).
+    /// (`data: [DONE]`, `event: message_stop`, the Responses end events delivered), or for
+    /// Gemini at the clean end of the stream.
     var configuration: RealtimeClient.Configuration {
-        let terminator = format == .openAI ? OpenAIChatDecoder.terminator : AnthropicMessagesDecoder.terminator
+        let terminator: StreamTerminator?
+        switch format {
+        case .openAI: terminator = OpenAIChatDecoder.terminator
+        case .anthropic: terminator = AnthropicMessagesDecoder.terminator
+        case .responses: terminator = OpenAIResponsesDecoder.terminator
+        case .gemini: terminator = GeminiDecoder.terminator
+        }
         var c = RealtimeClient.Configuration.llm(body: body, headers: headers, terminator: terminator)
         if let connectTimeout { c.connectTimeout = connectTimeout }
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }

@@ -30,8 +30,8 @@ public struct SocketIOError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let ackTimeout = Code(.ackTimeout)
         /// The connection the emit went out on ended before its acknowledgement came.
         public static let connectionLost = Code(.connectionLost)
-        /// No open connection for a send that cannot wait in the outbox (an emit with binary
-        /// attachments, or any emit under ``SendPolicy/failFast``).
+        /// No open connection for an emit with binary attachments (it cannot wait in the
+        /// outbox). Other emits throw the client's `not_connected` under fail-fast.
         public static let notConnected = Code(.notConnected)
         /// The server disconnected the namespace (DISCONNECT); the next connection joins it
         /// again.

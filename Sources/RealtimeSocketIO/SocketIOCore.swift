@@ -27,6 +27,8 @@ final class SocketIOCore: Sendable {
         var fatal: SocketIOError?
         var unmatchedAcks = 0
         var stopped = false
+        /// Whether any namespace's session has a `pid` (only then do events carry offsets).
+        var recovering: Bool { sessions.values.contains { $0.pid != nil } }
     }
 
     struct WeakClient {
@@ -66,7 +68,9 @@ final class SocketIOCore: Sendable {
     /// an event on a namespace whose session has a `pid`. Runs on the I/O thread: one decode
     /// of the packet's header and array, no more.
     func offset(of message: Message) -> String? {
-        guard let text = message.text, text.hasPrefix("42") || text.hasPrefix("45") else { return nil }
+        guard let text = message.text, text.hasPrefix("42") || text.hasPrefix("45"), state.withLock({ $0.recovering }) else {
+            return nil
+        }
         guard let packet = try? SocketIOPacket.decode(Array(text.utf8), from: 1, maxAttachments: configuration.maxAttachments),
             state.withLock({ $0.sessions[packet.namespace]?.pid != nil })
         else { return nil }

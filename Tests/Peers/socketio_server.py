@@ -195,25 +195,18 @@ async def main():
         socketio.ASGIApp(sio), log_level="warning", access_log=False, lifespan="off", timeout_graceful_shutdown=1,
         ws_max_size=1 << 24, backlog=1024,
     )
-    server = uvicorn.Server(config)
-    server_task = asyncio.create_task(server.serve(sockets=[sock]))
-    while not server.started:
-        if server_task.done():
-            await server_task
-            sys.exit("uvicorn failed to start")
-        await asyncio.sleep(0.01)
-    # The burst goes out before anyone can be told the port: only recovery brings it.
-    burst_end = min(ARGS.feed_count, STATE["last"] + ARGS.burst)
-    feeder = asyncio.create_task(feed())
-    while STATE["last"] < burst_end and not feeder.done():
-        await asyncio.sleep(0.001)
-    peer_common.announce(sock)
-    stopper = asyncio.create_task(peer_common.wait_for_stop(ARGS))
-    await asyncio.wait({server_task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    feeder = None
+
+    async def start_feed():
+        # The burst goes out before anyone can be told the port: only recovery brings it.
+        nonlocal feeder
+        burst_end = min(ARGS.feed_count, STATE["last"] + ARGS.burst)
+        feeder = asyncio.create_task(feed())
+        while STATE["last"] < burst_end and not feeder.done():
+            await asyncio.sleep(0.001)
+
+    await peer_common.serve_uvicorn(config, sock, ARGS, started=start_feed)
     feeder.cancel()
-    server.should_exit = True
-    await server_task
-    stopper.cancel()
 
 
 if __name__ == "__main__":

@@ -1,6 +1,5 @@
 #if os(Linux)
 import Foundation
-import Glibc
 import Realtime
 import RealtimeSocketIO
 import RealtimeTestSupport
@@ -31,7 +30,7 @@ struct SocketIOScaleTests {
     }
 
     func scale() async throws {
-        guard Self.raiseDescriptorLimit(to: 2 * Self.clients + 512) else { return }
+        guard ProcessResources.ensureDescriptorLimit(2 * Self.clients + 512, label: "socketio scale") else { return }
         let peer = try await PythonPeer.start(script: "socketio_server.py")
         defer { peer.terminate() }
         var configuration = SocketIOClient.Configuration()
@@ -77,18 +76,6 @@ struct SocketIOScaleTests {
             }
         }
         return total
-    }
-
-    static func raiseDescriptorLimit(to needed: Int) -> Bool {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
-        if limit.rlim_cur >= rlim_t(needed) { return true }
-        if limit.rlim_max >= rlim_t(needed) {
-            limit.rlim_cur = rlim_t(needed)
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 { return true }
-        }
-        print("SKIPPED (socketio scale): needs \(needed) open files, the limit is \(limit.rlim_cur); raise `ulimit -n`")
-        return false
     }
 }
 #endif

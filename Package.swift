@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "Realtime", targets: ["Realtime"]),
         .library(name: "RealtimeMCP", targets: ["RealtimeMCP"]),
+        .library(name: "RealtimeSocketIO", targets: ["RealtimeSocketIO"]),
         .library(name: "RealtimeTestServer", targets: ["RealtimeTestServer"]),
         .executable(name: "rtcat", targets: ["rtcat"]),
         .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
@@ -87,6 +88,11 @@ let package = Package(
         ),
         .target(
             name: "RealtimeMCP",
+            dependencies: ["Realtime"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeSocketIO",
             dependencies: ["Realtime"],
             swiftSettings: swiftSettings
         ),
@@ -191,6 +197,11 @@ let package = Package(
         .testTarget(
             name: "RealtimeMCPTests",
             dependencies: ["RealtimeMCP", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeSocketIOTests",
+            dependencies: ["RealtimeSocketIO", "RealtimeTestServer", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

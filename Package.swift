@@ -15,6 +15,7 @@ let package = Package(
     products: [
         .library(name: "Realtime", targets: ["Realtime"]),
         .library(name: "RealtimeMCP", targets: ["RealtimeMCP"]),
+        .library(name: "RealtimeGraphQL", targets: ["RealtimeGraphQL"]),
         .library(name: "RealtimeTestServer", targets: ["RealtimeTestServer"]),
         .executable(name: "rtcat", targets: ["rtcat"]),
         .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
@@ -87,6 +88,11 @@ let package = Package(
         ),
         .target(
             name: "RealtimeMCP",
+            dependencies: ["Realtime"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeGraphQL",
             dependencies: ["Realtime"],
             swiftSettings: swiftSettings
         ),
@@ -191,6 +197,11 @@ let package = Package(
         .testTarget(
             name: "RealtimeMCPTests",
             dependencies: ["RealtimeMCP", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeGraphQLTests",
+            dependencies: ["RealtimeGraphQL", "RealtimeTestServer", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -44,26 +44,28 @@ public final class GraphQLClient: Sendable {
     /// - Throws: ``RealtimeError`` `unsupportedScheme` for a scheme other than `ws` or `wss`,
     ///   `invalidConfiguration` for a configuration that cannot work.
     public convenience init(url: URL, configuration: Configuration = Configuration()) throws {
-        try self.init(
-            url: url, configuration: configuration, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
-            transportFactory: RealtimeClient.defaultTransportFactory(configuration: configuration.realtime))
+        try self.init(url: url, configuration: configuration, clock: ContinuousClock(), random: SystemRandomNumberGenerator())
     }
 
     /// A client with an injected clock (backoff, the ack timeout), random generator (jitter)
     /// and transport factory, as ``RealtimeClient/init(url:configuration:clock:random:transportFactory:)``:
-    /// how tests drive it without a network or without waiting.
+    /// how tests drive it without a network or without waiting. `transportFactory` nil makes
+    /// the default transports, set up with the configuration the client derives (its
+    /// heartbeat, which carries the keep-alive, included).
     public init<C: Clock, G: RandomNumberGenerator & Sendable>(
         url: URL, configuration: Configuration, clock: C, random: G,
-        transportFactory: @escaping RealtimeClient.TransportFactory
+        transportFactory: RealtimeClient.TransportFactory? = nil
     ) throws where C.Duration == Duration {
         guard RealtimeClient.transportKind(for: url) == .webSocket else {
             throw RealtimeError(.unsupportedScheme, detail: "graphql-transport-ws needs a ws or wss URL")
         }
         try configuration.validate()
         let session = GraphQLSession(configuration: configuration)
+        let derived = configuration.realtimeConfiguration(session)
+        let base = transportFactory ?? RealtimeClient.defaultTransportFactory(configuration: derived)
         realtime = try RealtimeClient(
-            url: url, configuration: configuration.realtimeConfiguration(session), clock: clock, random: random,
-            transportFactory: session.transportFactory(transportFactory))
+            url: url, configuration: derived, clock: clock, random: random,
+            transportFactory: session.transportFactory(base))
         session.attach(realtime)
         self.session = session
         self.configuration = configuration

@@ -63,4 +63,73 @@ struct GraphQLStrawberryTests {
         #expect(client.realtime.statistics.connections >= 2, "the restart was a reconnect")
         await second.stop()
     }
+
+    @Test("three subscriptions on one connection: typed data, partial data with its error, an operation error")
+    func manyOnOneConnection() async throws {
+        let peer = try await Self.peer()
+        defer { peer.terminate() }
+        let client = try Self.client(peer)
+        defer { client.close() }
+        let ticks = client.subscribe("subscription { ticks(count: 5) { seq } }", as: Ticks.self)
+        let readings = client.subscribe("subscription { readings(count: 4) { seq note } }", as: Readings.self)
+        let broken = client.subscribe("subscription { nope }", as: Ticks.self)
+        var seen: [Int] = []
+        for try await result in ticks { seen.append(try #require(result.data).ticks.seq) }
+        #expect(seen == [1, 2, 3, 4, 5])
+        var notes: [String?] = []
+        for try await result in readings {
+            let reading = try #require(result.data).readings
+            notes.append(reading.note)
+            if reading.seq % 2 == 0 {
+                #expect(result.errors.map(\.message) == ["no note for reading \(reading.seq)"])
+                #expect(result.errors.first?.path == [.field("readings"), .field("note")])
+            } else {
+                #expect(result.errors.isEmpty)
+            }
+        }
+        #expect(notes == ["note 1", nil, "note 3", nil])
+        await #expect { for try await _ in broken {} } throws: { error in
+            let e = error as? GraphQLClientError
+            return e?.code == .operationFailed && e?.errors.first?.message.contains("nope") == true
+        }
+        #expect(client.realtime.statistics.connections == 1)
+        await peer.stop()
+    }
+
+    @Test("a refused connection_init (4403): every subscription ends with connection_rejected, no reconnect")
+    func refusedInit() async throws {
+        let peer = try await Self.peer()
+        defer { peer.terminate() }
+        let client = try Self.client(peer, token: "wrong")
+        defer { client.close() }
+        await #expect { for try await _ in client.subscribe("subscription { ticks { seq } }", as: Ticks.self) {} } throws: {
+            let e = $0 as? GraphQLClientError
+            return e?.code == .connectionRejected && e?.closeCode == 4403 && e?.closeReason == "Forbidden"
+        }
+        #expect(client.realtime.statistics.attempts == 1)
+        await peer.stop()
+    }
+
+    @Test("connection_init too late (4408) is retried, with a fresh payload")
+    func lateInit() async throws {
+        let peer = try await Self.peer(["--init-timeout-ms", "300"])
+        defer { peer.terminate() }
+        let calls = Counter()
+        var configuration = GraphQLClient.Configuration()
+        configuration.connectionPayload = {
+            // The first payload takes longer than the server waits for connection_init.
+            if calls.next() == 1 { await WallTime.hold(for: .seconds(1)) }
+            return ["token": "good"]
+        }
+        configuration.realtime.backoff = .exponential(initial: .milliseconds(100), jitter: .none)
+        let client = try GraphQLClient(url: peer.url(scheme: "ws", path: "/graphql"), configuration: configuration)
+        defer { client.close() }
+        var seen: [Int] = []
+        for try await result in client.subscribe("subscription { ticks(count: 3) { seq } }", as: Ticks.self) {
+            seen.append(try #require(result.data).ticks.seq)
+        }
+        #expect(seen == [1, 2, 3])
+        #expect(client.realtime.statistics.attempts == 2)
+        await peer.stop()
+    }
 }

@@ -15,7 +15,7 @@ import Realtime
 /// }
 /// ```
 ///
-/// **Connection.** The first ``subscribe(_:as:operationName:variables:)`` connects; every
+/// **Connection.** The first `subscribe(_:as:operationName:variables:)` connects; every
 /// connection begins with `connection_init` (the configured payload) and waits for
 /// `connection_ack` (``Configuration/ackTimeout``) before any operation goes out. All
 /// subscriptions share the connection. It stays up until ``close()``.
@@ -99,7 +99,7 @@ public final class GraphQLClient: Sendable {
     }
 
     /// Subscribes to `query` with fixed `variables` (nil: none); see
-    /// ``subscribe(_:as:operationName:variables:)-(_,_,_,(Value?)->Variables?)``.
+    /// `subscribe(_:as:operationName:variables:)`.
     public func subscribe<Value: Decodable & Sendable>(
         _ query: String, as type: Value.Type = Value.self, operationName: String? = nil,
         variables: (any Encodable & Sendable)? = nil

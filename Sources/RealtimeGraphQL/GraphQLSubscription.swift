@@ -1,7 +1,7 @@
 import Synchronization
 
 /// The results of one GraphQL subscription, in order (see
-/// ``GraphQLClient/subscribe(_:as:operationName:variables:)-(_,_,_,(Value?)->Variables?)``).
+/// `GraphQLClient.subscribe(_:as:operationName:variables:)`).
 ///
 /// Iterate it once: a second iterator ends at once. The operation stops (`complete` goes to
 /// the server, results held for it are dropped) when you call ``cancel()``, when the task

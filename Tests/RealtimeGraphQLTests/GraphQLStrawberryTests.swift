@@ -132,4 +132,38 @@ struct GraphQLStrawberryTests {
         #expect(client.realtime.statistics.attempts == 2)
         await peer.stop()
     }
+
+    /// The program of the GraphQL article (`Sources/Realtime/Realtime.docc/GraphQL.md`), its
+    /// lines unchanged but for the URL and where the values go, with the server restarted
+    /// after the 40th value.
+    @Test("the article's program: a subscription that survives a server restart, every value once")
+    func articleProgram() async throws {
+        let first = try await Self.peer()
+        let port = first.port
+        let restart = Signal()
+        let program = Task {
+            var seen: [Int] = []
+            var configuration = GraphQLClient.Configuration()
+            configuration.connectionPayload = { ["token": "good"] }
+            let client = try GraphQLClient(url: first.url(scheme: "ws", path: "/graphql"), configuration: configuration)
+            let ticks = client.subscribe(
+                "subscription($after: Int!) { ticks(after: $after, count: 100) { seq } }", as: Ticks.self,
+                variables: { last in ["after": last?.ticks.seq ?? 0] })
+            for try await result in ticks {
+                guard let tick = result.data?.ticks else { continue }
+                seen.append(tick.seq)
+                if seen.count == 40 { restart.raise() }
+            }
+            client.close()
+            return seen
+        }
+        await restart.wait()
+        await first.stop()
+        let second = try await PythonPeer.start(script: "graphql_strawberry.py", arguments: ["--port", "\(port)"])
+        defer { second.terminate() }
+        let count = FeedCount(received: try await program.value, count: 100)
+        print("GraphQL article program: \(count)")
+        #expect(count.exact, "\(count)")
+        await second.stop()
+    }
 }

@@ -78,9 +78,7 @@ import Testing
         let server = try ScriptedServer()
         defer { server.client.close() }
         let feed = GraphQLClientTests.ticks(server)
-        let first = try await server.nextSocket()
-        first.open()
-        _ = await first.nextSent()
+        let first = try await server.openUnacknowledged()
         first.serverClose(4401)
         await server.advance(by: .seconds(1))
         let second = try await server.connect()
@@ -99,10 +97,8 @@ import Testing
     func aMessageOutsideTheProtocolIsAnsweredWith4400AndAReconnect(text: String) async throws {
         let server = try ScriptedServer()
         defer { server.client.close() }
-        let feed = GraphQLClientTests.ticks(server)
-        var results = feed.makeAsyncIterator()
-        let first = try await server.connect()
-        _ = await first.nextSent()
+        let (iterator, first) = try await server.subscribedToTicks()
+        var results = iterator
         first.receive(ScriptedServer.tick(1, 1))
         first.receive(text)
         #expect(Self.seqOf(try await results.next()) == 1)
@@ -134,9 +130,7 @@ import Testing
         let server = try ScriptedServer()
         defer { server.client.close() }
         let feed = GraphQLClientTests.ticks(server)
-        let first = try await server.nextSocket()
-        first.open()
-        _ = await first.nextSent()
+        let first = try await server.openUnacknowledged()
         first.receive(ScriptedServer.tick(1, 1))
         #expect(await first.nextSent() == nil)
         #expect(first.closedWith?.code == 4400)

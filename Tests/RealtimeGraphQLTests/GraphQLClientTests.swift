@@ -39,9 +39,7 @@ import Testing
         let server = try ScriptedServer { $0.ackTimeout = .seconds(3) }
         defer { server.client.close() }
         let feed = Self.ticks(server)
-        let first = try await server.nextSocket()
-        first.open()
-        #expect(await first.nextSent() == ScriptedServer.initMessage)
+        let first = try await server.openUnacknowledged()
         await server.clock.waitForSleepers(1)
         server.clock.advance(by: .milliseconds(2999))
         #expect(!first.ended, "the ack may still come")
@@ -49,9 +47,7 @@ import Testing
         #expect(await first.nextSent() == nil, "nothing but connection_init went out on it")
         #expect(first.closedWith != nil, "the client closed it")
         await server.advance(by: .seconds(1))
-        let second = try await server.nextSocket()
-        second.open()
-        #expect(await second.nextSent() == ScriptedServer.initMessage)
+        let second = try await server.openUnacknowledged()
         second.receive(ScriptedServer.ack)
         #expect(await second.nextSent() == ScriptedServer.subscribe(1, Self.ticks, variables: #"{"after":0}"#))
         _ = feed
@@ -60,10 +56,8 @@ import Testing
     @Test func aReconnectSubscribesAgainFromTheNewestResultReceived() async throws {
         let server = try ScriptedServer()
         defer { server.client.close() }
-        let feed = Self.ticks(server)
-        var results = feed.makeAsyncIterator()
-        let first = try await server.connect()
-        _ = await first.nextSent()
+        let (iterator, first) = try await server.subscribedToTicks()
+        var results = iterator
         for seq in 1...3 { first.receive(ScriptedServer.tick(1, seq)) }
         #expect(Self.seq(try await results.next()) == 1)
         // 2 and 3 wait in the subscription's buffer: the cursor is the newest received.
@@ -80,10 +74,8 @@ import Testing
     @Test func resultsForAnIdOfAnEndedConnectionAreNotDelivered() async throws {
         let server = try ScriptedServer()
         defer { server.client.close() }
-        let feed = Self.ticks(server)
-        var results = feed.makeAsyncIterator()
-        let first = try await server.connect()
-        _ = await first.nextSent()
+        let (iterator, first) = try await server.subscribedToTicks()
+        var results = iterator
         first.receive(ScriptedServer.tick(1, 1))
         #expect(Self.seq(try await results.next()) == 1)
         first.cut()
@@ -152,9 +144,7 @@ import Testing
         let server = try ScriptedServer()
         defer { server.client.close() }
         let feed = Self.ticks(server)
-        let socket = try await server.nextSocket()
-        socket.open()
-        #expect(await socket.nextSent() == ScriptedServer.initMessage)
+        let socket = try await server.openUnacknowledged()
         socket.receive(#"{"type":"ping","payload":{"at":1}}"#)
         #expect(await socket.nextSent() == #"{"type":"pong"}"#)
         socket.receive(#"{"type":"pong"}"#)  // unsolicited: ignored
@@ -168,10 +158,8 @@ import Testing
     @Test func aRepeatedAckIsIgnored() async throws {
         let server = try ScriptedServer()
         defer { server.client.close() }
-        let feed = Self.ticks(server)
-        var results = feed.makeAsyncIterator()
-        let socket = try await server.connect()
-        _ = await socket.nextSent()
+        let (iterator, socket) = try await server.subscribedToTicks()
+        var results = iterator
         socket.receive(ScriptedServer.ack)
         socket.receive(ScriptedServer.tick(1, 1))
         #expect(Self.seq(try await results.next()) == 1)
@@ -207,10 +195,8 @@ import Testing
     @Test func aResultThatDoesNotDecodeEndsItsSubscriptionWhichIsCompleted() async throws {
         let server = try ScriptedServer()
         defer { server.client.close() }
-        let feed = Self.ticks(server)
-        var results = feed.makeAsyncIterator()
-        let socket = try await server.connect()
-        _ = await socket.nextSent()
+        let (iterator, socket) = try await server.subscribedToTicks()
+        var results = iterator
         socket.receive(ScriptedServer.next(1, #"{"ticks":{"seq":"one"}}"#))
         await #expect { _ = try await results.next() } throws: { error in
             let e = error as? GraphQLClientError
@@ -241,10 +227,8 @@ import Testing
 
     @Test func closeEndsEverySubscriptionAfterWhatItHolds() async throws {
         let server = try ScriptedServer()
-        let feed = Self.ticks(server)
-        var results = feed.makeAsyncIterator()
-        let socket = try await server.connect()
-        _ = await socket.nextSent()
+        let (iterator, socket) = try await server.subscribedToTicks()
+        var results = iterator
         socket.receive(ScriptedServer.tick(1, 1))
         socket.receive(ScriptedServer.tick(1, 2))
         socket.receive(#"{"type":"ping"}"#)

@@ -38,13 +38,30 @@ struct ScriptedServer {
         return try #require(await iterator.next(), "no further attempt", sourceLocation: sourceLocation)
     }
 
-    /// The next attempt, opened, its connection_init read and acknowledged.
-    func connect(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ScriptedSocket {
+    /// The next attempt, opened and its connection_init read; not acknowledged.
+    func openUnacknowledged(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ScriptedSocket {
         let socket = try await nextSocket(sourceLocation: sourceLocation)
         socket.open()
         #expect(await socket.nextSent() == Self.initMessage, sourceLocation: sourceLocation)
+        return socket
+    }
+
+    /// The next attempt, opened, its connection_init read and acknowledged.
+    func connect(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ScriptedSocket {
+        let socket = try await openUnacknowledged(sourceLocation: sourceLocation)
         socket.receive(Self.ack)
         return socket
+    }
+
+    /// A ticks subscription (``GraphQLClientTests/ticks``) on an acknowledged connection whose
+    /// subscribe message was read: its results, and the socket.
+    func subscribedToTicks(
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws -> (GraphQLSubscription<Ticks>.AsyncIterator, ScriptedSocket) {
+        let results = GraphQLClientTests.ticks(self).makeAsyncIterator()
+        let socket = try await connect(sourceLocation: sourceLocation)
+        #expect(await socket.nextSent() == Self.subscribe(1, GraphQLClientTests.ticks, variables: #"{"after":0}"#), sourceLocation: sourceLocation)
+        return (results, socket)
     }
 
     /// Waits for the client's backoff timer, then moves the clock by `d`.

@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Realtime", targets: ["Realtime"]),
         .library(name: "RealtimeMCP", targets: ["RealtimeMCP"]),
         .library(name: "RealtimeSocketIO", targets: ["RealtimeSocketIO"]),
+        .library(name: "RealtimeGraphQL", targets: ["RealtimeGraphQL"]),
         .library(name: "RealtimeTestServer", targets: ["RealtimeTestServer"]),
         .executable(name: "rtcat", targets: ["rtcat"]),
         .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
@@ -93,6 +94,11 @@ let package = Package(
         ),
         .target(
             name: "RealtimeSocketIO",
+            dependencies: ["Realtime"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeGraphQL",
             dependencies: ["Realtime"],
             swiftSettings: swiftSettings
         ),
@@ -202,6 +208,11 @@ let package = Package(
         .testTarget(
             name: "RealtimeSocketIOTests",
             dependencies: ["RealtimeSocketIO", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeGraphQLTests",
+            dependencies: ["RealtimeGraphQL", "RealtimeTestServer", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -34,7 +34,11 @@ extension RealtimeClient {
             request.url = resumeURL(url, plan.cursor)
         }
         if plan.resumes, let resume = configuration.resume, let cursor = plan.cursor {
-            request = resume.request(request, cursor)
+            guard let resumed = resume.request(request, cursor) else {
+                let e = RealtimeError(.requestNotRepeatable, detail: "the resume plan cannot resume from the cursor")
+                return attemptFailedToStart(plan.attempt, e)
+            }
+            request = resumed
             request.attempt = plan.attempt
         }
         guard Self.transportKind(for: request.url) == transportKind else {

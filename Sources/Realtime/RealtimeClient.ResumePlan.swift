@@ -32,8 +32,10 @@ extension RealtimeClient {
         /// The request that resumes the stream after `cursor`, made from `request`, the
         /// request the attempt would otherwise send (the first one, with the headers
         /// provider's headers and `lastEventID` set to the cursor). Change what differs
-        /// (method, URL, headers, body); the URL must keep the transport's scheme family.
-        public var request: @Sendable (_ request: TransportRequest, _ cursor: String) -> TransportRequest
+        /// (method, URL, headers, body); the URL must keep the transport's scheme family. nil:
+        /// this cursor cannot resume the stream (the attempt fails with
+        /// `request_not_repeatable`, and the client stops).
+        public var request: @Sendable (_ request: TransportRequest, _ cursor: String) -> TransportRequest?
         /// Resumes in a row of a finite stream that bring no new cursor before the client
         /// stops with `truncated`. Default 3; at least 1.
         public var maxResumesWithoutProgress: Int
@@ -41,7 +43,7 @@ extension RealtimeClient {
         public init(
             cursor: (@Sendable (_ message: Message, _ previous: String?) -> String?)? = nil,
             maxResumesWithoutProgress: Int = 3,
-            request: @escaping @Sendable (_ request: TransportRequest, _ cursor: String) -> TransportRequest
+            request: @escaping @Sendable (_ request: TransportRequest, _ cursor: String) -> TransportRequest?
         ) {
             self.cursor = cursor
             self.maxResumesWithoutProgress = maxResumesWithoutProgress

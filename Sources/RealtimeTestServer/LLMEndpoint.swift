@@ -11,8 +11,8 @@ enum LLMEndpoint {
     }
 
     /// `GET /v1/responses/{id}?stream=true&starting_after=N`: the reply the id was made for
-    /// (its query is in the id), from the event after N; a `cut_after` applies only to the
-    /// first request. 404 for an id this server did not make.
+    /// (its query is in the id), from the event after N, cut at the reply's first `cut_after`
+    /// point above N. 404 for an id this server did not make.
     static func serveResponse(_ writer: ResponseWriter, id: String) throws {
         guard var query = LLMReplyOptions.replyQuery(responseID: id) else {
             let body = #"{"error":{"message":"No response found with id '\#(id.prefix(64))'.","type":"invalid_request_error","param":null,"code":null}}"#
@@ -39,10 +39,13 @@ enum LLMEndpoint {
             try streamEndlessly(Array(events.prefix(renderer.startCount)), renderer, writer)
             return
         }
+        // The event at position N has sequence_number N; a request is cut at the first point
+        // after where it starts (the first request starts before -1).
+        let start = options.startingAfter ?? -2
+        let cut = options.format == .responses ? options.cutAfter.first { $0 > start } : nil
         if options.format == .responses {
-            // The event at position N has sequence_number N.
             if let after = options.startingAfter { events = Array(events.dropFirst(max(0, after + 1))) }
-            if !replay, let cut = options.cutAfter { events = Array(events.prefix(max(0, cut + 1))) }
+            if let cut { events = Array(events.prefix(max(0, cut - max(start, -1)))) }
         }
         if options.invalidUTF8, let n = events.firstIndex(where: { $0.contains("\"llo\"") }) {
             events[n] = events[n].replacingOccurrences(of: "\"llo\"", with: "\"l\u{1}o\"")
@@ -54,10 +57,11 @@ enum LLMEndpoint {
             if options.invalidUTF8, let i = bytes.firstIndex(of: 0x01) { bytes[i] = 0xFF }
             try write(bytes, split: options.split, writer)
         }
-        if options.format == .responses, !replay, options.cutAfter != nil {
+        if cut != nil {
             // Dropped mid-body, as a network failure cuts a reply, not a clean end.
             return writer.abort()
         }
+        if options.format == .responses, options.queued, replay, options.queuedReplayEnds { return }
         if (options.end == .hold && options.reply != .error) || (options.format == .responses && options.queued) {
             try writer.hold()
         }

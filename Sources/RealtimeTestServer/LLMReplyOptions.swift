@@ -71,12 +71,18 @@ public struct LLMReplyOptions: Sendable, Hashable {
     /// summary, Gemini thought parts.
     var reasoning = false
     /// `queued=1` (Responses): the reply stays queued: `response.created` with status
-    /// `queued` and `response.queued`, then nothing more while the connection lasts.
+    /// `queued` and `response.queued`, then nothing more while the connection lasts (on a
+    /// replay with `queued_replay=end`, the stream ends cleanly instead: a server that closes
+    /// a resumed stream while the reply is still queued).
     var queued = false
-    /// `cut_after=N` (Responses, the first request only): the connection drops after the
-    /// event with `sequence_number` N, mid-body (a cut stream to resume with
-    /// `GET /v1/responses/{id}?stream=true&starting_after=N`).
-    var cutAfter: Int?
+    /// `queued_replay=end`: see ``queued``.
+    var queuedReplayEnds = false
+    /// `cut_after=N[,M…]` (Responses): the connection drops mid-body after the event with
+    /// `sequence_number` N, a cut stream to resume with
+    /// `GET /v1/responses/{id}?stream=true&starting_after=N`; with several, each request is
+    /// cut at the first point after where it started (`-1`: the first request, before any
+    /// event), so a reply can be cut again and again. Stateless: the id carries the points.
+    var cutAfter: [Int] = []
     /// `starting_after=N` (Responses, the `GET` that resumes): only the events with a
     /// `sequence_number` above N.
     var startingAfter: Int?
@@ -109,7 +115,8 @@ public struct LLMReplyOptions: Sendable, Hashable {
         if let v = query["piece_bytes"].flatMap(Int.init), (1...(16 << 20)).contains(v) { endlessPieceBytes = v }
         reasoning = query["reasoning"] == "1"
         queued = query["queued"] == "1"
-        cutAfter = query["cut_after"].flatMap(Int.init)
+        cutAfter = query["cut_after"].map { $0.split(separator: ",").compactMap { Int($0) }.sorted() } ?? []
+        queuedReplayEnds = query["queued_replay"] == "end"
         startingAfter = query["starting_after"].flatMap(Int.init)
         replyQuery = query.filter { $0.key != "starting_after" && $0.key != "stream" }
     }

@@ -76,9 +76,9 @@ extension TestServer {
     /// | | `invalid_utf8=1` | the text piece `llo` is sent with the byte 0xFF for its second `l` |
     /// | | `endless=1` | after the text, deltas of `piece_bytes=N` bytes (65536) until the client goes away (at most 256 MiB; no finish, no terminator) |
     /// | | `reasoning=1` | before the text, reasoning in the format's shape: `reasoning_content` chunks, a `thinking` block with its signature, a reasoning item with a summary, Gemini thought parts (and a `thoughtSignature` on the first text part) |
-    /// | | `queued=1` | (Responses) `response.created` with status `queued` and `response.queued`, then nothing while the connection lasts |
-    /// | | `cut_after=N` | (Responses) drop the connection after the event with `sequence_number` N, mid-body |
-    /// | `/v1/responses/{id}` | `stream=true&starting_after=N` | (GET) replay the Responses reply whose id the POST gave (its parameters are in the id), the events with `sequence_number` above N; `cut_after` does not apply; 404 for an unknown id |
+    /// | | `queued=1` | (Responses) `response.created` with status `queued` and `response.queued`, then nothing while the connection lasts (`queued_replay=end`: a replay ends cleanly instead) |
+    /// | | `cut_after=N[,M…]` | (Responses) drop the connection mid-body after the event with `sequence_number` N; each request is cut at the first point after where it started (`-1`: before any event) |
+    /// | `/v1/responses/{id}` | `stream=true&starting_after=N` | (GET) replay the Responses reply whose id the POST gave (its parameters are in the id), the events with `sequence_number` above N, cut at its first `cut_after` point above N; 404 for an unknown id |
     /// | `/help` | | this table as text |
     ///
     /// Every request is recorded in ``requests`` whatever the endpoint; routes given in
@@ -110,7 +110,7 @@ extension TestServer {
                status=CODE [retry_after=V]: the format's JSON error body instead of a stream
                unknown=1 (an event the format does not define)  invalid_utf8=1  endless=1 [piece_bytes=N]
                reasoning=1 (reasoning before the text)
-               Responses: queued=1 (stays queued)  cut_after=N (drop after sequence_number N)
+               Responses: queued=1 (stays queued)  cut_after=N[,M…] (drop after sequence_number N, then M…)
         /v1/responses/{id}?stream=true&starting_after=N  (GET) replay that Responses reply after event N
         /help  this text
 

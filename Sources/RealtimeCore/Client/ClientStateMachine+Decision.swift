@@ -54,12 +54,15 @@ extension ClientStateMachine {
         return conclude(verdict, now: now)
     }
 
-    /// A resumed attempt of a finite stream that ended with no new cursor is a stalled resume
-    /// (a reply still queued on the server, say); returns the error that stops the client
-    /// when ``Configuration/maxResumesWithoutProgress`` of them came in a row.
+    /// An attempt that moved the cursor made progress: the backoff starts over (the next cut
+    /// is resumed after the first delay, however many came before). A resumed attempt of a
+    /// finite stream that ended with no new cursor is a stalled resume (a reply still queued on
+    /// the server, say); returns the error that stops the client when
+    /// ``Configuration/maxResumesWithoutProgress`` of them came in a row.
     private mutating func resumeStalled(_ a: Attempt, _ end: TransportEnd) -> RealtimeError? {
         if (resumeProgress.received ?? consumer.cursor) != a.cursor {
             resumeProgress.stalledResumes = 0
+            backoff.reset()
             return nil
         }
         guard a.resumes, configuration.hasTerminator else { return nil }

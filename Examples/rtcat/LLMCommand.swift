@@ -11,7 +11,7 @@ import Realtime
 enum LLMCommand {
     static let subcommand = Subcommand(
         name: "llm",
-        usage: "[--format openai|anthropic|responses|gemini] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] [--max-retries N] [--max-reply-bytes N] [--lenient-utf8] URL",
+        usage: "[--format openai|anthropic|responses|gemini] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] [--max-retries N] [--max-reply-bytes N] [--lenient-utf8] [--background] URL",
         summary: "POST an LLM request once; print the streamed reply as JSON lines (deltas, reasoning, tool calls, finished or error)\n"
             + LLMOptions.help,
         run: { await run($0) })

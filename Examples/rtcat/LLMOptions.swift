@@ -28,6 +28,9 @@ struct LLMOptions {
     var maxReplyBytes = LLMTranscript().maxBytes
     /// Invalid UTF-8 in the reply becomes U+FFFD instead of an `invalid_utf8` error.
     var lenientUTF8 = false
+    /// Responses: `"background": true` in the body, and a cut reply resumed with
+    /// `GET …/responses/{id}?stream=true&starting_after=N`.
+    var background = false
 
     static let help = """
             options (durations in seconds):
@@ -44,6 +47,10 @@ struct LLMOptions {
                                     beyond, rtcat closes the connection: error message_too_large
               --lenient-utf8        invalid UTF-8 in the reply becomes U+FFFD (default: the reply
                                     fails with invalid_utf8)
+              --background          (responses) run the reply in background mode ("background": true
+                                    is added to the body) and resume a cut reply with GET
+                                    …/responses/{id}?stream=true&starting_after=N: every delta once, the
+                                    POST never repeated
             output: one JSON object per line:
               {"kind": "delta", "text": …}   each text delta (each batch's text with --coalesce)
               {"kind": "reasoning", "block": …, "type": "text|summary|signature|redacted", "text": …}
@@ -84,6 +91,7 @@ struct LLMOptions {
             case "--max-retries": o.maxRetries = try cursor.integer(minimum: 0)
             case "--max-reply-bytes": o.maxReplyBytes = try cursor.integer(minimum: 1)
             case "--lenient-utf8": o.lenientUTF8 = true
+            case "--background": o.background = true
             default:
                 let arg = cursor.option
                 if arg.hasPrefix("-") && arg.count > 1 { throw UsageError("unknown option '\(arg)'") }
@@ -98,7 +106,24 @@ struct LLMOptions {
         guard let body else { throw UsageError("-d BODY is required (the JSON request)") }
         o.url = url
         o.body = body
+        if o.background {
+            guard o.format == .responses else { throw UsageError("--background needs --format responses") }
+            o.body = try backgroundBody(body)
+        }
         return o
+    }
+
+    /// The body with `"background": true` (and `"stream": true`) set: a JSON object is required.
+    private static func backgroundBody(_ body: [UInt8]) throws(UsageError) -> [UInt8] {
+        guard var object = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else {
+            throw UsageError("--background: the body must be a JSON object")
+        }
+        object["background"] = true
+        object["stream"] = true
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]) else {
+            throw UsageError("--background: the body could not be encoded")
+        }
+        return Array(data)
     }
 
     private static func readBody(_ text: String) throws(UsageError) -> [UInt8] {
@@ -125,6 +150,7 @@ struct LLMOptions {
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
         c.reconnect.maxAttempts = maxRetries + 1
         if lenientUTF8 { c.sse.strictUTF8 = false }
+        if background { c.resume = .openAIResponses }
         return c
     }
 }

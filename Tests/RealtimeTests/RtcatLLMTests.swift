@@ -78,6 +78,26 @@ import Testing
         #expect(server.requests(path: "/llm/\(format)").count == 1)
     }
 
+    /// `--background`: the body asks for background mode, and a reply cut three times is
+    /// printed whole, each delta once, after one POST and three GETs from the cursor.
+    @Test func aBackgroundReplyCutThreeTimesIsPrintedWhole() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let whole = try await run(server, "/v1/responses?count=6", ["--format", "responses"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        server.clearRequests()
+        let r = try await run(server, "/v1/responses?count=6&cut_after=4,6,8", ["--format", "responses", "--background"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines == whole.lines)
+        let posts = server.requests(path: "/v1/responses")
+        #expect(posts.count == 1)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(posts[0].body)) as? [String: Any])
+        #expect(body["background"] as? Bool == true && body["stream"] as? Bool == true)
+        #expect(server.requests.filter { $0.path.hasPrefix("/v1/responses/") }.map { $0.query["starting_after"] } == ["4", "6", "8"])
+        let usage = try await RtcatTests().rtcat(["llm", "--background", "-d", "{}", server.url("/v1/responses").absoluteString])
+        #expect(usage.status == 2 && usage.stderr.contains("--background needs --format responses"))
+    }
+
     /// Reasoning is printed apart from the answer, fragment by fragment, in the kind the
     /// format has; the finished line carries it beside the text.
     @Test(arguments: ["openai", "anthropic", "responses", "gemini"]) func reasoningIsPrintedApart(format: String) async throws {

@@ -24,6 +24,7 @@ extension RealtimeClient {
         if let transport = work.transport, let command = effects.transport {
             switch command {
             case .close: transport.close()
+            case .closeWith(let code): transport.close(code: code, reason: "")
             case .abort: transport.abort()
             case .verify(let within): transport.verifyConnection(within: within)
             }

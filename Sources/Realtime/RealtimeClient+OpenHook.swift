@@ -26,6 +26,9 @@ extension RealtimeClient {
             receiver: { [weak self] predicate in
                 guard let self else { throw RealtimeError(.notConnected) }
                 return try await self.receiveInHandshake(attempt: attempt, where: predicate)
+            },
+            failer: { [weak self] error, code in
+                self?.handle { machine, _ in machine.connectionFailed(attempt: attempt, error: error, closeCode: code) }
             })
     }
 

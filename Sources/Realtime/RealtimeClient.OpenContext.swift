@@ -43,15 +43,32 @@ extension RealtimeClient {
         public let cursor: String?
         let sender: @Sendable (OutboundMessage, Bool) async throws -> Void
         let receiver: @Sendable (@escaping @Sendable (Message) -> Bool) async throws -> Message
+        let failer: @Sendable (RealtimeError, UInt16) -> Void
 
         /// The attempt's number (1 for the first connection).
         public var attempt: Int { info.attempt }
 
-        /// Sends `message` on this connection, before the outbox; returns once the connection
-        /// accepted it (with `flush`, once it is written). Throws `not_connected` when the
-        /// connection is gone, `send_not_supported` on SSE.
+        /// Sends `message` on this connection (during the hook, before the outbox); returns once
+        /// the connection accepted it (with `flush`, once it is written). The context may be
+        /// kept and used after the hook returned: its sends go to this connection only, never
+        /// to a later one, which a protocol needs for messages that belong to one session (a
+        /// subscription's `complete`, a packet's binary attachments). Throws `not_connected`
+        /// once the connection is gone, `send_not_supported` on SSE.
         public func send(_ message: OutboundMessage, flush: Bool = false) async throws {
             try await sender(message, flush)
+        }
+
+        /// Ends this connection because the protocol on top found it unusable (the server broke
+        /// the protocol, its own heartbeat went unanswered): the client closes it (on
+        /// WebSocket with `closeCode`, e.g. 4400 for a `graphql-transport-ws` violation) and the
+        /// attempt ends with `error`, which the reconnect policy judges like any failure (a
+        /// `protocol_violation`, `heartbeat_timeout` or `network` error is retried with backoff;
+        /// a configuration or authorization error stops). Like ``send(_:flush:)`` it may be
+        /// called after the hook returned, and acts on this connection only: once it is over
+        /// (or failing already, or being ended by the client) this does nothing. During the
+        /// hook it fails the handshake (throwing from the hook does the same).
+        public func fail(_ error: RealtimeError, closeCode: UInt16 = 1002) {
+            failer(error, closeCode)
         }
 
         /// The server's next message on this connection, taken from the consumer (see

@@ -23,6 +23,8 @@ struct ClientStateMachineHarness {
     /// The attempt whose transport is started, and what the machine asked of it.
     var transportAttempt: Int?
     var transport: TransportState = .none
+    /// The last command the machine gave the live transport.
+    var lastTransportCommand: ClientStateMachine.TransportCommand?
     var reserveRequests: [Duration] = []
     var pendingReserve: Duration?
     var pendingAdmit = false
@@ -81,8 +83,9 @@ struct ClientStateMachineHarness {
         case .admitAttempt: pendingAdmit = true
         case nil: break
         }
+        if let command = effects.transport { lastTransportCommand = command }
         switch effects.transport {
-        case .close: if transportAttempt != nil { transport = .closing }
+        case .close, .closeWith: if transportAttempt != nil { transport = .closing }
         case .abort: if transportAttempt != nil { transport = .aborting }
         case .verify(let within): verifications.append(within)
         case nil: break

@@ -131,3 +131,63 @@ import Testing
         #expect(h.summary == "open(1)")
     }
 }
+
+/// The application failing a connection (`OpenContext.fail`): the connection closes with the
+/// application's code and the attempt ends with its error, judged by the policy; a stale or
+/// second report changes nothing; the code the client sent is not the server's verdict.
+@Suite(.timeLimit(.minutes(1))) struct ClientStateMachineConnectionFailureTests {
+    static func harness(finalCloseCodes: Set<UInt16> = [], hook: Bool = false) -> ClientStateMachineHarness {
+        var reconnect = ReconnectPolicy.default
+        reconnect.finalCloseCodes = finalCloseCodes
+        return ClientStateMachineHarness(ClientStateMachine.Configuration(
+            backoff: .exponential(jitter: .none), reconnect: reconnect, waitsForConsumer: false,
+            openHookTimeout: hook ? .seconds(10) : nil))
+    }
+
+    @Test func aFailedConnectionClosesWithTheCodeAndEndsWithTheError() {
+        var h = Self.harness()
+        h.start(); h.make(); h.open()
+        let violation = RealtimeError(.protocolViolation, detail: "an id the server had completed")
+        h.apply(h.machine.connectionFailed(attempt: 1, error: violation, closeCode: 4400))
+        #expect(h.transport == .closing && h.lastTransportCommand == .closeWith(code: 4400))
+        h.apply(h.machine.connectionFailed(attempt: 1, error: RealtimeError(.network), closeCode: 1002))
+        #expect(h.lastTransportCommand == .closeWith(code: 4400), "a second failure changes nothing")
+        h.end(TransportEnd(clean: true, code: 4400))  // the server echoes the code
+        #expect(h.summary == "open(1) error(protocol_violation,retry) closed(reconnect)")
+        #expect(h.timer != nil)
+    }
+
+    @Test func theCodeTheClientSentIsNotAFinalCloseCode() {
+        var h = Self.harness(finalCloseCodes: [4400])
+        h.start(); h.make(); h.open()
+        h.apply(h.machine.connectionFailed(attempt: 1, error: RealtimeError(.protocolViolation), closeCode: 4400))
+        h.end(TransportEnd(clean: true, code: 4400))
+        #expect(h.summary == "open(1) error(protocol_violation,retry) closed(reconnect)")
+    }
+
+    @Test func aFinalCloseCodeFromTheServerStops() {
+        var h = Self.harness(finalCloseCodes: [4403])
+        h.start(); h.make(); h.open()
+        h.end(TransportEnd(clean: false, code: 4403, reason: "Forbidden", error: RealtimeError(.remoteClosed, closeCode: 4403)))
+        #expect(h.summary == "open(1) error(remote_closed,stop) closed(final)")
+        #expect(h.events.compactMap(\.errorEvent).first?.error.closeCode == 4403)
+    }
+
+    @Test func aFailureDuringTheHandshakeFailsItAndTheHooksLateReportIsHarmless() {
+        var h = Self.harness(hook: true)
+        h.start(); h.make(); h.open()
+        h.apply(h.machine.connectionFailed(attempt: 1, error: RealtimeError(.protocolViolation), closeCode: 1002))
+        h.finishHook()  // the hook returns afterwards
+        h.end()
+        #expect(h.summary == "error(protocol_violation,retry)")
+    }
+
+    @Test func aStaleFailureIsIgnored() {
+        var h = Self.harness()
+        h.start(); h.make(); h.open()
+        h.fail(RealtimeError(.network))
+        h.drain(); h.fireTimer(); h.make(); h.open()
+        let stale = h.machine.connectionFailed(attempt: 1, error: RealtimeError(.protocolViolation), closeCode: 1002)
+        #expect(stale.ignored == .staleAttempt && h.transport == .opened)
+    }
+}

@@ -15,6 +15,8 @@ final class MockTransport: Transport, Sendable {
         var pausedSends = 0
         var demands = 0
         var verifications: [Duration] = []
+        /// The close code of the client's `close(code:reason:)`, if it closed.
+        var closeCode: UInt16?
     }
     private let state = Observed(State())
     /// The client's sink once started, and what was emitted before (delivered at start).
@@ -33,6 +35,7 @@ final class MockTransport: Transport, Sendable {
     var sent: [OutboundMessage] { state.value.sent }
     /// The timeouts of the ``verifyConnection(within:)`` calls, in order.
     var verifications: [Duration] { state.value.verifications }
+    var closeCode: UInt16? { state.value.closeCode }
     /// How many `emit` calls were told to pause (the sink was full).
     var pausedSends: Int { state.value.pausedSends }
     /// How many times the owner told the paused producer to resume.
@@ -127,7 +130,10 @@ final class MockTransport: Transport, Sendable {
     }
 
     func close(code: UInt16, reason: String) {
-        state.update { $0.closed = true }
+        state.update {
+            $0.closed = true
+            $0.closeCode = $0.closeCode ?? code
+        }
         emit(.ended(TransportEnd(clean: false, error: .cancelled)))
     }
 }

@@ -152,6 +152,33 @@ import Testing
         #expect(rec.summary == "open(1) event(7) event(8)")
     }
 
+    /// A context kept after its hook returned sends on its own connection only, and fails it:
+    /// the close carries the application's code and the attempt ends with its error (retried).
+    @Test func aKeptContextSendsOnItsConnectionAndFailsIt() async throws {
+        let contexts = Observed<[RealtimeClient.OpenContext]>([])
+        let t = try Self.client { context in contexts.update { $0.append(context) } }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        await rec.waitFor(1)
+        let context = try #require(contexts.value.first)
+        try await context.send(.text("complete 1"))
+        #expect(RealtimeClientSendTests.texts(first) == ["complete 1"])
+        context.fail(RealtimeError(.protocolViolation, detail: "an id the server had completed"), closeCode: 4400)
+        await first.waitUntilClosed()
+        #expect(first.closeCode == 4400)
+        await rec.waitFor(3)
+        #expect(rec.summary == "open(1) error(protocol_violation,retry) closed(reconnect)")
+        await t.advance(by: .seconds(1))
+        let second = try #require(await t.factory.transport(1))
+        second.open()
+        await rec.waitFor(4)
+        await #expect { try await context.send(.text("late")) } throws: { ($0 as? RealtimeError)?.code == .notConnected }
+        context.fail(RealtimeError(.protocolViolation), closeCode: 4400)
+        #expect(!second.closed && second.sent.isEmpty, "the old context never reaches the new connection")
+    }
+
     @Test func onSSETheHookReadsTheFirstEvent() async throws {
         let endpoint = Observed<String?>(nil)
         let t = try Self.client("http://127.0.0.1:8080/sse") { context in

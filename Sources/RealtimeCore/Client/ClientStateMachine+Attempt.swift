@@ -56,7 +56,7 @@ extension ClientStateMachine {
         statistics.messages += count
         statistics.bytes += bytes
         if let cursor { resumeProgress.received = cursor }
-        if case .attempting(let a) = phase, a.hookRunning { return a.hookFailure == nil ? .hold : .drop }
+        if case .attempting(let a) = phase, a.hookRunning { return a.failure == nil ? .hold : .drop }
         return .deliver(first: numberEmissions(count))
     }
 
@@ -78,7 +78,7 @@ extension ClientStateMachine {
     /// open), the connection's `closed` is clean and final, and the events finish.
     package mutating func terminatorArrived(attempt: Int, now: Duration) -> Effects {
         guard var a = startedAttempt(attempt) else { return .ignored(staleness(ofAttempt: attempt)) }
-        if a.hookRunning { return a.hookFailure == nil ? terminatorDuringHandshake(&a) : .nothing }
+        if a.hookRunning { return a.failure == nil ? terminatorDuringHandshake(&a) : .nothing }
         guard a.opened else { return .ignored(.outOfOrder) }
         let close = CloseEvent(clean: true, willReconnect: false)
         let log = ClientLogRecord(.info, "end of stream: terminator received", ["attempt": "\(attempt)"])

@@ -19,7 +19,11 @@ extension ClientStateMachine {
             attempt: a.number, opened: a.opened, uptime: uptime,
             requestIsRepeatable: configuration.requestIsRepeatable || resumable,
             canRefreshCredentials: configuration.refreshesCredentials && !credentials.refreshedInStreak)
-        let decision = configuration.reconnect.decide(end, context: context, backoff: &backoff, using: &random)
+        // A connection the client failed was closed with its own code (the peer's Close only
+        // echoes it): that code is not the server's verdict.
+        var judged = end
+        if a.failure != nil { judged.code = nil }
+        let decision = configuration.reconnect.decide(judged, context: context, backoff: &backoff, using: &random)
         var delay: Duration?
         var reason: RealtimeError?
         switch decision {

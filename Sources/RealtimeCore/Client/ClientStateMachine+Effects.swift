@@ -113,6 +113,8 @@ extension ClientStateMachine {
     package enum TransportCommand: Sendable, Hashable {
         /// Close the live transport in an orderly way (suspend, restart, end of reply, user close).
         case close
+        /// Close the live transport with this WebSocket close code (the application failed it).
+        case closeWith(code: UInt16)
         /// End the live transport at once (its network path is gone).
         case abort
         /// Ask the live transport to prove it is alive within the timeout (path change).

@@ -49,9 +49,11 @@ extension ClientStateMachine {
     /// attempt with that error, which the reconnect policy judges like any other failure.
     package mutating func openHookFinished(attempt: Int, error: RealtimeError?, now: Duration) -> HandshakeAction {
         guard case .attempting(var a) = phase, a.number == attempt else { return .ignored(staleness(ofAttempt: attempt)) }
-        guard case .handshaking(let info, _) = a.stage, a.hookFailure == nil else {
+        guard case .handshaking(let info, _) = a.stage else {
             preconditionFailure("attempt \(attempt)'s on-open hook finished, but none runs")
         }
+        // The application failed the connection while its hook ran: the connection is closing.
+        if a.failure != nil { return .failed(.nothing) }
         guard let error else {
             if a.ending != nil { return .failed(.nothing) }  // suspend, network loss: the transport is closing
             let log = ClientLogRecord(.debug, "on-open hook finished", ["attempt": "\(attempt)"])
@@ -64,11 +66,26 @@ extension ClientStateMachine {
     /// attempt ends with that error (unless the client was already ending it for a reason
     /// of its own, which keeps precedence).
     private mutating func handshakeFailed(_ a: inout Attempt, _ error: RealtimeError) -> Effects {
-        a.hookFailure = error
+        a.failure = error
         phase = .attempting(a)
         guard a.ending == nil else { return .nothing }
         let m = ["attempt": "\(a.number)", "error": error.description]
         return .log(ClientLogRecord(.warning, "on-open hook failed: closing the connection", m)) + .transport(.close)
+    }
+
+    /// The application failed attempt `attempt`'s connection (a protocol on top found it
+    /// unusable: a violation, a missed heartbeat of its own): the connection closes (with
+    /// `closeCode` on WebSocket), and the attempt ends with `error`, which the reconnect policy
+    /// judges like any failure. A connection already failing, being ended by the client, or
+    /// over, is left as it is.
+    package mutating func connectionFailed(attempt: Int, error: RealtimeError, closeCode: UInt16) -> Effects {
+        guard case .attempting(var a) = phase, a.number == attempt else { return .ignored(staleness(ofAttempt: attempt)) }
+        guard !a.isPreparing, a.failure == nil, a.ending == nil else { return .nothing }
+        a.failure = error
+        phase = .attempting(a)
+        let m = ["attempt": "\(attempt)", "error": error.description, "closeCode": "\(closeCode)"]
+        return .log(ClientLogRecord(.warning, "connection failed by the application: closing it", m))
+            + .transport(.closeWith(code: closeCode))
     }
 
     /// A terminator arrived while the on-open hook ran: the stream ended before the
@@ -80,8 +97,8 @@ extension ClientStateMachine {
     /// The attempt ended: a hook still running is cancelled, and a hook's failure replaces
     /// what the transport reports (its close, which the client asked for).
     func openHookEnded(_ a: Attempt, _ end: TransportEnd) -> (TransportEnd, Effects) {
-        let effects = Effects.flags(cancelWork: a.hookRunning && a.hookFailure == nil)
-        guard let failure = a.hookFailure else { return (end, effects) }
+        let effects = Effects.flags(cancelWork: a.hookRunning)
+        guard let failure = a.failure else { return (end, effects) }
         var end = end
         end.clean = false
         end.error = failure

@@ -46,8 +46,10 @@ extension ClientStateMachine {
         var resumes = false
         var stage: Stage = .preparing
         var ending: Ending?
-        /// The on-open hook failed: the attempt ends with this error, whatever the transport reports.
-        var hookFailure: RealtimeError?
+        /// The on-open hook failed, or the application failed the connection
+        /// (``ClientStateMachine/connectionFailed(attempt:error:closeCode:)``): the attempt
+        /// ends with this error, whatever the transport reports.
+        var failure: RealtimeError?
 
         /// The connection is ready: its `open` was emitted.
         var opened: Bool {

@@ -5,7 +5,7 @@ extension ClientStateMachine {
     /// The attempt whose connection is ready (open, past its on-open hook) and not being ended
     /// by the client, if any: the one queued messages go out on.
     var openAttempt: Int? {
-        guard case .attempting(let a) = phase, a.opened, a.ending == nil, a.hookFailure == nil else {
+        guard case .attempting(let a) = phase, a.opened, a.ending == nil, a.failure == nil else {
             return nil
         }
         return a.number

@@ -121,7 +121,7 @@ package struct ClientStateMachine: Sendable {
     /// before the transport's handshake completes waits for it), its on-open hook is not
     /// running and the client is not ending it.
     package var acceptsSends: Bool {
-        guard case .attempting(let a) = phase, a.ending == nil, a.hookFailure == nil else { return false }
+        guard case .attempting(let a) = phase, a.ending == nil, a.failure == nil else { return false }
         return !a.isPreparing && !a.hookRunning
     }
 

@@ -10,6 +10,7 @@
 /// | clean end (SSE EOF, WebSocket close 1000, 1001 "going away" or 1012 "service restart") | retry with backoff if ``reconnectsAfterCleanEnd``, else orderly stop |
 /// | WebSocket close with another code (`remoteClosed`; 1013 "try again later" and 1014 "bad gateway" included, like a 503 or 502) | retry with backoff |
 /// | SSE HTTP 204 (`TransportEnd.doNotReconnect`) | orderly stop |
+/// | WebSocket close with a code in ``finalCloseCodes`` (an application protocol's "do not come back") | stop with `remoteClosed` |
 /// | HTTP 401 | `ReconnectDecision/refreshCredentials` once if possible, else stop (`unauthorized`) |
 /// | other 4xx, other statuses, bad redirect, bad handshake | stop with the error |
 /// | wrong `Content-Type`, TLS refusal (`tls`; a reset or close during the handshake is `network`), configuration error | stop with the error |
@@ -42,6 +43,11 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// Long pauses after many consecutive failures. Default nil (off): the backoff cap alone
     /// paces retries.
     public var circuitBreaker: CircuitBreaker?
+    /// WebSocket close codes the server sends to say "do not come back" in the protocol on top
+    /// (`graphql-transport-ws` 4403 Forbidden, 4400 Bad Request): a close with one of them
+    /// stops the client with `remote_closed` (the code in ``RealtimeError/closeCode``) instead
+    /// of reconnecting. Only a code the server sent counts (RFC 6455 §7.1.5). Default empty.
+    public var finalCloseCodes: Set<UInt16> = []
 
     public init(
         maxAttempts: Int? = nil, reconnectsAfterCleanEnd: Bool = true,
@@ -83,6 +89,11 @@ public struct ReconnectPolicy: Sendable, Hashable {
     package func verdict(for end: TransportEnd, context: ReconnectContext) -> Verdict {
         if let error = end.error, error.code == .cancelled { return .stop(reason: error) }
         if end.doNotReconnect { return .stop(reason: nil) }
+        if let code = end.code, finalCloseCodes.contains(code) {
+            var e = RealtimeError(.remoteClosed, detail: "the server closed with \(code), final for this policy", closeCode: code)
+            e.underlying = end.error
+            return .stop(reason: e)
+        }
 
         let verdict: Verdict
         var nonRepeatableMatters = true

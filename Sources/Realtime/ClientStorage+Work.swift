@@ -3,9 +3,9 @@ extension ClientStorage {
     /// objects they act on, taken from the storage under the lock in ``State/absorb(_:into:)``
     /// (the one place that maps the machine's requests to the driver's objects).
     struct Work {
-        /// The machine's requests, emissions and stale reasons removed (the emissions are
-        /// buffered under the lock).
-        var effects = ClientStateMachine.Effects()
+        /// The machine's actions in order, the emissions removed (they are buffered under the
+        /// lock).
+        var actions: [ClientStateMachine.Action] = []
         /// The live transport, when ``effects`` has a transport command.
         var transport: (any Transport)?
         /// Tasks to cancel: the disarmed timer, preparation work, the outbox's disarmed expiry.
@@ -31,45 +31,48 @@ extension ClientStorage {
 
 extension ClientStorage.State {
     /// Records one step of the machine under the lock: buffers its emissions for the
-    /// consumer and takes the objects its requests act on. A stale event
+    /// consumer and takes the objects its actions act on. A stale event
     /// (``ClientStateMachine/Effects/ignored``) has nothing to record.
     mutating func absorb(_ step: ClientStateMachine.Effects, into out: inout ClientStorage.Work) {
         guard step.ignored == nil else { return }
-        var step = step
-        if !step.terminate {
-            for e in step.emissions { wake(buffer.push(ClientStorage.Envelope(event: e.event, sequence: e.sequence)), &out) }
+        let terminates = step.terminate
+        for action in step.actions {
+            switch action {
+            case .emit(let e):
+                // A user close drops what the same step emitted, with the rest of the buffer.
+                if !terminates { wake(buffer.push(ClientStorage.Envelope(event: e.event, sequence: e.sequence)), &out) }
+            case .finish:
+                wake(buffer.finish(), &out)
+            case .terminate:
+                let (waiter, dropped) = buffer.terminate()
+                wake(waiter, &out)
+                out.dropped += dropped
+                out.hookWaiter = handshake.end().waiter ?? out.hookWaiter
+            case .openHook(let attempt, _, _, _):
+                out.hookWaiter = handshake.begin(attempt: attempt) ?? out.hookWaiter
+            case .cancelTimer:
+                if let t = timer { out.cancelled.append(t.task) }
+                timer = nil
+            case .cancelWork:
+                out.cancelled += work.values
+                work = [:]
+            case .transport(let command):
+                out.transport = transport?.transport
+                if command == .close, machine.isTerminal { transport = nil }
+            case .stopObservingNetwork:
+                out.observation = observation ?? out.observation
+                observation = nil
+            case .sendExpiry(let change):
+                if let task = disarmSendExpiry() { out.cancelled.append(task) }
+                if case .arm = change { out.expiryGeneration = sends.expiryGeneration }
+            case .resolveSends(let resolutions):
+                out.senders += sends.take(resolutions)
+            case .log, .loadCursor, .connect, .startTimer, .budget, .awaitConsumer, .drainSends:
+                break
+            }
+            if case .emit = action { continue }
+            out.actions.append(action)
         }
-        step.emissions = []
-        if step.finish { wake(buffer.finish(), &out) }
-        if step.terminate {
-            let (waiter, dropped) = buffer.terminate()
-            wake(waiter, &out)
-            out.dropped += dropped
-            out.hookWaiter = handshake.end().waiter ?? out.hookWaiter
-        }
-        if let hook = step.openHook { out.hookWaiter = handshake.begin(attempt: hook.attempt) ?? out.hookWaiter }
-        if step.cancelTimer, let t = timer {
-            out.cancelled.append(t.task)
-            timer = nil
-        }
-        if step.cancelWork {
-            out.cancelled += work.values
-            work = [:]
-        }
-        if step.transport != nil {
-            out.transport = transport?.transport
-            if step.transport == .close, machine.isTerminal { transport = nil }
-        }
-        if step.stopObservingNetwork, let o = observation {
-            out.observation = o
-            observation = nil
-        }
-        if let change = step.sendExpiry {
-            if let task = disarmSendExpiry() { out.cancelled.append(task) }
-            if case .arm = change { out.expiryGeneration = sends.expiryGeneration }
-        }
-        if !step.resolvedSends.isEmpty { out.senders += sends.take(step.resolvedSends) }
-        out.effects += step
     }
 
     /// Notes the consumer to resume after the lock, when a buffer step woke it.

@@ -11,48 +11,77 @@ extension RealtimeClient {
         perform(work)
     }
 
-    /// Performs what the machine asked for, with no lock held: first what ends or cancels,
-    /// then what starts (timers, tasks), then the requests answered at once (the retry budget,
-    /// the consumer's progress, the next attempt), and last the wake-ups (the consumer, the
-    /// iterators of `stateChanges`). Returns the relay's answer to its transport (true but
-    /// for a relayed batch that filled the consumer's buffer).
+    /// Performs what the machine asked for, with no lock held: first the tasks the step
+    /// cancelled, then its actions in the machine's order, the requests answered at once by
+    /// feeding the machine again (the retry budget, the consumer's progress, the next
+    /// attempt) after the others, and last the wake-ups (the consumer, the on-open hook, the
+    /// iterators of `stateChanges`). Returns the relay's answer to its transport (true but for
+    /// a relayed batch that filled the consumer's buffer).
     @discardableResult
     func perform(_ work: ClientStorage.Work) -> Bool {
-        let effects = work.effects
-        for record in effects.logs { log(record.level, record.message, record.metadata) }
         for task in work.cancelled { task.cancel() }
-        if let transport = work.transport, let command = effects.transport {
-            switch command {
-            case .close: transport.close()
-            case .closeWith(let code): transport.close(code: code, reason: "")
-            case .abort: transport.abort()
-            case .verify(let within): transport.verifyConnection(within: within)
+        var sendersResumed = false
+        for action in work.actions where !action.isAnsweredAtOnce {
+            switch action {
+            case .log(let record):
+                log(record.level, record.message, record.metadata)
+            case .transport(let command):
+                if let transport = work.transport { carryOut(command, on: transport) }
+            case .stopObservingNetwork:
+                if let (monitor, observation) = work.observation { monitor.cancel(observation) }
+            case .terminate:
+                storage.dropHand()
+            case .resolveSends:
+                guard !sendersResumed else { continue }
+                sendersResumed = true
+                for (sender, error) in work.senders {
+                    if let error { sender.resume(throwing: error) } else { sender.resume() }
+                }
+            case .loadCursor:
+                loadCursor()
+            case .startTimer(let token, let deadline):
+                startTimer(token, deadline: deadline)
+            case .sendExpiry(let change):
+                if case .arm(let deadline) = change { armSendExpiry(deadline, generation: work.expiryGeneration) }
+            case .openHook(let attempt, let info, let cursor, let deadline):
+                runOpenHook(attempt: attempt, info: info, cursor: cursor, deadline: deadline)
+            case .drainSends:
+                drainSends()
+            case .emit, .finish, .cancelTimer, .cancelWork, .budget, .awaitConsumer, .connect:
+                break  // done under the lock, cancelled above, or answered below
             }
         }
-        if let (monitor, observation) = work.observation { monitor.cancel(observation) }
-        if effects.terminate { storage.dropHand() }
-        for (sender, error) in work.senders {
-            if let error { sender.resume(throwing: error) } else { sender.resume() }
-        }
-        if effects.loadCursor { loadCursor() }
-        if let (token, deadline) = effects.startTimer { startTimer(token, deadline: deadline) }
-        if case .arm(let deadline) = effects.sendExpiry { armSendExpiry(deadline, generation: work.expiryGeneration) }
-        if let hook = effects.openHook { runOpenHook(attempt: hook.attempt, info: hook.info, cursor: hook.cursor, deadline: hook.deadline) }
-        if effects.drainSends { drainSends() }
-        switch effects.budget {
-        case .reserveSlot(let after): reserveRetrySlot(after: after)
-        case .admitAttempt: admitAttempt()
-        case nil: break
-        }
-        if effects.awaitConsumer {
-            storage.consumerAwaited.store(true, ordering: .sequentiallyConsistent)
-            reportConsumerProgress()
-        }
-        if let plan = effects.connect { beginAttempt(plan) }
+        for action in work.actions where action.isAnsweredAtOnce { answer(action) }
         work.consumerWaiter?.resume()
         work.hookWaiter?.resume()
         for waiter in work.stateWaiters { waiter.resume() }
         return work.mayContinue
+    }
+
+    private func carryOut(_ command: ClientStateMachine.TransportCommand, on transport: any Transport) {
+        switch command {
+        case .close: transport.close()
+        case .closeWith(let code): transport.close(code: code, reason: "")
+        case .abort: transport.abort()
+        case .verify(let within): transport.verifyConnection(within: within)
+        }
+    }
+
+    /// A request the driver answers by feeding the machine again.
+    private func answer(_ action: ClientStateMachine.Action) {
+        switch action {
+        case .budget(.reserveSlot(let after)):
+            reserveRetrySlot(after: after)
+        case .budget(.admitAttempt):
+            admitAttempt()
+        case .awaitConsumer:
+            storage.consumerAwaited.store(true, ordering: .sequentiallyConsistent)
+            reportConsumerProgress()
+        case .connect(let plan):
+            beginAttempt(plan)
+        default:
+            preconditionFailure("\(action) is not answered at once")
+        }
     }
 
     /// Loads the cursor from the store, for the consumer's ledger and the machine.

@@ -61,51 +61,68 @@ struct ClientStateMachineHarness {
 
     // MARK: Feeding events
 
-    /// Performs one step's effects as the client's driver does (what ends, what starts, then
-    /// the requests answered at once).
+    /// Performs one step's actions as the client's driver does: in the machine's order, the
+    /// requests answered at once (budget, consumer progress, connect) after the others.
     mutating func apply(_ effects: ClientStateMachine.Effects) {
         if let reason = effects.ignored {
-            #expect(effects.emissions.isEmpty && effects.logs.isEmpty && effects.connect == nil, "an ignored event with effects")
+            #expect(effects.isEmpty, "an ignored event with effects")
             ignored.append(reason)
             return
         }
-        for e in effects.emissions { emit(e.event, sequence: e.sequence) }
-        if effects.finish { finished = true }
-        if effects.terminate { terminated = true }
-        logs += effects.logs
-        if effects.loadCursor { loadRequested = true }
-        if effects.cancelTimer { timer = nil }
-        if let t = effects.startTimer { timer = t }
-        switch effects.budget {
-        case .reserveSlot(let after):
-            reserveRequests.append(after)
-            pendingReserve = after
-        case .admitAttempt: pendingAdmit = true
-        case nil: break
-        }
-        if let command = effects.transport { lastTransportCommand = command }
-        switch effects.transport {
-        case .close, .closeWith: if transportAttempt != nil { transport = .closing }
-        case .abort: if transportAttempt != nil { transport = .aborting }
-        case .verify(let within): verifications.append(within)
-        case nil: break
-        }
-        if effects.stopObservingNetwork { observing = false }
-        if effects.cancelWork { workCancelled = true }
-        if let hook = effects.openHook {
-            openHooks.append((hook.attempt, hook.cursor, hook.deadline))
-            held = []
+        let terminates = effects.terminate
+        for action in effects.actions where !action.isAnsweredAtOnce {
+            if case .emit(let e) = action {
+                if !terminates { emit(e.event, sequence: e.sequence) }
+                continue
+            }
+            perform(action)
         }
         performSend(effects)
-        if effects.awaitConsumer {
+        for action in effects.actions where action.isAnsweredAtOnce { answer(action) }
+    }
+
+    private mutating func perform(_ action: ClientStateMachine.Action) {
+        switch action {
+        case .finish: finished = true
+        case .terminate: terminated = true
+        case .log(let record): logs.append(record)
+        case .loadCursor: loadRequested = true
+        case .cancelTimer: timer = nil
+        case .startTimer(let token, let deadline): timer = (token, deadline)
+        case .transport(let command):
+            lastTransportCommand = command
+            switch command {
+            case .close, .closeWith: if transportAttempt != nil { transport = .closing }
+            case .abort: if transportAttempt != nil { transport = .aborting }
+            case .verify(let within): verifications.append(within)
+            }
+        case .stopObservingNetwork: observing = false
+        case .cancelWork: workCancelled = true
+        case .openHook(let attempt, _, let cursor, let deadline):
+            openHooks.append((attempt, cursor, deadline))
+            held = []
+        case .emit, .drainSends, .sendExpiry, .resolveSends, .budget, .awaitConsumer, .connect:
+            break  // emitted above, the outbox's (performSend), or answered at once
+        }
+    }
+
+    private mutating func answer(_ action: ClientStateMachine.Action) {
+        switch action {
+        case .budget(.reserveSlot(let after)):
+            reserveRequests.append(after)
+            pendingReserve = after
+        case .budget(.admitAttempt):
+            pendingAdmit = true
+        case .awaitConsumer:
             consumerAwaited = true
             apply(machine.consumerProcessed(ledger.progress, now: now))
-        }
-        if let plan = effects.connect {
+        case .connect(let plan):
             consumerAwaited = false
             #expect(preparing == nil && transportAttempt == nil, "a second attempt while one is in flight")
             preparing = plan
             plans.append(plan)
+        default:
+            Issue.record("\(action) is not answered at once")
         }
     }
 

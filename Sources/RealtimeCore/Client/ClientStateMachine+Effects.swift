@@ -1,80 +1,94 @@
 extension ClientStateMachine {
-    /// What the driver does after one event: every entry point of the machine returns one.
-    /// The driver records the emissions and takes the objects the other fields act on (the
-    /// live transport, the timer and work tasks, the monitor's observation, the senders'
-    /// continuations) under its lock, then carries out the rest after releasing it, in one
-    /// fixed order: logs, what ends or cancels (tasks, the transport, the observation, the
-    /// consumer's events, the senders), what starts (timers, tasks), then the requests it
-    /// answers at once (the retry budget, the consumer's progress, the next attempt), and
-    /// last the emissions.
-    ///
-    /// Effects compose with `+` (the machine builds one step from several rules). A field that
-    /// holds one request holds at most one per step.
-    package struct Effects: Sendable {
-        /// Set when the event was stale and changed nothing (see ``Ignored``); the other
-        /// fields are then empty.
-        package var ignored: Ignored?
-        /// Events for the consumer's buffer, numbered in emission order.
-        package var emissions: [Emission] = []
+    /// One thing the driver does for the machine, typed. A step of the machine returns them in
+    /// the order they must be carried out (``Effects/actions``).
+    package enum Action: Sendable {
+        /// A record for the log handler.
+        case log(ClientLogRecord)
+        /// An event for the consumer's buffer, numbered in emission order.
+        case emit(Emission)
         /// End the consumer's events after what was emitted (the policy stopped).
-        package var finish = false
+        case finish
         /// Drop everything buffered for the consumer and end its events now (user close).
-        package var terminate = false
-        /// Records for the log handler, in order.
-        package var logs: [ClientLogRecord] = []
+        case terminate
         /// Load the cursor from the store, then report ``ClientStateMachine/cursorLoaded(_:now:)``.
-        package var loadCursor = false
+        case loadCursor
         /// Prepare attempt `plan.attempt` (headers, URL, transport), then report
         /// ``ClientStateMachine/transportMade(attempt:now:)`` or
         /// ``ClientStateMachine/attemptFailedToStart(attempt:error:now:)``.
-        package var connect: ConnectPlan?
-        /// Disarm the timer (before ``startTimer``, when both are set).
-        package var cancelTimer = false
+        case connect(ConnectPlan)
+        /// Disarm the timer.
+        case cancelTimer
         /// Call ``ClientStateMachine/timerFired(_:now:)`` with `token` at `deadline` (client
         /// clock). At most one timer is armed.
-        package var startTimer: (token: UInt64, deadline: Duration)?
+        case startTimer(token: UInt64, deadline: Duration)
         /// A request to the shared retry budget.
-        package var budget: BudgetRequest?
-        /// What to do to the live transport.
-        package var transport: TransportCommand?
+        case budget(BudgetRequest)
+        /// Something to do to the live transport.
+        case transport(TransportCommand)
         /// Stop observing the network monitor (the client is done).
-        package var stopObservingNetwork = false
+        case stopObservingNetwork
         /// The next attempt waits for the consumer to process what it was given: report the
         /// consumer's progress (``ClientStateMachine/consumerProcessed(_:now:)``) now and
-        /// whenever it processes more, until the next ``connect``. (Outside such a wait the
+        /// whenever it processes more, until the next ``connect(_:)``. (Outside such a wait the
         /// machine needs no report: the consumer's hot path stays off the client's lock.)
-        package var awaitConsumer = false
+        case awaitConsumer
         /// Cancel preparation work in flight (credential fetches, cursor loading, the on-open hook).
-        package var cancelWork = false
+        case cancelWork
         /// Run the on-open hook for `attempt`'s open connection (which resumed from `cursor`),
-        /// in a task that ``cancelWork`` cancels; report
+        /// as work that ``cancelWork`` cancels; report
         /// ``ClientStateMachine/openHookFinished(attempt:error:now:)`` when it returns or
         /// throws, or with `openHookFailed` at `deadline` (client clock).
-        package var openHook: (attempt: Int, info: ConnectionInfo, cursor: String?, deadline: Duration)?
-        /// Hand the outbox to the open connection, in a task of its own: ask
-        /// ``ClientStateMachine/nextQueuedSend()`` for one message at a time, send it on the
-        /// attempt it names and report ``ClientStateMachine/queuedSendSettled(id:attempt:error:now:)``,
-        /// until it answers nil.
-        package var drainSends = false
+        case openHook(attempt: Int, info: ConnectionInfo, cursor: String?, deadline: Duration)
+        /// Hand the outbox to the open connection: ask ``ClientStateMachine/nextQueuedSend()``
+        /// for one message at a time, send it on the attempt it names and report
+        /// ``ClientStateMachine/queuedSendSettled(id:attempt:error:now:)``, until it answers nil.
+        case drainSends
         /// Arm (replacing the one armed before) or disarm the outbox's expiry timer, which
         /// calls ``ClientStateMachine/sendExpiryFired(now:)``.
-        package var sendExpiry: SendExpiry?
+        case sendExpiry(SendExpiry)
         /// These sends are over: return to their callers (`error` nil: sent), in this order.
-        package var resolvedSends: [SendResolution] = []
+        case resolveSends([SendResolution])
+
+        /// Whether the driver answers it by feeding the machine again (the retry budget, the
+        /// consumer's progress, the next attempt): those are carried out after the step's
+        /// other actions, in their order.
+        package var isAnsweredAtOnce: Bool {
+            switch self {
+            case .budget, .awaitConsumer, .connect: return true
+            default: return false
+            }
+        }
+    }
+
+    /// What the driver does after one event: every entry point of the machine returns one. The
+    /// driver records what it must under its lock (the emissions go into the consumer's
+    /// buffer; it takes the objects the other actions act on: the live transport, the timer
+    /// and work tasks, the monitor's observation, the senders' continuations), then carries
+    /// out ``actions`` after releasing it, in order, the ones it answers at once
+    /// (``Action/isAnsweredAtOnce``) last.
+    ///
+    /// Effects compose with `+` (the machine builds one step from several rules): the actions
+    /// of the left side, then those of the right. A step holds at most one `connect`, one
+    /// budget request and one transport command.
+    package struct Effects: Sendable {
+        /// Set when the event was stale and changed nothing (see ``Ignored``); there are no
+        /// actions then.
+        package var ignored: Ignored?
+        /// What to do, in order.
+        package private(set) var actions: [Action] = []
 
         package init() {}
+
+        init(_ action: Action) {
+            actions = [action]
+        }
 
         /// Nothing to do.
         package static var nothing: Effects { Effects() }
 
         /// Whether the driver has nothing to do.
-        package var isEmpty: Bool {
-            emissions.isEmpty && !finish && !terminate && logs.isEmpty && !loadCursor && connect == nil && !cancelTimer
-                && startTimer == nil && budget == nil && transport == nil && !stopObservingNetwork && !awaitConsumer
-                && !cancelWork && openHook == nil && !drainSends && sendExpiry == nil && resolvedSends.isEmpty
-        }
+        package var isEmpty: Bool { actions.isEmpty }
     }
-
     /// Why an event was ignored: it is stale (the world moved on since it was sent), which is
     /// expected of concurrent reports. An event that cannot happen is a `preconditionFailure`.
     package enum Ignored: Sendable, Hashable {
@@ -136,72 +150,43 @@ extension ClientStateMachine.Effects {
         return e
     }
 
-    static func log(_ record: ClientLogRecord) -> Self {
-        var e = Self()
-        e.logs = [record]
-        return e
-    }
+    static func log(_ record: ClientLogRecord) -> Self { Self(.log(record)) }
 
-    static func connect(_ plan: ClientStateMachine.ConnectPlan) -> Self {
-        var e = Self()
-        e.connect = plan
-        return e
-    }
+    static func connect(_ plan: ClientStateMachine.ConnectPlan) -> Self { Self(.connect(plan)) }
 
-    static func startTimer(token: UInt64, deadline: Duration) -> Self {
-        var e = Self()
-        e.startTimer = (token, deadline)
-        return e
-    }
+    static func startTimer(token: UInt64, deadline: Duration) -> Self { Self(.startTimer(token: token, deadline: deadline)) }
 
-    static func budget(_ request: ClientStateMachine.BudgetRequest) -> Self {
-        var e = Self()
-        e.budget = request
-        return e
-    }
+    static func budget(_ request: ClientStateMachine.BudgetRequest) -> Self { Self(.budget(request)) }
 
-    static func transport(_ command: ClientStateMachine.TransportCommand) -> Self {
-        var e = Self()
-        e.transport = command
-        return e
-    }
+    static func transport(_ command: ClientStateMachine.TransportCommand) -> Self { Self(.transport(command)) }
 
     static func openHook(attempt: Int, info: ConnectionInfo, cursor: String?, deadline: Duration) -> Self {
-        var e = Self()
-        e.openHook = (attempt, info, cursor, deadline)
-        return e
+        Self(.openHook(attempt: attempt, info: info, cursor: cursor, deadline: deadline))
     }
 
-    static func sendExpiry(_ change: ClientStateMachine.SendExpiry) -> Self {
-        var e = Self()
-        e.sendExpiry = change
-        return e
-    }
+    static func sendExpiry(_ change: ClientStateMachine.SendExpiry) -> Self { Self(.sendExpiry(change)) }
 
-    static func resolveSends(_ resolutions: [ClientStateMachine.SendResolution]) -> Self {
-        var e = Self()
-        e.resolvedSends = resolutions
-        return e
-    }
+    static func resolveSends(_ resolutions: [ClientStateMachine.SendResolution]) -> Self { Self(.resolveSends(resolutions)) }
 
+    static func emit(_ emission: ClientStateMachine.Emission) -> Self { Self(.emit(emission)) }
+
+    /// The flags that are set, as actions in this order: what ends (cancelling the timer and
+    /// work, the network observation, the consumer's events), then what starts.
     static func flags(
         finish: Bool = false, terminate: Bool = false, loadCursor: Bool = false, cancelTimer: Bool = false,
         stopObservingNetwork: Bool = false, awaitConsumer: Bool = false, cancelWork: Bool = false, drainSends: Bool = false
     ) -> Self {
         var e = Self()
-        e.finish = finish
-        e.terminate = terminate
-        e.loadCursor = loadCursor
-        e.cancelTimer = cancelTimer
-        e.stopObservingNetwork = stopObservingNetwork
-        e.awaitConsumer = awaitConsumer
-        e.cancelWork = cancelWork
-        e.drainSends = drainSends
+        let flagged: [(Bool, ClientStateMachine.Action)] = [
+            (cancelTimer, .cancelTimer), (cancelWork, .cancelWork), (stopObservingNetwork, .stopObservingNetwork),
+            (finish, .finish), (terminate, .terminate), (loadCursor, .loadCursor), (drainSends, .drainSends),
+            (awaitConsumer, .awaitConsumer),
+        ]
+        for (set, action) in flagged where set { e.actions.append(action) }
         return e
     }
 
-    /// `lhs`, then `rhs`: lists are concatenated, flags combined; a single request comes from
-    /// at most one side (a step never asks twice).
+    /// `lhs`, then `rhs`.
     package static func + (lhs: Self, rhs: Self) -> Self {
         var e = lhs
         e += rhs
@@ -210,29 +195,63 @@ extension ClientStateMachine.Effects {
 
     package static func += (lhs: inout Self, rhs: Self) {
         assert(lhs.ignored == nil && rhs.ignored == nil, "an ignored event has no effects to combine")
-        lhs.emissions += rhs.emissions
-        lhs.finish = lhs.finish || rhs.finish
-        lhs.terminate = lhs.terminate || rhs.terminate
-        lhs.logs += rhs.logs
-        lhs.loadCursor = lhs.loadCursor || rhs.loadCursor
-        lhs.connect = single(lhs.connect, rhs.connect, "connect")
-        lhs.cancelTimer = lhs.cancelTimer || rhs.cancelTimer
-        assert(lhs.startTimer == nil || rhs.startTimer == nil, "two timers in one step")
-        lhs.startTimer = rhs.startTimer ?? lhs.startTimer
-        lhs.budget = single(lhs.budget, rhs.budget, "budget request")
-        lhs.transport = single(lhs.transport, rhs.transport, "transport command")
-        lhs.stopObservingNetwork = lhs.stopObservingNetwork || rhs.stopObservingNetwork
-        lhs.awaitConsumer = lhs.awaitConsumer || rhs.awaitConsumer
-        lhs.cancelWork = lhs.cancelWork || rhs.cancelWork
-        assert(lhs.openHook == nil || rhs.openHook == nil, "two on-open hooks in one step")
-        lhs.openHook = rhs.openHook ?? lhs.openHook
-        lhs.drainSends = lhs.drainSends || rhs.drainSends
-        lhs.sendExpiry = rhs.sendExpiry ?? lhs.sendExpiry
-        lhs.resolvedSends += rhs.resolvedSends
+        lhs.actions += rhs.actions
+        assert(lhs.count { if case .connect = $0 { true } else { false } } <= 1, "two connects in one step")
+        assert(lhs.count { if case .budget = $0 { true } else { false } } <= 1, "two budget requests in one step")
+        assert(lhs.count { if case .transport = $0 { true } else { false } } <= 1, "two transport commands in one step")
+        assert(lhs.count { if case .startTimer = $0 { true } else { false } } <= 1, "two timers in one step")
+        assert(lhs.count { if case .openHook = $0 { true } else { false } } <= 1, "two on-open hooks in one step")
     }
 
-    private static func single<T>(_ lhs: T?, _ rhs: T?, _ what: String) -> T? {
-        assert(lhs == nil || rhs == nil, "two of one \(what) in one step")
-        return rhs ?? lhs
+    private func count(where matches: (ClientStateMachine.Action) -> Bool) -> Int {
+        actions.reduce(0) { $0 + (matches($1) ? 1 : 0) }
     }
+}
+
+extension ClientStateMachine.Effects {
+    // Reading what a step asked for, for the machine's tests and invariants.
+
+    package var emissions: [ClientStateMachine.Emission] {
+        actions.compactMap { if case .emit(let e) = $0 { e } else { nil } }
+    }
+    package var logs: [ClientLogRecord] {
+        actions.compactMap { if case .log(let r) = $0 { r } else { nil } }
+    }
+    package var connect: ClientStateMachine.ConnectPlan? {
+        actions.lazy.compactMap { if case .connect(let p) = $0 { p } else { nil } }.first
+    }
+    package var transport: ClientStateMachine.TransportCommand? {
+        actions.lazy.compactMap { if case .transport(let c) = $0 { c } else { nil } }.first
+    }
+    package var budget: ClientStateMachine.BudgetRequest? {
+        actions.lazy.compactMap { if case .budget(let r) = $0 { r } else { nil } }.first
+    }
+    package var startTimer: (token: UInt64, deadline: Duration)? {
+        actions.lazy.compactMap { if case .startTimer(let t, let d) = $0 { (t, d) } else { nil } }.first
+    }
+    package var openHook: (attempt: Int, info: ConnectionInfo, cursor: String?, deadline: Duration)? {
+        actions.lazy.compactMap { if case .openHook(let a, let i, let c, let d) = $0 { (a, i, c, d) } else { nil } }.first
+    }
+    package var sendExpiry: ClientStateMachine.SendExpiry? {
+        actions.compactMap { action -> ClientStateMachine.SendExpiry? in
+            if case .sendExpiry(let x) = action { return x }
+            return nil
+        }.last
+    }
+    package var resolvedSends: [ClientStateMachine.SendResolution] {
+        actions.flatMap { action -> [ClientStateMachine.SendResolution] in
+            if case .resolveSends(let r) = action { return r }
+            return []
+        }
+    }
+    package var finish: Bool { has { if case .finish = $0 { true } else { false } } }
+    package var terminate: Bool { has { if case .terminate = $0 { true } else { false } } }
+    package var loadCursor: Bool { has { if case .loadCursor = $0 { true } else { false } } }
+    package var cancelTimer: Bool { has { if case .cancelTimer = $0 { true } else { false } } }
+    package var stopObservingNetwork: Bool { has { if case .stopObservingNetwork = $0 { true } else { false } } }
+    package var awaitConsumer: Bool { has { if case .awaitConsumer = $0 { true } else { false } } }
+    package var cancelWork: Bool { has { if case .cancelWork = $0 { true } else { false } } }
+    package var drainSends: Bool { has { if case .drainSends = $0 { true } else { false } } }
+
+    private func has(_ matches: (ClientStateMachine.Action) -> Bool) -> Bool { actions.contains(where: matches) }
 }

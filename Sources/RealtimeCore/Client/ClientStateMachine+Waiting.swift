@@ -68,7 +68,7 @@ extension ClientStateMachine {
         if suspended || unreachable {
             // Waiting for the app or the network: no timer runs, the slot is given back, and
             // the return connects at once (then books a slot again).
-            effects.cancelTimer = w.timer != nil
+            effects = .flags(cancelTimer: w.timer != nil)
             phase = .waiting(interruptedWait(now: now))
             if unreachable && !suspended { effects += announceOutage() }
             return effects
@@ -88,14 +88,14 @@ extension ClientStateMachine {
             if w.timer == nil {
                 nextTimerToken &+= 1
                 w.timer = nextTimerToken
-                effects.startTimer = (nextTimerToken, deadline)
+                effects += .startTimer(token: nextTimerToken, deadline: deadline)
             }
             phase = .waiting(w)
             return effects
         }
         if w.timer != nil {
             w.timer = nil
-            effects.cancelTimer = true
+            effects += .flags(cancelTimer: true)
         }
         w.deadline = nil
         phase = .waiting(w)

@@ -135,9 +135,7 @@ package struct ClientStateMachine: Sendable {
     mutating func emit(_ event: ClientEvent) -> Effects {
         precondition(!isTerminal, "nothing is emitted after the client finished or was closed")
         notePromise(event)
-        var e = Effects()
-        e.emissions = [Emission(event: event, sequence: numberEmissions(1))]
-        return e
+        return .emit(Emission(event: event, sequence: numberEmissions(1)))
     }
 
     /// Why an event for `attempt` (the relay's or the driver's number) is not for the attempt

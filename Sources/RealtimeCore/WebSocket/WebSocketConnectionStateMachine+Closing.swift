@@ -9,7 +9,7 @@ extension WebSocketConnectionStateMachine {
             return .end(finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: requestMayHaveBeenSent)))
         case .open:
             let wireCode = WebSocketCloseCode.isValidOnWire(code) ? code : WebSocketCloseCode.normal
-            let end = TransportEnd(clean: false, code: wireCode, reason: reason, error: .cancelled)
+            let end = TransportEnd(clean: false, error: .cancelled)
             return startClosing(.closingAsInitiator(receivedClose: false, end: end), code: wireCode, reason: reason, now: now)
         case .closingAsInitiator, .closingAsResponder, .failing, .closed:
             return .none
@@ -24,7 +24,7 @@ extension WebSocketConnectionStateMachine {
         case .idle, .handshaking, .refused:
             return finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: requestMayHaveBeenSent))
         case .open:
-            return finish(TransportEnd(clean: false, code: WebSocketCloseCode.goingAway, error: .cancelled), closeFrame: WebSocketCloseCode.goingAway)
+            return finish(TransportEnd(clean: false, error: .cancelled), closeFrame: WebSocketCloseCode.goingAway)
         case .closingAsInitiator(_, let end), .closingAsResponder(let end), .failing(let end):
             return finish(end)
         case .closed:

@@ -96,6 +96,7 @@ extension WebSocketConnectionStateMachine {
     package mutating func handshakeSucceeded(now: Instant) -> OpenAction {
         guard case .handshaking = state else { preconditionFailure("upgrade outside the handshake") }
         state = .open
+        hasOpened = true
         deadlines.connect = nil
         lastRead = now
         var heartbeatAt: Instant?

@@ -77,7 +77,7 @@ extension WebSocketConnectionStateMachine {
             .peerNotReading,
             detail: "the peer sent pings without reading the answers (more than \(configuration.maxOutboundBytes) bytes owed)",
             closeCode: WebSocketCloseCode.policyViolation)
-        return .end(finish(TransportEnd(clean: false, code: error.closeCode, error: error), closeFrame: error.closeCode))
+        return .end(finish(TransportEnd(clean: false, error: error), closeFrame: error.closeCode))
     }
 
     /// A read was processed and its writes handed to the stream: pongs still in flight now
@@ -131,15 +131,17 @@ extension WebSocketConnectionStateMachine {
         case end(Ending)
     }
 
-    /// The server's close frame (§7.1.5).
+    /// The server's close frame (§7.1.5): its code and reason are what the end reports.
     package mutating func closeReceived(code: UInt16?, reason: String, now: Instant) -> ClosingAction {
         switch state {
         case .open:
-            let end = TransportEnd(clean: true, code: code, reason: reason, error: Self.closeError(code))
+            peerClose = (code, reason)
+            let end = TransportEnd(clean: true, error: Self.closeError(code))
             // Echo the status code (§5.5.1), then wait for the server to close TCP (§7.1.1).
             return startClosing(.closingAsResponder(end: end), code: code, reason: "", now: now)
-        case .closingAsInitiator(_, var end):
+        case .closingAsInitiator(let answered, var end):
             // The answer to our close: the handshake is complete.
+            if !answered { peerClose = (code, reason) }
             end.clean = true
             state = .closingAsInitiator(receivedClose: true, end: end)
             return .none
@@ -174,7 +176,7 @@ extension WebSocketConnectionStateMachine {
         switch state {
         case .open:
             let code = error.closeCode ?? WebSocketCloseCode.protocolError
-            let end = TransportEnd(clean: false, code: code, error: error)
+            let end = TransportEnd(clean: false, error: error)
             return .fail(code: code, deadline: startFailing(end, now: now))
         case .closingAsInitiator(_, var end), .closingAsResponder(var end):
             if end.error == nil || end.error?.code == .cancelled {

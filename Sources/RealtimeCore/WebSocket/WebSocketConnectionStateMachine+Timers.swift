@@ -54,8 +54,7 @@ extension WebSocketConnectionStateMachine {
         case .declareDead(let error):
             // The peer is gone: a best-effort close frame, then drop the socket at once
             // (waiting for a dead peer's closing handshake would only delay the reconnect).
-            let end = TransportEnd(clean: false, code: error.closeCode, error: error)
-            return .end(finish(end, closeFrame: error.closeCode ?? WebSocketCloseCode.goingAway))
+            return .end(finish(TransportEnd(clean: false, error: error), closeFrame: error.closeCode ?? WebSocketCloseCode.goingAway))
         }
     }
 

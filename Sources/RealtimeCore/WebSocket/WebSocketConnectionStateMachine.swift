@@ -23,7 +23,11 @@ import Foundation
 ///   for the peer;
 /// - timers are actions (`connect`, `heartbeat`, `idle`, `close`, `probe`, `write`) with deadlines
 ///   computed from the `now` passed in; ``deadlines`` lists the armed ones, and an `end`
-///   cancels them all.
+///   cancels them all;
+/// - the end's close code and reason are the server's (§7.1.5, §7.1.6): those of its close
+///   frame (1005 when the frame had no code), 1006 when the connection opened and no close
+///   frame came, nil when it never opened; never the code we sent, which failures carry as
+///   their error's `closeCode`.
 ///
 /// Impossible calls (`start` twice, a handshake outcome outside the handshake) are
 /// `preconditionFailure`s: they are driver bugs, not network events.
@@ -131,6 +135,10 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
     package internal(set) var requestMayHaveBeenSent = false
     /// Our close frame reached the kernel (``closeFrameWritten()``).
     var closeFrameWrittenToKernel = false
+    /// The handshake succeeded: from here on every end reports a close code.
+    var hasOpened = false
+    /// The code (nil: none) and reason of the first close frame the server sent.
+    var peerClose: (code: UInt16?, reason: String)?
     /// The write-progress watch: the kernel's byte count at the last check that saw it move,
     /// and when (nil: nothing was waiting at the last look).
     var writeProgress: (bytesWritten: UInt64, at: Instant)?
@@ -237,6 +245,17 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         }
     }
 
+    /// The close code an end reports (RFC 6455 §7.1.5): the server's close frame's (1005 when
+    /// it carried none), 1006 when the connection opened and no close frame came, nil when it
+    /// never opened.
+    package var peerCloseCode: UInt16? {
+        if let peerClose { return peerClose.code ?? WebSocketCloseCode.noStatusReceived }
+        return hasOpened ? WebSocketCloseCode.abnormalClosure : nil
+    }
+
+    /// The reason of the server's close frame (§7.1.6), nil when none came.
+    package var peerCloseReason: String? { peerClose?.reason }
+
     /// The close frame was sent (or the attempt ended): nothing may be written any more.
     package var closeFrameSent: Bool {
         switch state {
@@ -256,10 +275,15 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         package var closeFrame: UInt16?
     }
 
-    /// Ends the attempt: every timer is cancelled (``deadlines`` is empty afterwards).
+    /// Ends the attempt: every timer is cancelled (``deadlines`` is empty afterwards). The
+    /// end's close code and reason are set here, from what the server sent
+    /// (``peerCloseCode``), whatever path ends the attempt.
     mutating func finish(_ end: TransportEnd, closeFrame: UInt16? = nil) -> Ending {
         precondition(!isClosed, "WebSocketConnectionStateMachine ended twice")
         let frame = closeFrameSent ? nil : closeFrame
+        var end = end
+        end.code = peerCloseCode
+        end.reason = peerCloseReason
         state = .closed
         deadlines = Deadlines()
         heartbeat.stop()

@@ -221,6 +221,48 @@ import Testing
         #expect(now.end.code == 1000, "the server's close frame came first")
     }
 
+    /// A violation 0.1 s after a message: nothing more is read, sends go on (no close frame
+    /// yet), and the failure comes at the end of the reply window (0.25 s after the message),
+    /// or at once when the application closes or aborts, or when TCP ends.
+    @Test func aViolationRightAfterAMessageHoldsForReplies() {
+        let error = RealtimeError.protocolViolation("reserved opcode")
+        func held() -> Machine {
+            var m = Self.open(heartbeat: .ping(every: .seconds(30)), idle: .seconds(60))
+            #expect(m.messageReceived(Message(content: .text("one")), now: Self.at(1)) == .deliver)
+            #expect(m.protocolViolation(error, now: Self.at(1.1)) == .holdForReplies(deadline: Self.at(1.25)))
+            #expect(m.deadlines.armed == [.close], "only the window's deadline")
+            #expect(m.discardsInput && m.bytesReceived(now: Self.at(1.1)) == .discard, "nothing more is read")
+            #expect(!m.closeFrameSent, "the application's answers may still go out")
+            #expect(m.protocolViolation(error, now: Self.at(1.2)) == .none, "one failure")
+            return m
+        }
+        var m = held()
+        #expect(m.timerFired(.close, now: Self.at(1.25)) == .fail(code: 1002, deadline: Self.at(2.25)))
+        guard case .end(let ending) = m.closeFrameWritten() else {
+            Issue.record("the end follows the close frame")
+            return
+        }
+        #expect(ending.end.error == error && ending.end.code == 1006 && ending.closeFrame == nil)
+
+        var closed = held()
+        #expect(closed.closeRequested(code: 1000, reason: "", now: Self.at(1.2)) == .fail(code: 1002, deadline: Self.at(2.2)))
+        var aborted = held()
+        #expect(aborted.abortRequested()?.closeFrame == 1002)
+        var cut = held()
+        guard case .end(let cutEnding) = cut.streamClosed(RealtimeError(.network)) else {
+            Issue.record("TCP's end ends it")
+            return
+        }
+        #expect(cutEnding.end.error == error, "the violation is what the user sees")
+    }
+
+    /// The window counts from the last message: a violation later than that fails at once.
+    @Test func aViolationLongAfterTheLastMessageFailsAtOnce() {
+        var m = Self.open()
+        _ = m.messageReceived(Message(content: .text("one")), now: Self.at(1))
+        #expect(m.protocolViolation(.protocolViolation("x"), now: Self.at(1.25)) == .fail(code: 1002, deadline: Self.at(2.25)))
+    }
+
     /// The write deadline never extends a closing handshake already under way.
     @Test func protocolViolationLateInTheClosingHandshakeKeepsItsDeadline() {
         var m = Self.open()

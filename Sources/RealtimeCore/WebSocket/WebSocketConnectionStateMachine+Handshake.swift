@@ -26,7 +26,7 @@ extension WebSocketConnectionStateMachine {
         switch state {
         case .handshaking: requestMayHaveBeenSent = true
         case .closed: break
-        case .idle, .refused, .open, .closingAsInitiator, .closingAsResponder, .failing:
+        case .idle, .refused, .open, .closingAsInitiator, .closingAsResponder, .replying, .failing:
             preconditionFailure("the byte stream connected outside the handshake")
         }
     }
@@ -116,7 +116,7 @@ extension WebSocketConnectionStateMachine {
             return finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenSent))
         case .closed:
             return nil
-        case .open, .closingAsInitiator, .closingAsResponder, .failing:
+        case .open, .closingAsInitiator, .closingAsResponder, .replying, .failing:
             preconditionFailure("handshake failure after the handshake")
         }
     }

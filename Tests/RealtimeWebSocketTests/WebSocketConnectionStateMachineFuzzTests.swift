@@ -47,9 +47,10 @@ import RealtimeWebSocket
     }
 
     static func randomHeartbeat(_ rng: inout SeededGenerator) -> HeartbeatPolicy {
-        switch Int.random(in: 0..<3, using: &rng) {
+        switch Int.random(in: 0..<4, using: &rng) {
         case 0: return .disabled
         case 1: return .ping(every: .seconds(3), missedLimit: 2)
+        case 2: return .responder(deadAfter: .seconds(3), answering: .text(ping: "ping", pong: "pong", answersServerPings: true))
         default: return .application(every: .seconds(2), missedLimit: 1, .text(ping: "ping", pong: "pong", answersServerPings: true))
         }
     }

@@ -20,8 +20,9 @@
 #   make test-tsan-ci  the concurrency-heavy suites under ThreadSanitizer (part of `make check`)
 #   make test-unit  only the pure targets (no socket, no process), after a build
 #   make test-budget   sleeping lines and wall-clock expectations in Tests within their limits
-#   make api-check  the public API of `import Realtime` against api/public-api.txt (part of `make test`)
-#   make api-update rewrite api/public-api.txt after a deliberate change to the public API
+#   make api-check  the public API of every library product against api/<Product>.txt and its
+#                   budget in api/budgets (part of `make test`)
+#   make api-update rewrite api/<Product>.txt after a deliberate change to a public API
 SWIFT ?= swift
 FUZZ_SECONDS ?= 60
 
@@ -80,15 +81,14 @@ check: test
 test-budget:
 	python3 scripts/test_budget.py --check
 
-# The public API, from the symbol graph of the debug build: a change fails the check until
-# api/public-api.txt is updated with it (`make api-update`), so every change is deliberate.
+# The public API of every library product, from the symbol graphs of the debug build: a
+# change fails the check until api/<Product>.txt is updated with it (`make api-update`), so
+# every change is deliberate; a product over its budget (api/budgets) fails either way.
 api-check:
-	scripts/symbolgraph.sh .build/symbolgraph > /dev/null
-	python3 scripts/public-api.py .build/symbolgraph/Realtime.symbols.json --check api/public-api.txt
+	scripts/api-check.sh --check
 
 api-update:
-	scripts/symbolgraph.sh .build/symbolgraph > /dev/null
-	python3 scripts/public-api.py .build/symbolgraph/Realtime.symbols.json --write api/public-api.txt
+	scripts/api-check.sh --write
 
 # The DocC catalog (no warning allowed) and the docs' code samples, against the debug build.
 docs:

@@ -1,11 +1,12 @@
 #!/usr/bin/env python3
-"""The public API of `import Realtime`, one line per symbol, from the symbol graph
-(scripts/symbolgraph.sh). A committed copy (api/public-api.txt) is compared in CI, so every
-change to the public surface is deliberate.
+"""The public API of one library product, one line per symbol, from the symbol graph
+(scripts/symbolgraph.sh). A committed copy (api/<Product>.txt) is compared in CI, so every
+change to the public surface is deliberate (scripts/api-check.sh runs it for every product).
 
-  public-api.py GRAPH.json --check api/public-api.txt   exit 1 and print the diff if it changed
-  public-api.py GRAPH.json --write api/public-api.txt   update the committed list
-  public-api.py GRAPH.json --summary                    symbols per module
+  public-api.py GRAPH.json --check api/P.txt [--product P --budget N]   exit 1 and print the diff
+                                                                        if it changed or is over N
+  public-api.py GRAPH.json --write api/P.txt                            update the committed list
+  public-api.py GRAPH.json --summary                                    symbols per module
 """
 import collections
 import difflib
@@ -46,16 +47,22 @@ def main():
         print(f"total: {len(current)}")
         return 0
     path = sys.argv[3]
+    options = dict(zip(sys.argv[4::2], sys.argv[5::2]))
+    product = options.get("--product", "Realtime")
+    budget = int(options["--budget"]) if "--budget" in options else None
+    over = budget is not None and len(current) > budget
+    if over:
+        print(f"public API: {product} has {len(current)} symbols, over its budget of {budget} (api/budgets)")
     if mode == "--write":
         with open(path, "w") as f:
             f.write("\n".join(current) + "\n")
-        return 0
+        return 1 if over else 0
     if mode == "--check":
-        committed = open(path).read().splitlines()
+        committed = open(path).read().splitlines() if __import__("os").path.exists(path) else []
         if committed == current:
-            print(f"public API: unchanged ({len(current)} symbols)")
-            return 0
-        print("public API changed; if deliberate, run `make api-update` and commit api/public-api.txt:")
+            print(f"public API: {product} unchanged ({len(current)} symbols, budget {budget})")
+            return 1 if over else 0
+        print(f"public API of {product} changed; if deliberate, run `make api-update` and commit {path}:")
         sys.stdout.writelines(l + "\n" for l in difflib.unified_diff(committed, current, "committed", "built", lineterm="", n=0))
         return 1
     print(__doc__, file=sys.stderr)

@@ -80,7 +80,7 @@ def main():
                 head = line.split('"')[0]
                 if clock_read.search(head) or (known and known.search(head)):
                     expectations.append(where)
-    public = sum(1 for line in open("api/public-api.txt") if line.strip()) if pathlib.Path("api/public-api.txt").exists() else 0
+    public = sum(1 for line in open("api/Realtime.txt") if line.strip()) if pathlib.Path("api/Realtime.txt").exists() else 0
     if mode == "--list":
         for kind, rows in (("sleep", sleeps), ("wall-clock expectation", expectations), ("wall-clock read", reads)):
             for row in rows:

@@ -24,6 +24,8 @@ extension ClientStorage {
         var mayContinue = true
         /// Iterators of `stateChanges` to wake: the state changed.
         var stateWaiters: [CheckedContinuation<Void, Never>] = []
+        /// The on-open hook, waiting for a message of its handshake or for its end.
+        var hookWaiter: CheckedContinuation<Void, Never>?
     }
 }
 
@@ -43,7 +45,9 @@ extension ClientStorage.State {
             let (waiter, dropped) = buffer.terminate()
             wake(waiter, &out)
             out.dropped += dropped
+            out.hookWaiter = handshake.end().waiter ?? out.hookWaiter
         }
+        if let hook = step.openHook { out.hookWaiter = handshake.begin(attempt: hook.attempt) ?? out.hookWaiter }
         if step.cancelTimer, let t = timer {
             out.cancelled.append(t.task)
             timer = nil

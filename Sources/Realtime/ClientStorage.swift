@@ -79,6 +79,8 @@ final class ClientStorage: Sendable {
         var nextStateIterator: UInt64 = 0
         /// The senders waiting on the outbox.
         var sends = ClientSends()
+        /// The messages of a connection in its on-open hook's handshake.
+        var handshake: HandshakeInbox
     }
 
     let state: LockedValue<State>
@@ -103,12 +105,16 @@ final class ClientStorage: Sendable {
     init(machine: ClientStateMachine, capacity: Int, duplicates: DuplicateTracker? = nil) {
         let ledger = ResumeLedger(cursor: machine.consumer.cursor, duplicates: duplicates)
         consumer = LockedValue(ConsumerSide(ledger: ledger, capacity: capacity))
-        state = LockedValue(State(machine: machine, buffer: ClientBuffer(capacity: capacity)))
+        state = LockedValue(
+            State(machine: machine, buffer: ClientBuffer(capacity: capacity), handshake: HandshakeInbox(capacity: capacity)))
     }
 
     /// Sets the buffer's capacity (in envelopes), before the machine starts.
     func setCapacity(_ capacity: Int) {
-        state.withLock { $0.buffer.capacity = capacity }
+        state.withLock {
+            $0.buffer.capacity = capacity
+            $0.handshake.capacity = capacity
+        }
         consumer.withLock { $0.capacity = capacity }
     }
 }
@@ -124,5 +130,20 @@ extension ClientStorage {
         var capacity: Int
         /// The buffer said the stream is over (finished and drained, or terminated): final.
         var ended = false
+    }
+}
+
+extension ClientStorage.Envelope {
+    /// The messages of `envelopes`, batches taken apart (for the on-open hook's handshake).
+    static func messages(of envelopes: [Self]) -> [Message] {
+        var messages: [Message] = []
+        for envelope in envelopes {
+            switch envelope.item {
+            case .event(.event(let m)): messages.append(m)
+            case .event: continue
+            case .batch(let b): for m in b { messages.append(m.message) }
+            }
+        }
+        return messages
     }
 }

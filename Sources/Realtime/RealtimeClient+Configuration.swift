@@ -65,8 +65,9 @@ extension RealtimeClient {
         public var duplicates: DuplicateFilter?
 
         /// What marks the end of a finite stream (an LLM reply's `data: [DONE]`, Anthropic's
-        /// `message_stop`): the matching message is not delivered, the connection is closed
-        /// at once (even if the server holds it open), `.closed(clean: true,
+        /// `message_stop`): the matching message is not delivered (unless the terminator was
+        /// made with `delivered: true`, for an end marker that carries data), the connection is
+        /// closed at once (even if the server holds it open), `.closed(clean: true,
         /// willReconnect: false)` is emitted and ``RealtimeClient/events`` finishes after what
         /// came before it. A stream that then ends cleanly without it, with a reconnect policy
         /// that does not resume clean ends (``ReconnectPolicy/finite``, ``ReconnectPolicy/never``,
@@ -151,10 +152,12 @@ extension RealtimeClient {
         /// (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``). Default
         /// ``SendPolicy/failFast``.
         public var sendPolicy: SendPolicy = .failFast
-        /// Runs on every open connection (the first and each reconnect), after the handshake
-        /// and before the outbox goes out: what it sends (``OpenContext/send(_:flush:)``) goes
-        /// out before every queued message, e.g. a subscribe. Throwing fails the attempt (see
-        /// ``OpenContext``). Default nil.
+        /// The application's handshake, run on every open connection (the first and each
+        /// reconnect) once the transport is open: it sends (``OpenContext/send(_:flush:)``)
+        /// and awaits the server's answers (``OpenContext/receive(where:)``), and the
+        /// connection counts as ready (its `open` delivered, ``RealtimeClient/isConnected``,
+        /// the outbox going out) only when it returns. Throwing or running out of
+        /// ``onOpenTimeout`` fails the attempt (see ``OpenContext``). Default nil.
         public var onOpen: (@Sendable (OpenContext) async throws -> Void)?
         /// How long ``onOpen`` may run before the attempt fails with `open_hook_failed`.
         /// Default 10 s.

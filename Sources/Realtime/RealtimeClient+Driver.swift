@@ -36,7 +36,7 @@ extension RealtimeClient {
         if effects.loadCursor { loadCursor() }
         if let (token, deadline) = effects.startTimer { startTimer(token, deadline: deadline) }
         if case .arm(let deadline) = effects.sendExpiry { armSendExpiry(deadline, generation: work.expiryGeneration) }
-        if let hook = effects.openHook { runOpenHook(attempt: hook.attempt, info: hook.info, deadline: hook.deadline) }
+        if let hook = effects.openHook { runOpenHook(attempt: hook.attempt, info: hook.info, cursor: hook.cursor, deadline: hook.deadline) }
         if effects.drainSends { drainSends() }
         switch effects.budget {
         case .reserveSlot(let after): reserveRetrySlot(after: after)
@@ -49,6 +49,7 @@ extension RealtimeClient {
         }
         if let plan = effects.connect { beginAttempt(plan) }
         work.consumerWaiter?.resume()
+        work.hookWaiter?.resume()
         for waiter in work.stateWaiters { waiter.resume() }
         return work.mayContinue
     }

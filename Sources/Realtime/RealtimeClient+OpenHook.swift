@@ -4,25 +4,129 @@ extension RealtimeClient {
     /// Runs ``Configuration/onOpen`` for attempt `attempt`, bounded by `deadline` on the
     /// client's clock, and reports how it ended to the machine. The work task is cancelled
     /// when the attempt ends or the client closes; the report of a stale attempt is ignored.
-    func runOpenHook(attempt: Int, info: ConnectionInfo, deadline: Duration) {
+    func runOpenHook(attempt: Int, info: ConnectionInfo, cursor: String?, deadline: Duration) {
         guard let hook = configuration.onOpen else { return }
         startWork { client in
-            let error = await client.openHookOutcome(hook, attempt: attempt, info: info, deadline: deadline)
+            let context = client.openContext(attempt: attempt, info: info, cursor: cursor)
+            let error = await client.openHookOutcome(hook, context: context, deadline: deadline)
             if Task.isCancelled { return }
-            client.handle { machine, now in machine.openHookFinished(attempt: attempt, error: error, now: now) }
+            client.handshakeFinished(attempt: attempt, error: error)
         }
+    }
+
+    /// The hook's context: sends go straight to attempt `attempt`'s transport, receives take
+    /// the messages of its handshake.
+    private func openContext(attempt: Int, info: ConnectionInfo, cursor: String?) -> OpenContext {
+        OpenContext(
+            info: info, cursor: cursor,
+            sender: { [weak self] message, flush in
+                guard let self else { throw RealtimeError(.notConnected) }
+                try await self.sendFromOpenHook(message, flush: flush, attempt: attempt)
+            },
+            receiver: { [weak self] predicate in
+                guard let self else { throw RealtimeError(.notConnected) }
+                return try await self.receiveInHandshake(attempt: attempt, where: predicate)
+            })
+    }
+
+    /// Reports how the hook ended, under the lock: when the connection is ready, the messages
+    /// the hook left go to the consumer right after the `open`, before anything the
+    /// transport delivers next.
+    private func handshakeFinished(attempt: Int, error: RealtimeError?) {
+        let now = clock.now()
+        let (work, resume): (ClientStorage.Work, (any Transport)?) = storage.state.withLock { s in
+            var work = ClientStorage.Work()
+            var resume: (any Transport)?
+            switch s.machine.openHookFinished(attempt: attempt, error: error, now: now) {
+            case .ignored:
+                break
+            case .failed(let effects):
+                s.absorb(effects, into: &work)
+                if s.handshake.attempt == attempt { work.hookWaiter = s.handshake.end().waiter }
+            case .ready(let effects):
+                s.absorb(effects, into: &work)
+                if releaseHeld(&s, attempt: attempt, into: &work), let live = s.transport, live.attempt == attempt {
+                    resume = live.transport
+                }
+            }
+            s.conclude(&work)
+            return (work, resume)
+        }
+        perform(work)
+        resume?.resumeDelivery()
+    }
+
+    /// Moves the messages held during attempt `attempt`'s handshake into the consumer's
+    /// buffer, numbered after the `open`. True when the handshake had paused the transport
+    /// and the buffer has room for it to read again.
+    private func releaseHeld(_ s: inout ClientStorage.State, attempt: Int, into work: inout ClientStorage.Work) -> Bool {
+        let (messages, waiter, paused) = s.handshake.end()
+        work.hookWaiter = waiter
+        if !messages.isEmpty {
+            var batch = RelayBatch()
+            let grouping = storage.deliversBatches.load(ordering: .relaxed)
+            for message in messages { batch.add(message, grouping: grouping) }
+            batch.closeGroup()
+            let first = s.machine.heldMessagesReleased(attempt: attempt, count: batch.count)
+            ClientStorage.Envelope.number(&batch.messages, from: first)
+            s.wake(s.buffer.push(&batch.messages), &work)
+        }
+        return paused && storage.producerMayContinue(&s)
+    }
+
+    /// The first message of attempt `attempt`'s handshake that `predicate` accepts, taken
+    /// from the messages held for the consumer (the others stay, in order).
+    private func receiveInHandshake(attempt: Int, where predicate: @Sendable (Message) -> Bool) async throws -> Message {
+        var seen: UInt64 = 0
+        while true {
+            if Task.isCancelled { throw RealtimeError.cancelled }
+            let unseen = storage.state.withLock { s in s.handshake.unseen(after: seen, attempt: attempt).map(Array.init) }
+            guard let unseen else {
+                throw RealtimeError(.notConnected, detail: "the connection of the on-open hook is gone")
+            }
+            for (serial, message) in unseen {
+                guard predicate(message) else {
+                    seen = serial
+                    continue
+                }
+                let resume: (any Transport)? = storage.state.withLock { s in
+                    guard s.handshake.take(serial), let live = s.transport, live.attempt == attempt else { return nil }
+                    return live.transport
+                }
+                resume?.resumeDelivery()
+                return message
+            }
+            try await waitForHandshakeMessage(after: seen, attempt: attempt)
+        }
+    }
+
+    /// Suspends the hook until a message after serial `seen` is held, the handshake is over,
+    /// or the hook's task is cancelled.
+    private func waitForHandshakeMessage(after seen: UInt64, attempt: Int) async throws {
+        var busy = false
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let answer = storage.state.withLock { s in s.handshake.wait(c, after: seen, attempt: attempt) }
+                switch answer {
+                case .waiting: break
+                case .ready: c.resume()
+                case .busy:
+                    busy = true
+                    c.resume()
+                }
+            }
+        } onCancel: {
+            storage.state.withLock { $0.handshake.takeWaiter() }?.resume()
+        }
+        if busy { throw RealtimeError(.invalidConfiguration, detail: "the on-open hook receives one message at a time") }
     }
 
     /// nil when the hook returned; `open_hook_failed` when it threw or ran out of time. The
     /// hook and the timer run in tasks of their own, raced: a hook that ignores cancellation
     /// cannot hold the attempt past its deadline.
     private func openHookOutcome(
-        _ hook: @escaping @Sendable (OpenContext) async throws -> Void, attempt: Int, info: ConnectionInfo, deadline: Duration
+        _ hook: @escaping @Sendable (OpenContext) async throws -> Void, context: OpenContext, deadline: Duration
     ) async -> RealtimeError? {
-        let context = OpenContext(info: info) { [weak self] message, flush in
-            guard let self else { throw RealtimeError(.notConnected) }
-            try await self.sendFromOpenHook(message, flush: flush, attempt: attempt)
-        }
         let race = OpenHookRace()
         let timeout = configuration.onOpenTimeout
         return await withTaskCancellationHandler {

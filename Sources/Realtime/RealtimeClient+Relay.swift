@@ -9,7 +9,8 @@ extension RealtimeClient {
         var opened: ConnectionInfo?
         var hints: [Duration] = []
         var end: TransportEnd?
-        /// A message matched the configured terminator (it and what follows are dropped).
+        /// A message matched the configured terminator (what follows it is dropped; so is the
+        /// terminator itself unless it is delivered).
         var terminated = false
         /// Messages waiting to be grouped into one batch (batch delivery only).
         var group: [Message] = []
@@ -61,11 +62,12 @@ extension RealtimeClient {
             switch consume event {
             case .message(var message):
                 guard !batch.terminated else { continue }
+                if let messageID { message.id = messageID(message) }
                 if let terminator, terminator.matches(message) {
                     batch.terminated = true
+                    if terminator.delivered { batch.add(message, grouping: grouping) }
                     continue
                 }
-                if let messageID { message.id = messageID(message) }
                 batch.add(message, grouping: grouping)
             case .messages(let messages):
                 guard !batch.terminated, !messages.isEmpty else { continue }
@@ -96,11 +98,12 @@ extension RealtimeClient {
         let terminator = configuration.terminator
         for m in messages {
             var message = m.message
+            if let messageID { message.id = messageID(message) }
             if let terminator, terminator.matches(message) {
                 batch.terminated = true
+                if terminator.delivered { batch.add(message, grouping: grouping) }
                 return
             }
-            if let messageID { message.id = messageID(message) }
             batch.add(message, grouping: grouping)
         }
     }
@@ -111,12 +114,16 @@ extension RealtimeClient {
     private func relayMessages(_ envelopes: inout [ClientStorage.Envelope], count: Int, bytes: Int, attempt: Int) -> Bool {
         guard !envelopes.isEmpty else { return true }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = storage.state.withLock { s in
-            guard let first = s.machine.messagesArrived(attempt: attempt, count: count, bytes: bytes) else {
-                return (nil, true)  // the attempt is over: dropped
+            switch s.machine.messagesArrived(attempt: attempt, count: count, bytes: bytes) {
+            case .drop:
+                return (nil, true)  // the attempt is over
+            case .hold:
+                return s.handshake.hold(ClientStorage.Envelope.messages(of: envelopes), attempt: attempt)
+            case .deliver(let first):
+                ClientStorage.Envelope.number(&envelopes, from: first)
+                let waiter = s.buffer.push(&envelopes)
+                return (waiter, storage.producerMayContinue(&s))
             }
-            ClientStorage.Envelope.number(&envelopes, from: first)
-            let waiter = s.buffer.push(&envelopes)
-            return (waiter, storage.producerMayContinue(&s))
         }
         waiter?.resume()
         return mayContinue
@@ -131,11 +138,19 @@ extension RealtimeClient {
             if let info = batch.opened {
                 s.absorb(s.machine.transportOpened(attempt: attempt, info: info, now: now), into: &work)
             }
-            if !batch.messages.isEmpty,
-                let first = s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes)
-            {
-                ClientStorage.Envelope.number(&batch.messages, from: first)
-                s.wake(s.buffer.push(&batch.messages), &work)
+            var held = true
+            if !batch.messages.isEmpty {
+                switch s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes) {
+                case .drop:
+                    break
+                case .hold:
+                    let (waiter, mayContinue) = s.handshake.hold(ClientStorage.Envelope.messages(of: batch.messages), attempt: attempt)
+                    work.hookWaiter = waiter
+                    held = mayContinue
+                case .deliver(let first):
+                    ClientStorage.Envelope.number(&batch.messages, from: first)
+                    s.wake(s.buffer.push(&batch.messages), &work)
+                }
             }
             for hint in batch.hints { s.machine.retryHint(attempt: attempt, hint) }
             if batch.terminated {
@@ -143,9 +158,10 @@ extension RealtimeClient {
             }
             if let end = batch.end {
                 if s.transport?.attempt == attempt { s.transport = nil }
+                if s.handshake.attempt == attempt { work.hookWaiter = s.handshake.end().waiter ?? work.hookWaiter }
                 s.absorb(s.machine.transportEnded(attempt: attempt, end: end, now: now), into: &work)
             }
-            work.mayContinue = storage.producerMayContinue(&s)
+            work.mayContinue = held && storage.producerMayContinue(&s)
             s.conclude(&work)
             return work
         }

@@ -4,7 +4,8 @@ extension RealtimeClient {
     public enum State: Sendable, Hashable {
         /// Nobody iterates ``RealtimeClient/events`` yet (nothing happens until then).
         case idle
-        /// Attempt `attempt` (numbered as ``ConnectionInfo/attempt``) is being made.
+        /// Attempt `attempt` (numbered as ``ConnectionInfo/attempt``) is being made: connecting,
+        /// or running the on-open hook (the application's handshake) on the open transport.
         case connecting(attempt: Int)
         /// A connection is live.
         case open(ConnectionInfo)

@@ -24,7 +24,7 @@ extension RealtimeClient.State: CustomStringConvertible {
 }
 
 extension RealtimeClient {
-    /// Whether a connection is open now: ``state`` is ``State/open(_:)``, between an `open`
-    /// event and its `closed`.
+    /// Whether a connection is open and ready now (past its on-open hook): ``state`` is
+    /// ``State/open(_:)``, between an `open` event and its `closed`.
     public var isConnected: Bool { storage.state.withLock { $0.machine.isConnected } }
 }

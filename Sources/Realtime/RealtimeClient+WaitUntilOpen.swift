@@ -1,6 +1,6 @@
 extension RealtimeClient {
-    /// Waits until a connection is open and returns what it negotiated (at once when one is
-    /// open now). Any number of tasks may wait. It does not start the client: something must
+    /// Waits until a connection is open and ready (past its on-open hook, the application's
+    /// handshake) and returns what it negotiated (at once when one is open now). Any number of tasks may wait. It does not start the client: something must
     /// iterate ``events`` (or `consume(_:)`) for a connection to be made.
     ///
     /// - Parameter timeout: how long to wait, on the client's clock; nil (default) waits as

@@ -1,29 +1,48 @@
 extension RealtimeClient {
-    /// Handed to ``Configuration/onOpen`` on every open connection: what the connection
-    /// negotiated, and a way to send on it before anything else goes out.
+    /// Handed to ``Configuration/onOpen`` on every open connection: the application's
+    /// handshake (`connection_init` → `connection_ack`, a join and its reply, a subscribe that
+    /// carries the resume cursor) before the connection counts as ready.
     ///
-    /// **Order.** The hook runs after the handshake (the consumer has been handed the
-    /// `.open` event; messages the server sends meanwhile are delivered as usual) and before
-    /// the client's outbox (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``) goes out:
-    /// messages sent here reach the server first, then the queued ones, then what the app
-    /// sends afterwards. While the hook runs, `RealtimeClient.send` with the queue policy
-    /// queues behind it; with ``SendPolicy/failFast`` a send goes straight to the connection
-    /// and is not ordered with the hook's.
+    /// **Ready.** The hook runs once the transport is open (HTTP response head, WebSocket
+    /// upgrade). Until it returns, the connection is not ready: ``RealtimeClient/state`` is
+    /// still `connecting`, ``RealtimeClient/isConnected`` is false,
+    /// ``RealtimeClient/waitUntilOpen(timeout:)`` waits, the consumer has not been handed the
+    /// `.open` event, and the outbox (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``)
+    /// holds its messages. When the hook returns, the consumer gets `.open`, then the messages
+    /// the server sent during the handshake that the hook did not take (in the order they
+    /// arrived), then what follows; the outbox then goes out, after what the hook sent. With
+    /// ``SendPolicy/failFast`` a `RealtimeClient.send` during the handshake throws
+    /// `not_connected`.
+    ///
+    /// **Receiving.** ``receive()`` and ``receive(where:)`` wait for the server's messages on
+    /// this connection. A message they return is the hook's: it is never delivered to the
+    /// consumer, and does not move the resume cursor. Messages that `receive(where:)` passes
+    /// over stay for the consumer. While the hook does not take them, the server's messages
+    /// wait in a buffer of ``Configuration/eventBufferCapacity`` messages, beyond which the
+    /// connection stops reading until the hook takes some. Receive one message at a time.
     ///
     /// **Failure.** When the hook throws, or does not return within
-    /// ``Configuration/onOpenTimeout``, the client closes the connection and the attempt
-    /// fails with `open_hook_failed` (class ``RealtimeError/FailureClass/openHook``; the
-    /// hook's ``RealtimeError``, if it threw one, is its ``RealtimeError/underlying``): the
-    /// consumer sees `.error` then `.closed`, and the reconnect policy retries with backoff,
-    /// as after a network failure. A hook that ignores cancellation is not waited for.
+    /// ``Configuration/onOpenTimeout`` (which bounds its receives too), the client closes the
+    /// connection and the attempt fails with `open_hook_failed` (class
+    /// ``RealtimeError/FailureClass/openHook``; the hook's ``RealtimeError``, if it threw one,
+    /// is its ``RealtimeError/underlying``): the consumer sees `.error` (no `.open` and no
+    /// `.closed`: the connection never became ready), the messages the hook left are dropped
+    /// with the connection, and the reconnect policy retries with backoff, as after a network
+    /// failure. A hook that ignores cancellation is not waited for.
     ///
-    /// **SSE.** The hook runs on every SSE open too (to register the stream elsewhere, to
-    /// check its headers and fail the attempt); ``send(_:flush:)`` throws
-    /// `send_not_supported` there.
+    /// **SSE.** The hook runs on every SSE open too (to read a first event such as an endpoint
+    /// announcement, to check the response headers and fail the attempt); ``send(_:flush:)``
+    /// throws `send_not_supported` there.
     public struct OpenContext: Sendable {
         /// What the connection negotiated (attempt number, URL, status, headers, subprotocol).
         public let info: ConnectionInfo
+        /// The resume cursor this connection's request carried (``RealtimeClient/lastEventID``
+        /// when the attempt started): what the consumer had processed. Put it in a subscribe
+        /// message so the server resumes after it. nil before any event with an id was
+        /// processed (unless one was configured or loaded).
+        public let cursor: String?
         let sender: @Sendable (OutboundMessage, Bool) async throws -> Void
+        let receiver: @Sendable (@escaping @Sendable (Message) -> Bool) async throws -> Message
 
         /// The attempt's number (1 for the first connection).
         public var attempt: Int { info.attempt }
@@ -33,6 +52,32 @@ extension RealtimeClient {
         /// connection is gone, `send_not_supported` on SSE.
         public func send(_ message: OutboundMessage, flush: Bool = false) async throws {
             try await sender(message, flush)
+        }
+
+        /// The server's next message on this connection, taken from the consumer (see
+        /// ``OpenContext``).
+        ///
+        /// - Throws: ``RealtimeError`` `not_connected` when the connection ended first,
+        ///   `cancelled` when the hook's time ran out or the client closed.
+        public func receive() async throws -> Message {
+            try await receiver { _ in true }
+        }
+
+        /// The first message on this connection that `predicate` accepts, taken from the
+        /// consumer; the messages before it that `predicate` refuses stay for the consumer, in
+        /// order (see ``OpenContext``).
+        ///
+        /// ```swift
+        /// configuration.onOpen = { context in
+        ///     try await context.send(.text(#"{"type":"connection_init"}"#))
+        ///     _ = try await context.receive { $0.text?.contains(#""connection_ack""#) == true }
+        /// }
+        /// ```
+        ///
+        /// - Throws: ``RealtimeError`` `not_connected` when the connection ended first,
+        ///   `cancelled` when the hook's time ran out or the client closed.
+        public func receive(where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
+            try await receiver(predicate)
         }
     }
 }

@@ -31,8 +31,10 @@ struct ClientStateMachineHarness {
     var loadRequested = false
     var observing = true
     var workCancelled = false
-    /// The on-open hooks the machine asked to run: attempt and deadline.
-    var openHooks: [(attempt: Int, deadline: Duration)] = []
+    /// The on-open hooks the machine asked to run: attempt, cursor and deadline.
+    var openHooks: [(attempt: Int, cursor: String?, deadline: Duration)] = []
+    /// Messages held for the running on-open hook (the connection is in its handshake).
+    var held: [String?] = []
     /// How many emitted events the consumer was handed, and how many it processed.
     var handed = 0
     var processedCount = 0
@@ -87,7 +89,10 @@ struct ClientStateMachineHarness {
         }
         if effects.stopObservingNetwork { observing = false }
         if effects.cancelWork { workCancelled = true }
-        if let hook = effects.openHook { openHooks.append((hook.attempt, hook.deadline)) }
+        if let hook = effects.openHook {
+            openHooks.append((hook.attempt, hook.cursor, hook.deadline))
+            held = []
+        }
         performSend(effects)
         if effects.awaitConsumer {
             consumerAwaited = true
@@ -145,10 +150,37 @@ struct ClientStateMachineHarness {
     /// Messages as the relay passes them: numbered by the machine, emitted in order.
     mutating func messages(_ ids: [String?]) {
         guard let attempt = transportAttempt else { Issue.record("no transport"); return }
-        guard let first = machine.messagesArrived(attempt: attempt, count: ids.count, bytes: ids.count) else { return }
+        switch machine.messagesArrived(attempt: attempt, count: ids.count, bytes: ids.count) {
+        case .drop: return
+        case .hold: held += ids
+        case .deliver(let first): emitMessages(ids, from: first)
+        }
+    }
+
+    private mutating func emitMessages(_ ids: [String?], from first: UInt64) {
         for (i, id) in ids.enumerated() {
             let message = Message(content: .text(id ?? "-"), type: "message", id: id)
             emit(.event(message), sequence: first + UInt64(i))
+        }
+    }
+
+    /// The on-open hook of the live attempt returned (`error` nil) or failed: on success the
+    /// messages held during the handshake are emitted after the `open`, as the driver does.
+    mutating func finishHook(_ error: RealtimeError? = nil, attempt: Int? = nil) {
+        guard let attempt = attempt ?? transportAttempt else { Issue.record("no transport"); return }
+        switch machine.openHookFinished(attempt: attempt, error: error, now: now) {
+        case .ignored(let reason):
+            ignored.append(reason)
+        case .failed(let effects):
+            apply(effects)
+            held = []
+        case .ready(let effects):
+            apply(effects)
+            let released = held
+            held = []
+            if !released.isEmpty {
+                emitMessages(released, from: machine.heldMessagesReleased(attempt: attempt, count: released.count))
+            }
         }
     }
 

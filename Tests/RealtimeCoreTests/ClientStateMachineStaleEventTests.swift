@@ -29,7 +29,7 @@ import Testing
         #expect(h.machine.transportEnded(attempt: 1, end: TransportEnd(clean: true), now: h.now).ignored == .staleAttempt)
         #expect(h.machine.transportOpened(attempt: 1, info: Self.info, now: h.now).ignored == .staleAttempt)
         #expect(h.machine.terminatorArrived(attempt: 1, now: h.now).ignored == .staleAttempt)
-        #expect(h.machine.messagesArrived(attempt: 1, count: 1, bytes: 1) == nil)
+        #expect(h.machine.messagesArrived(attempt: 1, count: 1, bytes: 1) == .drop)
         #expect(h.summary == before.0 && h.snapshot == before.1 && h.machine.statistics == before.2)
         // The live attempt still ends normally.
         h.fail(RealtimeError(.network))

@@ -51,6 +51,27 @@ import Testing
         }
     }
 
+    /// A delivered terminator (an end marker that carries data) is the last event, after what
+    /// came before it in the same read, and nothing after it is delivered.
+    @Test(arguments: [false, true])
+    func aDeliveredTerminatorIsTheLastEvent(sameRead: Bool) async throws {
+        let terminator = StreamTerminator.matching(delivered: true) { $0.type == "response.completed" }
+        let t = try TestClient { $0 = .llm(body: [1], terminator: terminator) }
+        let rec = EventRecorder(t.client)
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        let batch: [TransportEvent] = [("delta", "a"), ("response.completed", "usage"), ("delta", "late")].map {
+            .message(.sse(type: $0.0, data: $0.1, id: ""))
+        }
+        if sameRead {
+            first.emit(contentsOf: batch)
+        } else {
+            for event in batch { first.emit(event) }
+        }
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "open(1) event(a) event(usage) closed(final)")
+    }
+
     @Test func cleanEndWithoutTheTerminatorIsTruncated() async throws {
         let t = try TestClient(configure: Self.llm)
         let rec = EventRecorder(t.client)

@@ -41,29 +41,27 @@ extension ClientStateMachine {
         var info = info
         info.attempt = attempt
         info.attemptInOutage = counters.sinceOpen
-        a.stage = .open(info, since: now)
-        phase = .attempting(a)
-        counters.sinceOpen = 0
         credentials.refreshedInStreak = false
         networkBackoff.reset()
-        statistics.connections += 1
-        let log = ClientLogRecord(.info, "connected", ["attempt": "\(attempt)", "status": info.status.map { "\($0)" } ?? ""])
         sends.refusedAttempt = nil
-        if let hook = openHookStart(&a, info: info, now: now) {
-            phase = .attempting(a)
-            return .log(log) + emit(.open(info)) + hook
-        }
-        // The outbox goes out first, before any message sent from now on.
-        return .log(log) + emit(.open(info)) + startDrainIfNeeded()
+        return opened(&a, info: info, now: now)
     }
 
-    /// `count` messages (`bytes` of payload) of attempt `attempt` are about to be emitted;
-    /// returns the first one's sequence number, or nil when they are not wanted (the attempt
-    /// is over: drop them).
-    package mutating func messagesArrived(attempt: Int, count: Int, bytes: Int) -> UInt64? {
-        guard attempt > 0, liveAttempt == attempt else { return nil }
+    /// `count` messages (`bytes` of payload) of attempt `attempt` arrived: numbered for the
+    /// consumer, held for the on-open hook (the connection is in its handshake), or dropped
+    /// (the attempt is over).
+    package mutating func messagesArrived(attempt: Int, count: Int, bytes: Int) -> ArrivalAction {
+        guard attempt > 0, liveAttempt == attempt else { return .drop }
         statistics.messages += count
         statistics.bytes += bytes
+        if case .attempting(let a) = phase, a.hookRunning { return a.hookFailure == nil ? .hold : .drop }
+        return .deliver(first: numberEmissions(count))
+    }
+
+    /// `count` messages held during attempt `attempt`'s handshake go to the consumer after
+    /// its `open` (``HandshakeAction/ready(_:)``): returns the first one's sequence number.
+    package mutating func heldMessagesReleased(attempt: Int, count: Int) -> UInt64 {
+        precondition(liveAttempt == attempt && isConnected, "held messages released without a ready connection")
         return numberEmissions(count)
     }
 
@@ -77,7 +75,8 @@ extension ClientStateMachine {
     /// complete. It is not delivered; the connection closes now (the server may hold it
     /// open), the connection's `closed` is clean and final, and the events finish.
     package mutating func terminatorArrived(attempt: Int, now: Duration) -> Effects {
-        guard let a = startedAttempt(attempt) else { return .ignored(staleness(ofAttempt: attempt)) }
+        guard var a = startedAttempt(attempt) else { return .ignored(staleness(ofAttempt: attempt)) }
+        if a.hookRunning { return a.hookFailure == nil ? terminatorDuringHandshake(&a) : .nothing }
         guard a.opened else { return .ignored(.outOfOrder) }
         let close = CloseEvent(clean: true, willReconnect: false)
         let log = ClientLogRecord(.info, "end of stream: terminator received", ["attempt": "\(attempt)"])

@@ -46,10 +46,11 @@ extension ClientStateMachine {
         package var awaitConsumer = false
         /// Cancel preparation work in flight (credential fetches, cursor loading, the on-open hook).
         package var cancelWork = false
-        /// Run the on-open hook for `attempt`'s open connection, in a task that ``cancelWork``
-        /// cancels; report ``ClientStateMachine/openHookFinished(attempt:error:now:)`` when it
-        /// returns or throws, or with `openHookFailed` at `deadline` (client clock).
-        package var openHook: (attempt: Int, info: ConnectionInfo, deadline: Duration)?
+        /// Run the on-open hook for `attempt`'s open connection (which resumed from `cursor`),
+        /// in a task that ``cancelWork`` cancels; report
+        /// ``ClientStateMachine/openHookFinished(attempt:error:now:)`` when it returns or
+        /// throws, or with `openHookFailed` at `deadline` (client clock).
+        package var openHook: (attempt: Int, info: ConnectionInfo, cursor: String?, deadline: Duration)?
         /// Hand the outbox to the open connection, in a task of its own: ask
         /// ``ClientStateMachine/nextQueuedSend()`` for one message at a time, send it on the
         /// attempt it names and report ``ClientStateMachine/queuedSendSettled(id:attempt:error:now:)``,
@@ -163,9 +164,9 @@ extension ClientStateMachine.Effects {
         return e
     }
 
-    static func openHook(attempt: Int, info: ConnectionInfo, deadline: Duration) -> Self {
+    static func openHook(attempt: Int, info: ConnectionInfo, cursor: String?, deadline: Duration) -> Self {
         var e = Self()
-        e.openHook = (attempt, info, deadline)
+        e.openHook = (attempt, info, cursor, deadline)
         return e
     }
 

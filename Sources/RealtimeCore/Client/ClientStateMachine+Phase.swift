@@ -26,7 +26,11 @@ extension ClientStateMachine {
             case preparing
             /// The transport is started, not open yet.
             case started
-            /// Open since `since` (client clock).
+            /// The transport is open and the on-open hook (the application's handshake) runs
+            /// on it, since `since` (client clock): the connection is not ready yet. Its
+            /// messages go to the hook, and those it does not take wait for the `open`.
+            case handshaking(ConnectionInfo, since: Duration)
+            /// Open (ready) since `since` (client clock).
             case open(ConnectionInfo, since: Duration)
         }
         /// Why the client itself is ending this attempt, when it is.
@@ -36,15 +40,23 @@ extension ClientStateMachine {
             case restart
         }
         var number: Int
+        /// The cursor the attempt resumes from (the one its request carries).
+        var cursor: String?
         var stage: Stage = .preparing
         var ending: Ending?
-        /// The on-open hook runs on the open connection (see ``ClientStateMachine/openHookFinished(attempt:error:now:)``).
-        var hookRunning = false
         /// The on-open hook failed: the attempt ends with this error, whatever the transport reports.
         var hookFailure: RealtimeError?
 
+        /// The connection is ready: its `open` was emitted.
         var opened: Bool {
             if case .open = stage { return true }
+            return false
+        }
+
+        /// The on-open hook runs on the transport's open connection (see
+        /// ``ClientStateMachine/openHookFinished(attempt:error:now:)``).
+        var hookRunning: Bool {
+            if case .handshaking = stage { return true }
             return false
         }
     }

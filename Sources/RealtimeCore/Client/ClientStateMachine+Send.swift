@@ -2,10 +2,10 @@ extension ClientStateMachine {
     /// Messages in the outbox, the one going out included.
     package var outboxCount: Int { sends.queued.count + (sends.inFlight == nil ? 0 : 1) }
 
-    /// The attempt whose connection is open, past its on-open hook and not being ended by the
-    /// client, if any: the one queued messages go out on.
+    /// The attempt whose connection is ready (open, past its on-open hook) and not being ended
+    /// by the client, if any: the one queued messages go out on.
     var openAttempt: Int? {
-        guard case .attempting(let a) = phase, a.opened, a.ending == nil, !a.hookRunning, a.hookFailure == nil else {
+        guard case .attempting(let a) = phase, a.opened, a.ending == nil, a.hookFailure == nil else {
             return nil
         }
         return a.number
@@ -27,8 +27,9 @@ extension ClientStateMachine {
     package mutating func sendRequested(_ message: OutboundMessage, bytes: Int, flush: Bool, now: Duration) -> SendAction {
         if let refusal = sendsRefusal { return .fail(refusal) }
         guard case .queue(let maxMessages, let maxBytes, let timeout) = configuration.sendPolicy.base else {
-            // Fail fast: a started attempt takes it (a WebSocket send before the handshake
-            // completes waits for it), as it always did.
+            // Fail fast: a started attempt takes it (a WebSocket send before the transport's
+            // handshake completes waits for it); during the on-open hook's handshake the
+            // connection is not ready, so the send fails (what the hook sends goes first).
             return acceptsSends ? .sendLive(attempt: liveAttempt) : .fail(RealtimeError(.notConnected))
         }
         if let open = openAttempt, sends.isEmpty, !sends.draining, sends.refusedAttempt != open {

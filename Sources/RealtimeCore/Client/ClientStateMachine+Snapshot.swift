@@ -22,6 +22,7 @@ extension ClientStateMachine {
         case .idle, .loadingCursor:
             return .idle
         case .attempting(let a):
+            // The handshake of the on-open hook is part of connecting.
             if case .open(let info, _) = a.stage { return .open(info) }
             return .connecting(attempt: a.number)
         case .bookingRetrySlot(let verdict):

@@ -137,7 +137,7 @@ extension ClientStateMachine {
         counters.total += 1
         counters.sinceOpen += 1
         let plan = ConnectPlan(attempt: counters.total, cursor: consumer.cursor, credentialsRejected: credentials.rejected)
-        phase = .attempting(Attempt(number: counters.total))
+        phase = .attempting(Attempt(number: counters.total, cursor: plan.cursor))
         return .log(ClientLogRecord(.debug, "connecting", ["attempt": "\(plan.attempt)"])) + .connect(plan)
     }
 

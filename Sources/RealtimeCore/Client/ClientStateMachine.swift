@@ -100,10 +100,11 @@ package struct ClientStateMachine: Sendable {
     package func accepts(attempt: Int) -> Bool { attempt > 0 && liveAttempt == attempt }
 
     /// Whether `send` may go to the live transport: an attempt is started (a WebSocket send
-    /// before the handshake completes waits for it) and the client is not ending it.
+    /// before the transport's handshake completes waits for it), its on-open hook is not
+    /// running and the client is not ending it.
     package var acceptsSends: Bool {
-        guard case .attempting(let a) = phase, a.ending == nil else { return false }
-        return !a.isPreparing
+        guard case .attempting(let a) = phase, a.ending == nil, a.hookFailure == nil else { return false }
+        return !a.isPreparing && !a.hookRunning
     }
 
     /// The token of the armed timer, if any (the driver keeps only that timer's task).

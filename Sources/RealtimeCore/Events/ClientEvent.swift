@@ -1,6 +1,7 @@
 /// The one stream users switch over, identical for SSE and WebSocket.
 public enum ClientEvent: Sendable {
-    /// A connection is live.
+    /// A connection is live and ready: the transport is open and the client's on-open hook
+    /// (`RealtimeClient.Configuration.onOpen`, the application's handshake), if any, returned.
     case open(ConnectionInfo)
     /// A message arrived.
     case event(Message)

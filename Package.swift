@@ -15,6 +15,8 @@ let package = Package(
     products: [
         .library(name: "Realtime", targets: ["Realtime"]),
         .library(name: "RealtimeMCP", targets: ["RealtimeMCP"]),
+        .library(name: "RealtimeSocketIO", targets: ["RealtimeSocketIO"]),
+        .library(name: "RealtimeGraphQL", targets: ["RealtimeGraphQL"]),
         .library(name: "RealtimeTestServer", targets: ["RealtimeTestServer"]),
         .executable(name: "rtcat", targets: ["rtcat"]),
         .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
@@ -87,6 +89,16 @@ let package = Package(
         ),
         .target(
             name: "RealtimeMCP",
+            dependencies: ["Realtime"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeSocketIO",
+            dependencies: ["Realtime"],
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "RealtimeGraphQL",
             dependencies: ["Realtime"],
             swiftSettings: swiftSettings
         ),
@@ -191,6 +203,16 @@ let package = Package(
         .testTarget(
             name: "RealtimeMCPTests",
             dependencies: ["RealtimeMCP", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeSocketIOTests",
+            dependencies: ["RealtimeSocketIO", "RealtimeTestServer", "RealtimeTestSupport"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "RealtimeGraphQLTests",
+            dependencies: ["RealtimeGraphQL", "RealtimeTestServer", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,10 +6,15 @@ import RealtimeTestServer
 /// `JSONDecoder` decoding the same chunks into plain mirrors of the wire objects; and how
 /// many batches the UI-rate adapter delivers for realistic token streams.
 ///
-/// - `openai-decode`, `anthropic-decode`: 40 replies of 500 word-sized text deltas (every
-///   fourth with a tool call), decoded message by message (`items` = deltas produced; the
-///   `JSONDecoder` figure is chunks per second; `vs JSONDecoder` > 1 means faster than the
-///   bare decode). Timed alternately so the ratio survives a loaded machine.
+/// - `openai-decode`, `anthropic-decode`, `responses-decode`, `gemini-decode`: 40 replies of
+///   500 word-sized text deltas (every fourth with a tool call; for Responses and Gemini,
+///   another fourth with 20 reasoning fragments first), decoded message by message (`items` =
+///   deltas produced; the `JSONDecoder` figure is chunks per second; `vs JSONDecoder` > 1
+///   means faster than the bare decode). Timed alternately so the ratio survives a loaded
+///   machine.
+/// - `responses-cursor`: the Responses resume cursor taken after every message of the same
+///   corpus (what the client's I/O thread does per message), against the bare `JSONDecoder`
+///   decode of the same messages.
 /// - `coalesce-*`: 2,000-token streams at several paces and burst shapes run through the
 ///   adapter's state machine with a consumer that renders for 2 ms after each batch:
 ///   events in, batches out, the shortest gap between batches (the flush at the end aside),
@@ -28,6 +33,13 @@ enum LLMBenchmarks {
         Benchmark(name: "anthropic-decode") {
             [decode("anthropic-decode", .anthropic(), AnthropicMessagesDecoder(), mirror: LLMWireMirror.AnthropicEvent.self)]
         },
+        Benchmark(name: "responses-decode") {
+            [decode("responses-decode", .responses(), OpenAIResponsesDecoder(), mirror: LLMWireMirror.ResponsesEvent.self)]
+        },
+        Benchmark(name: "gemini-decode") {
+            [decode("gemini-decode", .gemini(), GeminiDecoder(), mirror: LLMWireMirror.GeminiChunk.self)]
+        },
+        Benchmark(name: "responses-cursor") { [responsesCursor(.responses())] },
         Benchmark(name: "coalesce") { CoalescingSimulation.scenarios.map(coalesce) },
         Benchmark(name: "coalesce-loopback") { [try coalesceLoopback()] },
         Benchmark(name: "tool-calls") { toolCallCounts.map(toolCalls) },
@@ -129,6 +141,35 @@ enum LLMBenchmarks {
         m.goals = [("≥ 100k deltas/s (100× a fast model)", m.itemsPerSecond >= 1e5)]
         m.correct = ours.value == corpus.expectedDeltas && plain.value == chunks
         if !m.correct { m.note = "expected \(corpus.expectedDeltas) deltas / \(chunks) chunks, got \(ours.value) / \(plain.value)" }
+        return m
+    }
+
+    @inline(never)
+    static func cursorAll(_ corpus: LLMCorpus) -> Int {
+        var count = 0
+        for reply in corpus.replies {
+            var cursor: String?
+            for message in reply {
+                cursor = OpenAIResponsesDecoder.resumeCursor(after: message, previous: cursor)
+                if cursor != nil { count += 1 }
+            }
+            guard cursor?.hasSuffix(" \(reply.count - 1)") == true else { return -1 }
+        }
+        return count
+    }
+
+    static func responsesCursor(_ corpus: LLMCorpus) -> Measurement {
+        let mirror = LLMWireMirror.ResponsesEvent.self
+        let (ours, plain) = Timing.bestInterleaved(5, { cursorAll(corpus) }, { plainDecodeAll(corpus, mirror) })
+        var m = Measurement(name: "llm/responses-cursor", bytes: corpus.bytes, items: ours.value, seconds: ours.seconds)
+        m.extra = [
+            ("messages/s (M)", Double(corpus.messageCount) / ours.seconds / 1e6),
+            ("ns/message", ours.seconds / Double(corpus.messageCount) * 1e9),
+            ("vs JSONDecoder", plain.seconds / ours.seconds),
+        ]
+        m.goals = [("faster than decoding the message", plain.seconds > ours.seconds)]
+        m.correct = ours.value == corpus.messageCount
+        if !m.correct { m.note = "expected a cursor after each of \(corpus.messageCount) messages, got \(ours.value)" }
         return m
     }
 

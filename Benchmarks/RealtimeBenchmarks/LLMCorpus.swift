@@ -1,6 +1,6 @@
 import Realtime
 
-/// Reply streams as the OpenAI and Anthropic APIs send them (same field order and
+/// Reply streams as the LLM APIs send them (same field order and
 /// metadata as the real chunks), for the `llm` suite: many replies of word-sized text
 /// deltas (some multi-byte), some with a tool call, each with its start, finish and usage.
 struct LLMCorpus {
@@ -80,7 +80,7 @@ struct LLMCorpus {
         return LLMCorpus(data: events.map(\.1), starts: starts, type: { types[$0] }, expectedDeltas: expected)
     }
 
-    private init(data: [String], starts: [Int], type: (Int) -> String, expectedDeltas: Int) {
+    init(data: [String], starts: [Int], type: (Int) -> String, expectedDeltas: Int) {
         let messages = data.enumerated().map { Message.sse(type: type($0.offset), data: $0.element, id: "") }
         self.replies = zip(starts, starts.dropFirst() + [messages.count]).map { Array(messages[$0..<$1]) }
         self.bytes = data.reduce(0) { $0 + $1.utf8.count }

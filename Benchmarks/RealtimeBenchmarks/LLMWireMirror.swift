@@ -80,3 +80,100 @@ enum LLMWireMirror {
         }
     }
 }
+
+extension LLMWireMirror {
+    /// A Responses API stream event, every field the events of these replies carry.
+    struct ResponsesEvent: Decodable {
+        var type: String
+        var sequence_number: Int
+        var item_id: String?
+        var output_index: Int?
+        var content_index: Int?
+        var summary_index: Int?
+        var delta: String?
+        var text: String?
+        var arguments: String?
+        var logprobs: [Double]?
+        var item: Item?
+        var part: Part?
+        var response: ResponseObject?
+
+        struct Item: Decodable {
+            var id: String?
+            var type: String
+            var status: String?
+            var role: String?
+            var call_id: String?
+            var name: String?
+            var arguments: String?
+            var content: [Part]?
+            var summary: [Part]?
+        }
+
+        struct Part: Decodable {
+            var type: String
+            var text: String?
+            var annotations: [String]?
+        }
+
+        struct ResponseObject: Decodable {
+            var id: String
+            var object: String
+            var created_at: Int
+            var status: String
+            var model: String
+            var usage: Usage?
+        }
+
+        struct Usage: Decodable {
+            var input_tokens: Int
+            var output_tokens: Int
+            var total_tokens: Int
+            var input_tokens_details: Details?
+            var output_tokens_details: Details?
+        }
+
+        struct Details: Decodable {
+            var cached_tokens: Int?
+            var reasoning_tokens: Int?
+        }
+    }
+
+    /// A Gemini `GenerateContentResponse` chunk, every field these chunks carry.
+    struct GeminiChunk: Decodable {
+        var candidates: [Candidate]?
+        var usageMetadata: Usage?
+        var modelVersion: String?
+        var responseId: String?
+
+        struct Candidate: Decodable {
+            var content: Content?
+            var finishReason: String?
+            var index: Int?
+        }
+
+        struct Content: Decodable {
+            var parts: [Part]?
+            var role: String?
+        }
+
+        struct Part: Decodable {
+            var text: String?
+            var thought: Bool?
+            var thoughtSignature: String?
+            var functionCall: FunctionCall?
+        }
+
+        struct FunctionCall: Decodable {
+            var name: String
+            var args: [String: String]
+        }
+
+        struct Usage: Decodable {
+            var promptTokenCount: Int?
+            var candidatesTokenCount: Int?
+            var totalTokenCount: Int?
+            var thoughtsTokenCount: Int?
+        }
+    }
+}

@@ -9,6 +9,15 @@ enum ChatPrinter {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
+    /// Whether standard output is a terminal (then reasoning is dimmed with ANSI codes).
+    static let isTerminal = isatty(STDOUT_FILENO) == 1
+
+    /// What comes before a run of reasoning: `(thinking) `, dimmed on a terminal.
+    static var reasoningStart: String { (isTerminal ? "\u{1B}[2m" : "") + "(thinking) " }
+
+    /// What ends a run of reasoning: the dimming's end and a new line before the answer.
+    static var reasoningEnd: String { (isTerminal ? "\u{1B}[0m" : "") + "\n" }
+
     static func note(_ text: String) {
         FileHandle.standardError.write(Data("LLMChat: \(text)\n".utf8))
     }

@@ -12,8 +12,10 @@ actor ChatSession {
     private var history: [ChatRequest.Turn] = []
     /// The generation streaming now (started, its last batch not yet seen).
     private var streaming: Int?
-    /// What the streaming reply has said so far.
+    /// What the streaming reply has said so far (its answer, not its reasoning).
     private var partialText = ""
+    /// Whether the last thing printed of the streaming reply is reasoning.
+    private var showingReasoning = false
     private var inputEnded = false
     private(set) var lastReplyFailed = false
 
@@ -35,7 +37,7 @@ actor ChatSession {
                 ChatPrinter.error("cannot start the demo server: \(error)")
                 return 1
             }
-            url = server!.url("/llm/\(options.format.rawValue)?echo=1&interval_ms=60")
+            url = server!.url("/llm/\(options.format.rawValue)?echo=1&interval_ms=60&reasoning=1")
             ChatPrinter.note("demo server on \(url.absoluteString): it echoes each prompt, slowly; type a new prompt to interrupt")
         }
         let session = ChatSession(options: options, url: url)
@@ -56,6 +58,7 @@ actor ChatSession {
         history.append(ChatRequest.Turn(role: "user", content: prompt))
         ChatPrinter.write("you: \(prompt)\nassistant: ")
         partialText = ""
+        showingReasoning = false
         do {
             let configuration = try requestConfiguration()
             switch options.format {
@@ -81,12 +84,11 @@ actor ChatSession {
     private func show(_ batch: LLMReplyBatch) {
         // Only the current generation reaches here: LLMReplies drops what is superseded.
         guard batch.generation == streaming else { return }
-        let text = batch.deltas.compactMap(\.text).joined()
-        partialText += text
-        ChatPrinter.write(text)
+        for delta in batch.deltas { show(delta) }
         for call in batch.completedToolCalls { ChatPrinter.write("\n[tool call \(call.name)(\(call.arguments))]") }
         guard batch.isLast else { return }
         streaming = nil
+        if showingReasoning { ChatPrinter.write(ChatPrinter.reasoningEnd) }
         let transcript = batch.transcript
         if let error = transcript.error {
             lastReplyFailed = true
@@ -97,6 +99,23 @@ actor ChatSession {
         }
         keepReply(transcript.text)
         if inputEnded { replies.close() }
+    }
+
+    /// Reasoning dimmed and marked, apart from the answer; the answer as it comes.
+    private func show(_ delta: LLMDelta) {
+        switch delta {
+        case .reasoning(let part) where part.kind == .text || part.kind == .summary:
+            if !showingReasoning { ChatPrinter.write(ChatPrinter.reasoningStart) }
+            showingReasoning = true
+            ChatPrinter.write(part.fragment)
+        case .text(let text), .refusal(let text):
+            if showingReasoning { ChatPrinter.write(ChatPrinter.reasoningEnd) }
+            showingReasoning = false
+            if case .text = delta { partialText += text }
+            ChatPrinter.write(text)
+        default:
+            break
+        }
     }
 
     private func keepReply(_ text: String) {

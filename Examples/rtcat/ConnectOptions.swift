@@ -10,6 +10,8 @@ struct ConnectOptions {
     var url: URL
     var method: String?
     var headers = HTTPHeaders()
+    /// `--sensitive-header`: names kept from other origins beyond the built-in rule.
+    var sensitiveHeaders: [String] = []
     var body: [UInt8]?
     var lastEventID: String?
     /// Exit 0 after this many `event` lines.
@@ -64,6 +66,10 @@ struct ConnectOptions {
             options (durations in seconds):
               -X METHOD             HTTP method (SSE; default GET, POST with -d)
               -H 'Name: value'      request header (repeatable)
+              --sensitive-header NAME
+                                    a header that carries a credential: never sent to another
+                                    origin after a redirect (repeatable; Authorization, Cookie,
+                                    and names with auth, key, token, secret... always are)
               -d BODY | -d @FILE    request body (SSE)
               --last-event-id ID    resume after ID (SSE Last-Event-ID)
               --repeat-request      send a POST again on reconnect (only for APIs that say it is safe)
@@ -153,6 +159,10 @@ struct ConnectOptions {
         case "-H", "--header":
             let (name, value) = try Self.headerField(try cursor.value())
             headers.add(name: name, value: value)
+        case "--sensitive-header":
+            let name = try cursor.value()
+            guard Self.isHeaderName(name) else { throw UsageError("--sensitive-header: '\(name)' is not a valid header name") }
+            sensitiveHeaders.append(name)
         case "-d", "--data":
             let data = try cursor.value()
             if data.hasPrefix("@") {
@@ -187,16 +197,20 @@ struct ConnectOptions {
         return true
     }
 
+    /// Whether `name` is a header name: a token (RFC 9110 §5.6.2).
+    static func isHeaderName(_ name: String) -> Bool {
+        let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
+        return !name.isEmpty
+            && name.utf8.allSatisfy { ($0 >= 0x30 && $0 <= 0x39) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || tokenPunctuation.contains($0) }
+    }
+
     /// `Name: value` from `-H`: a token name (RFC 9110 §5.6.2) and a value without line
     /// breaks. The value is never echoed (it may be a secret).
     static func headerField(_ field: String) throws(UsageError) -> (String, String) {
         guard let colon = field.firstIndex(of: ":") else { throw UsageError("-H needs 'Name: value'") }
         let name = field[..<colon].trimmingCharacters(in: .whitespaces)
         let value = field[field.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-        let tokenPunctuation = Set("!#$%&'*+-.^_`|~".utf8)
-        guard !name.isEmpty,
-            name.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || (($0 | 0x20) >= 0x61 && ($0 | 0x20) <= 0x7A) || tokenPunctuation.contains($0) })
-        else { throw UsageError("-H: '\(name)' is not a valid header name") }
+        guard isHeaderName(name) else { throw UsageError("-H: '\(name)' is not a valid header name") }
         guard !value.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D || $0 == 0 }) else {
             throw UsageError("-H: the value of \(name) contains a line break")
         }
@@ -329,6 +343,7 @@ struct ConnectOptions {
         var c = RealtimeClient.Configuration()
         c.method = method ?? (body == nil ? "GET" : "POST")
         c.headers = headers
+        c.sensitiveHeaderNames = sensitiveHeaders
         c.body = body
         c.lastEventID = lastEventID
         c.subprotocols = protocols

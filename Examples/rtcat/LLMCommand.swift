@@ -11,8 +11,8 @@ import Realtime
 enum LLMCommand {
     static let subcommand = Subcommand(
         name: "llm",
-        usage: "[--format openai|anthropic] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] [--max-retries N] [--max-reply-bytes N] [--lenient-utf8] URL",
-        summary: "POST an LLM request once; print the streamed reply as JSON lines (deltas, tool calls, finished or error)\n"
+        usage: "[--format openai|anthropic|responses|gemini] [-H 'Name: value' ...] -d BODY [--coalesce SECONDS] [--max-retries N] [--max-reply-bytes N] [--lenient-utf8] [--background] URL",
+        summary: "POST an LLM request once; print the streamed reply as JSON lines (deltas, reasoning, tool calls, finished or error)\n"
             + LLMOptions.help,
         run: { await run($0) })
 
@@ -40,6 +40,8 @@ enum LLMCommand {
         switch options.format {
         case .openAI: return await stream(client, format: .openAI, coalesce: options.coalesce, printer)
         case .anthropic: return await stream(client, format: .anthropic, coalesce: options.coalesce, printer)
+        case .responses: return await stream(client, format: .openAIResponses, coalesce: options.coalesce, printer)
+        case .gemini: return await stream(client, format: .gemini, coalesce: options.coalesce, printer)
         }
     }
 

@@ -11,8 +11,8 @@ struct LLMReplyPrinter {
         transcript = LLMTranscript(maxBytes: maxReplyBytes)
     }
 
-    /// Prints the deltas of one batch (a single delta without `--coalesce`): a line per text
-    /// delta, a line per skipped event, a line per tool call it completed. Returns false once
+    /// Prints the deltas of one batch (a single delta without `--coalesce`): a line per text,
+    /// reasoning or refusal delta, per citation, per skipped event, per tool call it completed. Returns false once
     /// the reply has failed: nothing after the failure is printed (a delta beyond the size
     /// limit is not), and the caller stops reading.
     @discardableResult
@@ -23,6 +23,9 @@ struct LLMReplyPrinter {
             if transcript.error != nil { return false }
             switch delta {
             case .text(let text): writer.write(["kind": .string("delta"), "text": .string(text)])
+            case .reasoning(let part): writer.write(Self.reasoningFields(part))
+            case .refusal(let text): writer.write(["kind": .string("refusal"), "text": .string(text)])
+            case .citation(let citation): writer.write(Self.citationFields(citation))
             case .unrecognized(let event): writer.write(["kind": .string("unrecognized"), "event": .string(event)])
             default: break
             }
@@ -46,6 +49,9 @@ struct LLMReplyPrinter {
         var fields: [(key: String, value: JSONValue)] = [("kind", .string("finished"))]
         if let reason = transcript.finishReason { fields.append(("reason", .string(reason.rawValue))) }
         fields.append(("text", .string(transcript.text)))
+        let reasoning = transcript.reasoning.map { $0.text + $0.summary }.joined()
+        if !reasoning.isEmpty { fields.append(("reasoning", .string(reasoning))) }
+        if !transcript.refusal.isEmpty { fields.append(("refusal", .string(transcript.refusal))) }
         if let usage = transcript.usage { fields.append(("usage", Self.usage(usage))) }
         writer.write(fields)
         return Subcommand.success
@@ -56,7 +62,28 @@ struct LLMReplyPrinter {
         if let n = usage.inputTokens { fields.append(.init("inputTokens", .int(n))) }
         if let n = usage.outputTokens { fields.append(.init("outputTokens", .int(n))) }
         if let n = usage.totalTokens { fields.append(.init("totalTokens", .int(n))) }
+        if let n = usage.reasoningTokens { fields.append(.init("reasoningTokens", .int(n))) }
+        if let n = usage.cachedInputTokens { fields.append(.init("cachedInputTokens", .int(n))) }
         return .object(fields)
+    }
+
+    static func reasoningFields(_ part: LLMReasoningDelta) -> [(key: String, value: JSONValue)] {
+        let type: String
+        switch part.kind {
+        case .text: type = "text"
+        case .summary: type = "summary"
+        case .signature: type = "signature"
+        case .redacted: type = "redacted"
+        }
+        return [("kind", .string("reasoning")), ("block", .int(part.index)), ("type", .string(type)), ("text", .string(part.fragment))]
+    }
+
+    static func citationFields(_ citation: LLMCitation) -> [(key: String, value: JSONValue)] {
+        var fields: [(key: String, value: JSONValue)] = [("kind", .string("citation")), ("type", .string(citation.type))]
+        if let url = citation.url { fields.append(("url", .string(url))) }
+        if let title = citation.title { fields.append(("title", .string(title))) }
+        if let text = citation.citedText { fields.append(("citedText", .string(text))) }
+        return fields
     }
 
     /// `code`, `message` (the error's description: never a secret) and, when known, the HTTP

@@ -101,12 +101,25 @@ final class ClientStorage: Sendable {
     /// The first iterator was `RealtimeClient/batches`: messages go to the consumer in
     /// batches. Set once, before the machine starts (so before any transport exists).
     let deliversBatches = Atomic<Bool>(false)
+    /// What ends the stream: the configuration's terminator, or the one an LLM reply's decoder
+    /// set before the client started (``RealtimeClient/deltas(format:)``).
+    private let chosenTerminator: LockedValue<StreamTerminator?>
 
-    init(machine: ClientStateMachine, capacity: Int, duplicates: DuplicateTracker? = nil) {
+    /// The terminator in effect (read once per delivery by the relay).
+    var terminator: StreamTerminator? { chosenTerminator.withLock { $0 } }
+
+    init(machine: ClientStateMachine, capacity: Int, terminator: StreamTerminator?, duplicates: DuplicateTracker? = nil) {
+        chosenTerminator = LockedValue(terminator)
         let ledger = ResumeLedger(cursor: machine.consumer.cursor, duplicates: duplicates)
         consumer = LockedValue(ConsumerSide(ledger: ledger, capacity: capacity))
         state = LockedValue(
             State(machine: machine, buffer: ClientBuffer(capacity: capacity), handshake: HandshakeInbox(capacity: capacity)))
+    }
+
+    /// Replaces the terminator, before the machine starts (so before any transport exists).
+    func setTerminator(_ terminator: StreamTerminator?) {
+        chosenTerminator.withLock { $0 = terminator }
+        state.withLock { $0.machine.useTerminator(terminator != nil) }
     }
 
     /// Sets the buffer's capacity (in envelopes), before the machine starts.

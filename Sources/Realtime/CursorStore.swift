@@ -5,11 +5,16 @@
 /// `Configuration.lastEventID` is nil. ``save`` is called, in order, each time the cursor
 /// advances (when the consumer has processed an event); the consumer's next event waits
 /// for it, so keep it quick (write to a file or `UserDefaults`, not to a remote service).
+///
+/// A `save` that throws is reported as an `.error` event with code `cursor_save_failed`
+/// (`willRetry` true: the client goes on) and counted in
+/// `RealtimeClient.Statistics.cursorSaveFailures`; the next processed event saves the newest
+/// cursor. The cursor in memory is not affected, so reconnects stay exact meanwhile.
 public struct CursorStore: Sendable {
     public var load: @Sendable () async -> String?
-    public var save: @Sendable (String) async -> Void
+    public var save: @Sendable (String) async throws -> Void
 
-    public init(load: @escaping @Sendable () async -> String?, save: @escaping @Sendable (String) async -> Void) {
+    public init(load: @escaping @Sendable () async -> String?, save: @escaping @Sendable (String) async throws -> Void) {
         self.load = load
         self.save = save
     }

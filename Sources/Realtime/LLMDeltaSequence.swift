@@ -22,7 +22,8 @@ public struct LLMDeltaSequence<Decoder: LLMStreamDecoder>: AsyncSequence, Sendab
     let decoder: Decoder
 
     public func makeAsyncIterator() -> AsyncIterator {
-        AsyncIterator(events: client.events.makeAsyncIterator(), client: client, decoder: decoder)
+        let events = RealtimeClient.Events(client: client, terminator: .some(Decoder.terminator))
+        return AsyncIterator(events: events.makeAsyncIterator(), client: client, decoder: decoder)
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {

@@ -31,11 +31,19 @@ extension RealtimeClient {
     private func connect(_ plan: ClientStateMachine.ConnectPlan, _ request: TransportRequest) {
         var request = request
         if let resumeURL = configuration.resumeURL {
-            let built = resumeURL(url, plan.cursor)
-            guard Self.transportKind(for: built) == transportKind else {
-                return attemptFailedToStart(plan.attempt, RealtimeError(.invalidConfiguration, detail: "resumeURL changed the transport's scheme"))
+            request.url = resumeURL(url, plan.cursor)
+        }
+        if plan.resumes, let resume = configuration.resume, let cursor = plan.cursor {
+            guard let resumed = resume.request(request, cursor) else {
+                let e = RealtimeError(.requestNotRepeatable, detail: "the resume plan cannot resume from the cursor")
+                return attemptFailedToStart(plan.attempt, e)
             }
-            request.url = built
+            request = resumed
+            request.attempt = plan.attempt
+        }
+        guard Self.transportKind(for: request.url) == transportKind else {
+            let what = configuration.resume == nil ? "resumeURL" : "the resume plan's request"
+            return attemptFailedToStart(plan.attempt, RealtimeError(.invalidConfiguration, detail: "\(what) changed the transport's scheme"))
         }
         let transport: any Transport
         do {
@@ -44,7 +52,7 @@ extension RealtimeClient {
             let e = (error as? RealtimeError) ?? RealtimeError(.internal, detail: "transport factory failed")
             return attemptFailedToStart(plan.attempt, e)
         }
-        start(transport, attempt: plan.attempt)
+        start(transport, attempt: plan.attempt, cursor: plan.cursor)
     }
 
     private func baseRequest(_ plan: ClientStateMachine.ConnectPlan) -> TransportRequest {
@@ -62,7 +70,8 @@ extension RealtimeClient {
         request.eventBufferCapacity = configuration.eventBufferCapacity
         // Packed batches skip the terminator's per-message check: with one, messages are whole.
         request.prefersMessageBatches =
-            transportKind == .sse && configuration.terminator == nil && storage.deliversBatches.load(ordering: .relaxed)
+            transportKind == .sse && storage.terminator == nil && configuration.resume?.cursor == nil
+            && storage.deliversBatches.load(ordering: .relaxed)
         request.attempt = plan.attempt
         request.lastEventID = plan.cursor
         return request
@@ -84,7 +93,7 @@ extension RealtimeClient {
     /// Messages (and the `.open` before them) go from the transport's I/O thread straight to
     /// the consumer's buffer through the attempt's sink, with no hop through a task; so do its
     /// control events, to the machine.
-    private func start(_ transport: any Transport, attempt: Int) {
+    private func start(_ transport: any Transport, attempt: Int, cursor: String?) {
         let now = clock.now()
         let (wanted, work): (Bool, ClientStorage.Work) = storage.state.withLock { s in
             var work = ClientStorage.Work()
@@ -102,7 +111,7 @@ extension RealtimeClient {
             return (wanted, work)
         }
         if wanted {
-            transport.start(delivering: AttemptSink(client: self, attempt: attempt))
+            transport.start(delivering: AttemptSink(client: self, attempt: attempt, cursor: cursor))
         } else {
             transport.close()
         }

@@ -41,15 +41,18 @@ extension RealtimeClient {
         /// Loads the cursor at start and saves it as the consumer processes events.
         /// Default nil (the cursor lives only in memory).
         public var cursorStore: CursorStore?
-        /// Reads the resume cursor from a WebSocket message. RFC 6455 has no event ids, so a
+        /// Reads the resume cursor from a message's data. RFC 6455 has no event ids, so a
         /// resumable WebSocket protocol carries one in the payload (e.g. an `id` field of a
-        /// JSON message). Called for every WebSocket message before delivery, on the
-        /// connection's I/O thread (keep it quick, never block); a non-nil result
-        /// becomes the message's ``Message/id`` and, once the consumer has processed it, the
-        /// cursor (``RealtimeClient/lastEventID``, ``cursorStore``), exactly as an SSE id.
-        /// When set, a WebSocket reconnect also waits until the consumer has processed what
-        /// was already received, so the cursor covers every delivered message. Not called for
-        /// SSE, whose ids come from the stream. Default nil (WebSocket messages carry no id).
+        /// JSON message); an SSE stream may too (a sequence number in the JSON of events
+        /// that have no `id:`). Called for every message before delivery, on the
+        /// connection's I/O thread (keep it quick, never block); its result becomes the
+        /// message's ``Message/id`` (on SSE, in place of the `id:` field: nil leaves the SSE
+        /// id) and, once the consumer has processed it, the cursor
+        /// (``RealtimeClient/lastEventID``, ``cursorStore``), exactly as an SSE id. When set,
+        /// a WebSocket reconnect also waits until the consumer has processed what was already
+        /// received, so the cursor covers every delivered message. For a cursor that depends
+        /// on earlier messages, use ``ResumePlan/cursor`` instead (setting both is an
+        /// `invalidConfiguration`). Default nil (SSE ids; WebSocket messages carry none).
         public var messageID: (@Sendable (Message) -> String?)?
         /// Builds each attempt's URL from the client's URL and the committed cursor (nil until
         /// an event with an id was processed, unless ``lastEventID`` or ``cursorStore`` gave
@@ -59,6 +62,11 @@ extension RealtimeClient {
         /// (`ws`/`wss` or `http`/`https`), or the attempt fails with `invalidConfiguration`.
         /// Default nil (every attempt uses the client's URL).
         public var resumeURL: (@Sendable (_ url: URL, _ cursor: String?) -> URL)?
+        /// How the stream resumes when its cursor comes from the data or the resume request
+        /// differs from the first one (a POST's reply resumed by a GET): see ``ResumePlan``.
+        /// Setting both this and ``resumeURL`` is an `invalidConfiguration` (the plan's
+        /// request builds the URL). Default nil.
+        public var resume: ResumePlan?
         /// Drop messages the consumer already processed, judged by id (``DuplicateFilter``:
         /// ordered ids at or below the cursor, or ids within a window of recent ones), for
         /// servers that replay on resume. Default nil: every message is delivered.
@@ -116,10 +124,11 @@ extension RealtimeClient {
         public var idleTimeout: Duration? = .seconds(300)
         /// Redirects followed per attempt. Default 10.
         public var maxRedirects: Int = 10
-        /// Header names that carry a credential beyond the built-in rule (`Authorization`,
-        /// `Cookie`, and any name containing `auth`, `key`, `token`, `secret`, `session`,
-        /// `cookie`, `password` or `signature`), compared ignoring case: never sent to another
-        /// origin after a redirect. Default none.
+        /// Header names that carry a credential beyond the built-in rule
+        /// (``HTTPHeaders/isSensitive(_:)``: any name containing `auth`, `key`, `token`,
+        /// `secret`, `session`, `cookie`, `password`, `signature`, `credential` or `access`,
+        /// and `sig`, `pwd`, `pass`, `passwd`, `jwt`), compared ignoring case: never sent to
+        /// another origin after a redirect, on either transport. Default none.
         public var sensitiveHeaderNames: [String] = []
         /// Whether a redirect may go from `https` to `http` (or `wss` to `ws`), sending the
         /// request in clear text. Default false: such a redirect fails with `redirect`.

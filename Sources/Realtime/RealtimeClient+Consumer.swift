@@ -3,13 +3,15 @@ import Synchronization
 extension RealtimeClient {
     /// Starts the client on the first iteration; returns whether this is the first.
     /// With `batches`, messages are delivered as batches from now on (the buffer's capacity
-    /// then counts batches, see ``RealtimeClient/batches``).
-    func startIfFirstIteration(batches: Bool = false) -> Bool {
+    /// then counts batches, see ``RealtimeClient/batches``). A `terminator` given replaces
+    /// the configuration's (an LLM decoder's end marker, see ``RealtimeClient/deltas(format:)``).
+    func startIfFirstIteration(batches: Bool = false, terminator: StreamTerminator?? = nil) -> Bool {
         let first: Bool = storage.state.withLock { s in
             defer { s.started = true }
             return !s.started
         }
         guard first else { return false }
+        if let terminator { storage.setTerminator(terminator) }
         if batches {
             storage.deliversBatches.store(true, ordering: .sequentiallyConsistent)
             storage.setCapacity(Self.batchBufferCapacity(eventBufferCapacity: configuration.eventBufferCapacity))
@@ -89,7 +91,15 @@ extension RealtimeClient {
 
     @usableFromInline
     func save(_ cursor: String) async {
-        if let store = configuration.cursorStore { await store.save(cursor) }
+        guard let store = configuration.cursorStore else { return }
+        do {
+            try await store.save(cursor)
+        } catch {
+            // Not retried by itself (a store that keeps failing would be asked again for every
+            // event, this report included): the next processed event saves the newest cursor.
+            let failure = RealtimeError(.cursorSaveFailed, detail: "the cursor store's save threw \(type(of: error))")
+            handle { machine, _ in machine.cursorSaveFailed(failure) }
+        }
     }
 
     /// Everything handed to the consumer is processed: commits the cursor (and saves it),

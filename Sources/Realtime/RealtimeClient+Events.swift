@@ -6,9 +6,11 @@ extension RealtimeClient {
     public struct Events: AsyncSequence, Sendable {
         public typealias Element = ClientEvent
         let client: RealtimeClient
+        /// Replaces the configuration's terminator when this iterator starts the client.
+        var terminator: StreamTerminator?? = nil
 
         public func makeAsyncIterator() -> AsyncIterator {
-            let first = client.startIfFirstIteration()
+            let first = client.startIfFirstIteration(terminator: terminator)
             return AsyncIterator(client: client, lifetime: first ? IteratorLifetime(client: client) : nil)
         }
 

@@ -15,6 +15,20 @@ extension RealtimeClient.Configuration {
         guard onOpenTimeout > .zero else {
             throw RealtimeError(.invalidConfiguration, detail: "onOpenTimeout must be positive")
         }
+        try validateResume()
+    }
+
+    private func validateResume() throws {
+        guard let resume else { return }
+        guard resume.cursor == nil || messageID == nil else {
+            throw RealtimeError(.invalidConfiguration, detail: "set messageID or resume.cursor, not both")
+        }
+        guard resumeURL == nil else {
+            throw RealtimeError(.invalidConfiguration, detail: "set resumeURL or resume, not both (the plan's request builds the URL)")
+        }
+        guard resume.maxResumesWithoutProgress >= 1 else {
+            throw RealtimeError(.invalidConfiguration, detail: "resume.maxResumesWithoutProgress must be at least 1")
+        }
     }
 
     /// Whether a monitor is configured (without making the loop's default one).
@@ -33,11 +47,12 @@ extension RealtimeClient.Configuration {
     func machineConfiguration(kind: TransportKind, monitorsNetwork: Bool) -> ClientStateMachine.Configuration {
         ClientStateMachine.Configuration(
             backoff: backoff, reconnect: reconnect, requestIsRepeatable: resolvedRequestIsRepeatable,
-            waitsForConsumer: kind == .sse || messageID != nil,
+            waitsForConsumer: kind == .sse || messageID != nil || resume != nil,
             monitorsNetwork: hasNetworkMonitor && monitorsNetwork,
             refreshesCredentials: headersProvider != nil, sharesRetryBudget: retryBudget != nil,
             loadsCursor: lastEventID == nil && cursorStore != nil, cursor: lastEventID,
             hasTerminator: terminator != nil, pathChangeProbeTimeout: pathChangeProbeTimeout,
-            sendPolicy: sendPolicy, canSend: kind == .webSocket, openHookTimeout: onOpen == nil ? nil : onOpenTimeout)
+            sendPolicy: sendPolicy, canSend: kind == .webSocket, openHookTimeout: onOpen == nil ? nil : onOpenTimeout,
+            resumes: resume != nil, maxResumesWithoutProgress: max(1, resume?.maxResumesWithoutProgress ?? 3))
     }
 }

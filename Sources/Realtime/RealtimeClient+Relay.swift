@@ -14,6 +14,8 @@ extension RealtimeClient {
         var terminated = false
         /// Messages waiting to be grouped into one batch (batch delivery only).
         var group: [Message] = []
+        /// The resume cursor of the last message (tracked for a resume plan only).
+        var cursor: String?
 
         var isMessagesOnly: Bool { opened == nil && hints.isEmpty && end == nil && !terminated }
 
@@ -44,61 +46,35 @@ extension RealtimeClient {
         }
     }
 
-    /// What an attempt's sink does with a delivery, on the transport's I/O thread: takes every
-    /// event out of `events`, moves the messages into the consumer's buffer and the control
-    /// events into the state machine. Returns false when the consumer's buffer is full (the
-    /// transport pauses reading until the consumer, having served half the buffer, calls
-    /// ``Transport/resumeDelivery()``).
-    func relay(_ events: inout [TransportEvent], attempt: Int) -> Bool {
-        var batch = RelayBatch()
-        batch.messages.reserveCapacity(events.count)
-        let grouping = storage.deliversBatches.load(ordering: .relaxed)
-        let messageID = transportKind == .webSocket ? configuration.messageID : nil
-        let terminator = configuration.terminator
-        // Moved out one by one (oldest first after the reversal), not copied: a copy of a
-        // message costs a retain and a release per field, several per event.
-        events.reverse()
-        while let event = events.popLast() {
-            switch consume event {
-            case .message(var message):
-                guard !batch.terminated else { continue }
-                if let messageID { message.id = messageID(message) }
-                if let terminator, terminator.matches(message) {
-                    batch.terminated = true
-                    if terminator.delivered { batch.add(message, grouping: grouping) }
-                    continue
-                }
-                batch.add(message, grouping: grouping)
-            case .messages(let messages):
-                guard !batch.terminated, !messages.isEmpty else { continue }
-                // A packed batch goes as it is; one of whole messages is regrouped (at most 16).
-                if grouping, terminator == nil, messageID == nil, messages.isPacked {
-                    batch.add(messages)
-                } else {
-                    relayUnpacked(messages, into: &batch, grouping: grouping, messageID: messageID)
-                }
-            case .opened(let info):
-                batch.opened = info
-            case .retryHint(let time):
-                batch.hints.append(time)
-            case .ended(let end):
-                batch.end = end
-            }
-        }
-        batch.closeGroup()
-        if batch.isMessagesOnly { return relayMessages(&batch.messages, count: batch.count, bytes: batch.bytes, attempt: attempt) }
-        return relayControl(&batch, attempt: attempt)
-    }
+    /// What the relay does to each message before it is buffered: the resume cursor read from
+    /// its data (``Configuration/messageID``, ``ResumePlan/cursor``, the latter given the
+    /// cursor before it), and the terminator's check.
+    struct MessageLabels {
+        let messageID: (@Sendable (Message) -> String?)?
+        let planCursor: (@Sendable (Message, String?) -> String?)?
+        let terminator: StreamTerminator?
+        let isWebSocket: Bool
+        /// The client has a resume plan: the machine is told the last cursor received.
+        let tracksCursor: Bool
+        /// The resume plan's cursor after the last message labelled.
+        var running: String?
 
-    /// A transport's batch taken apart: for the per-event consumer, or when a terminator
-    /// must see each message.
-    private func relayUnpacked(
-        _ messages: MessageBatch, into batch: inout RelayBatch, grouping: Bool, messageID: (@Sendable (Message) -> String?)?
-    ) {
-        let terminator = configuration.terminator
-        for m in messages {
-            var message = m.message
-            if let messageID { message.id = messageID(message) }
+        /// Whether each message must be looked at (a packed batch cannot go as it is).
+        var needsEachMessage: Bool { terminator != nil || messageID != nil || planCursor != nil }
+
+        /// Labels `message` and adds it to `batch`, unless it is the terminator (which ends
+        /// the batch, and is added only when it is delivered).
+        mutating func relay(_ message: consuming Message, into batch: inout RelayBatch, grouping: Bool) {
+            var message = message
+            if let planCursor {
+                if let next = planCursor(message, running) { running = next }
+                message.id = running
+            } else if let messageID {
+                // On SSE a message without a cursor in its data keeps its `id:` field.
+                let id = messageID(message)
+                if id != nil || isWebSocket { message.id = id }
+            }
+            if tracksCursor, let id = message.id { batch.cursor = id }
             if let terminator, terminator.matches(message) {
                 batch.terminated = true
                 if terminator.delivered { batch.add(message, grouping: grouping) }
@@ -108,13 +84,63 @@ extension RealtimeClient {
         }
     }
 
+    /// What an attempt's sink does with a delivery, on the transport's I/O thread: takes every
+    /// event out of `events`, moves the messages into the consumer's buffer and the control
+    /// events into the state machine. Returns false when the consumer's buffer is full (the
+    /// transport pauses reading until the consumer, having served half the buffer, calls
+    /// ``Transport/resumeDelivery()``). `cursor` holds the resume plan's cursor after the
+    /// attempt's last message (see ``MessageLabels``), when the plan reads one; it is not held
+    /// while the relay acts (a transport may deliver again from within, say its end on a close).
+    func relay(_ events: inout [TransportEvent], attempt: Int, cursor: LockedValue<String?>?) -> Bool {
+        var batch = RelayBatch()
+        batch.messages.reserveCapacity(events.count)
+        let grouping = storage.deliversBatches.load(ordering: .relaxed)
+        var labels = MessageLabels(
+            messageID: configuration.messageID, planCursor: configuration.resume?.cursor, terminator: storage.terminator,
+            isWebSocket: transportKind == .webSocket, tracksCursor: configuration.resume != nil,
+            running: cursor?.withLock { $0 })
+        // Moved out one by one (oldest first after the reversal), not copied: a copy of a
+        // message costs a retain and a release per field, several per event.
+        events.reverse()
+        while let event = events.popLast() {
+            switch consume event {
+            case .message(let message):
+                guard !batch.terminated else { continue }
+                labels.relay(message, into: &batch, grouping: grouping)
+            case .messages(let messages):
+                guard !batch.terminated, !messages.isEmpty else { continue }
+                // A packed batch goes as it is; one of whole messages is regrouped (at most 16).
+                if grouping, !labels.needsEachMessage, messages.isPacked {
+                    if labels.tracksCursor, let id = messages.resumeID { batch.cursor = id }
+                    batch.add(messages)
+                } else {
+                    for m in messages where !batch.terminated { labels.relay(m.message, into: &batch, grouping: grouping) }
+                }
+            case .opened(let info):
+                batch.opened = info
+            case .retryHint(let time):
+                batch.hints.append(time)
+            case .ended(let end):
+                batch.end = end
+            }
+        }
+        if let cursor { cursor.withLock { $0 = labels.running } }
+        batch.closeGroup()
+        if batch.isMessagesOnly {
+            return relayMessages(&batch.messages, count: batch.count, bytes: batch.bytes, cursor: batch.cursor, attempt: attempt)
+        }
+        return relayControl(&batch, attempt: attempt)
+    }
+
     /// The common case: messages only. Counted by the machine, numbered and moved into the
     /// consumer's buffer under one acquisition of the machine's lock (the buffer takes the
     /// array's storage when it is empty: no copy); the consumer is woken after it.
-    private func relayMessages(_ envelopes: inout [ClientStorage.Envelope], count: Int, bytes: Int, attempt: Int) -> Bool {
+    private func relayMessages(
+        _ envelopes: inout [ClientStorage.Envelope], count: Int, bytes: Int, cursor: String?, attempt: Int
+    ) -> Bool {
         guard !envelopes.isEmpty else { return true }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = storage.state.withLock { s in
-            switch s.machine.messagesArrived(attempt: attempt, count: count, bytes: bytes) {
+            switch s.machine.messagesArrived(attempt: attempt, count: count, bytes: bytes, cursor: cursor) {
             case .drop:
                 return (nil, true)  // the attempt is over
             case .hold:
@@ -140,7 +166,7 @@ extension RealtimeClient {
             }
             var held = true
             if !batch.messages.isEmpty {
-                switch s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes) {
+                switch s.machine.messagesArrived(attempt: attempt, count: batch.count, bytes: batch.bytes, cursor: batch.cursor) {
                 case .drop:
                     break
                 case .hold:
@@ -175,10 +201,14 @@ extension RealtimeClient {
 final class AttemptSink: TransportSink {
     private weak let client: RealtimeClient?
     private let attempt: Int
+    /// The resume plan's cursor after the last message delivered (from the attempt's cursor
+    /// on), when the plan reads one from the data; nil otherwise (no lock on the hot path).
+    private let cursor: LockedValue<String?>?
 
-    init(client: RealtimeClient, attempt: Int) {
+    init(client: RealtimeClient, attempt: Int, cursor: String?) {
         self.client = client
         self.attempt = attempt
+        self.cursor = client.configuration.resume?.cursor == nil ? nil : LockedValue(cursor)
     }
 
     func deliver(_ events: inout [TransportEvent]) -> Bool {
@@ -186,6 +216,6 @@ final class AttemptSink: TransportSink {
             events.removeAll(keepingCapacity: true)
             return true
         }
-        return client.relay(&events, attempt: attempt)
+        return client.relay(&events, attempt: attempt, cursor: cursor)
     }
 }

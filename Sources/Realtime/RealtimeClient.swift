@@ -93,7 +93,7 @@ public final class RealtimeClient: Sendable {
             configuration: configuration.machineConfiguration(kind: kind, monitorsNetwork: Self.needsNetwork(url)),
             random: random)
         self.storage = ClientStorage(
-            machine: machine, capacity: configuration.eventBufferCapacity,
+            machine: machine, capacity: configuration.eventBufferCapacity, terminator: configuration.terminator,
             duplicates: configuration.duplicates.map { DuplicateTracker(filter: $0, idsCarryOver: kind == .sse) })
     }
 

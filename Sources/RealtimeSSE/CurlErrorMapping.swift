@@ -96,27 +96,40 @@ package enum CurlErrorMapping {
         }
     }
 
-    /// Certificate, pinning and handshake failures, worded as the `wss` transport does.
+    /// Certificate, pinning and handshake failures, classified by ``TLSFailureEvidence`` as the
+    /// `wss` transport classifies its own, and worded alike.
     private static func tlsFailure(_ f: Failure) -> (RealtimeError.Code, String)? {
         switch f.code {
         case CURLE_PEER_FAILED_VERIFICATION:
+            var evidence = TLSFailureEvidence(verifyResult: f.verifyResult)
             // curl checks the host name itself, after OpenSSL accepted the chain (and then
-            // reports X509_V_ERR_UNSPECIFIED as the verify result).
+            // reports X509_V_ERR_UNSPECIFIED as the verify result): OpenSSL's own result for
+            // the same mismatch, so the words are the `wss` transport's.
             if f.message.contains("subject name") || f.message.contains("host name") {
-                // OpenSSL's words, as the `wss` transport reports them (X509_V_ERR_IP_ADDRESS_MISMATCH
-                // for an address literal, X509_V_ERR_HOSTNAME_MISMATCH for a name).
-                return (.tls, "certificate verify failed: \(isAddressLiteral(f.host) ? "IP address" : "hostname") mismatch")
+                evidence.verifyResult =
+                    isAddressLiteral(f.host) ? X509VerifyResult.ipAddressMismatch : X509VerifyResult.hostnameMismatch
             }
-            if f.verifyResult != X509VerifyResult.ok {
-                return (.tls, "certificate verify failed: \(X509VerifyResult.reason(f.verifyResult))")
+            guard evidence.verifyResult != X509VerifyResult.ok else {
+                return (.tls, "certificate verify failed" + (f.message.isEmpty ? "" : ": \(f.message)"))
             }
-            return (.tls, "certificate verify failed" + (f.message.isEmpty ? "" : ": \(f.message)"))
+            return described(evidence, f)
         case CURLE_SSL_PINNEDPUBKEYNOTMATCH:
-            return (.tls, "server public key does not match any pinned key")
+            return described(TLSFailureEvidence(pinMismatch: true), f)
         case CURLE_SSL_CONNECT_ERROR, CURLE_SSL_CIPHER, CURLE_SSL_ISSUER_ERROR, CURLE_SSL_INVALIDCERTSTATUS,
             CURLE_USE_SSL_FAILED, CURLE_SSL_ENGINE_NOTFOUND, CURLE_SSL_ENGINE_SETFAILED, CURLE_SSL_ENGINE_INITFAILED,
             CURLE_SSL_SHUTDOWN_FAILED, CURLE_SSL_CRL_BADFILE:
-            return (.tls, "handshake failed" + (f.message.isEmpty ? "" : ": \(f.message)"))
+            // curl 7.88 reports a handshake the peer reset as "Recv failure: <strerror>" with
+            // the errno in CURLINFO_OS_ERRNO, a peer that closed without an alert as
+            // "SSL_ERROR_SYSCALL" and no errno, and OpenSSL's own failures with its packed code.
+            return described(TLSFailureEvidence(
+                openSSLError: TLSFailureEvidence.openSSLError(in: f.message), socketError: f.osErrno,
+                peerClosed: f.message.contains("SSL_ERROR_SYSCALL")), f)
+        case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+            // An alert the server sent after the handshake: a TLS 1.3 server refuses a client
+            // certificate only once the client's handshake is over (RFC 8446 §4.4.2.4).
+            let code = TLSFailureEvidence.openSSLError(in: f.message)
+            guard TLSFailureEvidence.isReceivedAlert(code) else { return nil }
+            return described(TLSFailureEvidence(openSSLError: code), f)
         case CURLE_SSL_CACERT_BADFILE:
             return (.invalidConfiguration, "cannot load CA file")
         case CURLE_SSL_CERTPROBLEM:
@@ -124,6 +137,15 @@ package enum CurlErrorMapping {
         default:
             return nil
         }
+    }
+
+    /// The code and words for `evidence`; curl's message when OpenSSL has no words for a
+    /// failed handshake.
+    private static func described(_ evidence: TLSFailureEvidence, _ f: Failure) -> (RealtimeError.Code, String) {
+        let cause = evidence.cause
+        var reason = evidence.reason
+        if reason.isEmpty, cause == .handshakeFailed { reason = f.message }
+        return (cause.code, cause.detail(reason: reason))
     }
 
     /// Whether `host` is an IPv4 or IPv6 address rather than a name (brackets allowed).
@@ -170,10 +192,12 @@ package enum CurlErrorMapping {
 }
 
 extension CurlErrorMapping.Failure {
-    /// A failure with only its code and stage known (what a scripted transfer reports).
-    package init(code: CURLcode, stage: CurlErrorMapping.Stage, osErrno: Int32) {
+    /// A failure with only its code, stage, socket error and curl's text known (what a
+    /// scripted transfer reports).
+    package init(code: CURLcode, stage: CurlErrorMapping.Stage, osErrno: Int32, message: String = "") {
         self.init(code: code, stage: stage)
         self.osErrno = osErrno
+        self.message = message
     }
 }
 #endif

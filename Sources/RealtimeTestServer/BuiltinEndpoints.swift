@@ -17,6 +17,12 @@ enum BuiltinEndpoints {
             try LLMEndpoint.serve(writer, format: .openAI)
         case "/llm/anthropic":
             try LLMEndpoint.serve(writer, format: .anthropic)
+        case "/llm/responses", "/v1/responses":
+            try LLMEndpoint.serve(writer, format: .responses)
+        case "/llm/gemini":
+            try LLMEndpoint.serve(writer, format: .gemini)
+        case let path where path.hasPrefix("/v1/responses/"):
+            try LLMEndpoint.serveResponse(writer, id: String(path.dropFirst("/v1/responses/".count)))
         case "/", "/help":
             try serveText(writer, status: 200, TestServer.endpointReference)
         default:

@@ -1,8 +1,8 @@
 import Foundation
 import RealtimeCore
 
-/// The fake LLM endpoints' parameters (`/llm/openai`, `/llm/anthropic`), parsed from the
-/// query, and the reply they describe. Public so tests can build their expectations from
+/// The fake LLM endpoints' parameters (`/llm/openai`, `/llm/anthropic`, `/llm/responses`
+/// and `/v1/responses`, `/llm/gemini`), parsed from the query, and the reply they describe. Public so tests can build their expectations from
 /// the same canned text the server streams. Every parameter is documented in
 /// ``TestServer/endpointReference``.
 public struct LLMReplyOptions: Sendable, Hashable {
@@ -10,6 +10,10 @@ public struct LLMReplyOptions: Sendable, Hashable {
     public enum Format: String, Sendable, Hashable {
         case openAI = "openai"
         case anthropic
+        /// The OpenAI Responses API.
+        case responses
+        /// Gemini `streamGenerateContent?alt=sse`.
+        case gemini
     }
 
     /// What the stream carries.
@@ -24,7 +28,8 @@ public struct LLMReplyOptions: Sendable, Hashable {
 
     /// What happens after the reply.
     public enum End: String, Sendable, Hashable {
-        /// The terminator (`data: [DONE]`, `event: message_stop`), then the end of the body.
+        /// The terminator (`data: [DONE]`, `event: message_stop`, `response.completed`; Gemini
+        /// has none), then the end of the body.
         case done
         /// The terminator, then the connection stays open (nothing more is sent).
         case hold
@@ -60,6 +65,31 @@ public struct LLMReplyOptions: Sendable, Hashable {
     public var unknownEvent = false
     /// `invalid_utf8=1`: the second text piece (`llo`) is sent as `l`, the byte 0xFF, `o`.
     public var invalidUTF8 = false
+    /// `reasoning=1`: before the text, the model's reasoning in the format's shape
+    /// (``reasoningPieces``): OpenAI-compatible `reasoning_content`, an Anthropic `thinking`
+    /// block with its signature (``reasoningSignature``), a Responses reasoning item with a
+    /// summary, Gemini thought parts.
+    var reasoning = false
+    /// `queued=1` (Responses): the reply stays queued: `response.created` with status
+    /// `queued` and `response.queued`, then nothing more while the connection lasts (on a
+    /// replay with `queued_replay=end`, the stream ends cleanly instead: a server that closes
+    /// a resumed stream while the reply is still queued).
+    var queued = false
+    /// `queued_replay=end`: see ``queued``.
+    var queuedReplayEnds = false
+    /// `cut_after=N[,M…]` (Responses): the connection drops mid-body after the event with
+    /// `sequence_number` N, a cut stream to resume with
+    /// `GET /v1/responses/{id}?stream=true&starting_after=N`; with several, each request is
+    /// cut at the first point after where it started (`-1`: the first request, before any
+    /// event), so a reply can be cut again and again. Stateless: the id carries the points.
+    var cutAfter: [Int] = []
+    /// `starting_after=N` (Responses, the `GET` that resumes): only the events with a
+    /// `sequence_number` above N.
+    var startingAfter: Int?
+    /// The query the reply was made from, without the parameters of one request
+    /// (`starting_after`, `stream`): a Responses reply's id encodes it, so a `GET` of that id
+    /// replays the same reply.
+    var replyQuery: [String: String] = [:]
     /// `endless=1`: after the reply's text, text deltas of ``endlessPieceBytes`` bytes
     /// without end (bounded at ``endlessLimit`` bytes), until the client goes away.
     public var endless = false
@@ -83,6 +113,46 @@ public struct LLMReplyOptions: Sendable, Hashable {
         invalidUTF8 = query["invalid_utf8"] == "1"
         endless = query["endless"] == "1"
         if let v = query["piece_bytes"].flatMap(Int.init), (1...(16 << 20)).contains(v) { endlessPieceBytes = v }
+        reasoning = query["reasoning"] == "1"
+        queued = query["queued"] == "1"
+        cutAfter = query["cut_after"].map { $0.split(separator: ",").compactMap { Int($0) }.sorted() } ?? []
+        queuedReplayEnds = query["queued_replay"] == "end"
+        startingAfter = query["starting_after"].flatMap(Int.init)
+        replyQuery = query.filter { $0.key != "starting_after" && $0.key != "stream" }
+    }
+
+    /// The reasoning a `reasoning=1` reply sends before its text, one fragment each.
+    public static let reasoningPieces = ["Thinking about ", "the réply…"]
+
+    /// The signature of a `reasoning=1` Anthropic thinking block (and of a Gemini part).
+    public static let reasoningSignature = "EqQBsigTest=="
+
+    /// The id of a Responses reply: `resp_` and the hex of its ``replyQuery`` (keys sorted),
+    /// so `GET /v1/responses/{id}` can replay the reply without the server keeping state.
+    public var responseID: String {
+        let query = replyQuery.keys.sorted().map { "\($0)=\(replyQuery[$0]!)" }.joined(separator: "&")
+        return "resp_" + query.utf8.map { byte in
+            let hex = String(byte, radix: 16)
+            return byte < 16 ? "0" + hex : hex
+        }.joined()
+    }
+
+    /// The reply query a ``responseID`` encodes; nil for an id that is not one.
+    static func replyQuery(responseID id: String) -> [String: String]? {
+        guard id.hasPrefix("resp_"), id.utf8.count % 2 == 1 else { return nil }
+        var bytes: [UInt8] = []
+        var hex = Substring(id.dropFirst(5))
+        while !hex.isEmpty {
+            guard let byte = UInt8(hex.prefix(2), radix: 16) else { return nil }
+            bytes.append(byte)
+            hex = hex.dropFirst(2)
+        }
+        var query: [String: String] = [:]
+        for pair in String(decoding: bytes, as: UTF8.self).split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            query[String(parts[0])] = parts.count > 1 ? String(parts[1]) : ""
+        }
+        return query
     }
 
     /// The text deltas of the reply to `requestBody`.
@@ -120,6 +190,14 @@ public struct LLMReplyOptions: Sendable, Hashable {
             return #"{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
         case (.anthropic, _):
             return #"{"type":"error","error":{"type":"api_error","message":"Internal server error"}}"#
+        case (.responses, _):
+            return Self(format: .openAI).errorBody(status: status)
+        case (.gemini, 429):
+            return #"{"error":{"code":429,"message":"Resource has been exhausted (e.g. check quota).","status":"RESOURCE_EXHAUSTED"}}"#
+        case (.gemini, 503):
+            return #"{"error":{"code":503,"message":"The model is overloaded. Please try again later.","status":"UNAVAILABLE"}}"#
+        case (.gemini, _):
+            return #"{"error":{"code":500,"message":"An internal error has occurred.","status":"INTERNAL"}}"#
         }
     }
 
@@ -132,11 +210,16 @@ public struct LLMReplyOptions: Sendable, Hashable {
     /// The text a `reply=tools` stream sends before its calls.
     public static let toolPreamble = "Let me check."
 
-    /// `messages[-1].content` of an OpenAI or Anthropic request (a string, or the text of
-    /// its content blocks).
+    /// `messages[-1].content` of an OpenAI or Anthropic request, `input` (a string or the
+    /// last input item's content) of a Responses request, `contents[-1].parts` of a Gemini
+    /// request: a string, or the text of its content blocks or parts.
     static func lastUserMessage(_ body: [UInt8]) -> String? {
-        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any],
-            let messages = object["messages"] as? [[String: Any]], let last = messages.last
+        guard let object = try? JSONSerialization.jsonObject(with: Data(body)) as? [String: Any] else { return nil }
+        if let input = object["input"] as? String { return input }
+        if let contents = object["contents"] as? [[String: Any]], let parts = contents.last?["parts"] as? [[String: Any]] {
+            return parts.compactMap { $0["text"] as? String }.joined()
+        }
+        guard let messages = (object["messages"] ?? object["input"]) as? [[String: Any]], let last = messages.last
         else { return nil }
         if let text = last["content"] as? String { return text }
         if let blocks = last["content"] as? [[String: Any]] {

@@ -12,10 +12,12 @@ final class TLSServerContext: @unchecked Sendable {
     }
 
     let context: OpaquePointer
+    let handshakeFault: TLSHandshakeFault?
 
     init(_ configuration: TestServer.Configuration.TLS) throws {
         guard let context = SSL_CTX_new(TLS_server_method()) else { throw Failure(description: "SSL_CTX_new failed") }
         self.context = context
+        handshakeFault = configuration.handshakeFault
         _ = rt_SSL_CTX_set_min_proto_version(context, TLS1_2_VERSION)
         guard SSL_CTX_use_certificate_chain_file(context, configuration.certificateFile) == 1 else {
             throw Failure(description: "cannot load certificate \(configuration.certificateFile): \(Self.lastError())")
@@ -30,6 +32,7 @@ final class TLSServerContext: @unchecked Sendable {
             }
             if let names = SSL_load_client_CA_file(caFile) { SSL_CTX_set_client_CA_list(context, names) }
         }
+        configuration.handshakeFault?.configure(context)
         if configuration.requireClientCertificate {
             SSL_CTX_set_verify(context, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT, nil)
         } else if configuration.clientCAFile != nil {

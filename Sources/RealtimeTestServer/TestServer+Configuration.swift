@@ -14,23 +14,31 @@ extension TestServer {
             public var clientCAFile: String?
             /// Refuse the handshake when the client presents no valid certificate.
             public var requireClientCertificate: Bool
+            /// Misbehave during every handshake instead of serving (a reset, a close or a stall
+            /// after the ClientHello; no version or cipher in common). Default nil.
+            public var handshakeFault: TLSHandshakeFault?
 
             public init(
                 certificateFile: String, privateKeyFile: String, clientCAFile: String? = nil,
-                requireClientCertificate: Bool = false
+                requireClientCertificate: Bool = false, handshakeFault: TLSHandshakeFault? = nil
             ) {
                 self.certificateFile = certificateFile
                 self.privateKeyFile = privateKeyFile
                 self.clientCAFile = clientCAFile
                 self.requireClientCertificate = requireClientCertificate
+                self.handshakeFault = handshakeFault
             }
 
             /// The server certificate of `certificates`; with `requireClientCertificate`,
             /// clients must present a certificate signed by its CA.
-            public init(certificates: TestCertificates, requireClientCertificate: Bool = false) {
+            public init(
+                certificates: TestCertificates, requireClientCertificate: Bool = false,
+                handshakeFault: TLSHandshakeFault? = nil
+            ) {
                 self.init(
                     certificateFile: certificates.serverCertificateFile, privateKeyFile: certificates.serverKeyFile,
-                    clientCAFile: certificates.caCertificateFile, requireClientCertificate: requireClientCertificate)
+                    clientCAFile: certificates.caCertificateFile, requireClientCertificate: requireClientCertificate,
+                    handshakeFault: handshakeFault)
             }
         }
 

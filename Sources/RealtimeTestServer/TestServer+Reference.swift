@@ -63,7 +63,7 @@ extension TestServer {
     /// | | `cut=N` | drop the connection after N bytes of server frames, mid-frame if N falls there (`reset=1`: with a RST) |
     /// | | `drip_ms=N` | write every server frame one byte at a time, N ms apart |
     /// | | `violation=masked\|rsv\|utf8\|opcode\|control_size\|fragmented_control\|close_code` | first send one frame that breaks RFC 6455 (masked server frame; RSV2; invalid UTF-8 text; opcode 0x3; 126-byte ping; ping without FIN; close code 1005) |
-    /// | `/llm/openai`, `/llm/anthropic` | | a model's streamed reply (any method) in the OpenAI chat completions or Anthropic Messages format (``LLMReplyOptions``) |
+    /// | `/llm/openai`, `/llm/anthropic`, `/llm/responses` (and `/v1/responses`), `/llm/gemini` | | a model's streamed reply (any method) in the OpenAI chat completions, Anthropic Messages, OpenAI Responses or Gemini `alt=sse` format (``LLMReplyOptions``) |
     /// | | `reply=text\|tools\|error` | text deltas with multi-byte code points, then finish and usage; a short text and two tool calls with fragmented arguments; three text deltas, then the format's in-stream error object (text) |
     /// | | `end=done\|hold\|truncate` | after the reply: the terminator (`data: [DONE]` / `message_stop`) and the end of the body; the terminator, then the connection held open; no finish and no terminator, the body just ends (done) |
     /// | | `count=N` | text deltas, cycling through `LLMReplyOptions.pieces` (10) |
@@ -75,6 +75,10 @@ extension TestServer {
     /// | | `unknown=1` | after the first text delta, an event the format does not define (OpenAI `{"object":"keepalive"}`, Anthropic `content_block_summary`) |
     /// | | `invalid_utf8=1` | the text piece `llo` is sent with the byte 0xFF for its second `l` |
     /// | | `endless=1` | after the text, deltas of `piece_bytes=N` bytes (65536) until the client goes away (at most 256 MiB; no finish, no terminator) |
+    /// | | `reasoning=1` | before the text, reasoning in the format's shape: `reasoning_content` chunks, a `thinking` block with its signature, a reasoning item with a summary, Gemini thought parts (and a `thoughtSignature` on the first text part) |
+    /// | | `queued=1` | (Responses) `response.created` with status `queued` and `response.queued`, then nothing while the connection lasts (`queued_replay=end`: a replay ends cleanly instead) |
+    /// | | `cut_after=N[,M…]` | (Responses) drop the connection mid-body after the event with `sequence_number` N; each request is cut at the first point after where it started (`-1`: before any event) |
+    /// | `/v1/responses/{id}` | `stream=true&starting_after=N` | (GET) replay the Responses reply whose id the POST gave (its parameters are in the id), the events with `sequence_number` above N, cut at its first `cut_after` point above N; 404 for an unknown id |
     /// | `/help` | | this table as text |
     ///
     /// Every request is recorded in ``requests`` whatever the endpoint; routes given in
@@ -100,10 +104,14 @@ extension TestServer {
                        cut=N [reset=1]
                        violation=masked|rsv|utf8|opcode|control_size|fragmented_control|close_code
                no extensions are negotiated (no permessage-deflate)
-        /llm/openai, /llm/anthropic  a model's streamed reply (OpenAI chat completions / Anthropic Messages)
+        /llm/openai, /llm/anthropic, /llm/responses (= /v1/responses), /llm/gemini
+               a model's streamed reply (OpenAI chat completions / Anthropic Messages / OpenAI Responses / Gemini)
                reply=text|tools|error  end=done|hold|truncate  count=N (10)  interval_ms=N  split=1  echo=1
                status=CODE [retry_after=V]: the format's JSON error body instead of a stream
                unknown=1 (an event the format does not define)  invalid_utf8=1  endless=1 [piece_bytes=N]
+               reasoning=1 (reasoning before the text)
+               Responses: queued=1 (stays queued)  cut_after=N[,M…] (drop after sequence_number N, then M…)
+        /v1/responses/{id}?stream=true&starting_after=N  (GET) replay that Responses reply after event N
         /help  this text
 
         """

@@ -167,6 +167,11 @@ final class TestServerCore: Sendable {
         }
         Socket.setNoDelay(fd)
         if let tls {
+            if let fault = tls.handshakeFault, fault.vanishes {
+                fault.play(fd: fd, wakeFD: wakeFD)
+                state.withLock { $0.statistics.failedHandshakes += 1 }
+                return
+            }
             do {
                 try connection.startTLS(context: tls.context)
             } catch {

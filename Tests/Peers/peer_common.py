@@ -93,3 +93,27 @@ async def wait_for_stop(args):
     event = asyncio.Event()
     install_stop_triggers(loop, event.set, args)
     await event.wait()
+
+
+async def serve_uvicorn(config, sock, args, started=None):
+    """Serves the uvicorn ``config`` on the bound ``sock`` until the peer should stop:
+    announces the port once uvicorn is listening (after awaiting ``started()``, if given)."""
+    import uvicorn
+
+    server = uvicorn.Server(config)
+    # uvicorn installs its own signal handlers while serving; ours (and stdin EOF) just
+    # ask it to exit.
+    server_task = asyncio.create_task(server.serve(sockets=[sock]))
+    while not server.started:
+        if server_task.done():
+            await server_task
+            sys.exit("uvicorn failed to start")
+        await asyncio.sleep(0.01)
+    if started:
+        await started()
+    announce(sock)
+    stopper = asyncio.create_task(wait_for_stop(args))
+    await asyncio.wait({server_task, stopper}, return_when=asyncio.FIRST_COMPLETED)
+    server.should_exit = True
+    await server_task
+    stopper.cancel()

@@ -150,7 +150,9 @@ struct ClientStateMachineHarness {
     /// Messages as the relay passes them: numbered by the machine, emitted in order.
     mutating func messages(_ ids: [String?]) {
         guard let attempt = transportAttempt else { Issue.record("no transport"); return }
-        switch machine.messagesArrived(attempt: attempt, count: ids.count, bytes: ids.count) {
+        // With a resume plan the relay tells the machine the last cursor received.
+        let cursor = machine.configuration.resumes ? ids.compactMap { $0 }.last : nil
+        switch machine.messagesArrived(attempt: attempt, count: ids.count, bytes: ids.count, cursor: cursor) {
         case .drop: return
         case .hold: held += ids
         case .deliver(let first): emitMessages(ids, from: first)

@@ -1,3 +1,4 @@
+import RealtimeTestSupport
 import Testing
 @testable import RealtimeCore
 
@@ -41,5 +42,33 @@ import Testing
         #expect(h.removingSensitive(markedSensitive: ["x-tenant"]) == ["X-Trace": "abc"])
         #expect(h.removingSensitive() == ["X-Tenant": "t", "X-Trace": "abc"])
         #expect(!h.description.contains("k1") && !h.description.contains("k2"))
+    }
+
+    /// One rule decides both what a redirect to another origin leaves behind and what is
+    /// redacted, in header descriptions and in URL queries alike.
+    @Test("the credential table: stripped and redacted by one rule, the configured names too")
+    func oneRuleForRedirectsAndRedaction() {
+        let table = CredentialHeaderTable.self
+        let stripped = table.headers.removingSensitive(markedSensitive: table.configured)
+        #expect(stripped.fields.map(\.name) == table.kept)
+        for name in table.builtIn {
+            #expect(HTTPHeaders.isSensitive(name), "\(name)")
+            #expect(table.headers.description.contains("\(name): <redacted>"), "\(name)")
+            let query = URLRedaction.redacted("https://h/feed?\(name)=\(table.value(of: name))&room=7")
+            #expect(query == "https://h/feed?\(name)=***&room=7", "\(name): \(query)")
+        }
+        for name in table.configuredAsSent {
+            #expect(!HTTPHeaders.isSensitive(name) && HTTPHeaders.isSensitive(name, markedSensitive: table.configured))
+        }
+        for name in table.kept {
+            #expect(!HTTPHeaders.isSensitive(name, markedSensitive: table.configured), "\(name)")
+            #expect(URLRedaction.redacted("https://h/feed?\(name)=v") == "https://h/feed?\(name)=v")
+        }
+        for name in ["sig", "PWD", "pass", "passwd", "jwt"] {
+            #expect(HTTPHeaders.isSensitive(name), "\(name): a short credential name is one as a header too")
+        }
+        for name in ["Signal", "Passage", "Pwdx", "X-Jwtish"] {
+            #expect(!HTTPHeaders.isSensitive(name), "\(name): short names count only whole")
+        }
     }
 }

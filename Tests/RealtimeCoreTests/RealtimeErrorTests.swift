@@ -21,7 +21,7 @@ import Testing
         .eventTooLarge, .frameTooLarge, .messageTooLarge, .heartbeatTimeout, .peerNotReading, .remoteClosed,
         .streamEnded, .requestNotRepeatable, .notConnected, .sendNotSupported, .cancelled, .unsupportedScheme,
         .invalidConfiguration, .retriesExhausted, .circuitOpen, .truncated, .unauthorized, .internal, .streamError,
-        .sendExpired, .sendQueueFull, .openTimeout, .openHookFailed,
+        .sendExpired, .sendQueueFull, .openTimeout, .openHookFailed, .cursorSaveFailed,
     ]
 
     /// The Errors article's table ("codes (class)") is the contract: every code it names has

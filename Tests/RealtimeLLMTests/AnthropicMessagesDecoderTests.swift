@@ -19,8 +19,8 @@ import Testing
         "message_start",
         #"{"type":"message_start","message":{"id":"msg_01","type":"message","role":"assistant","content":[],"model":"claude-sonnet-4-5","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":25,"output_tokens":1}}}"#)
 
-    /// A reply with a text block and a tool call, pings and a thinking block (skipped),
-    /// as the Messages API streams it.
+    /// A reply with a thinking block (its text and signature), a text block, pings and a
+    /// tool call, as the Messages API streams it.
     static let toolReply = SSETranscript.sse([
         messageStart,
         event("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"thinking","thinking":""}}"#),
@@ -46,6 +46,8 @@ import Testing
         #expect(error == nil)
         #expect(deltas == [
             .usage(LLMUsage(inputTokens: 25, outputTokens: 1)),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: "Let me see.")),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .signature, fragment: "EqQB")),
             .text("Okay, "), .text("checking Zürich 🌤"),
             .toolCall(LLMToolCallDelta(index: 0, id: "toolu_01", name: "get_weather")),
             .toolCall(LLMToolCallDelta(index: 0)),
@@ -62,9 +64,89 @@ import Testing
         #expect(completed == [call])
         #expect(transcript.toolCalls == [call])
         #expect(transcript.text == "Okay, checking Zürich 🌤")
+        #expect(transcript.reasoning == [LLMReasoning(index: 0, text: "Let me see.", signature: "EqQB")])
         #expect(transcript.finishReason == .toolUse)
         // Output counts are cumulative: the last one wins, the input count stays.
         #expect(transcript.usage == LLMUsage(inputTokens: 25, outputTokens: 89))
+    }
+
+    /// The extended thinking guide's streamed reply with a redacted thinking block, then a
+    /// text block with a `citations_delta` (the citations guide's `char_location`), as the
+    /// Messages API streams them.
+    static let thinkingReply = SSETranscript.sse([
+        event("message_start", #"{"type": "message_start", "message": {"id": "msg_01", "type": "message", "role": "assistant", "content": [], "model": "claude-sonnet-4-5", "stop_reason": null, "stop_sequence": null, "usage": {"input_tokens": 30, "cache_read_input_tokens": 12, "output_tokens": 1}}}"#),
+        event("content_block_start", #"{"type": "content_block_start", "index": 0, "content_block": {"type": "thinking", "thinking": "", "signature": ""}}"#),
+        event("content_block_delta", #"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "I need to find the GCD of 1071 and 462.\n\n1071 = 2 × 462 + 147"}}"#),
+        event("content_block_delta", #"{"type": "content_block_delta", "index": 0, "delta": {"type": "thinking_delta", "thinking": "\n462 = 3 × 147 + 21"}}"#),
+        event("content_block_delta", #"{"type": "content_block_delta", "index": 0, "delta": {"type": "signature_delta", "signature": "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"}}"#),
+        event("content_block_stop", #"{"type": "content_block_stop", "index": 0}"#),
+        event("content_block_start", #"{"type": "content_block_start", "index": 1, "content_block": {"type": "redacted_thinking", "data": "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"}}"#),
+        event("content_block_stop", #"{"type": "content_block_stop", "index": 1}"#),
+        event("content_block_start", #"{"type": "content_block_start", "index": 2, "content_block": {"type": "text", "text": "", "citations": []}}"#),
+        textDelta(2, "The GCD is **21**"),
+        event("content_block_delta", #"{"type": "content_block_delta", "index": 2, "delta": {"type": "citations_delta", "citation": {"type": "char_location", "cited_text": "The grass is green.", "document_index": 0, "document_title": "Example Document", "start_char_index": 0, "end_char_index": 20}}}"#),
+        event("content_block_stop", #"{"type": "content_block_stop", "index": 2}"#),
+        event("message_delta", #"{"type": "message_delta", "delta": {"stop_reason": "end_turn", "stop_sequence": null}, "usage": {"output_tokens": 120}}"#),
+        event("message_stop", #"{"type": "message_stop"}"#),
+    ])
+
+    @Test func thinkingRedactedThinkingAndCitations() throws {
+        let (deltas, error) = try SSETranscript.decode(Self.thinkingReply, with: .anthropic)
+        #expect(error == nil)
+        let citation = LLMCitation(
+            type: "char_location", title: "Example Document", citedText: "The grass is green.",
+            json: #"{"cited_text":"The grass is green.","document_index":0,"document_title":"Example Document","end_char_index":20,"start_char_index":0,"type":"char_location"}"#)
+        #expect(deltas == [
+            .usage(LLMUsage(inputTokens: 30, outputTokens: 1, cachedInputTokens: 12)),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: "I need to find the GCD of 1071 and 462.\n\n1071 = 2 × 462 + 147")),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: "\n462 = 3 × 147 + 21")),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .signature, fragment: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds")),
+            .reasoning(LLMReasoningDelta(index: 1, kind: .redacted, fragment: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP")),
+            .text("The GCD is **21**"),
+            .citation(citation),
+            .finish(.endTurn),
+            .usage(LLMUsage(outputTokens: 120)),
+        ])
+        var transcript = LLMTranscript()
+        transcript.apply(contentsOf: deltas)
+        #expect(transcript.text == "The GCD is **21**")
+        #expect(transcript.reasoning == [
+            LLMReasoning(
+                index: 0, text: "I need to find the GCD of 1071 and 462.\n\n1071 = 2 × 462 + 147\n462 = 3 × 147 + 21",
+                signature: "EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds"),
+            LLMReasoning(index: 1, redactedData: "EmwKAhgBEgy3va3pzix/LafPsn4aDFIT2Xlxh0L5L8rLVyIwxtE3rAFBa8cr3qpP"),
+        ])
+        #expect(transcript.citations == [citation])
+        #expect(transcript.usage == LLMUsage(inputTokens: 30, outputTokens: 120, cachedInputTokens: 12))
+    }
+
+    /// The web search tool's blocks (`server_tool_use` with its streamed input,
+    /// `web_search_tool_result`) are named and skipped: their input is not a client tool
+    /// call. An unknown delta type is named too.
+    @Test func serverToolBlocksAreSkippedByName() throws {
+        let sse = SSETranscript.sse([
+            Self.messageStart,
+            Self.event("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"type":"server_tool_use","id":"srvtoolu_014hJH82Qum7Td6UV8gDXThB","name":"web_search","input":{}}}"#),
+            Self.jsonDelta(0, #"{\"query\": \"weather NYC today\"}"#),
+            Self.event("content_block_stop", #"{"type":"content_block_stop","index":0}"#),
+            Self.event("content_block_start", #"{"type":"content_block_start","index":1,"content_block":{"type":"web_search_tool_result","tool_use_id":"srvtoolu_014hJH82Qum7Td6UV8gDXThB","content":[{"type":"web_search_result","title":"Weather","url":"https://weather.example","encrypted_content":"Ev0D","page_age":null}]}}"#),
+            Self.event("content_block_stop", #"{"type":"content_block_stop","index":1}"#),
+            Self.event("content_block_start", #"{"type":"content_block_start","index":2,"content_block":{"type":"text","text":""}}"#),
+            Self.event("content_block_delta", #"{"type":"content_block_delta","index":2,"delta":{"type":"citations_delta","citation":{"type":"web_search_result_location","cited_text":"Sunny, 75°F","url":"https://weather.example","title":"Weather","encrypted_index":"Eo8B"}}}"#),
+            Self.textDelta(2, "Sunny."),
+            Self.event("content_block_delta", #"{"type":"content_block_delta","index":2,"delta":{"type":"future_delta","x":1}}"#),
+        ])
+        let (deltas, error) = try SSETranscript.decode(sse, with: .anthropic)
+        #expect(error == nil)
+        #expect(deltas == [
+            .usage(LLMUsage(inputTokens: 25, outputTokens: 1)),
+            .unrecognized("server_tool_use"), .unrecognized("web_search_tool_result"),
+            .citation(LLMCitation(
+                type: "web_search_result_location", url: "https://weather.example", title: "Weather", citedText: "Sunny, 75°F",
+                json: #"{"cited_text":"Sunny, 75°F","encrypted_index":"Eo8B","title":"Weather","type":"web_search_result_location","url":"https://weather.example"}"#)),
+            .text("Sunny."),
+            .unrecognized("future_delta"),
+        ])
     }
 
     @Test func twoToolCallsAreNumberedByToolBlock() throws {
@@ -127,22 +209,13 @@ import Testing
     }
 
     @Test func malformedEventsThrowProtocolViolation() throws {
-        for (type, data, detail) in [
+        SSETranscript.expectViolations(AnthropicMessagesDecoder(), [
             ("message", #"{"index":0}"#, "anthropic: an event without a 'type'"),
             ("content_block_delta", "{", "anthropic: the event's data is not valid JSON"),
             ("content_block_start", #"{"type":"content_block_start"}"#, "anthropic: content_block_start without 'index' and 'content_block'"),
             ("content_block_delta", #"{"type":"content_block_delta","index":0}"#, "anthropic: content_block_delta without 'index' and 'delta'"),
             ("content_block_start", #"{"type":"content_block_start","index":0,"content_block":{"id":"x"}}"#, "anthropic: 'content_block' has no 'type'"),
-        ] {
-            var d = AnthropicMessagesDecoder()
-            do {
-                _ = try d.decode(.sse(type: type, data: data, id: ""))
-                Issue.record("no error for \(data)")
-            } catch {
-                #expect(error.code == .protocolViolation)
-                #expect(error.detail == detail, "\(data)")
-            }
-        }
+        ])
     }
 
     @Test func stopAndPingProduceNothing() throws {
@@ -213,6 +286,14 @@ import Testing
         } catch {
             #expect(error.code == .protocolViolation)
             #expect((error.bodyExcerpt?.utf8.count ?? 0) <= RealtimeError.maxBodyExcerpt)
+        }
+    }
+
+    /// Golden sequences with mutated data never crash the decoder: each message decodes or
+    /// throws `protocol_violation`.
+    @Test(arguments: 1...40) func mutatedEventsNeverCrash(seed: UInt64) throws {
+        for sse in [Self.toolReply, Self.thinkingReply] {
+            try SSETranscript.expectMutationsAreSafe(sse, with: AnthropicMessagesDecoder(), seed: seed)
         }
     }
 }

@@ -138,6 +138,59 @@ import Testing
         #expect(merged(.text("a"), .finish(.stop)) == nil)
         #expect(merged(.finish(.stop), .text("a")) == nil)
         #expect(merged(.usage(LLMUsage()), .usage(LLMUsage())) == nil)
+        // Reasoning runs merge per block and kind, refusal runs like text; nothing across cases.
+        let thought = { (index: Int, kind: LLMReasoningDelta.Kind, text: String) in
+            LLMDelta.reasoning(LLMReasoningDelta(index: index, kind: kind, fragment: text))
+        }
+        #expect(merged(thought(0, .text, "a"), thought(0, .text, "b")) == thought(0, .text, "ab"))
+        #expect(merged(thought(1, .summary, "a"), thought(1, .summary, "b")) == thought(1, .summary, "ab"))
+        #expect(merged(thought(0, .text, "a"), thought(0, .signature, "S")) == nil)
+        #expect(merged(thought(0, .text, "a"), thought(1, .text, "b")) == nil)
+        #expect(merged(.text("a"), thought(0, .text, "b")) == nil)
+        #expect(merged(thought(0, .text, "a"), .text("b")) == nil)
+        #expect(merged(.refusal("I can"), .refusal("not")) == .refusal("I cannot"))
+        #expect(merged(.text("a"), .refusal("b")) == nil)
+        #expect(merged(.citation(LLMCitation(type: "a")), .citation(LLMCitation(type: "b"))) == nil)
+    }
+
+    /// Reasoning stays out of the text, block by block, each kind in its own field; refusals
+    /// and citations are kept apart too.
+    @Test func reasoningRefusalAndCitationsAreKeptApart() {
+        var transcript = LLMTranscript()
+        transcript.apply(contentsOf: [
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: "Let me ")),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: "think.")),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .signature, fragment: "EqQB")),
+            .reasoning(LLMReasoningDelta(index: 1, kind: .redacted, fragment: "EmwKAhgB")),
+            .text("Answer"),
+            .reasoning(LLMReasoningDelta(index: 2, kind: .summary, fragment: "**Plan**")),
+            .citation(LLMCitation(type: "url_citation", url: "https://example.com", title: "Example")),
+            .refusal("I can't "),
+            .refusal("say more."),
+        ])
+        #expect(transcript.text == "Answer")
+        #expect(transcript.reasoning == [
+            LLMReasoning(index: 0, text: "Let me think.", signature: "EqQB"),
+            LLMReasoning(index: 1, redactedData: "EmwKAhgB"),
+            LLMReasoning(index: 2, summary: "**Plan**"),
+        ])
+        #expect(transcript.refusal == "I can't say more.")
+        #expect(transcript.citations == [LLMCitation(type: "url_citation", url: "https://example.com", title: "Example")])
+    }
+
+    /// Reasoning, refusals and citations count against the byte limit like text.
+    @Test(arguments: [
+        LLMDelta.reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: "12345")),
+        .reasoning(LLMReasoningDelta(index: 0, kind: .redacted, fragment: "12345")),
+        .refusal("12345"),
+        .citation(LLMCitation(type: "w", json: "{\"a\":1}")),
+    ])
+    func everyKindCountsAgainstTheLimit(delta: LLMDelta) {
+        var transcript = LLMTranscript(maxBytes: 8)
+        transcript.apply(.text("1234"))
+        transcript.apply(delta)
+        #expect(transcript.error?.code == .messageTooLarge)
+        #expect(transcript.reasoning.isEmpty && transcript.refusal.isEmpty && transcript.citations.isEmpty)
     }
 
     /// Merging never changes what a transcript makes of the deltas (seeded random streams).
@@ -145,8 +198,14 @@ import Testing
         var rng = SeededGenerator(seed: seed)
         var deltas: [LLMDelta] = []
         for _ in 0..<Int.random(in: 1...60, using: &rng) {
-            switch Int.random(in: 0..<10, using: &rng) {
+            switch Int.random(in: 0..<13, using: &rng) {
             case 0..<5: deltas.append(.text(["a", "é", "🌍", "", " "].randomElement(using: &rng)!))
+            case 10:
+                let kind = [LLMReasoningDelta.Kind.text, .summary, .signature, .redacted].randomElement(using: &rng)!
+                deltas.append(.reasoning(LLMReasoningDelta(
+                    index: Int.random(in: 0...2, using: &rng), kind: kind, fragment: ["a", "é", ""].randomElement(using: &rng)!)))
+            case 11: deltas.append(.refusal(["no", " ", "é"].randomElement(using: &rng)!))
+            case 12: deltas.append(.citation(LLMCitation(type: "t\(Int.random(in: 0...2, using: &rng))")))
             case 5..<8:
                 let index = Int.random(in: 0...2, using: &rng)
                 let first = Bool.random(using: &rng)
@@ -154,7 +213,8 @@ import Testing
                     index: index, id: first ? "id\(index)" : nil, name: first ? "f\(index)" : nil,
                     argumentsFragment: ["{", "}", "1", ""].randomElement(using: &rng)!)))
             case 8: deltas.append(.toolCallEnd(index: Int.random(in: 0...2, using: &rng)))
-            default: deltas.append(.usage(LLMUsage(outputTokens: Int.random(in: 0...9, using: &rng))))
+            case 9: deltas.append(.usage(LLMUsage(outputTokens: Int.random(in: 0...9, using: &rng))))
+            default: break
             }
         }
         var coalesced: [LLMDelta] = []

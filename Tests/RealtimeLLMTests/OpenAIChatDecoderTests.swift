@@ -31,13 +31,13 @@ import Testing
         #expect(deltas == [
             .text("Hé"), .text("llo, wörld "), .text("🌍 日本語"), .text("\n\"quoted\""),
             .finish(.stop),
-            .usage(LLMUsage(inputTokens: 12, outputTokens: 7, totalTokens: 19)),
+            .usage(LLMUsage(inputTokens: 12, outputTokens: 7, totalTokens: 19, cachedInputTokens: 0)),
         ])
         var transcript = LLMTranscript()
         transcript.apply(contentsOf: deltas)
         #expect(transcript.text == "Héllo, wörld 🌍 日本語\n\"quoted\"")
         #expect(transcript.finishReason == .stop)
-        #expect(transcript.usage == LLMUsage(inputTokens: 12, outputTokens: 7, totalTokens: 19))
+        #expect(transcript.usage == LLMUsage(inputTokens: 12, outputTokens: 7, totalTokens: 19, cachedInputTokens: 0))
         #expect(transcript.isFinished)
     }
 
@@ -233,12 +233,90 @@ import Testing
         ])
     }
 
+    /// DeepSeek's documented `deepseek-reasoner` stream: `reasoning_content` chunks (content
+    /// null), then content chunks (reasoning_content null), and the usage with
+    /// `completion_tokens_details.reasoning_tokens`; reasoning never reaches the text.
+    static let deepSeekReply = SSETranscript.sse([
+        #"data: {"id":"a3f1","object":"chat.completion.chunk","created":1737000000,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08","choices":[{"index":0,"delta":{"role":"assistant","content":null,"reasoning_content":""},"logprobs":null,"finish_reason":null}]}"#,
+        #"data: {"id":"a3f1","object":"chat.completion.chunk","created":1737000000,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08","choices":[{"index":0,"delta":{"content":null,"reasoning_content":"Okay, the user said \"hi\"."},"logprobs":null,"finish_reason":null}]}"#,
+        #"data: {"id":"a3f1","object":"chat.completion.chunk","created":1737000000,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08","choices":[{"index":0,"delta":{"content":null,"reasoning_content":" Greet back."},"logprobs":null,"finish_reason":null}]}"#,
+        #"data: {"id":"a3f1","object":"chat.completion.chunk","created":1737000000,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08","choices":[{"index":0,"delta":{"content":"Hello! 👋","reasoning_content":null},"logprobs":null,"finish_reason":null}]}"#,
+        #"data: {"id":"a3f1","object":"chat.completion.chunk","created":1737000000,"model":"deepseek-reasoner","system_fingerprint":"fp_7e73fd9a08","choices":[{"index":0,"delta":{"content":"","reasoning_content":null},"logprobs":null,"finish_reason":"stop"}],"usage":{"prompt_tokens":13,"completion_tokens":40,"total_tokens":53,"prompt_tokens_details":{"cached_tokens":0},"completion_tokens_details":{"reasoning_tokens":31},"prompt_cache_hit_tokens":0,"prompt_cache_miss_tokens":13}}"#,
+        "data: [DONE]",
+    ])
+
+    @Test func reasoningContentIsReasoning() throws {
+        let (deltas, error) = try SSETranscript.decode(Self.deepSeekReply, with: .openAI)
+        #expect(error == nil)
+        let usage = LLMUsage(inputTokens: 13, outputTokens: 40, totalTokens: 53, reasoningTokens: 31, cachedInputTokens: 0)
+        #expect(deltas == [
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: "Okay, the user said \"hi\".")),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: " Greet back.")),
+            .text("Hello! 👋"), .finish(.stop), .usage(usage),
+        ])
+        var transcript = LLMTranscript()
+        transcript.apply(contentsOf: deltas)
+        #expect(transcript.text == "Hello! 👋")
+        #expect(transcript.reasoning == [LLMReasoning(index: 0, text: "Okay, the user said \"hi\". Greet back.")])
+    }
+
+    /// OpenRouter's `reasoning` field (beside its `reasoning_details`, not decoded); a run of
+    /// reasoning after text is the next block; a field of another type is skipped.
+    @Test func openRouterReasoningAndBlocks() throws {
+        let sse = SSETranscript.sse([
+            Self.chunk(#"{"index":0,"delta":{"role":"assistant","content":"","reasoning":"The user wants","reasoning_details":[{"type":"reasoning.text","text":"The user wants","format":"unknown","index":0}]},"finish_reason":null}"#),
+            Self.chunk(#"{"index":0,"delta":{"content":"","reasoning":" a poem."},"finish_reason":null}"#),
+            Self.chunk(#"{"index":0,"delta":{"content":"Roses"},"finish_reason":null}"#),
+            Self.chunk(#"{"index":0,"delta":{"reasoning":"Rhyme next.","reasoning_content":""},"finish_reason":null}"#),
+            Self.chunk(#"{"index":0,"delta":{"reasoning":{"effort":"high"},"content":" are red"},"finish_reason":null}"#),
+        ])
+        #expect(try SSETranscript.decode(sse, with: .openAI).deltas == [
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: "The user wants")),
+            .reasoning(LLMReasoningDelta(index: 0, kind: .text, fragment: " a poem.")),
+            .text("Roses"),
+            .reasoning(LLMReasoningDelta(index: 1, kind: .text, fragment: "Rhyme next.")),
+            .text(" are red"),
+        ])
+    }
+
+    /// A refusal (structured outputs) and the `url_citation` annotations of a search model.
+    @Test func refusalsAndAnnotations() throws {
+        let sse = SSETranscript.sse([
+            Self.chunk(#"{"index":0,"delta":{"role":"assistant","content":null,"refusal":""},"finish_reason":null}"#),
+            Self.chunk(#"{"index":0,"delta":{"refusal":"I'm sorry, "},"finish_reason":null}"#),
+            Self.chunk(#"{"index":0,"delta":{"refusal":"I can't help."},"finish_reason":null}"#),
+            Self.chunk(#"{"index":0,"delta":{"content":"See the news.","annotations":[{"type":"url_citation","url_citation":{"end_index":13,"start_index":4,"title":"News","url":"https://example.com/news"}}]},"finish_reason":"stop"}"#),
+        ])
+        let citation = LLMCitation(
+            type: "url_citation", url: "https://example.com/news", title: "News",
+            json: #"{"type":"url_citation","url_citation":{"end_index":13,"start_index":4,"title":"News","url":"https://example.com/news"}}"#)
+        #expect(try SSETranscript.decode(sse, with: .openAI).deltas == [
+            .refusal("I'm sorry, "), .refusal("I can't help."), .text("See the news."), .citation(citation), .finish(.stop),
+        ])
+    }
+
+    /// An object without `choices` is named by its `object`, else by its SSE event type.
+    @Test func unrecognizedObjectsAreNamed() throws {
+        var d = OpenAIChatDecoder()
+        #expect(try d.decode(.sse(type: "message", data: #"{"object":"keepalive"}"#, id: "")) == [.unrecognized("keepalive")])
+        #expect(try d.decode(.sse(type: "ping", data: "{}", id: "")) == [.unrecognized("ping")])
+        #expect(try d.decode(.sse(type: "message", data: "{}", id: "")) == [.unrecognized("")])
+    }
+
     @Test func aSecondFinishIsIgnored() throws {
         let sse = SSETranscript.sse([
             Self.chunk(#"{"index":0,"delta":{},"finish_reason":"stop"}"#),
             Self.chunk(#"{"index":0,"delta":{},"finish_reason":"stop"}"#),
         ])
         #expect(try SSETranscript.decode(sse, with: .openAI).deltas == [.finish(.stop)])
+    }
+
+    /// Golden sequences with mutated data never crash the decoder: each message decodes or
+    /// throws `protocol_violation`.
+    @Test(arguments: 1...40) func mutatedEventsNeverCrash(seed: UInt64) throws {
+        for sse in [Self.textReply, Self.toolReply, Self.deepSeekReply] {
+            try SSETranscript.expectMutationsAreSafe(sse, with: OpenAIChatDecoder(), seed: seed)
+        }
     }
 }
 

@@ -48,6 +48,55 @@ enum SSETranscript {
         return first!
     }
 
+    /// Expects every message `(type, data)` to make a fresh copy of `decoder` throw
+    /// `protocol_violation` with `detail`.
+    static func expectViolations<D: LLMStreamDecoder>(
+        _ decoder: D, _ cases: [(type: String, data: String, detail: String)], sourceLocation: SourceLocation = #_sourceLocation
+    ) {
+        for (type, data, detail) in cases {
+            var d = decoder
+            do {
+                _ = try d.decode(.sse(type: type, data: data, id: ""))
+                Issue.record("no error for \(data)", sourceLocation: sourceLocation)
+            } catch {
+                #expect(error.code == .protocolViolation, sourceLocation: sourceLocation)
+                #expect(error.detail == detail, "\(data)", sourceLocation: sourceLocation)
+            }
+        }
+    }
+
+    /// Decodes the messages of `sse` with a fresh `decoder`, each message's data mutated at
+    /// random (bytes replaced by JSON's structural characters, cut short, duplicated) from
+    /// `seed`: whatever the input, a message either decodes or throws `protocol_violation`,
+    /// and the deltas go into a transcript without trouble.
+    static func expectMutationsAreSafe<D: LLMStreamDecoder>(
+        _ sse: String, with decoder: D, seed: UInt64, sourceLocation: SourceLocation = #_sourceLocation
+    ) throws {
+        var rng = SeededGenerator(seed: seed)
+        var d = decoder
+        var transcript = LLMTranscript()
+        let alphabet = Array(#"{}[]":,\0123456789 ntrue-é"#.utf8)
+        for message in try messages(sse, chunking: .whole) {
+            var bytes = message.bytes
+            if !bytes.isEmpty, Int.random(in: 0..<3, using: &rng) == 0 {
+                for _ in 0..<Int.random(in: 1...4, using: &rng) {
+                    switch Int.random(in: 0..<3, using: &rng) {
+                    case 0: bytes[Int.random(in: 0..<bytes.count, using: &rng)] = alphabet.randomElement(using: &rng)!
+                    case 1: bytes.removeLast(Int.random(in: 0...bytes.count / 2, using: &rng))
+                    default: bytes += bytes.prefix(Int.random(in: 0...bytes.count, using: &rng))
+                    }
+                    if bytes.isEmpty { bytes = [UInt8(ascii: "{")] }
+                }
+            }
+            let mutated = Message.sse(type: message.type ?? "message", data: String(decoding: bytes, as: UTF8.self), id: "")
+            do throws(RealtimeError) {
+                transcript.apply(contentsOf: try d.decode(mutated))
+            } catch {
+                #expect(error.code == .protocolViolation, sourceLocation: sourceLocation)
+            }
+        }
+    }
+
     /// `lines` as SSE: each entry one event (its lines joined by LF), events separated by a
     /// blank line.
     static func sse(_ events: [String]) -> String {

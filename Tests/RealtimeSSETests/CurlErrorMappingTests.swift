@@ -105,6 +105,40 @@ struct CurlErrorMappingTests {
         }
     }
 
+    /// What libcurl 7.88 with OpenSSL 3 reports for each TLS cause (its codes, errno and error
+    /// text, as measured against the loopback peers), and what the SSE transport makes of it:
+    /// the `wss` transport's code and words, curl's number behind.
+    @Test("TLS failures by cause: a vanished peer is retried, a refusal is tls",
+          arguments: [
+            (CURLE_SSL_CONNECT_ERROR, Stage.beforeRequest, ECONNRESET, "Recv failure: Connection reset by peer",
+             RealtimeError.Code.network, "connection lost during the TLS handshake: connection reset by peer [curl 35]"),
+            (CURLE_SSL_CONNECT_ERROR, .beforeRequest, 0, "OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to 127.0.0.1:8002 ",
+             .network, "connection closed by peer during the TLS handshake [curl 35]"),
+            (CURLE_SSL_CONNECT_ERROR, .beforeRequest, 0, "OpenSSL/3.0.19: error:0A00042E:SSL routines::tlsv1 alert protocol version",
+             .tls, "no TLS version or cipher in common: tlsv1 alert protocol version [curl 35]"),
+            (CURLE_SSL_CONNECT_ERROR, .beforeRequest, 0, "OpenSSL/3.0.19: error:0A000410:SSL routines::sslv3 alert handshake failure",
+             .tls, "handshake failed: sslv3 alert handshake failure [curl 35]"),
+            (CURLE_SSL_CONNECT_ERROR, .beforeRequest, 0, "something curl said",
+             .tls, "handshake failed: something curl said [curl 35]"),
+            (CURLE_RECV_ERROR, .requestSent, 0,
+             "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0",
+             .tls, "client certificate refused: tlsv13 alert certificate required [curl 56]"),
+            (CURLE_RECV_ERROR, .open, 0, "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A000119:SSL routines::decryption failed or bad record mac, errno 0",
+             .network, "read failed [curl 56]"),
+            (CURLE_OPERATION_TIMEDOUT, .beforeRequest, 0, "SSL connection timeout",
+             .connectTimeout, "connect to 127.0.0.1:8002 timed out [curl 28]"),
+            (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .beforeRequest, 0, "SSL: public key does not match pinned public key",
+             .tls, "server public key does not match any pinned key [curl 90]"),
+          ] as [(CURLcode, Stage, Int32, String, RealtimeError.Code, String)])
+    func tlsCauses(code: CURLcode, stage: Stage, osErrno: Int32, message: String, expected: RealtimeError.Code, detail: String) {
+        var f = Self.failure(code, stage)
+        f.osErrno = osErrno
+        f.message = message
+        let e = CurlErrorMapping.error(for: f)
+        #expect(e.code == expected)
+        #expect(e.detail == detail)
+    }
+
     @Test("a refused CONNECT is the proxy's answer, before any transfer error")
     func tunnelRefusal() {
         var f = Self.failure(CURLE_RECV_ERROR)

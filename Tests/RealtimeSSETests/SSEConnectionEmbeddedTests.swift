@@ -1,5 +1,6 @@
 #if os(Linux)
 import CCurl
+import Glibc
 import RealtimeCore
 import RealtimeIOTestSupport
 import RealtimeTestSupport
@@ -174,6 +175,33 @@ struct SSEConnectionEmbeddedTests {
         sse.start()
         #expect(sse.ended()?.error?.code == .invalidConfiguration)
         #expect(sse.curl.hops.isEmpty)
+    }
+
+    // MARK: - TLS failures
+
+    /// The TLS cause table through the production connection: libcurl (played by the test)
+    /// fails the handshake as 7.88 does against a peer that resets, closes, stalls or refuses,
+    /// and the attempt ends with the code the client retries or stops on, nothing delivered.
+    @Test(arguments: [
+        (CURLE_SSL_CONNECT_ERROR, ECONNRESET, "Recv failure: Connection reset by peer", RealtimeError.Code.network),
+        (CURLE_SSL_CONNECT_ERROR, 0, "OpenSSL SSL_connect: SSL_ERROR_SYSCALL in connection to example.test:443 ", .network),
+        (CURLE_SSL_CONNECT_ERROR, 0, "OpenSSL/3.0.19: error:0A00042E:SSL routines::tlsv1 alert protocol version", .tls),
+        (CURLE_SSL_CONNECT_ERROR, 0, "OpenSSL/3.0.19: error:0A000410:SSL routines::sslv3 alert handshake failure", .tls),
+        (CURLE_OPERATION_TIMEDOUT, 0, "SSL connection timeout", .connectTimeout),
+        (CURLE_PEER_FAILED_VERIFICATION, 0, "SSL: no alternative certificate subject name matches target host name 'example.test'", .tls),
+        (CURLE_SSL_PINNEDPUBKEYNOTMATCH, 0, "SSL: public key does not match pinned public key", .tls),
+    ] as [(CURLcode, Int32, String, RealtimeError.Code)])
+    func aFailedHandshakeEndsByItsCause(code: CURLcode, errno: Int32, message: String, expected: RealtimeError.Code) {
+        let sse = EmbeddedSSE()
+        sse.start()
+        sse.curl.osErrno = errno
+        sse.curl.errorMessage = message
+        sse.complete(code)
+        let end = sse.ended()
+        #expect(end?.error?.code == expected, "\(String(describing: end?.error))")
+        #expect(end?.error?.detail?.hasSuffix("[curl \(code.rawValue)]") == true)
+        #expect(end?.requestWasDelivered == false)
+        #expect(sse.loop.pendingTimerCount == 0)
     }
 
     // MARK: - Connect timeout

@@ -249,6 +249,29 @@ struct SSETransportRedirectTests {
         #expect(seen.headers["X-Trace"] == "abc")
     }
 
+    /// The credential table through real redirects: every credential name, built in or
+    /// configured, reaches the first origin and a same-origin redirect, and not another origin;
+    /// the harmless names go everywhere.
+    @Test("the credential table through a cross-origin and a same-origin redirect")
+    func credentialTable() async throws {
+        let other = TestServer()
+        try other.start()
+        defer { other.stop() }
+        let table = CredentialHeaderTable.self
+        for target in [other.url("/sse?count=1&away=1").absoluteString, "/sse?count=1&near=1"] {
+            let r = await run(SSETransport(request: request(redirect(302, to: target)) {
+                $0.headers = table.headers
+                $0.sensitiveHeaderNames = table.configured
+            }))
+            #expect(r.ids == ["1"], "\(target)")
+        }
+        let first = try #require(server.requests(path: "/redirect").first)
+        let near = try #require(server.requests(path: "/sse").first { $0.query["near"] == "1" })
+        let away = try #require(other.requests(path: "/sse").first)
+        let violations = table.violations(first: first.headers, sameOrigin: near.headers, otherOrigin: away.headers)
+        #expect(violations.isEmpty, "\(violations)")
+    }
+
     @Test("another origin (host, same port) gets no credentials")
     func crossHostDropsCredentials() async throws {
         let target = "http://localhost:\(server.port)/sse?count=1"

@@ -128,8 +128,39 @@ struct SSETransportTLSTests {
         #expect(mtls.requests(path: "/sse").last?.clientCertificateSubject?.contains("realtime-test-client") == true)
         let without = await attempt({ $0.trustRoots = .file(certificates.caCertificateFile) }, on: mtls)
         #expect(without.opened.isEmpty)
-        // TLS 1.3 reports a refused client certificate after the handshake, as a reset.
-        #expect(without.end?.error?.code == .tls || without.end?.error?.code == .network)
+        // TLS 1.3 refuses the missing certificate after the client's handshake, with an alert
+        // that arrives once the request is out: the same refusal, not a network failure.
+        #expect(without.end?.error?.code == .tls, "\(String(describing: without.end?.error))")
+        #expect(without.end?.error?.detail?.hasPrefix("client certificate refused: tlsv13 alert certificate required") == true)
+    }
+
+    /// What each handshake fault of the test server becomes: a peer that resets or closes
+    /// after the ClientHello is a network failure, one that stalls runs into the connect
+    /// timeout, one with no version or cipher in common is a tls refusal.
+    @Test("handshake faults by cause", arguments: TLSHandshakeFault.allCases)
+    func handshakeFault(_ fault: TLSHandshakeFault) async throws {
+        let faulty = TestServer(configuration: .init(tls: .init(certificates: certificates, handshakeFault: fault)))
+        try faulty.start()
+        defer { faulty.stop() }
+        let r = await run(SSETransport(request: request(faulty.url("/sse?count=1")) {
+            $0.tls.trustRoots = .file(certificates.caCertificateFile)
+            // Only the stall waits for it; a loaded machine answers the others well within.
+            $0.connectTimeout = fault == .stallAfterClientHello ? .milliseconds(300) : .seconds(30)
+        }))
+        #expect(r.opened.isEmpty)
+        let error = try #require(r.end?.error)
+        let expected: (RealtimeError.Code, String) =
+            switch fault {
+            case .resetAfterClientHello: (.network, "connection lost during the TLS handshake: connection reset by peer [curl 35]")
+            case .closeAfterClientHello: (.network, "connection closed by peer during the TLS handshake [curl 35]")
+            // The transport's own deadline or curl's, whichever fires first (curl adds its number).
+            case .stallAfterClientHello: (.connectTimeout, "connect to 127.0.0.1:\(faulty.port) timed out")
+            case .protocolVersion: (.tls, "no TLS version or cipher in common: tlsv1 alert protocol version [curl 35]")
+            case .noSharedCipher: (.tls, "handshake failed: sslv3 alert handshake failure [curl 35]")
+            }
+        #expect(error.code == expected.0, "\(error)")
+        #expect(error.detail == expected.1 || error.detail == expected.1 + " [curl 28]", "\(error)")
+        #expect(faulty.requests.isEmpty)
     }
 }
 #endif

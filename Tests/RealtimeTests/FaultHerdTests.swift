@@ -44,7 +44,7 @@ import Testing
     static let descriptorsNeeded = 2 * clients + 1024
 
     func herd() async throws {
-        guard Self.ensureDescriptorLimit(Self.descriptorsNeeded) else { return }
+        guard ProcessResources.ensureDescriptorLimit(Self.descriptorsNeeded, label: "herd") else { return }
         let server = TestServer()
         try server.start()
         defer { server.stop() }
@@ -138,20 +138,6 @@ import Testing
             counts[i] += 1
         }
         return counts
-    }
-
-    /// Raises the soft descriptor limit to `needed` when the hard limit allows; prints why and
-    /// returns false (the test skips visibly) when it does not.
-    static func ensureDescriptorLimit(_ needed: Int) -> Bool {
-        var limit = rlimit()
-        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 else { return false }
-        if limit.rlim_cur >= rlim_t(needed) { return true }
-        if limit.rlim_max >= rlim_t(needed) {
-            limit.rlim_cur = rlim_t(needed)
-            if setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0 { return true }
-        }
-        print("SKIPPED (herd): needs \(needed) open files, the limit is \(limit.rlim_cur) (hard \(limit.rlim_max)); raise `ulimit -n`")
-        return false
     }
 }
 #endif

@@ -53,6 +53,17 @@ import Testing
         #expect(server.requests(path: "/llm/openai").count == 1)
     }
 
+    /// Reasoning is shown after `(thinking)` on a line of its own, before the answer.
+    @Test(arguments: ["openai", "anthropic"]) func reasoningIsShownApartFromTheAnswer(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let url = server.url("/llm/\(format)?echo=1&reasoning=1").absoluteString
+        let r = try await chat(["--format", format, url], input: "hi\n")
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.stdout.hasPrefix("you: hi\nassistant: (thinking) Thinking about the réply…\nYou said: hi\n[finished: "), "\(r.stdout)")
+        #expect(!r.stdout.contains("\u{1B}["), "no terminal codes when the output is not a terminal")
+    }
+
     @Test func anInStreamErrorIsShownAfterThePartialReply() async throws {
         let server = try Self.server()
         defer { server.stop() }

@@ -39,6 +39,29 @@ import Testing
         return server
     }
 
+    /// A Responses reply in background mode, cut twice: the last batch's transcript is the
+    /// whole reply, after one POST (the configuration's resume plan is the client's).
+    @Test func aResumedReplyArrivesWhole() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let configuration = LLMResumeTests.configuration()
+        let replies = LLMReplies()
+        var batches = replies.batches.makeAsyncIterator()
+        try replies.start(url: server.url("/v1/responses?reply=tools&cut_after=3,9"), configuration: configuration, format: .openAIResponses)
+        var last: LLMReplyBatch?
+        while let batch = await batches.next() {
+            last = batch
+            if batch.isLast { break }
+        }
+        let transcript = try #require(last?.transcript)
+        #expect(transcript.error == nil && transcript.finishReason == "completed")
+        #expect(transcript.text == LLMReplyOptions.toolPreamble)
+        #expect(transcript.toolCalls.map(\.name) == LLMReplyOptions.toolCalls.map(\.name))
+        #expect(server.requests(path: "/v1/responses").count == 1)
+        #expect(server.requests.filter { $0.path.hasPrefix("/v1/responses/") }.count == 2)
+        replies.close()
+    }
+
     @Test func aReplyArrivesInBatchesStampedWithItsGeneration() async throws {
         let server = try Self.server()
         defer { server.stop() }

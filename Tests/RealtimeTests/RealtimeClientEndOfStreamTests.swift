@@ -98,3 +98,60 @@ import Testing
         #expect(rec.summary == "open(1) event([DONE]) closed(final)")
     }
 }
+
+/// `deltas(format:)` takes the reply's end from the decoder, whatever the configuration's
+/// terminator: a decoder with no end marker ends at a clean end of stream (not `truncated`),
+/// one with a delivered end marker decodes it; a client closed before it started stays closed.
+@Suite(.timeLimit(.minutes(1))) struct LLMDecoderTerminatorTests {
+    /// Each message's text is a delta; no end marker (a clean end is the end of the reply).
+    struct Plain: LLMStreamDecoder {
+        mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {
+            deltas.append(.text(message.text ?? ""))
+        }
+    }
+
+    /// Ends at a delivered `end` event, which carries the finish.
+    struct Delivered: LLMStreamDecoder {
+        static var terminator: StreamTerminator? { .eventType("end", delivered: true) }
+        mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {
+            deltas.append(message.type == "end" ? .finish(.stop) : .text(message.text ?? ""))
+        }
+    }
+
+    @Test func aDecoderWithoutAnEndMarkerEndsAtACleanEnd() async throws {
+        // `.llm` defaults to OpenAI's `[DONE]`: the decoder's nil wins.
+        let t = try TestClient { $0 = .llm(body: [1]) }
+        let reply = Task { await LLMDeltaSequenceTestsSupport.collect(t.client, Plain()) }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.message("a")
+        first.message("b")
+        first.endCleanly()
+        #expect(await reply.value == [.text("a"), .text("b")], "no truncated error")
+    }
+
+    @Test func aDeliveredEndMarkerIsDecodedAndEndsTheReply() async throws {
+        let t = try TestClient { $0 = .llm(body: [1]) }
+        let reply = Task { await LLMDeltaSequenceTestsSupport.collect(t.client, Delivered()) }
+        let first = try #require(await t.factory.transport(0))
+        first.open()
+        first.emit(contentsOf: [.message(.sse(type: "delta", data: "a", id: "")), .message(.sse(type: "end", data: "{}", id: ""))])
+        #expect(await reply.value == [.text("a"), .finish(.stop)])
+        #expect(first.closed, "the client closed the connection at the end marker")
+    }
+
+    @Test func aClientClosedBeforeItsRepliesStartEndsAtOnce() async throws {
+        let t = try TestClient { $0 = .llm(body: [1]) }
+        t.client.close()
+        #expect(await LLMDeltaSequenceTestsSupport.collect(t.client, Delivered()).isEmpty)
+        #expect(t.factory.count == 0)
+    }
+}
+
+enum LLMDeltaSequenceTestsSupport {
+    static func collect<D: LLMStreamDecoder>(_ client: RealtimeClient, _ format: D) async -> [LLMDelta] {
+        var deltas: [LLMDelta] = []
+        for await delta in client.deltas(format: format) { deltas.append(delta) }
+        return deltas
+    }
+}

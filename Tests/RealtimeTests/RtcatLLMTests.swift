@@ -63,7 +63,7 @@ import Testing
         #expect(r.objects.last?["text"] as? String == expected)
     }
 
-    @Test(arguments: ["openai", "anthropic"]) func inStreamErrorExitsOne(format: String) async throws {
+    @Test(arguments: ["openai", "anthropic", "responses", "gemini"]) func inStreamErrorExitsOne(format: String) async throws {
         let server = try Self.server()
         defer { server.stop() }
         let r = try await run(server, "/llm/\(format)?reply=error", ["--format", format])
@@ -71,9 +71,68 @@ import Testing
         #expect(r.kinds() == ["delta", "delta", "delta", "error"])
         let error = try #require(r.objects.last)
         #expect(error["code"] as? String == "stream_error")
-        #expect(error["message"] as? String == (format == "openai" ? "stream_error: openai server_error" : "stream_error: anthropic overloaded_error"))
-        #expect((error["body"] as? String)?.contains(format == "openai" ? "The server had an error" : "Overloaded") == true)
+        let detail = ["openai": "openai server_error", "anthropic": "anthropic overloaded_error", "responses": "openai-responses server_error", "gemini": "gemini UNAVAILABLE"][format]!
+        #expect(error["message"] as? String == "stream_error: \(detail)")
+        let body = ["openai": "The server had an error", "anthropic": "Overloaded", "responses": "The server had an error", "gemini": "overloaded"][format]!
+        #expect((error["body"] as? String)?.contains(body) == true)
         #expect(server.requests(path: "/llm/\(format)").count == 1)
+    }
+
+    /// `--background`: the body asks for background mode, and a reply cut three times is
+    /// printed whole, each delta once, after one POST and three GETs from the cursor.
+    @Test func aBackgroundReplyCutThreeTimesIsPrintedWhole() async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let whole = try await run(server, "/v1/responses?count=6", ["--format", "responses"])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        server.clearRequests()
+        let r = try await run(server, "/v1/responses?count=6&cut_after=4,6,8", ["--format", "responses", "--background"])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.lines == whole.lines)
+        let posts = server.requests(path: "/v1/responses")
+        #expect(posts.count == 1)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(posts[0].body)) as? [String: Any])
+        #expect(body["background"] as? Bool == true && body["stream"] as? Bool == true)
+        #expect(server.requests.filter { $0.path.hasPrefix("/v1/responses/") }.map { $0.query["starting_after"] } == ["4", "6", "8"])
+        let usage = try await RtcatTests().rtcat(["llm", "--background", "-d", "{}", server.url("/v1/responses").absoluteString])
+        #expect(usage.status == 2 && usage.stderr.contains("--background needs --format responses"))
+    }
+
+    /// Reasoning is printed apart from the answer, fragment by fragment, in the kind the
+    /// format has; the finished line carries it beside the text.
+    @Test(arguments: ["openai", "anthropic", "responses", "gemini"]) func reasoningIsPrintedApart(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/\(format)?reasoning=1&count=2", ["--format", format])
+        #expect(r.status == 0, "\(r.stderr)")
+        let type = format == "responses" || format == "gemini" ? "summary" : "text"
+        var expected = LLMReplyOptions.reasoningPieces.map { #"{"kind": "reasoning", "block": 0, "type": "\#(type)", "text": \#(Self.quoted($0))}"# }
+        let signature = #"{"kind": "reasoning", "block": 0, "type": "signature", "text": "\#(LLMReplyOptions.reasoningSignature)"}"#
+        if format == "anthropic" { expected.append(signature) }
+        expected.append(#"{"kind": "delta", "text": "Hé"}"#)
+        if format == "gemini" { expected.append(signature) }
+        expected.append(#"{"kind": "delta", "text": "llo"}"#)
+        #expect(Array(r.lines.dropLast()) == expected)
+        let finished = try #require(r.objects.last)
+        #expect(finished["kind"] as? String == "finished")
+        #expect(finished["text"] as? String == "Héllo")
+        #expect(finished["reasoning"] as? String == LLMReplyOptions.reasoningPieces.joined())
+    }
+
+    /// The Responses and Gemini replies as the documented sequences go: tool calls whole,
+    /// the finish as the format says it, the usage with reasoning tokens (Gemini counts them
+    /// apart from the output, the Responses API within it).
+    @Test(arguments: ["responses", "gemini"]) func toolCallsAndUsageInTheNewFormats(format: String) async throws {
+        let server = try Self.server()
+        defer { server.stop() }
+        let r = try await run(server, "/llm/\(format)?reply=tools&reasoning=1", ["--format", format])
+        #expect(r.status == 0, "\(r.stderr)")
+        #expect(r.kinds().filter { $0 != "reasoning" } == ["delta", "tool_call", "tool_call", "finished"])
+        let arguments = LLMReplyOptions.toolCalls.map { $0.arguments.joined() }
+        #expect(r.objects.strings("arguments") == (format == "gemini" ? arguments.map { $0.replacingOccurrences(of: ": ", with: ":") } : arguments))
+        #expect(r.objects.strings("id") == (format == "gemini" ? ["", ""] : LLMReplyOptions.toolCalls.map(\.id)))
+        let reason = format == "gemini" ? "STOP" : "completed"
+        #expect(r.lines.last == #"{"kind": "finished", "reason": "\#(reason)", "text": "Let me check.", "reasoning": "Thinking about the réply…", "usage": {"inputTokens": 12, "outputTokens": \#(format == "gemini" ? 6 : 8), "totalTokens": 20, "reasoningTokens": 2\#(format == "responses" ? #", "cachedInputTokens": 0"# : "")}}"#)
     }
 
     @Test(arguments: [429, 500]) func httpErrorExitsOneWithItsStatusBodyAndRetryAfter(status: Int) async throws {
@@ -88,7 +147,7 @@ import Testing
         #expect(server.requests(path: "/llm/openai").count == 1)
     }
 
-    @Test(arguments: ["openai", "anthropic"]) func aTruncatedReplyExitsOneAfterWhatArrived(format: String) async throws {
+    @Test(arguments: ["openai", "anthropic", "responses"]) func aTruncatedReplyExitsOneAfterWhatArrived(format: String) async throws {
         let server = try Self.server()
         defer { server.stop() }
         let r = try await run(server, "/llm/\(format)?end=truncate", ["--format", format])
@@ -102,7 +161,7 @@ import Testing
     /// the terminator and exits 0. The server never lets go and rtcat's idle timeout is
     /// longer than the runner's 10 s hang guard (which the runner checks), so only the
     /// terminator can end it.
-    @Test(arguments: ["openai", "anthropic"]) func aHeldConnectionAfterTheTerminatorStillFinishes(format: String) async throws {
+    @Test(arguments: ["openai", "anthropic", "responses"]) func aHeldConnectionAfterTheTerminatorStillFinishes(format: String) async throws {
         let server = try Self.server()
         defer { server.stop() }
         let r = try await run(server, "/llm/\(format)?end=hold", ["--format", format, "--idle-timeout", "60"], timeout: 10)
@@ -114,15 +173,16 @@ import Testing
 
     /// An event the format does not define is printed as `unrecognized` and skipped: the
     /// tool calls after it are whole, and the reply finishes (exit 0).
-    @Test(arguments: ["openai", "anthropic"]) func anUnknownEventIsSkipped(format: String) async throws {
+    @Test(arguments: ["openai", "anthropic", "responses", "gemini"]) func anUnknownEventIsSkipped(format: String) async throws {
         let server = try Self.server()
         defer { server.stop() }
         let r = try await run(server, "/llm/\(format)?reply=tools&unknown=1", ["--format", format])
         #expect(r.status == 0, "\(r.stdout) \(r.stderr)")
         #expect(r.kinds() == ["delta", "unrecognized", "tool_call", "tool_call", "finished"])
-        let name = format == "openai" ? "keepalive" : "content_block_summary"
+        let name = ["openai": "keepalive", "anthropic": "content_block_summary", "responses": "response.future_event", "gemini": "executableCode"][format]!
         #expect(r.lines[1] == #"{"kind": "unrecognized", "event": "\#(name)"}"#)
-        #expect(r.objects.strings("arguments") == LLMReplyOptions.toolCalls.map { $0.arguments.joined() })
+        let arguments = LLMReplyOptions.toolCalls.map { $0.arguments.joined() }
+        #expect(r.objects.strings("arguments") == (format == "gemini" ? arguments.map { $0.replacingOccurrences(of: ": ", with: ":") } : arguments))
     }
 
     /// Invalid UTF-8 in the reply fails it (exit 1, `invalid_utf8`) after the text before it;
@@ -194,7 +254,7 @@ import Testing
         for arguments in [
             ["llm", "http://127.0.0.1:1/x"],
             ["llm", "-d", "{}"],
-            ["llm", "--format", "gemini", "-d", "{}", "http://127.0.0.1:1/x"],
+            ["llm", "--format", "cohere", "-d", "{}", "http://127.0.0.1:1/x"],
             ["llm", "-d", "{}", "ws://127.0.0.1:1/x"],
             ["llm", "-d", "{}", "--coalesce", "0", "http://127.0.0.1:1/x"],
             ["llm", "-d", "{}", "-H", "no colon", "http://127.0.0.1:1/x"],

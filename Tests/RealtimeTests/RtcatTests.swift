@@ -129,7 +129,7 @@ import Testing
             ["--no-compression=1", "ws://127.0.0.1:9/ws"], ["--max-event-size", "0", url],
             ["--max-event-size", "100", "ws://127.0.0.1:9/ws"], ["--strict-utf8", "ws://127.0.0.1:9/ws"],
             ["--repeat-request=1", url], ["--ping-mode", "fixed", url],
-            ["--ping-mode", "sometimes", "ws://127.0.0.1:9/ws"],
+            ["--ping-mode", "sometimes", "ws://127.0.0.1:9/ws"], ["--sensitive-header", "Bad Name", url],
         ]
         for args in cases {
             let r = try await rtcat(args)
@@ -183,6 +183,31 @@ import Testing
         #expect(basic.objects.first?["url"] as? String == "http://127.0.0.1:\(server.port)/sse?count=1")
         #expect(!basic.stdout.contains(secret) && !basic.stderr.contains(secret))
         #expect(server.requests(path: "/sse").last?.headers["Authorization"]?.hasPrefix("Basic ") == true)
+    }
+
+    /// `--sensitive-header` adds to the built-in rule: through a redirect to another origin,
+    /// on both transports, neither the marked header nor a built-in credential name goes
+    /// along; a harmless header does.
+    @Test(arguments: ["/sse?count=1", "/ws"]) func sensitiveHeadersStayOnTheirOrigin(path: String) async throws {
+        let server = try startServer()
+        let other = try startServer()
+        defer { server.stop(); other.stop() }
+        let isWebSocket = path == "/ws"
+        let target = (isWebSocket ? other.wsURL(path) : other.url(path)).absoluteString
+        server.setHandler(path: "/away") { writer in
+            try writer.writeHead(status: 302, headers: ["Location": target], framing: .contentLength(0))
+            try writer.finish()
+        }
+        let start = (isWebSocket ? server.wsURL("/away") : server.url("/away")).absoluteString
+        let headers = ["-H", "X-Customer: c-1", "-H", "X-Credential: c-2", "-H", "X-Trace: t-3", "--sensitive-header", "x-customer"]
+        // WebSocket: one line sent and echoed, then end of input closes; SSE: one event.
+        let r = try await rtcat(headers + (isWebSocket ? ["--send", start] : ["--count", "1", start]), input: "hi\n")
+        #expect(r.status == 0 && r.kinds().first == "open", "\(r.stderr)")
+        let away = try #require(other.requests(path: String(path.prefix { $0 != "?" })).first)
+        #expect(away.headers["X-Customer"] == nil && away.headers["X-Credential"] == nil)
+        #expect(away.headers["X-Trace"] == "t-3")
+        let first = try #require(server.requests(path: "/away").first)
+        #expect(first.headers["X-Customer"] == "c-1" && first.headers["X-Credential"] == "c-2")
     }
 
     @Test func postBodyIsSentAndACleanEndWithoutReconnectExitsZero() async throws {

@@ -95,6 +95,42 @@ import RealtimeWebSocket
         }
     }
 
+    /// The credential table through real handshake redirects (the WebSocket transport follows
+    /// a 3xx with `Location` as SSE does): every credential name, built in or configured,
+    /// reaches the first origin and a same-origin redirect, and not another origin; the
+    /// harmless names go everywhere.
+    @Test func credentialTableThroughRedirects() async throws {
+        let server = try Self.server()
+        let other = try Self.server()
+        defer { server.stop(); other.stop() }
+        let elsewhere = other.wsURL("/ws?away=1").absoluteString
+        server.setHandler(path: "/away") { writer in
+            try writer.writeHead(status: 302, headers: ["Location": elsewhere], framing: .contentLength(0))
+            try writer.finish()
+        }
+        server.setHandler(path: "/near") { writer in
+            try writer.writeHead(status: 302, headers: ["Location": "/ws?near=1"], framing: .contentLength(0))
+            try writer.finish()
+        }
+        let table = CredentialHeaderTable.self
+        try await withDeadline {
+            for path in ["/away", "/near"] {
+                let probe = TransportProbe(server.wsURL(path)) {
+                    $0.headers = table.headers
+                    $0.sensitiveHeaderNames = table.configured
+                }
+                _ = try #require(await probe.opened(), "\(path)")
+                probe.transport.close()
+                _ = await probe.ended()
+            }
+        }
+        let first = try #require(server.requests(path: "/away").first)
+        let near = try #require(server.requests(path: "/ws").first)
+        let away = try #require(other.requests(path: "/ws").first)
+        let violations = table.violations(first: first.headers, sameOrigin: near.headers, otherOrigin: away.headers)
+        #expect(violations.isEmpty, "\(violations)")
+    }
+
     /// A `wss` handshake redirected to `ws`: refused by default (nothing reaches the plain
     /// server), followed with `allowsInsecureRedirects`.
     @Test func secureToPlainRedirectIsRefusedUnlessAllowed() async throws {

@@ -35,6 +35,8 @@ package final class ScriptedCurl: SSECurl {
     package var effectiveURL: URL?
     /// Reported with a failed result.
     package var osErrno: Int32 = 0
+    /// curl's error text (`CURLOPT_ERRORBUFFER`), reported with a failed result.
+    package var errorMessage = ""
     package var requestSizeIsZero = false
 
     /// Whether a transfer is attached (begun or redirected, and not ended).
@@ -78,7 +80,7 @@ package final class ScriptedCurl: SSECurl {
 
     package func result(of code: CURLcode) -> SSETransferResult {
         guard code != CURLE_OK else { return SSETransferResult() }
-        let f = CurlErrorMapping.Failure(code: code, stage: .beforeRequest, osErrno: osErrno)
+        let f = CurlErrorMapping.Failure(code: code, stage: .beforeRequest, osErrno: osErrno, message: errorMessage)
         return SSETransferResult(failure: f, nothingSent: code == CURLE_OUT_OF_MEMORY && requestSizeIsZero)
     }
 }

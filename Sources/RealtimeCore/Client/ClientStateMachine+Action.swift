@@ -24,17 +24,20 @@ extension ClientStateMachine {
         case fail(RealtimeError)
     }
 
-    /// What the next attempt needs: its number, the cursor to resume from, and whether the
+    /// What the next attempt needs: its number, the cursor to resume from, whether it sends
+    /// the resume plan's request (``Configuration/resumes`` and a cursor), and whether the
     /// credentials were rejected by the previous one (a 401: ask the provider for fresh ones).
     package struct ConnectPlan: Sendable, Hashable {
         package var attempt: Int
         package var cursor: String?
         package var credentialsRejected: Bool
+        package var resumes: Bool
 
-        package init(attempt: Int, cursor: String?, credentialsRejected: Bool) {
+        package init(attempt: Int, cursor: String?, credentialsRejected: Bool, resumes: Bool = false) {
             self.attempt = attempt
             self.cursor = cursor
             self.credentialsRejected = credentialsRejected
+            self.resumes = resumes
         }
     }
 

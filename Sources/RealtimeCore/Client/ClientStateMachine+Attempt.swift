@@ -47,13 +47,15 @@ extension ClientStateMachine {
         return opened(&a, info: info, now: now)
     }
 
-    /// `count` messages (`bytes` of payload) of attempt `attempt` arrived: numbered for the
+    /// `count` messages (`bytes` of payload) of attempt `attempt` arrived, the last with the
+    /// resume cursor `cursor` (given when the client has a resume plan): numbered for the
     /// consumer, held for the on-open hook (the connection is in its handshake), or dropped
     /// (the attempt is over).
-    package mutating func messagesArrived(attempt: Int, count: Int, bytes: Int) -> ArrivalAction {
+    package mutating func messagesArrived(attempt: Int, count: Int, bytes: Int, cursor: String? = nil) -> ArrivalAction {
         guard attempt > 0, liveAttempt == attempt else { return .drop }
         statistics.messages += count
         statistics.bytes += bytes
+        if let cursor { resumeProgress.received = cursor }
         if case .attempting(let a) = phase, a.hookRunning { return a.hookFailure == nil ? .hold : .drop }
         return .deliver(first: numberEmissions(count))
     }

@@ -31,14 +31,22 @@ extension ClientStateMachine {
         /// An on-open hook runs on every open connection before the outbox goes out, and must
         /// finish within this time; nil: no hook.
         package var openHookTimeout: Duration?
+        /// A resume plan exists: an attempt with a cursor sends the plan's resume request (which
+        /// may be repeated even when the first request may not), and a finite stream cut
+        /// before its terminator resumes instead of ending `truncated`.
+        package var resumes: Bool
+        /// Resumes in a row of a finite stream that bring no new cursor before it stops.
+        package var maxResumesWithoutProgress: Int
 
         package init(
             backoff: BackoffPolicy = .default, reconnect: ReconnectPolicy = .default, requestIsRepeatable: Bool = true,
             waitsForConsumer: Bool = true, monitorsNetwork: Bool = false, refreshesCredentials: Bool = false,
             sharesRetryBudget: Bool = false, loadsCursor: Bool = false, cursor: String? = nil,
             hasTerminator: Bool = false, pathChangeProbeTimeout: Duration = .seconds(5),
-            sendPolicy: SendPolicy = .failFast, canSend: Bool = true, openHookTimeout: Duration? = nil
+            sendPolicy: SendPolicy = .failFast, canSend: Bool = true, openHookTimeout: Duration? = nil,
+            resumes: Bool = false, maxResumesWithoutProgress: Int = 3
         ) {
+            precondition(maxResumesWithoutProgress >= 1, "maxResumesWithoutProgress must be at least 1")
             self.backoff = backoff
             self.reconnect = reconnect
             self.requestIsRepeatable = requestIsRepeatable
@@ -53,6 +61,8 @@ extension ClientStateMachine {
             self.sendPolicy = sendPolicy
             self.canSend = canSend
             self.openHookTimeout = openHookTimeout
+            self.resumes = resumes
+            self.maxResumesWithoutProgress = maxResumesWithoutProgress
         }
     }
 }

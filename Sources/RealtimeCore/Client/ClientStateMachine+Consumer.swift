@@ -12,3 +12,19 @@ extension ClientStateMachine {
         return advance(now: now)
     }
 }
+
+extension ClientStateMachine {
+    /// The cursor store's `save` threw: reported to the consumer (`willRetry` true, since the
+    /// client goes on) and counted; nothing else changes. After the end there is nobody to
+    /// tell. The report does not change whether a reconnect was promised (see ``finalWord(_:)``).
+    package mutating func cursorSaveFailed(_ error: RealtimeError) -> Effects {
+        guard !isTerminal else { return .ignored(.clientDone) }
+        statistics.cursorSaveFailures += 1
+        let promised = promisedRetry
+        let log = ClientLogRecord(.warning, "cursor store save failed", ["error": error.description])
+        let effects = Effects.log(log)
+            + emit(.error(ErrorEvent(error: error, willRetry: true, retryIn: nil, attempt: counters.total)))
+        promisedRetry = promised
+        return effects
+    }
+}

@@ -2,9 +2,22 @@ extension ClientStateMachine {
     /// The reconnect policy's verdict on an ended attempt, its delay, and (with a shared retry
     /// budget) the booking of that delay before anything is reported.
     mutating func decide(_ a: Attempt, _ end: TransportEnd, uptime: Duration, now: Duration) -> Effects {
+        var end = end
+        // With a resume plan and a cursor, the next attempt sends the resume request, which
+        // may be repeated even when the first request may not.
+        let resumable = configuration.resumes && (resumeProgress.received ?? consumer.cursor) != nil
+        if resumable {
+            if let stalled = resumeStalled(a, end) {
+                let verdict = Verdict(
+                    attempt: a.number, opened: a.opened, end: end, error: stalled, counted: stalled,
+                    reason: stalled, delay: nil, decidedAt: now)
+                return conclude(verdict, now: now)
+            }
+            end = cutBeforeTerminator(end)
+        }
         let context = ReconnectContext(
             attempt: a.number, opened: a.opened, uptime: uptime,
-            requestIsRepeatable: configuration.requestIsRepeatable,
+            requestIsRepeatable: configuration.requestIsRepeatable || resumable,
             canRefreshCredentials: configuration.refreshesCredentials && !credentials.refreshedInStreak)
         let decision = configuration.reconnect.decide(end, context: context, backoff: &backoff, using: &random)
         var delay: Duration?
@@ -39,6 +52,37 @@ extension ClientStateMachine {
             return .budget(.reserveSlot(after: delay))
         }
         return conclude(verdict, now: now)
+    }
+
+    /// An attempt that moved the cursor made progress: the backoff starts over (the next cut
+    /// is resumed after the first delay, however many came before). A resumed attempt of a
+    /// finite stream that ended with no new cursor is a stalled resume (a reply still queued on
+    /// the server, say); returns the error that stops the client when
+    /// ``Configuration/maxResumesWithoutProgress`` of them came in a row.
+    private mutating func resumeStalled(_ a: Attempt, _ end: TransportEnd) -> RealtimeError? {
+        if (resumeProgress.received ?? consumer.cursor) != a.cursor {
+            resumeProgress.stalledResumes = 0
+            backoff.reset()
+            return nil
+        }
+        guard a.resumes, configuration.hasTerminator else { return nil }
+        resumeProgress.stalledResumes += 1
+        let count = resumeProgress.stalledResumes
+        guard count >= configuration.maxResumesWithoutProgress else { return nil }
+        var e = RealtimeError(.truncated, detail: "resumed \(count) times in a row without a new event")
+        e.underlying = end.error
+        return e
+    }
+
+    /// A finite stream that ended cleanly before its terminator, with a cursor to resume
+    /// from, was cut: it is resumed (with backoff) instead of ending `truncated`.
+    private func cutBeforeTerminator(_ end: TransportEnd) -> TransportEnd {
+        guard configuration.hasTerminator, !end.doNotReconnect, end.error == nil || end.error?.code == .streamEnded
+        else { return end }
+        var cut = end
+        cut.clean = false
+        cut.error = RealtimeError(.truncated, detail: "the stream ended before its terminator; resuming from its cursor")
+        return cut
     }
 
     /// A finite stream with a terminator that ended cleanly without it is incomplete.

@@ -42,6 +42,8 @@ extension ClientStateMachine {
         var number: Int
         /// The cursor the attempt resumes from (the one its request carries).
         var cursor: String?
+        /// The attempt sends the resume plan's request (it resumes from ``cursor``).
+        var resumes = false
         var stage: Stage = .preparing
         var ending: Ending?
         /// The on-open hook failed: the attempt ends with this error, whatever the transport reports.

@@ -136,8 +136,10 @@ extension ClientStateMachine {
     private mutating func connect(now: Duration) -> Effects {
         counters.total += 1
         counters.sinceOpen += 1
-        let plan = ConnectPlan(attempt: counters.total, cursor: consumer.cursor, credentialsRejected: credentials.rejected)
-        phase = .attempting(Attempt(number: counters.total, cursor: plan.cursor))
+        let resumes = configuration.resumes && consumer.cursor != nil
+        let plan = ConnectPlan(
+            attempt: counters.total, cursor: consumer.cursor, credentialsRejected: credentials.rejected, resumes: resumes)
+        phase = .attempting(Attempt(number: counters.total, cursor: plan.cursor, resumes: resumes))
         return .log(ClientLogRecord(.debug, "connecting", ["attempt": "\(plan.attempt)"])) + .connect(plan)
     }
 

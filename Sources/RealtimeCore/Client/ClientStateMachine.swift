@@ -28,7 +28,7 @@
 /// Not thread-safe: the driver keeps it under one lock and performs its effects after
 /// releasing that lock.
 package struct ClientStateMachine: Sendable {
-    package let configuration: Configuration
+    package private(set) var configuration: Configuration
     var random: any RandomNumberGenerator & Sendable
     var phase: Phase = .idle {
         didSet { liveAttempt = phase.liveAttempt }
@@ -54,6 +54,15 @@ package struct ClientStateMachine: Sendable {
     /// The last `error` or `closed` emitted said another attempt follows (see
     /// ``finalWord(_:)``).
     var promisedRetry = false
+    /// The resume plan's view (``Configuration/resumes``): the last cursor received from the
+    /// transport (the consumer's cursor once it caught up), and the resumes in a row that
+    /// brought no new one.
+    var resumeProgress = ResumeProgress()
+
+    struct ResumeProgress: Sendable {
+        var received: String?
+        var stalledResumes = 0
+    }
 
     /// What the monitor last said.
     struct NetworkView: Sendable {
@@ -87,6 +96,15 @@ package struct ClientStateMachine: Sendable {
 
     /// Attempts made since the client started (the last attempt's number).
     package var attempts: Int { counters.total }
+
+    /// Whether a terminator ends the stream, set by the consumer before the client starts (an
+    /// LLM reply's decoder knows its format's end marker better than the configuration).
+    package mutating func useTerminator(_ present: Bool) {
+        // A client closed before its first iteration never starts: nothing reads it.
+        if case .closed = phase { return }
+        precondition(phase.isIdle, "the terminator is chosen before the client starts")
+        configuration.hasTerminator = present
+    }
 
     /// Whether the client is done (finished by its policy or closed by the user).
     package var isTerminal: Bool {
@@ -142,6 +160,11 @@ package struct ClientStateMachine: Sendable {
 }
 
 extension ClientStateMachine.Phase {
+    var isIdle: Bool {
+        if case .idle = self { return true }
+        return false
+    }
+
     var liveAttempt: Int {
         if case .attempting(let a) = self { return a.number }
         return 0

@@ -29,6 +29,8 @@ public struct ClientStatistics: Sendable, Hashable {
     /// Messages dropped as already processed (`Configuration.duplicates`); also counted in
     /// ``messages``.
     public var duplicatesDropped = 0
+    /// Times the cursor store's `save` threw (`cursor_save_failed`).
+    public var cursorSaveFailures = 0
 
     public init() {}
 }

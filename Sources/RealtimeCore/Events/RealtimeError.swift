@@ -47,6 +47,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
             case sendQueueFull = "send_queue_full"
             case openTimeout = "open_timeout"
             case openHookFailed = "open_hook_failed"
+            case cursorSaveFailed = "cursor_save_failed"
         }
         fileprivate let base: Base
         fileprivate init(_ base: Base) { self.base = base }
@@ -142,6 +143,9 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         /// its timeout: the connection was closed and the attempt failed. ``underlying`` holds
         /// the hook's error when it threw a ``RealtimeError``. Retried with backoff.
         public static let openHookFailed = Code(.openHookFailed)
+        /// The cursor store's `save` threw: the cursor was not persisted (the one in memory
+        /// still is, and the next processed event saves the newest). The client goes on.
+        public static let cursorSaveFailed = Code(.cursorSaveFailed)
     }
 
     /// What kind of failure this is; the reconnect policy decides by class (the table in the Errors article).
@@ -246,7 +250,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         case .unsupportedScheme, .invalidConfiguration, .sendNotSupported, .notConnected: return .configuration
         case .unauthorized: return .auth
         case .requestNotRepeatable, .retriesExhausted, .circuitOpen: return .policy
-        case .internal: return .internal
+        case .internal, .cursorSaveFailed: return .internal
         case .openHookFailed: return .openHook
         case .streamError: return .http
         }

@@ -54,20 +54,29 @@ public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, Expressi
 
     public var isEmpty: Bool { fields.isEmpty }
 
-    /// Parts of a header name that mark it as carrying a credential (compared ignoring ASCII
-    /// case): `Authorization`, `X-Authorization`, `X-Auth-Key`, `Ocp-Apim-Subscription-Key`,
-    /// `X-Api-Key`, `X-Amz-Security-Token`, `X-Session-Id`, `Cookie`, `Set-Cookie`,
-    /// `X-Signature` all contain one. Deliberately broad: a name wrongly counted as a
-    /// credential is only redacted in logs and dropped on a cross-origin redirect.
-    public static let sensitiveNameParts = ["auth", "key", "token", "secret", "session", "cookie", "password", "signature"]
+    /// Parts of a name that mark it as carrying a credential (compared ignoring ASCII case):
+    /// `Authorization`, `Proxy-Authorization`, `X-Auth`, `X-Api-Key`, `Api-Key`,
+    /// `Ocp-Apim-Subscription-Key`, `X-Access-Token`, `Private-Token`, `X-Amz-Security-Token`,
+    /// `X-Session-Id`, `Cookie`, `Set-Cookie`, `X-Credential`, `X-Access`, `X-Signature` all
+    /// contain one. Deliberately broad: a name wrongly counted as a credential is only
+    /// redacted in logs and dropped on a cross-origin redirect, while a credential missed is
+    /// printed or sent to another origin.
+    public static let sensitiveNameParts = [
+        "auth", "key", "token", "secret", "session", "cookie", "password", "signature", "credential", "access",
+    ]
 
-    /// Whether a field's value may carry a credential and must never be printed or sent to
-    /// another origin: `Authorization`, `Proxy-Authorization`, `Cookie`, and every name that
-    /// contains one of ``sensitiveNameParts``, ignoring case.
+    /// Names that carry a credential only as a whole name (as parts they would match harmless
+    /// names): the short query names `sig`, `pwd`, `pass`, `passwd`, `jwt`.
+    static let sensitiveWholeNames: Set<String> = ["sig", "pwd", "pass", "passwd", "jwt"]
+
+    /// Whether a name's value may carry a credential: the one rule for what a cross-origin
+    /// redirect leaves behind (both transports, RFC 9110 §15.4) and for what is redacted in
+    /// descriptions and logs (header values, and URL query and fragment values, see
+    /// `URLRedaction`). True when the name contains one of ``sensitiveNameParts`` or is one
+    /// of the short credential names (`sig`, `pwd`, `pass`, `passwd`, `jwt`), ignoring case.
     public static func isSensitive(_ name: String) -> Bool {
         let lower = name.lowercased()
-        return lower == "authorization" || lower == "proxy-authorization" || lower == "cookie"
-            || sensitiveNameParts.contains { lower.contains($0) }
+        return sensitiveWholeNames.contains(lower) || sensitiveNameParts.contains { lower.contains($0) }
     }
 
     /// ``isSensitive(_:)``, or one of the names the user marked sensitive (compared ignoring

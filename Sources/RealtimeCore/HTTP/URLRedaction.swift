@@ -25,11 +25,12 @@
 ///   `&`, `;`, `?` or `#` (so a URL nested in a value, `next=https://h/?sig=…`, is read too),
 ///   and by their percent-encoded forms `%26`, `%3B`, `%3F`, `%23`, with `%3D` for `=` (a URL
 ///   percent-encoded in a value, `next=%2Fcb%3Ftoken%3D…`).
-/// - A value is hidden when its name, percent-decoded, is sensitive by the rule for headers
-///   (``HTTPHeaders/isSensitive(_:)``: it contains `auth`, `key`, `token`, `secret`,
-///   `session`, `cookie`, `password` or `signature`, so `access_token`, `api_key`,
-///   `X-Amz-Signature`, `sessionid`…), contains `credential`, or is one of the short
-///   names `sig`, `pwd`, `pass`, `passwd`, `jwt`. Every occurrence of a repeated name is
+/// - A value is hidden when its name, percent-decoded, is sensitive by the one rule for
+///   credential names, the one that also decides which headers a cross-origin redirect
+///   leaves behind (``HTTPHeaders/isSensitive(_:)``: it contains `auth`, `key`, `token`,
+///   `secret`, `session`, `cookie`, `password`, `signature`, `credential` or `access`, so
+///   `access_token`, `api_key`, `X-Amz-Signature`, `sessionid`…, or is one of the short
+///   names `sig`, `pwd`, `pass`, `passwd`, `jwt`). Every occurrence of a repeated name is
 ///   hidden; an empty value stays empty (nothing to hide).
 /// - A value runs to the next separator or a character a URL never holds unescaped
 ///   (`"`, `<`, `>`, backtick, `{`, `}`, `|`, `\`, `^`); at the end of the text's token,
@@ -144,11 +145,7 @@ package enum URLRedaction {
         return ranges
     }
 
-    /// Query parameter names that carry a credential beyond the header rule's.
-    private static let sensitiveQueryNames: Set<String> = ["sig", "pwd", "pass", "passwd", "jwt"]
-
-    /// Whether a (percent-encoded) parameter name is sensitive: the header rule, `credential`,
-    /// or one of ``sensitiveQueryNames``.
+    /// Whether a (percent-encoded) parameter name is sensitive, by the rule for header names.
     private static func isSensitiveName(_ raw: ArraySlice<UInt8>) -> Bool {
         if raw.isEmpty { return false }
         var decoded: [UInt8] = []
@@ -164,7 +161,7 @@ package enum URLRedaction {
             }
         }
         let name = String(decoding: decoded, as: UTF8.self).lowercased()
-        return HTTPHeaders.isSensitive(name) || name.contains("credential") || sensitiveQueryNames.contains(name)
+        return HTTPHeaders.isSensitive(name)
     }
 
     /// 1 for `&`, `;`, `?`, `#`; 3 for their percent-encoded forms; else 0.

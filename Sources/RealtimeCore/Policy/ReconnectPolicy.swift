@@ -12,7 +12,7 @@
 /// | SSE HTTP 204 (`TransportEnd.doNotReconnect`) | orderly stop |
 /// | HTTP 401 | `ReconnectDecision/refreshCredentials` once if possible, else stop (`unauthorized`) |
 /// | other 4xx, other statuses, bad redirect, bad handshake | stop with the error |
-/// | wrong `Content-Type`, TLS failure, configuration error | stop with the error |
+/// | wrong `Content-Type`, TLS refusal (`tls`; a reset or close during the handshake is `network`), configuration error | stop with the error |
 /// | protocol violation from the server | retry with backoff if ``retriesAfterProtocolViolation`` (default) |
 /// | size limit exceeded | stop unless ``retriesAfterLimitExceeded`` (the same event would come back on resume) |
 /// | cancelled (`close()`) | stop at once |

@@ -1,5 +1,6 @@
 /// TLS settings shared by both transports (`https` SSE through libcurl, `wss` through OpenSSL).
 ///
+/// Both transports speak TLS 1.2 or later (RFC 9325 §3.1.1), whatever the configuration.
 /// The default trusts the system's CA store and verifies the host name. Turning
 /// verification off is possible only through the explicitly named
 /// ``CertificateVerification/insecureNoVerification``.

@@ -108,6 +108,7 @@ extension SocketByteStream {
             let err = rt_errno()
             if n < 0 && err == EINTR { continue }
             if n < 0 && (err == EAGAIN || err == EWOULDBLOCK) { break }
+            if phase == .handshaking { return .failed(TLSFailureEvidence(socketError: err).error) }
             return .failed(RealtimeError(.network, detail: "write: \(Self.errnoString(err))"))
         }
         return .sent(offset)

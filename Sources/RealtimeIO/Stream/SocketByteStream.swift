@@ -137,7 +137,7 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
                 if phase == .tunnelling {
                     fail(ProxyTunnel.closedBeforeAnswer)
                 } else if phase == .handshaking {
-                    fail(RealtimeError(.tls, detail: "connection closed during the TLS handshake"))
+                    fail(TLSFailureEvidence(peerClosed: true).error)
                 } else {
                     finish(nil)
                 }
@@ -146,7 +146,10 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
                 let err = rt_errno()
                 if err == EAGAIN || err == EWOULDBLOCK { return }
                 if err == EINTR { continue }
-                fail(RealtimeError(.network, detail: "read: \(Self.errnoString(err))"))
+                // During the handshake a reset is classified with the TLS failures (network, retried).
+                fail(phase == .handshaking
+                    ? TLSFailureEvidence(socketError: err).error
+                    : RealtimeError(.network, detail: "read: \(Self.errnoString(err))"))
                 return
             }
         }

@@ -146,7 +146,15 @@ final class TLSSession {
             releaseDrainedInput()
             return .needMore
         case SSL_ERROR_ZERO_RETURN: return .closed
-        default: throw RealtimeError(.tls, detail: "TLS read failed: \(Self.openSSLErrorString())")
+        default:
+            // A TLS 1.3 server refuses the client's certificate after the client finished its
+            // handshake (RFC 8446 §4.4.2.4): its alert arrives here, and is the same refusal.
+            let code = ERR_peek_error()
+            if TLSFailureEvidence.isReceivedAlert(code) {
+                ERR_clear_error()
+                throw TLSFailureEvidence(openSSLError: code).error
+            }
+            throw RealtimeError(.tls, detail: "TLS read failed: \(Self.openSSLErrorString())")
         }
     }
 
@@ -232,7 +240,7 @@ final class TLSSession {
             pin.hasPrefix("sha256//") ? String(pin.dropFirst("sha256//".count)) : nil
         }
         if !wanted.contains(actual) {
-            throw RealtimeError(.tls, detail: "server public key does not match any pinned key")
+            throw TLSFailureEvidence(pinMismatch: true).error
         }
     }
 
@@ -255,13 +263,12 @@ final class TLSSession {
         return String(decoding: encoded.prefix(Int(n)), as: UTF8.self)
     }
 
+    /// Classified by ``TLSFailureEvidence``: the verification result, else the oldest queued
+    /// OpenSSL error (a received alert, or the client's own refusal).
     private func handshakeError() -> RealtimeError {
-        let verify = SSL_get_verify_result(ssl)
-        if verify != X509_V_OK {
-            let reason = String(cString: X509_verify_cert_error_string(verify))
-            return RealtimeError(.tls, detail: "certificate verify failed: \(reason)")
-        }
-        return RealtimeError(.tls, detail: "handshake failed: \(Self.openSSLErrorString())")
+        let evidence = TLSFailureEvidence(verifyResult: SSL_get_verify_result(ssl), openSSLError: ERR_get_error())
+        ERR_clear_error()
+        return evidence.error
     }
 
     private static func error(_ detail: String) -> RealtimeError {

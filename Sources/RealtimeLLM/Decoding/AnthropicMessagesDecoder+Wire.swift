@@ -44,19 +44,37 @@ extension AnthropicMessagesDecoder {
         var id: String?
         var name: String?
         var text: String?
+        /// A `thinking` block's initial text and signature (empty at the start of a stream).
+        var thinking: String?
+        var signature: String?
+        /// A `redacted_thinking` block's encrypted reasoning.
+        var data: String?
         /// How many keys `input` has (a `tool_use` block starts with `{}`), nil without one.
         var inputKeyCount: Int?
 
-        enum CodingKeys: String, CodingKey { case type, id, name, text, input }
+        enum CodingKeys: String, CodingKey { case type, id, name, text, input, thinking, signature, data }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             type = try c.decode(String.self, forKey: .type)
             id = try c.decodeIfPresent(String.self, forKey: .id)
             name = try c.decodeIfPresent(String.self, forKey: .name)
-            text = try c.decodeIfPresent(String.self, forKey: .text)
-            if c.contains(.input), let input = try? c.nestedContainer(keyedBy: AnyKey.self, forKey: .input) {
-                inputKeyCount = input.allKeys.count
+            // Only the fields of the block types decoded: another type may use the same
+            // names for other shapes.
+            switch type {
+            case "tool_use":
+                if c.contains(.input), let input = try? c.nestedContainer(keyedBy: AnyKey.self, forKey: .input) {
+                    inputKeyCount = input.allKeys.count
+                }
+            case "text":
+                text = try c.decodeIfPresent(String.self, forKey: .text)
+            case "thinking":
+                thinking = try c.decodeIfPresent(String.self, forKey: .thinking)
+                signature = try c.decodeIfPresent(String.self, forKey: .signature)
+            case "redacted_thinking":
+                data = try c.decodeIfPresent(String.self, forKey: .data)
+            default:
+                break
             }
         }
     }
@@ -72,10 +90,13 @@ extension AnthropicMessagesDecoder {
         var type: String?
         var text: String?
         var partialJSON: String?
+        var thinking: String?
+        var signature: String?
+        var citation: LLMWireValue?
         var stopReason: String?
 
         enum CodingKeys: String, CodingKey {
-            case type, text
+            case type, text, thinking, signature, citation
             case partialJSON = "partial_json"
             case stopReason = "stop_reason"
         }
@@ -84,13 +105,17 @@ extension AnthropicMessagesDecoder {
     struct Usage: Decodable {
         var inputTokens: Int?
         var outputTokens: Int?
+        var cacheReadInputTokens: Int?
 
         enum CodingKeys: String, CodingKey {
             case inputTokens = "input_tokens"
             case outputTokens = "output_tokens"
+            case cacheReadInputTokens = "cache_read_input_tokens"
         }
 
-        var counts: LLMUsage { LLMUsage(inputTokens: inputTokens, outputTokens: outputTokens) }
+        var counts: LLMUsage {
+            LLMUsage(inputTokens: inputTokens, outputTokens: outputTokens, cachedInputTokens: cacheReadInputTokens)
+        }
     }
 
     struct ErrorObject: Decodable {

@@ -4,37 +4,47 @@ import RealtimeCore
 /// Decodes the Anthropic Messages stream (`stream: true`): named events whose data carries
 /// the same `type`.
 ///
-/// - `message_start` → ``LLMDelta/usage(_:)`` with the input (and first output) tokens;
+/// - `message_start` → ``LLMDelta/usage(_:)`` with the input (and first output) tokens and
+///   `cache_read_input_tokens`;
 /// - `content_block_start` of a `text` block → its initial text, if any; of a `tool_use`
 ///   block → ``LLMDelta/toolCall(_:)`` with the call's `id` and `name` (and its `input`
-///   when the block already carries a non-empty one);
+///   when the block already carries a non-empty one); of a `thinking` block → its initial
+///   `thinking` and `signature`, if any; of a `redacted_thinking` block →
+///   ``LLMDelta/reasoning(_:)`` of kind `redacted` with its `data`; of any other type
+///   (`server_tool_use`, `web_search_tool_result`, …) → ``LLMDelta/unrecognized(_:)`` with
+///   the block's type, and its deltas are skipped;
 /// - `content_block_delta` with `text_delta` → ``LLMDelta/text(_:)``; with
-///   `input_json_delta` → the `partial_json` fragment of that block's tool call;
+///   `input_json_delta` → the `partial_json` fragment of that block's tool call; with
+///   `thinking_delta` → ``LLMDelta/reasoning(_:)`` of kind `text`; with `signature_delta` →
+///   of kind `signature`; with `citations_delta` → ``LLMDelta/citation(_:)``; with a delta
+///   type this version does not know → ``LLMDelta/unrecognized(_:)`` with that type;
 /// - `content_block_stop` of a tool block → ``LLMDelta/toolCallEnd(index:)``;
-/// - `message_delta` → ``LLMDelta/finish(_:)`` with `stop_reason`, then the cumulative
-///   ``LLMDelta/usage(_:)``;
+/// - `message_delta` → ``LLMDelta/finish(_:)`` with `stop_reason` (`end_turn`, `tool_use`,
+///   `max_tokens`, `refusal`, …), then the cumulative ``LLMDelta/usage(_:)``;
 /// - `error` → ``LLMDelta/error(_:)`` with code `stream_error` (the error's `type`, e.g.
 ///   `overloaded_error`, in the detail; the event's data as the body excerpt);
 /// - `message_stop` (the ``terminator``, where the client ends the reply without delivering
-///   it), `ping`, and content block and delta types this version does not decode
-///   (thinking, signatures, citations, server tools) → nothing;
+///   it) and `ping` → nothing;
 /// - an event type this version does not know → ``LLMDelta/unrecognized(_:)`` with the type:
 ///   skipped whole, whatever its fields hold (Anthropic adds event types over time and asks
 ///   clients to skip unknown ones), and the reply goes on.
 ///
-/// Tool call indexes count the reply's `tool_use` blocks (0, 1, …), whatever their content
-/// block index. A data that is not a JSON object, an event without a type, or a known
-/// event whose fields have the wrong shape throws `protocol_violation`.
+/// Tool call indexes count the reply's `tool_use` blocks (0, 1, …), and reasoning block
+/// indexes its `thinking` and `redacted_thinking` blocks, whatever their content block
+/// index. A data that is not a JSON object, an event without a type, or a known event whose
+/// fields have the wrong shape throws `protocol_violation`.
 public struct AnthropicMessagesDecoder: LLMStreamDecoder {
     private enum Block {
         case text
         case tool(Int)
+        case reasoning(Int)
         case other
     }
 
     /// What each content block of the reply is, by content-block index.
     private var blocks: [Int: Block] = [:]
     private var toolCount = 0
+    private var reasoningCount = 0
 
     /// `event: message_stop`.
     public static var terminator: StreamTerminator? { .eventType("message_stop") }
@@ -63,7 +73,7 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
         case "message_stop", "ping":
             break
         default:
-            deltas.append(.unrecognized(LLMWireJSON.identifier(type) ?? ""))
+            deltas.append(.unrecognized(LLMWireJSON.unrecognizedName(type, message)))
         }
     }
 
@@ -79,8 +89,19 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
             let call = toolCall(for: index)
             let input = (block.inputKeyCount ?? 0) > 0 ? Self.inputJSON(of: message) : ""
             deltas.append(.toolCall(LLMToolCallDelta(index: call, id: block.id, name: block.name, argumentsFragment: input)))
+        case "thinking":
+            let reasoning = reasoningBlock(for: index)
+            for (kind, value) in [(LLMReasoningDelta.Kind.text, block.thinking), (.signature, block.signature)] {
+                if let value, !value.isEmpty {
+                    deltas.append(.reasoning(LLMReasoningDelta(index: reasoning, kind: kind, fragment: value)))
+                }
+            }
+        case "redacted_thinking":
+            let reasoning = reasoningBlock(for: index)
+            deltas.append(.reasoning(LLMReasoningDelta(index: reasoning, kind: .redacted, fragment: block.data ?? "")))
         default:
             blocks[index] = .other
+            deltas.append(.unrecognized(LLMWireJSON.identifier(block.type) ?? ""))
         }
     }
 
@@ -88,6 +109,8 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
         guard let index = event.index, let delta = event.delta else {
             throw RealtimeError(.protocolViolation, detail: "anthropic: content_block_delta without 'index' and 'delta'")
         }
+        // The deltas of a block this version skips (a server tool's input) stay skipped.
+        if case .other = blocks[index] { return }
         switch delta.type {
         case "text_delta":
             if let text = delta.text, !text.isEmpty { deltas.append(.text(text)) }
@@ -96,9 +119,23 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
             let call: Int
             if case .tool(let known) = blocks[index] { call = known } else { call = toolCall(for: index) }
             deltas.append(.toolCall(LLMToolCallDelta(index: call, argumentsFragment: delta.partialJSON ?? "")))
+        case "thinking_delta", "signature_delta":
+            let reasoning: Int
+            if case .reasoning(let known) = blocks[index] { reasoning = known } else { reasoning = reasoningBlock(for: index) }
+            let (kind, value) = delta.type == "thinking_delta" ? (LLMReasoningDelta.Kind.text, delta.thinking) : (.signature, delta.signature)
+            if let value, !value.isEmpty { deltas.append(.reasoning(LLMReasoningDelta(index: reasoning, kind: kind, fragment: value))) }
+        case "citations_delta":
+            if let citation = delta.citation.flatMap({ LLMCitation(wire: $0) }) { deltas.append(.citation(citation)) }
         default:
-            break  // thinking_delta, signature_delta, citations_delta, …
+            deltas.append(.unrecognized(LLMWireJSON.identifier(delta.type) ?? ""))
         }
+    }
+
+    private mutating func reasoningBlock(for block: Int) -> Int {
+        let reasoning = reasoningCount
+        reasoningCount += 1
+        blocks[block] = .reasoning(reasoning)
+        return reasoning
     }
 
     private mutating func toolCall(for block: Int) -> Int {

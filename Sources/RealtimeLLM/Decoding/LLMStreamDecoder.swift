@@ -2,8 +2,9 @@ import RealtimeCore
 
 /// Turns the events of one reply, in order, into ``LLMDelta``s: one wire format's rules.
 ///
-/// The SDK ships ``OpenAIChatDecoder`` (`.openAI`) and ``AnthropicMessagesDecoder``
-/// (`.anthropic`); conform your own type to read another format. The contract:
+/// The SDK ships ``OpenAIChatDecoder`` (`.openAI`), ``OpenAIResponsesDecoder``
+/// (`.openAIResponses`), ``AnthropicMessagesDecoder`` (`.anthropic`) and ``GeminiDecoder``
+/// (`.gemini`); conform your own type to read another format. The contract:
 ///
 /// - A decoder is a value made fresh for each reply (it keeps per-reply state, such as
 ///   which content block is a tool call), fed every message of that reply once, in order.
@@ -49,4 +50,17 @@ extension LLMStreamDecoder where Self == OpenAIChatDecoder {
 extension LLMStreamDecoder where Self == AnthropicMessagesDecoder {
     /// The Anthropic Messages stream: named events from `message_start` to `message_stop`.
     public static var anthropic: AnthropicMessagesDecoder { AnthropicMessagesDecoder() }
+}
+
+extension LLMStreamDecoder where Self == OpenAIResponsesDecoder {
+    /// The OpenAI Responses API (`/v1/responses`): named events from `response.created` to
+    /// `response.completed` (or `response.incomplete`, `response.failed`, `error`), each
+    /// with a `sequence_number`.
+    public static var openAIResponses: OpenAIResponsesDecoder { OpenAIResponsesDecoder() }
+}
+
+extension LLMStreamDecoder where Self == GeminiDecoder {
+    /// Gemini `streamGenerateContent?alt=sse`: `data:` events of `GenerateContentResponse`
+    /// objects, without an end marker (the end of the stream ends the reply).
+    public static var gemini: GeminiDecoder { GeminiDecoder() }
 }

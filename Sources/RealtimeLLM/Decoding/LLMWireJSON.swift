@@ -50,6 +50,19 @@ enum LLMWireJSON {
         }
     }
 
+    /// OpenAI's token breakdowns (`prompt_tokens_details`, `completion_tokens_details`, and
+    /// the Responses API's `input_tokens_details`, `output_tokens_details`): the cached and
+    /// the reasoning tokens.
+    struct TokenDetails: Decodable {
+        var cachedTokens: Int?
+        var reasoningTokens: Int?
+
+        enum CodingKeys: String, CodingKey {
+            case cachedTokens = "cached_tokens"
+            case reasoningTokens = "reasoning_tokens"
+        }
+    }
+
     /// A string field that only names things: any other JSON value there reads as nil
     /// rather than failing the event.
     struct LenientString: Decodable {
@@ -76,10 +89,19 @@ enum LLMWireJSON {
         return allowed ? text : nil
     }
 
-    /// The `stream_error` for an error object of `format` whose type is `type`.
-    static func streamError(format: String, type: String?, message: Message) -> RealtimeError {
+    /// The `stream_error` for an error object of `format` whose type (or code) is `type`;
+    /// the body excerpt is `body`, by default the event's data.
+    static func streamError(format: String, type: String?, message: Message, body: String? = nil) -> RealtimeError {
         return RealtimeError(
             .streamError, detail: identifier(type).map { "\(format) \($0)" } ?? "\(format) error object",
-            bodyExcerpt: message.text)
+            bodyExcerpt: body ?? message.text)
+    }
+
+    /// What an event the decoder skips is called: the data's own type when it is a plain
+    /// identifier, else the SSE `event:` type (unless it is the default `message`), else "".
+    static func unrecognizedName(_ dataType: String?, _ message: Message) -> String {
+        if let name = identifier(dataType) { return name }
+        if let type = message.type, type != "message", let name = identifier(type) { return name }
+        return ""
     }
 }

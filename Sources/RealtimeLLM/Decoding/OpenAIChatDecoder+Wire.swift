@@ -20,10 +20,19 @@ extension OpenAIChatDecoder {
 
         struct Delta: Decodable {
             var content: String?
+            var refusal: String?
+            /// DeepSeek's and older vLLM's name for the reasoning text; servers differ in
+            /// the field's type, so it is read leniently.
+            var reasoningContent: LLMWireJSON.LenientString?
+            /// OpenRouter's, Ollama's and newer vLLM's name for the same.
+            var reasoning: LLMWireJSON.LenientString?
+            /// Web search citations: an array of `{"type": "url_citation", "url_citation": {...}}`.
+            var annotations: LLMWireValue?
             var toolCalls: [ToolCall]?
 
             enum CodingKeys: String, CodingKey {
-                case content
+                case content, refusal, reasoning, annotations
+                case reasoningContent = "reasoning_content"
                 case toolCalls = "tool_calls"
             }
         }
@@ -43,11 +52,22 @@ extension OpenAIChatDecoder {
             var promptTokens: Int?
             var completionTokens: Int?
             var totalTokens: Int?
+            var promptTokensDetails: LLMWireJSON.TokenDetails?
+            var completionTokensDetails: LLMWireJSON.TokenDetails?
 
             enum CodingKeys: String, CodingKey {
                 case promptTokens = "prompt_tokens"
                 case completionTokens = "completion_tokens"
                 case totalTokens = "total_tokens"
+                case promptTokensDetails = "prompt_tokens_details"
+                case completionTokensDetails = "completion_tokens_details"
+            }
+
+            var counts: LLMUsage {
+                LLMUsage(
+                    inputTokens: promptTokens, outputTokens: completionTokens, totalTokens: totalTokens,
+                    reasoningTokens: completionTokensDetails?.reasoningTokens,
+                    cachedInputTokens: promptTokensDetails?.cachedTokens)
             }
         }
 

@@ -4,26 +4,34 @@ import RealtimeCore
 /// `chat.completion.chunk` object, and `data: [DONE]` ends the reply.
 ///
 /// - `choices[].delta.content` → ``LLMDelta/text(_:)`` (empty strings are skipped);
+/// - `choices[].delta.reasoning_content` (DeepSeek, vLLM) or, without it,
+///   `choices[].delta.reasoning` (OpenRouter, Ollama, vLLM) → ``LLMDelta/reasoning(_:)`` of
+///   kind `text`; a run of reasoning is one block, and reasoning after text or a tool call
+///   starts the next block;
+/// - `choices[].delta.refusal` → ``LLMDelta/refusal(_:)``;
+/// - `choices[].delta.annotations[]` (`url_citation`) → ``LLMDelta/citation(_:)``;
 /// - `choices[].delta.tool_calls[]` → ``LLMDelta/toolCall(_:)`` with `index`, `id`,
 ///   `function.name` and the `function.arguments` fragment. A server that omits `index`
 ///   gets one from the call's `id` (a new id is the next call), else the last call's;
 /// - `choices[].finish_reason` → ``LLMDelta/toolCallEnd(index:)`` for every call still open,
 ///   then ``LLMDelta/finish(_:)``;
 /// - `usage` (the last chunk with `stream_options.include_usage`, `choices` empty) →
-///   ``LLMDelta/usage(_:)``;
+///   ``LLMDelta/usage(_:)``, with `completion_tokens_details.reasoning_tokens` and
+///   `prompt_tokens_details.cached_tokens` when sent;
 /// - `{"error": {...}}` → ``LLMDelta/error(_:)`` with code `stream_error`, the error's
 ///   `type` (or `code`) in the detail and the event's data as the body excerpt;
 /// - `[DONE]` → nothing: it is the ``terminator``, where the client ends the reply without
 ///   delivering it.
 ///
 /// - an object with neither `choices` nor `error` (`{"object":"keepalive"}`, which proxies
-///   and local servers add) → ``LLMDelta/unrecognized(_:)`` with its `object`: skipped, the
-///   reply goes on.
+///   and local servers add) → ``LLMDelta/unrecognized(_:)`` with its `object` (or its SSE
+///   `event:` type): skipped, the reply goes on.
 ///
 /// Only the choice numbered ``choice`` is followed (the one reply a request without `n`
-/// produces); chunks of other choices are skipped. `role`, `refusal`, `annotations` (web
-/// search citations) and `logprobs` are not decoded. A data that is not a JSON object, or a
-/// known field of the wrong type, throws `protocol_violation`.
+/// produces); chunks of other choices are skipped. `role`, `logprobs` and OpenRouter's
+/// `reasoning_details` are not decoded. A data that is not a JSON object, or a known field of
+/// the wrong type, throws `protocol_violation` (the reasoning fields, whose type differs
+/// between servers, are skipped when they are not strings).
 ///
 /// Each chunk costs time in proportion to its own size: open tool calls are a set and call
 /// ids a dictionary, so a reply with a million tool calls decodes in linear time.
@@ -38,6 +46,9 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
     private var highestIDIndex: Int?
     private var lastIndex: Int?
     private var finished = false
+    /// The reasoning block that reasoning fragments go to now; nil once other output came.
+    private var reasoningBlock: Int?
+    private var reasoningBlocks = 0
 
     /// `data: [DONE]`.
     public static var terminator: StreamTerminator? { .data("[DONE]") }
@@ -54,7 +65,7 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
             return
         }
         guard let choices = chunk.choices else {
-            deltas.append(.unrecognized(LLMWireJSON.identifier(chunk.object?.value) ?? ""))
+            deltas.append(.unrecognized(LLMWireJSON.unrecognizedName(chunk.object?.value, message)))
             return
         }
         for c in choices where (c.index ?? 0) == choice {
@@ -67,13 +78,32 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
             }
         }
         if let usage = chunk.usage {
-            deltas.append(.usage(LLMUsage(
-                inputTokens: usage.promptTokens, outputTokens: usage.completionTokens, totalTokens: usage.totalTokens)))
+            deltas.append(.usage(usage.counts))
         }
     }
 
     private mutating func decode(_ delta: Chunk.Delta, into deltas: inout [LLMDelta]) {
-        if let content = delta.content, !content.isEmpty { deltas.append(.text(content)) }
+        // Servers that send both fields send the same text in each.
+        if let reasoning = [delta.reasoningContent?.value, delta.reasoning?.value].lazy.compactMap({ $0 }).first(where: { !$0.isEmpty }) {
+            let block = reasoningBlock ?? reasoningBlocks
+            if reasoningBlock == nil {
+                reasoningBlock = block
+                reasoningBlocks += 1
+            }
+            deltas.append(.reasoning(LLMReasoningDelta(index: block, kind: .text, fragment: reasoning)))
+        }
+        if let content = delta.content, !content.isEmpty {
+            reasoningBlock = nil
+            deltas.append(.text(content))
+        }
+        if let refusal = delta.refusal, !refusal.isEmpty {
+            reasoningBlock = nil
+            deltas.append(.refusal(refusal))
+        }
+        if case .array(let annotations)? = delta.annotations {
+            deltas += annotations.compactMap { LLMCitation(wire: $0).map(LLMDelta.citation) }
+        }
+        if delta.toolCalls?.isEmpty == false { reasoningBlock = nil }
         for call in delta.toolCalls ?? [] {
             let index = resolveIndex(call)
             openCalls.insert(index)

@@ -7,11 +7,26 @@ import RealtimeCore
 /// ``finish(_:)``; ``usage(_:)`` may come before or after it (OpenAI sends its usage chunk
 /// after the finish, Anthropic both in one `message_delta`). An ``error(_:)`` is always the
 /// last delta of a reply.
+///
+/// The answer (``text(_:)``), the model's reasoning (``reasoning(_:)``), a refusal
+/// (``refusal(_:)``) and the sources it cites (``citation(_:)``) are apart, so an app can
+/// show each its own way. The table in the LLM streaming article says which wire field of
+/// which format fills each case.
 public enum LLMDelta: Sendable, Hashable {
-    /// A fragment of the reply's text, in stream order. Fragments are whole Unicode scalars:
-    /// the SSE layer decodes UTF-8 at event boundaries, so a code point split across reads
-    /// arrives whole.
+    /// A fragment of the reply's text (the answer), in stream order. Fragments are whole
+    /// Unicode scalars: the SSE layer decodes UTF-8 at event boundaries, so a code point split
+    /// across reads arrives whole.
     case text(String)
+    /// A fragment of the model's reasoning: raw reasoning text, a summary of it, a block's
+    /// signature or redacted (encrypted) reasoning, by block (see ``LLMReasoningDelta``).
+    /// Never part of ``text(_:)``.
+    case reasoning(LLMReasoningDelta)
+    /// A fragment of a refusal: the text the model wrote instead of an answer when it
+    /// declined (OpenAI `refusal`, Responses `response.refusal.delta`).
+    case refusal(String)
+    /// A source the reply cites (OpenAI and Responses annotations, Anthropic
+    /// `citations_delta`, Gemini citation and grounding metadata), in stream order.
+    case citation(LLMCitation)
     /// A fragment of a tool (function) call.
     case toolCall(LLMToolCallDelta)
     /// The tool call at this index is complete: no more fragments follow for it (Anthropic
@@ -23,10 +38,13 @@ public enum LLMDelta: Sendable, Hashable {
     /// counts are cumulative).
     case usage(LLMUsage)
     /// An event the decoder does not recognise, skipped: an OpenAI-compatible server's
-    /// `{"object":"keepalive"}`, an Anthropic event type newer than this version. Carries
-    /// the event's type (OpenAI `object`, Anthropic `type`) when it is a plain identifier,
-    /// else an empty string; never the data. Nothing of the reply is lost, and the reply
-    /// goes on; ``LLMTranscript/unrecognizedEvents`` counts them.
+    /// `{"object":"keepalive"}`, an Anthropic event type newer than this version, a
+    /// Responses web search event, a content block or output item of a kind the decoder does
+    /// not decode (server tools, images, code execution). Carries what the wire calls it:
+    /// the data's `type` (OpenAI `object`), else the SSE `event:` type, else the kind of the
+    /// block, item or part, when it is a plain identifier; an empty string when there is
+    /// none. Never the data. The reply goes on; ``LLMTranscript/unrecognizedEvents`` counts
+    /// them.
     case unrecognized(String)
     /// The reply failed: an error object inside the stream (code `stream_error`), an event
     /// that the format cannot decode (`protocol_violation`), or a failure of the connection
@@ -35,10 +53,11 @@ public enum LLMDelta: Sendable, Hashable {
 }
 
 extension LLMDelta {
-    /// Merges `next` into `delta` when the two read as one: two text fragments, or two
-    /// argument fragments of the same tool call where the second brings no id or name.
-    /// Returns false (and leaves `delta` alone) otherwise. Used by the UI-rate adapter, so
-    /// a batch holds one text delta per run of text, never one per token.
+    /// Merges `next` into `delta` when the two read as one: two text fragments, two refusal
+    /// fragments, two reasoning fragments of the same block and kind, or two argument
+    /// fragments of the same tool call where the second brings no id or name. Returns false
+    /// (and leaves `delta` alone) otherwise. Used by the UI-rate adapter, so a batch holds
+    /// one delta per run of text or reasoning, never one per token.
     public static func merge(_ delta: inout LLMDelta, _ next: LLMDelta) -> Bool {
         // Each branch empties `delta` before appending, so the payload it held is uniquely
         // referenced and grows in place (a run of tokens costs amortised O(1) per token).
@@ -48,6 +67,18 @@ extension LLMDelta {
             delta = .text("")
             text += more
             delta = .text(text)
+            return true
+        case .refusal(let more):
+            guard case .refusal(var text) = delta else { return false }
+            delta = .text("")
+            text += more
+            delta = .refusal(text)
+            return true
+        case .reasoning(let more):
+            guard case .reasoning(var part) = delta, part.index == more.index, part.kind == more.kind else { return false }
+            delta = .text("")
+            part.fragment += more.fragment
+            delta = .reasoning(part)
             return true
         case .toolCall(let more):
             guard case .toolCall(var call) = delta, call.index == more.index, more.id == nil, more.name == nil

@@ -1,7 +1,8 @@
 import RealtimeCore
 
-/// A reply put together from its deltas: the whole text, the tool calls with their
-/// arguments concatenated in order (per index), the finish reason, the usage and the error.
+/// A reply put together from its deltas: the whole text, the reasoning by block, a refusal,
+/// the citations, the tool calls with their arguments concatenated in order (per index), the
+/// finish reason, the usage and the error.
 ///
 /// ```swift
 /// var reply = LLMTranscript()
@@ -11,12 +12,23 @@ import RealtimeCore
 /// print(reply.text, reply.finishReason ?? "-")
 /// ```
 ///
-/// Bounded: the text and the arguments together may hold ``maxBytes`` UTF-8 bytes; a delta
+/// Bounded: the text, reasoning, refusal, citations and arguments together may hold
+/// ``maxBytes`` UTF-8 bytes; a delta
 /// that would go beyond is not applied and the transcript fails with `message_too_large`
 /// (nothing else is applied after an error).
 public struct LLMTranscript: Sendable, Hashable {
-    /// The reply's text so far: every text delta, in order.
+    /// The reply's text so far (the answer): every text delta, in order; no reasoning.
     public private(set) var text = ""
+    /// The reasoning blocks so far, in the order they began, each with its text, summary,
+    /// signature or redacted data: what an app shows apart from the answer, and what it
+    /// sends back in the next turn where the provider asks for it (Anthropic extended
+    /// thinking with tools; see ``LLMReasoning``).
+    public private(set) var reasoning: [LLMReasoning] = []
+    /// The refusal so far: every refusal delta, in order (empty when the model did not
+    /// decline).
+    public private(set) var refusal = ""
+    /// The sources the reply cited so far, in stream order.
+    public private(set) var citations: [LLMCitation] = []
     /// Tool calls so far, by index (complete or not).
     public private(set) var toolCalls: [LLMToolCall] = []
     /// The finish reason, once the model stopped.
@@ -34,6 +46,8 @@ public struct LLMTranscript: Sendable, Hashable {
     private var byteCount = 0
     /// Where each call index is in ``toolCalls``: a fragment finds its call in O(1).
     private var positionByIndex: [Int: Int] = [:]
+    /// Where each reasoning block index is in ``reasoning``.
+    private var reasoningPositionByIndex: [Int: Int] = [:]
     /// Positions in ``toolCalls`` before which every call is complete, so a finish does not
     /// revisit the calls that ended one by one.
     private var firstOpenPosition = 0
@@ -55,6 +69,15 @@ public struct LLMTranscript: Sendable, Hashable {
         case .text(let fragment):
             guard reserve(fragment.utf8.count) else { return [] }
             text += fragment
+        case .reasoning(let part):
+            guard reserve(part.fragment.utf8.count) else { return [] }
+            add(part)
+        case .refusal(let fragment):
+            guard reserve(fragment.utf8.count) else { return [] }
+            refusal += fragment
+        case .citation(let citation):
+            guard reserve(Self.byteCount(citation)) else { return [] }
+            citations.append(citation)
         case .toolCall(let fragment):
             guard reserve(fragment.argumentsFragment.utf8.count + (fragment.id?.utf8.count ?? 0)
                 + (fragment.name?.utf8.count ?? 0)) else { return [] }
@@ -96,6 +119,28 @@ public struct LLMTranscript: Sendable, Hashable {
         }
         byteCount += bytes
         return true
+    }
+
+    private static func byteCount(_ citation: LLMCitation) -> Int {
+        citation.type.utf8.count + citation.json.utf8.count + (citation.url?.utf8.count ?? 0)
+            + (citation.title?.utf8.count ?? 0) + (citation.citedText?.utf8.count ?? 0)
+    }
+
+    private mutating func add(_ part: LLMReasoningDelta) {
+        let position: Int
+        if let known = reasoningPositionByIndex[part.index] {
+            position = known
+        } else {
+            position = reasoning.endIndex
+            reasoning.append(LLMReasoning(index: part.index))
+            reasoningPositionByIndex[part.index] = position
+        }
+        switch part.kind {
+        case .text: reasoning[position].text += part.fragment
+        case .summary: reasoning[position].summary += part.fragment
+        case .signature: reasoning[position].signature += part.fragment
+        case .redacted: reasoning[position].redactedData += part.fragment
+        }
     }
 
     private mutating func add(_ fragment: LLMToolCallDelta) {

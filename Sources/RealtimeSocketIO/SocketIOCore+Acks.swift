@@ -1,0 +1,37 @@
+import Realtime
+
+extension SocketIOCore {
+    /// Registers the waiter of `key`, runs `send`, and waits for the acknowledgement; the
+    /// first of the ack, the timeout, the end of the connection it went out on, a failed send
+    /// and cancellation resolves it, once.
+    func awaitAck(_ key: SocketIOAckTable<AckWaiter>.Key, timeout: Duration, send: @escaping @Sendable () async throws -> Void) async throws -> SocketIOArguments {
+        let timer = Task { [weak self, sleep] in
+            do { try await sleep(timeout) } catch { return }
+            self?.resolve(key, SocketIOError(.ackTimeout, detail: "no acknowledgement within \(timeout)"))
+        }
+        defer { timer.cancel() }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (c: AckWaiter) in
+                let stopped = state.withLock { s in
+                    if !s.stopped { s.acks.wait(key, c) }
+                    return s.stopped
+                }
+                if stopped { return c.resume(throwing: SocketIOError(.closed)) }
+                Task { [weak self] in
+                    do {
+                        try await send()
+                        self?.state.withLock { $0.acks.markSent(key) }
+                    } catch {
+                        self?.resolve(key, error)
+                    }
+                }
+            }
+        } onCancel: {
+            resolve(key, RealtimeError.cancelled)
+        }
+    }
+
+    private func resolve(_ key: SocketIOAckTable<AckWaiter>.Key, _ error: any Error) {
+        state.withLock { $0.acks.take(key) }?.resume(throwing: error)
+    }
+}

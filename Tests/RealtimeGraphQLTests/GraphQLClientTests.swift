@@ -1,0 +1,255 @@
+import Foundation
+import Realtime
+import RealtimeGraphQL
+import RealtimeTestSupport
+import Testing
+
+/// `GraphQLClient` against a scripted graphql-transport-ws server on a manual clock: the
+/// handshake and its timeout, subscribe and results, `complete` both ways, ping and pong,
+/// re-subscription from the cursor after a reconnect, and what each close code does. No
+/// socket, no sleep: time moves only when a test moves it.
+@Suite(.timeLimit(.minutes(1))) struct GraphQLClientTests {
+    static let ticks = "subscription($after: Int!) { ticks(after: $after) { seq } }"
+
+    static func ticks(_ server: ScriptedServer) -> GraphQLSubscription<Ticks> {
+        server.client.subscribe(Self.ticks, as: Ticks.self, variables: { last in ["after": last?.ticks.seq ?? 0] })
+    }
+
+    static func seq(_ result: GraphQLResult<Ticks>?) -> Int? { result?.data?.ticks.seq }
+
+    @Test func theHandshakeSendsTheInitPayloadAndSubscribesOnlyAfterTheAck() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let feed = Self.ticks(server)
+        var results = feed.makeAsyncIterator()
+        let socket = try await server.nextSocket()
+        #expect(socket.request.subprotocols == ["graphql-transport-ws"])
+        socket.open()
+        #expect(await socket.nextSent() == ScriptedServer.initMessage)
+        #expect(server.client.realtime.state == .connecting(attempt: 1), "not ready before the ack")
+        socket.receive(ScriptedServer.ack)
+        #expect(await socket.nextSent() == ScriptedServer.subscribe(1, Self.ticks, variables: #"{"after":0}"#))
+        socket.receive(ScriptedServer.tick(1, 1))
+        socket.receive(ScriptedServer.complete(1))
+        #expect(Self.seq(try await results.next()) == 1)
+        #expect(try await results.next() == nil, "the server's complete ends the sequence")
+    }
+
+    @Test func noAckWithinTheAckTimeoutFailsTheAttemptAndTheNextOneStartsOver() async throws {
+        let server = try ScriptedServer { $0.ackTimeout = .seconds(3) }
+        defer { server.client.close() }
+        let feed = Self.ticks(server)
+        let first = try await server.openUnacknowledged()
+        await server.clock.waitForSleepers(1)
+        server.clock.advance(by: .milliseconds(2999))
+        #expect(!first.ended, "the ack may still come")
+        server.clock.advance(by: .milliseconds(1))
+        #expect(await first.nextSent() == nil, "nothing but connection_init went out on it")
+        #expect(first.closedWith != nil, "the client closed it")
+        await server.advance(by: .seconds(1))
+        let second = try await server.openUnacknowledged()
+        second.receive(ScriptedServer.ack)
+        #expect(await second.nextSent() == ScriptedServer.subscribe(1, Self.ticks, variables: #"{"after":0}"#))
+        _ = feed
+    }
+
+    @Test func aReconnectSubscribesAgainFromTheNewestResultReceived() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let (iterator, first) = try await server.subscribedToTicks()
+        var results = iterator
+        for seq in 1...3 { first.receive(ScriptedServer.tick(1, seq)) }
+        #expect(Self.seq(try await results.next()) == 1)
+        // 2 and 3 wait in the subscription's buffer: the cursor is the newest received.
+        first.cut()
+        await server.advance(by: .seconds(1))
+        let second = try await server.connect()
+        #expect(await second.nextSent() == ScriptedServer.subscribe(2, Self.ticks, variables: #"{"after":3}"#))
+        second.receive(ScriptedServer.tick(2, 4))
+        var seen: [Int] = []
+        for _ in 0..<3 { seen.append(try #require(Self.seq(try await results.next()))) }
+        #expect(seen == [2, 3, 4])
+    }
+
+    @Test func resultsForAnIdOfAnEndedConnectionAreNotDelivered() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let (iterator, first) = try await server.subscribedToTicks()
+        var results = iterator
+        first.receive(ScriptedServer.tick(1, 1))
+        #expect(Self.seq(try await results.next()) == 1)
+        first.cut()
+        await server.advance(by: .seconds(1))
+        let second = try await server.connect()
+        #expect(await second.nextSent() == ScriptedServer.subscribe(2, Self.ticks, variables: #"{"after":1}"#))
+        second.receive(ScriptedServer.tick(1, 99))  // the old id: no operation of this connection
+        second.receive(ScriptedServer.tick(2, 2))
+        #expect(Self.seq(try await results.next()) == 2)
+    }
+
+    @Test func cancellingSendsCompleteAndLateResultsAreIgnored() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let feed = Self.ticks(server)
+        let other = server.client.subscribe("subscription { other }", as: Ticks.self)
+        var results = other.makeAsyncIterator()
+        let socket = try await server.connect()
+        _ = await socket.nextSent()
+        _ = await socket.nextSent()
+        feed.cancel()
+        #expect(await socket.nextSent() == ScriptedServer.complete(1))
+        socket.receive(ScriptedServer.tick(1, 5))  // in flight when the server got our complete
+        socket.receive(ScriptedServer.tick(2, 7))
+        #expect(Self.seq(try await results.next()) == 7, "the connection goes on")
+        #expect(socket.closedWith == nil)
+    }
+
+    @Test func anErrorMessageEndsItsOperationWithTheGraphQLErrorsAndOnlyIt() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let bad = server.client.subscribe("subscription { nope }", as: Ticks.self)
+        let good = Self.ticks(server)
+        var badResults = bad.makeAsyncIterator()
+        var goodResults = good.makeAsyncIterator()
+        let socket = try await server.connect()
+        _ = await socket.nextSent()
+        _ = await socket.nextSent()
+        socket.receive(#"{"id":"1","type":"error","payload":[{"message":"Cannot query field 'nope'","locations":[{"line":1,"column":16}],"extensions":{"code":"GRAPHQL_VALIDATION_FAILED"}}]}"#)
+        socket.receive(ScriptedServer.tick(2, 1))
+        do {
+            _ = try await badResults.next()
+            Issue.record("the failed operation yielded a result")
+        } catch let error as GraphQLClientError {
+            #expect(error.code == .operationFailed)
+            #expect(error.errors == [GraphQLError(
+                message: "Cannot query field 'nope'", locations: [.init(line: 1, column: 16)], code: "GRAPHQL_VALIDATION_FAILED")])
+        }
+        #expect(Self.seq(try await goodResults.next()) == 1)
+    }
+
+    @Test func partialDataArrivesWithItsErrors() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let feed = server.client.subscribe("subscription { readings { seq note } }", as: Readings.self)
+        var results = feed.makeAsyncIterator()
+        let socket = try await server.connect()
+        _ = await socket.nextSent()
+        socket.receive(#"{"id":"1","type":"next","payload":{"data":{"readings":{"seq":2,"note":null}},"errors":[{"message":"no note","path":["readings","note"]}]}}"#)
+        let result = try #require(try await results.next())
+        #expect(result.data == Readings(readings: .init(seq: 2, note: nil)))
+        #expect(result.errors.map(\.path) == [[.field("readings"), .field("note")]])
+    }
+
+    @Test func theServersPingIsAnsweredDuringTheHandshakeAndAfterIt() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let feed = Self.ticks(server)
+        let socket = try await server.openUnacknowledged()
+        socket.receive(#"{"type":"ping","payload":{"at":1}}"#)
+        #expect(await socket.nextSent() == #"{"type":"pong"}"#)
+        socket.receive(#"{"type":"pong"}"#)  // unsolicited: ignored
+        socket.receive(ScriptedServer.ack)
+        _ = await socket.nextSent()
+        socket.receive(#"{"type":"ping"}"#)
+        #expect(await socket.nextSent() == #"{"type":"pong"}"#)
+        _ = feed
+    }
+
+    @Test func aRepeatedAckIsIgnored() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let (iterator, socket) = try await server.subscribedToTicks()
+        var results = iterator
+        socket.receive(ScriptedServer.ack)
+        socket.receive(ScriptedServer.tick(1, 1))
+        #expect(Self.seq(try await results.next()) == 1)
+        #expect(socket.closedWith == nil && server.client.realtime.statistics.attempts == 1)
+    }
+
+    @Test func aSubscriptionMadeWhileConnectedGoesOutAtOnceWithTheNextId() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let first = Self.ticks(server)
+        let socket = try await server.connect()
+        #expect(await socket.nextSent() == ScriptedServer.subscribe(1, Self.ticks, variables: #"{"after":0}"#))
+        let second = server.client.subscribe("subscription { letters { seq letter } }", as: Letters.self, operationName: "L")
+        #expect(await socket.nextSent() == #"{"id":"2","type":"subscribe","payload":{"query":"subscription { letters { seq letter } }","operationName":"L"}}"#)
+        _ = (first, second)
+    }
+
+    @Test func everyLiveSubscriptionIsSubscribedAgainInTheOrderMadeWithNewIds() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let feeds = (0..<3).map { _ in Self.ticks(server) }
+        let first = try await server.connect()
+        for id in 1...3 { #expect(await first.nextSent() == ScriptedServer.subscribe(id, Self.ticks, variables: #"{"after":0}"#)) }
+        feeds[1].cancel()
+        #expect(await first.nextSent() == ScriptedServer.complete(2))
+        first.serverClose(1012)
+        await server.advance(by: .seconds(1))
+        let second = try await server.connect()
+        #expect(await second.nextSent() == ScriptedServer.subscribe(4, Self.ticks, variables: #"{"after":0}"#))
+        #expect(await second.nextSent() == ScriptedServer.subscribe(5, Self.ticks, variables: #"{"after":0}"#))
+    }
+
+    @Test func aResultThatDoesNotDecodeEndsItsSubscriptionWhichIsCompleted() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let (iterator, socket) = try await server.subscribedToTicks()
+        var results = iterator
+        socket.receive(ScriptedServer.next(1, #"{"ticks":{"seq":"one"}}"#))
+        await #expect { _ = try await results.next() } throws: { error in
+            let e = error as? GraphQLClientError
+            return e?.code == .decodingFailed && e?.detail?.contains("data.ticks.seq") == true
+                && e?.description.contains("one") == false
+        }
+        #expect(await socket.nextSent() == ScriptedServer.complete(1))
+    }
+
+    @Test func variablesThatAreNotAnObjectFailTheSubscriptionAndNothingGoesOut() async throws {
+        let server = try ScriptedServer()
+        defer { server.client.close() }
+        let bad = server.client.subscribe(Self.ticks, as: Ticks.self, variables: { _ in [1, 2] })
+        let good = server.client.subscribe("subscription { other }", as: Ticks.self)
+        var results = bad.makeAsyncIterator()
+        let socket = try await server.connect()
+        #expect(await socket.nextSent() == #"{"id":"2","type":"subscribe","payload":{"query":"subscription { other }"}}"#)
+        await #expect { _ = try await results.next() } throws: { ($0 as? GraphQLClientError)?.code == .encodingFailed }
+        _ = good
+    }
+
+    @Test func aSubscriptionAfterCloseThrowsClosed() async throws {
+        let server = try ScriptedServer()
+        server.client.close()
+        var results = Self.ticks(server).makeAsyncIterator()
+        await #expect { _ = try await results.next() } throws: { ($0 as? GraphQLClientError)?.code == .closed }
+    }
+
+    @Test func closeEndsEverySubscriptionAfterWhatItHolds() async throws {
+        let server = try ScriptedServer()
+        let (iterator, socket) = try await server.subscribedToTicks()
+        var results = iterator
+        socket.receive(ScriptedServer.tick(1, 1))
+        socket.receive(ScriptedServer.tick(1, 2))
+        socket.receive(#"{"type":"ping"}"#)
+        // The router answers the ping after it routed what came before it.
+        #expect(await socket.nextSent() == #"{"type":"pong"}"#)
+        server.client.close()
+        #expect(Self.seq(try await results.next()) == 1)
+        #expect(Self.seq(try await results.next()) == 2)
+        #expect(try await results.next() == nil)
+        #expect(socket.closedWith?.code == 1000)
+    }
+
+    @Test func aServerThatPicksNoSubprotocolEndsTheClient() async throws {
+        let server = try ScriptedServer()
+        var results = Self.ticks(server).makeAsyncIterator()
+        let socket = try await server.nextSocket()
+        socket.open(subprotocol: nil)
+        await #expect { _ = try await results.next() } throws: {
+            let e = $0 as? GraphQLClientError
+            return e?.code == .connectionRejected && e?.closeCode == 4406
+        }
+        #expect(server.client.realtime.statistics.attempts == 1)
+    }
+}

@@ -127,9 +127,10 @@ autobahn-full: deps
 
 # Checks the harness itself (fuzzing server + report parser) with the Python `websockets`
 # client. 7.1.5 is excluded: websockets answers a close between fragments with 1002,
-# which Autobahn marks FAILED/WRONG CODE.
+# which Autobahn marks FAILED/WRONG CODE; NON-STRICT is allowed: websockets fails the
+# connection before it echoes a message that came in one burst with a bad frame.
 autobahn-selftest: deps
-	./scripts/autobahn.sh --exclude "12.* 13.* 7.1.5" --outdir reports/autobahn-selftest \
+	./scripts/autobahn.sh --exclude "12.* 13.* 7.1.5" --allow-non-strict --outdir reports/autobahn-selftest \
 		-- .venv/bin/python Tests/Peers/autobahn_client.py '{URL}' --agent python-websockets
 
 bench: deps

@@ -24,7 +24,21 @@ extension WebSocketConnection {
             startClosing(code: code, reason: reason, deadline: deadline)
         case .fail(let code, let deadline):
             fail(code: code, deadline: deadline)
+        case .holdForReplies(let deadline):
+            holdForReplies(until: deadline)
         }
+    }
+
+    /// The peer broke the protocol right after messages the application may answer: the
+    /// socket is not read again and what was received and not decoded is dropped (§7.1.1);
+    /// the messages decoded before the violation go to the consumer (the caller delivers
+    /// them), and what it sends in answer is written until `deadline`, when the machine fails
+    /// the connection and the close frame follows those answers.
+    private func holdForReplies(until deadline: Loop.Instant) {
+        stream?.pauseReading()
+        stashedInput = []
+        stopOpenConnectionTimers()
+        arm(.close, at: deadline)
     }
 
     /// Sends what `send` accepted, then the close frame (the last frame, RFC 6455 §5.5.1),

@@ -23,6 +23,8 @@ extension WebSocketConnection {
         case .sendHeartbeat(let message, let next):
             write(message, completion: nil)
             arm(.heartbeat, at: next)
+        case .fail(let code, let deadline):
+            perform(.fail(code: code, deadline: deadline))
         case .finishErrorBody:
             finishErrorBody()
         case .end(let ending):

@@ -106,7 +106,8 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
         if machine.isClosed { return }
         for waiter in sends.withLock({ $0.ended() }).fail { waiter.resume(throwing: RealtimeError.cancelled) }
         events.send(draining: &pendingMessages)
-        events.send(.ended(TransportEnd(clean: false, error: .cancelled)))
+        events.send(.ended(TransportEnd(
+            clean: false, code: machine.peerCloseCode, reason: machine.peerCloseReason, error: .cancelled)))
         events.finish()
     }
 

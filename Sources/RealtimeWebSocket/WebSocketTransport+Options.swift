@@ -15,7 +15,8 @@ extension WebSocketTransport {
         /// bounds the memory one connection can hold. Default 16 MiB.
         public var maxMessageSize: Int = 16 << 20
         /// Dead-peer detection: ping frames (or application heartbeats) after silence, and
-        /// the missed-pong limit that ends the attempt with `heartbeatTimeout`.
+        /// the missed-pong limit that ends the attempt with `heartbeatTimeout`; or answers to
+        /// the server's pings and a bound on its silence (``HeartbeatPolicy/Mode/responderOnly``).
         /// Default ``HeartbeatPolicy/default`` (ping after 30 s of silence, dead at 90 s).
         public var heartbeat: HeartbeatPolicy = .default
         /// How long the close handshake (RFC 6455 §7.1) may take: after our close frame, the

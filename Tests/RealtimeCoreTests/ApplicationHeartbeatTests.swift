@@ -92,4 +92,16 @@ import Testing
         #expect(JSONEquivalence.equivalent(#""\ud83d\ude00""#, "\"\u{1F600}\""))
         #expect(JSONEquivalence.equivalent(#"{"a":1,"a":2}"#, #"{"a":2}"#), "the last duplicate wins")
     }
+
+    /// The same text both ways cannot answer server pings: each answer would look like a ping.
+    @Test("ping and pong the same message with answersServerPings is refused")
+    func samePingAndPongAnsweringIsRefused() async {
+        await #expect(processExitsWith: .failure) {
+            _ = ApplicationHeartbeat.text(ping: "hb", pong: "hb", answersServerPings: true)
+        }
+        await #expect(processExitsWith: .failure) {
+            _ = ApplicationHeartbeat.text(ping: #"{"type":"hb"}"#, pong: #"{ "type": "hb" }"#, answersServerPings: true)
+        }
+        #expect(ApplicationHeartbeat.text(ping: "hb", pong: "hb").isReply(Self.message("hb")), "without answering it is fine")
+    }
 }

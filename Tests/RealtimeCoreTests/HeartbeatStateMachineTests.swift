@@ -166,4 +166,74 @@ import Testing
         #expect(hb.inspect(Message(content: .text("pong")), now: at(6)) == .consume)
         #expect(hb.nextDeadline == at(10))
     }
+
+    // MARK: Responder only
+
+    /// Engine.IO v4: the server pings, the client answers and sends nothing of its own; a
+    /// server silent for `pingInterval + pingTimeout` is gone.
+    @Test func responderOnlyAnswersAndDeclaresDeadAfterTheSilence() {
+        let policy = HeartbeatPolicy.responder(deadAfter: .seconds(45), answering: .text(ping: "2", pong: "3", answersServerPings: true))
+        #expect(policy.mode == .responderOnly)
+        var hb = HeartbeatStateMachine<Instant>(policy: policy)
+        hb.start(now: at(0))
+        #expect(hb.nextDeadline == at(45))
+        #expect(hb.inspect(Message(content: .text("2")), now: at(25)) == .reply(.text("3")))
+        #expect(hb.nextDeadline == at(70), "the server's ping starts the silence over")
+        #expect(hb.inspect(Message(content: .text("42[\"news\"]")), now: at(30)) == .deliver)
+        #expect(hb.nextDeadline == at(75), "so does any traffic")
+        for t in 31..<75 { #expect(hb.tick(now: at(t)) == .none, "nothing is ever sent") }
+        guard case .declareDead(let e) = hb.tick(now: at(75)) else {
+            Issue.record("expected declareDead")
+            return
+        }
+        #expect(e.code == .heartbeatTimeout)
+        #expect(hb.nextDeadline == nil)
+    }
+
+    /// Ping frames, responder only: the transport answers the server's pings itself; the
+    /// heartbeat only bounds the silence, and never sends.
+    @Test func responderOnlyWithPingFramesBoundsTheSilence() {
+        var hb = HeartbeatStateMachine<Instant>(policy: .responder(deadAfter: .seconds(10)))
+        hb.start(now: at(0))
+        hb.messageReceived(now: at(4))
+        #expect(hb.tick(now: at(10)) == .none, "fired early: re-arm for the moved deadline")
+        #expect(hb.nextDeadline == at(14))
+        #expect(hb.inspect(Message(content: .text("x")), now: at(5)) == .deliver)
+        guard case .declareDead = hb.tick(now: at(15)) else {
+            Issue.record("expected declareDead")
+            return
+        }
+    }
+
+    /// Without a silence bound the responder answers and the heartbeat runs no timer.
+    @Test func responderOnlyWithoutABoundNeverDeclaresDead() {
+        let policy = HeartbeatPolicy.responder(deadAfter: nil, answering: .text(ping: "ping", pong: "pong", answersServerPings: true))
+        #expect(!policy.isEnabled)
+        var hb = HeartbeatStateMachine<Instant>(policy: policy)
+        hb.start(now: at(0))
+        #expect(hb.nextDeadline == nil)
+        #expect(hb.inspect(Message(content: .text("ping")), now: at(1)) == .reply(.text("pong")))
+        #expect(hb.tick(now: at(1_000_000)) == .none)
+    }
+
+    /// A message both predicates accept (a server heartbeat that is the sign of life and a
+    /// ping to answer) is answered, and counts as the answer to our ping.
+    @Test func theResponderRunsForMessagesTheValidatorAccepts() {
+        let app = ApplicationHeartbeat(
+            payload: .text("ping"), isReply: { $0.text?.hasPrefix("hb") == true },
+            responder: { $0.text?.hasPrefix("hb ") == true ? .text("ack") : nil })
+        var hb = HeartbeatStateMachine<Instant>(policy: .application(every: .seconds(5), missedLimit: 1, app))
+        hb.start(now: at(0))
+        #expect(hb.tick(now: at(5)) == .sendPing(.text("ping")))
+        #expect(hb.unansweredPings == 1)
+        #expect(hb.inspect(Message(content: .text("hb 7")), now: at(6)) == .reply(.text("ack")))
+        #expect(hb.unansweredPings == 0, "the answered message is also the sign of life")
+        #expect(hb.inspect(Message(content: .text("hb")), now: at(7)) == .consume, "accepted, nothing to answer")
+    }
+
+    @Test func responderOnlyWithAnApplicationHeartbeatWithoutAResponderIsRefused() async {
+        await #expect(processExitsWith: .failure) {
+            _ = HeartbeatPolicy.responder(deadAfter: .seconds(1), answering: .text(ping: "2", pong: "3"))
+        }
+    }
 }

@@ -61,7 +61,8 @@ import Testing
         #expect(m.isOpen)
     }
 
-    /// Initiator: our close frame, the server's answer, then TCP's end: a clean end.
+    /// Initiator: our close frame, the server's answer, then TCP's end: a clean end, reporting
+    /// the server's code and reason (RFC 6455 §7.1.5, §7.1.6), not ours.
     @Test func closingAsInitiator() {
         var m = Self.open(heartbeat: .ping(every: .seconds(30)), idle: .seconds(60))
         #expect(m.closeRequested(code: 4000, reason: "bye", now: Self.at(1))
@@ -70,14 +71,14 @@ import Testing
         #expect(m.closeRequested(code: 1000, reason: "", now: Self.at(2)) == .none, "one close frame")
         #expect(m.bytesReceived(now: Self.at(2)) == .decode, "the server's frames are still read")
         #expect(m.messageReceived(Message(content: .text("late")), now: Self.at(2)) == .deliver)
-        #expect(m.closeReceived(code: 4000, reason: "", now: Self.at(2)) == .none)
+        #expect(m.closeReceived(code: 4001, reason: "ok", now: Self.at(2)) == .none)
         #expect(m.pingReceived([1], now: Self.at(2)) == .none)
         #expect(m.pongToSend() == nil, "no pong after our close frame")
         guard case .end(let ending) = m.streamClosed(nil) else {
             Issue.record("expected the end")
             return
         }
-        #expect(ending.end.clean && ending.end.code == 4000 && ending.end.reason == "bye")
+        #expect(ending.end.clean && ending.end.code == 4001 && ending.end.reason == "ok")
         #expect(ending.end.error?.code == .cancelled)
         #expect(ending.closeFrame == nil)
         #expect(m.deadlines.armed.isEmpty)
@@ -99,6 +100,7 @@ import Testing
         }
         #expect(!ending.end.clean)
         #expect(ending.end.error?.code == .cancelled)
+        #expect(ending.end.code == 1006 && ending.end.reason == nil, "no close frame came (§7.1.5)")
     }
 
     /// A received close code and the error its end carries (none for a normal or retry-later close).
@@ -118,7 +120,7 @@ import Testing
             Issue.record("expected the end")
             return
         }
-        #expect(ending.end.clean && ending.end.code == code && ending.end.reason == "r")
+        #expect(ending.end.clean && ending.end.code == code ?? 1005 && ending.end.reason == "r", "1005: no code in the frame")
         #expect(ending.end.error?.code == error)
         #expect(ending.end.error?.closeCode == (error == nil ? nil : code))
     }
@@ -155,7 +157,8 @@ import Testing
             Issue.record("the end follows the close frame's write")
             return
         }
-        #expect(!ending.end.clean && ending.end.code == code && ending.end.error == error)
+        #expect(!ending.end.clean && ending.end.error == error)
+        #expect(ending.end.code == 1006 && ending.end.error?.closeCode == code, "ours is the error's; the server sent none")
         #expect(ending.closeFrame == nil, "the close frame is already out")
         #expect(m.isClosed && m.deadlines.armed.isEmpty)
         #expect(m.streamClosed(nil) == .none, "one end")
@@ -205,7 +208,7 @@ import Testing
             Issue.record("expected the end once our close frame is written")
             return
         }
-        #expect(!ending.end.clean && ending.end.error == error && ending.end.code == 1000)
+        #expect(!ending.end.clean && ending.end.error == error && ending.end.code == 1006)
 
         var written = Self.open()
         _ = written.closeReceived(code: 1000, reason: "", now: Self.at(0))
@@ -215,6 +218,49 @@ import Testing
             return
         }
         #expect(!now.end.clean && now.end.error == error && now.closeFrame == nil)
+        #expect(now.end.code == 1000, "the server's close frame came first")
+    }
+
+    /// A violation 0.1 s after a message: nothing more is read, sends go on (no close frame
+    /// yet), and the failure comes at the end of the reply window (0.25 s after the message),
+    /// or at once when the application closes or aborts, or when TCP ends.
+    @Test func aViolationRightAfterAMessageHoldsForReplies() {
+        let error = RealtimeError.protocolViolation("reserved opcode")
+        func held() -> Machine {
+            var m = Self.open(heartbeat: .ping(every: .seconds(30)), idle: .seconds(60))
+            #expect(m.messageReceived(Message(content: .text("one")), now: Self.at(1)) == .deliver)
+            #expect(m.protocolViolation(error, now: Self.at(1.1)) == .holdForReplies(deadline: Self.at(1.25)))
+            #expect(m.deadlines.armed == [.close], "only the window's deadline")
+            #expect(m.discardsInput && m.bytesReceived(now: Self.at(1.1)) == .discard, "nothing more is read")
+            #expect(!m.closeFrameSent, "the application's answers may still go out")
+            #expect(m.protocolViolation(error, now: Self.at(1.2)) == .none, "one failure")
+            return m
+        }
+        var m = held()
+        #expect(m.timerFired(.close, now: Self.at(1.25)) == .fail(code: 1002, deadline: Self.at(2.25)))
+        guard case .end(let ending) = m.closeFrameWritten() else {
+            Issue.record("the end follows the close frame")
+            return
+        }
+        #expect(ending.end.error == error && ending.end.code == 1006 && ending.closeFrame == nil)
+
+        var closed = held()
+        #expect(closed.closeRequested(code: 1000, reason: "", now: Self.at(1.2)) == .fail(code: 1002, deadline: Self.at(2.2)))
+        var aborted = held()
+        #expect(aborted.abortRequested()?.closeFrame == 1002)
+        var cut = held()
+        guard case .end(let cutEnding) = cut.streamClosed(RealtimeError(.network)) else {
+            Issue.record("TCP's end ends it")
+            return
+        }
+        #expect(cutEnding.end.error == error, "the violation is what the user sees")
+    }
+
+    /// The window counts from the last message: a violation later than that fails at once.
+    @Test func aViolationLongAfterTheLastMessageFailsAtOnce() {
+        var m = Self.open()
+        _ = m.messageReceived(Message(content: .text("one")), now: Self.at(1))
+        #expect(m.protocolViolation(.protocolViolation("x"), now: Self.at(1.25)) == .fail(code: 1002, deadline: Self.at(2.25)))
     }
 
     /// The write deadline never extends a closing handshake already under way.
@@ -626,7 +672,7 @@ import Testing
         var m = Self.open()
         let ending = m.abortRequested()
         #expect(ending?.closeFrame == 1001)
-        #expect(ending?.end.code == 1001 && ending?.end.error?.code == .cancelled)
+        #expect(ending?.end.code == 1006 && ending?.end.error?.code == .cancelled)
     }
 
     @Test func abortWhileClosingSendsNoSecondCloseFrame() {
@@ -634,7 +680,7 @@ import Testing
         _ = m.closeRequested(code: 1000, reason: "", now: Self.at(0))
         let ending = m.abortRequested()
         #expect(ending?.closeFrame == nil)
-        #expect(ending?.end.code == 1000)
+        #expect(ending?.end.code == 1006, "the server never answered")
     }
 
     @Test func pingsAreAnsweredWhileOpen() {

@@ -85,5 +85,9 @@ extension ConformanceRig {
 
     /// The close code of an orderly end (SSE has none).
     var cleanCloseCode: UInt16? { kind == .sse ? nil : 1000 }
+
+    /// The close code of an end without the server's close frame: 1006 for WebSocket (RFC 6455
+    /// §7.1.5), none for SSE, which never reports a WebSocket code.
+    var abnormalCloseCode: UInt16? { kind == .sse ? nil : 1006 }
 }
 #endif

@@ -59,7 +59,7 @@ struct HostileWebSocketTests {
         // Measured from `open` (the bad frame follows the 101 at once): on a loaded machine
         // the connection itself may take seconds.
         let closeTimeout = Duration.seconds(8)
-        let run = try await HostileRun.client(server.wsURL("/bad"), until: { $0.contains { $0.errorEvent != nil } }) {
+        let run = try await HostileRun.client(server.wsURL("/bad"), until: { $0.contains { $0.closeEvent != nil } }) {
             $0.webSocket.heartbeat = .disabled
             $0.webSocket.closeTimeout = closeTimeout
         }
@@ -70,8 +70,31 @@ struct HostileWebSocketTests {
         #expect(failedAfter < closeTimeout, "the error came \(failedAfter) after open (at \(openedAt + failedAfter))")
         #expect(error.error.code == frame.code, "\(error.error)")
         #expect(error.error.closeCode == frame.closeCode, "\(error.error)")
+        #expect(run.closes.first?.code == 1006, "our code is the error's; the server sent no close frame: \(run.summary)")
         #expect(error.willRetry == (error.error.failureClass == .protocol), "\(error)")
         #expect(server.requests(path: "/bad").count == 1)
+        run.expectNoSecret()
+    }
+
+    /// A server frozen after the 101 (it reads and answers nothing): the heartbeat declares it
+    /// dead. `closed` reports 1006, an end without the server's close frame (RFC 6455
+    /// §7.1.5), not the 1001 of our best-effort close frame, which the error carries.
+    @Test func aFrozenServerIsClosedWith1006() async throws {
+        let server = TestServer()
+        try server.start()
+        defer { server.stop() }
+        server.setHandler(path: "/frozen") { writer in
+            try writer.acceptWebSocket()
+            try writer.hold()
+        }
+        let run = try await HostileRun.client(server.wsURL("/frozen"), until: { $0.contains { $0.closeEvent != nil } }) {
+            $0.heartbeat = .ping(every: .milliseconds(100), missedLimit: 1)
+            $0.reconnect = .never
+        }
+        let error = try #require(run.errors.first, "\(run.summary)")
+        #expect(error.error.code == .heartbeatTimeout && error.error.closeCode == 1001, "\(error.error)")
+        let close = try #require(run.closes.first, "\(run.summary)")
+        #expect(close.code == 1006 && close.reason == nil && !close.clean, "\(close)")
         run.expectNoSecret()
     }
 

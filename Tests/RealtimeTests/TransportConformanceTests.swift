@@ -51,6 +51,7 @@ struct TransportConformanceTests {
         #expect(!end.clean)
         #expect(end.error?.failureClass == .network, "\(transcript.summary)")
         #expect(end.requestWasDelivered)
+        #expect(end.code == rig.abnormalCloseCode)
     }
 
     // MARK: Item 3: back-pressure
@@ -340,6 +341,7 @@ struct TransportConformanceTests {
         #expect(transcript.opened.count == 1)
         #expect(transcript.end?.error?.code == .idleTimeout, "\(transcript.summary)")
         #expect(transcript.end?.error?.failureClass == .timeout)
+        #expect(transcript.end?.code == rig.abnormalCloseCode)
         await rig.expectReleased()
     }
 
@@ -360,6 +362,7 @@ struct TransportConformanceTests {
         silent.verifyConnection(within: .milliseconds(300))
         let rest = await rig.record(events, endingAfter: .milliseconds(300))
         #expect(rest.ends.count == 1 && rest.end?.error?.code == .idleTimeout, "\(rest.summary)")
+        #expect(rest.end?.code == rig.abnormalCloseCode)
         await rig.expectReleased()
     }
 

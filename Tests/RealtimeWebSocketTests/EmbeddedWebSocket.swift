@@ -170,6 +170,12 @@ extension WebSocketMessageAssembler.Output {
         return false
     }
 
+    /// The text of a text message, nil for any other frame.
+    var string: String? {
+        if case .text(let bytes) = self { return String(decoding: bytes, as: UTF8.self) }
+        return nil
+    }
+
     var closeCode: UInt16?? {
         if case .close(let code, _) = self { return .some(code) }
         return nil

@@ -47,9 +47,10 @@ import RealtimeWebSocket
     }
 
     static func randomHeartbeat(_ rng: inout SeededGenerator) -> HeartbeatPolicy {
-        switch Int.random(in: 0..<3, using: &rng) {
+        switch Int.random(in: 0..<4, using: &rng) {
         case 0: return .disabled
         case 1: return .ping(every: .seconds(3), missedLimit: 2)
+        case 2: return .responder(deadAfter: .seconds(3), answering: .text(ping: "ping", pong: "pong", answersServerPings: true))
         default: return .application(every: .seconds(2), missedLimit: 1, .text(ping: "ping", pong: "pong", answersServerPings: true))
         }
     }
@@ -82,6 +83,8 @@ struct ModelDriver {
     var failedAt: Instant?
     var decodedAfterFailing = 0
     var failDeadlineTooLate = 0
+    /// Holds for replies after a violation that outlast the reply window.
+    var replyWindowTooLong = 0
     /// The model kernel: bytes waiting for it, and every byte it took.
     var pendingBytes = 0
     var kernelWritten: UInt64 = 0
@@ -286,6 +289,7 @@ struct ModelDriver {
         case .sendHeartbeat(_, let next):
             write()
             armed[.heartbeat] = next
+        case .fail(let code, let deadline): perform(.fail(code: code, deadline: deadline))
         case .finishErrorBody: if let ending = machine.handshakeFailed(RealtimeError(.handshake)) { perform(ending) }
         case .end(let ending):
             if timer == .write, lastKernelProgress.duration(to: now) < Self.writeTimeout { earlyWriteTimeouts += 1 }
@@ -339,6 +343,12 @@ struct ModelDriver {
             if now.advanced(by: Self.failWriteTimeout) < deadline { failDeadlineTooLate += 1 }
             stopOpenConnectionTimers()
             armed[.close] = deadline
+        case .holdForReplies(let deadline):
+            // Reading stops now; sends still go out until the failure at `deadline`.
+            failedAt = now
+            if now.advanced(by: machine.configuration.replyWindow) < deadline { replyWindowTooLong += 1 }
+            stopOpenConnectionTimers()
+            armed[.close] = deadline
         }
     }
 
@@ -376,6 +386,7 @@ struct ModelDriver {
             (armed == machineArmed, "the driver holds exactly the timers the machine armed: \(armed.keys) vs \(machineArmed.keys)"),
             (decodedAfterFailing == 0, "nothing is decoded once the connection failed"),
             (failDeadlineTooLate == 0, "a failing connection ends within failWriteTimeout"),
+            (replyWindowTooLong == 0, "the replies to messages before a violation wait no longer than replyWindow"),
             (wrongDeliveryFlag == 0, "requestWasDelivered is true exactly when the stream connected"),
             (earlyWriteTimeouts == 0, "the write timeout ends only after a whole period without progress"),
             (writtenBeforeOpen == 0, "nothing is written before opened"),

@@ -156,6 +156,83 @@ import RealtimeIOTestSupport
         #expect(ws.ended() == nil)
     }
 
+    /// Engine.IO v4 over the transport: the server's `2` is answered `3` and consumed, the
+    /// client sends nothing of its own, and a server that stops pinging is declared dead
+    /// `pingInterval + pingTimeout` after the last thing it sent.
+    @Test func responderOnlyAnswersTheServerAndDeclaresASilentOneDead() {
+        var options = EmbeddedWebSocket.quietOptions
+        options.heartbeat = .responder(deadAfter: .seconds(45), answering: .text(ping: "2", pong: "3", answersServerPings: true))
+        let ws = EmbeddedWebSocket(options: options)
+        #expect(ws.open() != nil)
+        for i in 0..<4 {
+            ws.advance(by: .seconds(25))
+            #expect(ws.clientFrames().isEmpty, "no ping of ours")
+            ws.serverSends(text: "2")
+            ws.serverSends(text: "42[\"tick\",\(i)]")
+            #expect(ws.clientFrames().compactMap(\.string) == ["3"], "the server's ping is answered at once")
+        }
+        #expect(ws.events().compactMap(\.text) == (0..<4).map { "42[\"tick\",\($0)]" }, "the pings are consumed")
+        ws.advance(by: .seconds(45) - .nanoseconds(1))
+        #expect(ws.ended() == nil, "alive until the silence is over")
+        ws.advance(by: .nanoseconds(1))
+        #expect(ws.ended()?.error?.code == .heartbeatTimeout)
+        #expect(ws.clientFrames().compactMap(\.string).isEmpty)
+        #expect(ws.stream.closedByOwner)
+    }
+
+    /// Ping frames, responder only: pongs as always, no ping of ours, dead after the silence.
+    @Test func responderOnlyWithPingFrames() {
+        var options = EmbeddedWebSocket.quietOptions
+        options.heartbeat = .responder(deadAfter: .seconds(30))
+        let ws = EmbeddedWebSocket(options: options)
+        #expect(ws.open() != nil)
+        for _ in 0..<3 {
+            ws.advance(by: .seconds(20))
+            ws.serverSendsPing([7])
+            #expect(ws.clientFrames() == [.pong([7])])
+        }
+        ws.advance(by: .seconds(30) - .nanoseconds(1))
+        #expect(ws.ended() == nil)
+        ws.advance(by: .nanoseconds(1))
+        #expect(ws.ended()?.error?.code == .heartbeatTimeout)
+    }
+
+    /// Without a silence bound the responder still answers and nothing ends the connection.
+    @Test func responderOnlyWithoutABoundAnswersForever() {
+        var options = EmbeddedWebSocket.quietOptions
+        options.heartbeat = .responder(deadAfter: nil, answering: .text(ping: #"{"type":"ping"}"#, pong: #"{"type":"pong"}"#, answersServerPings: true))
+        let ws = EmbeddedWebSocket(options: options)
+        #expect(ws.open() != nil)
+        ws.advance(by: .seconds(3600))
+        ws.serverSends(text: #"{ "type": "ping" }"#)
+        #expect(ws.clientFrames().compactMap(\.string) == [#"{"type":"pong"}"#])
+        ws.advance(by: .seconds(3600))
+        #expect(ws.ended() == nil)
+        #expect(ws.events().isEmpty)
+    }
+
+    /// A server heartbeat that is both the reply to our ping and a ping to answer: answered
+    /// and consumed, and the connection stays alive.
+    @Test func aMessageTheValidatorAcceptsIsAnsweredToo() {
+        var options = EmbeddedWebSocket.quietOptions
+        options.heartbeat = .application(every: .seconds(10), missedLimit: 1, ApplicationHeartbeat(
+            payload: .text("ping"), isReply: { $0.text?.hasPrefix("hb") == true },
+            responder: { message in
+                guard let text = message.text, text.hasPrefix("hb ") else { return nil }
+                return .text("ack " + text.dropFirst(3))
+            }))
+        let ws = EmbeddedWebSocket(options: options)
+        #expect(ws.open() != nil)
+        for i in 0..<3 {
+            ws.advance(by: .seconds(10))
+            #expect(ws.clientFrames().compactMap(\.string) == ["ping"])
+            ws.serverSends(text: "hb \(i)")
+            #expect(ws.clientFrames().compactMap(\.string) == ["ack \(i)"])
+        }
+        #expect(ws.events().isEmpty, "heartbeat traffic is consumed")
+        #expect(ws.ended() == nil, "each answered message was also the sign of life")
+    }
+
     // MARK: - Path probe
 
     @Test func answeredProbeKeepsTheConnection() {
@@ -246,7 +323,7 @@ import RealtimeIOTestSupport
         ws.advance(by: .seconds(1))
         let end = ws.ended()
         #expect(end?.error?.code == .peerNotReading)
-        #expect(end?.code == 1008)
+        #expect(end?.error?.closeCode == 1008 && end?.code == 1006, "1008 is ours; the peer sent no close frame")
         let refused = await #expect(throws: RealtimeError.self) { try await ws.send(.text("late")) }
         #expect(refused?.code == .notConnected, "senders are released")
     }

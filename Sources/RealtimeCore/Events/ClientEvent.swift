@@ -38,9 +38,13 @@ public struct CloseEvent: Sendable, Hashable {
     /// True for an orderly end: a WebSocket close handshake, or an SSE stream that ended
     /// normally. False when the connection was cut or failed.
     public var clean: Bool
-    /// WebSocket close code (RFC 6455 §7.4), when one was received.
+    /// WebSocket close code, as RFC 6455 §7.1.5 defines it: the one in the server's close
+    /// frame, 1005 when that frame had none, 1006 when the connection ended without a close
+    /// frame from the server (a cut, a heartbeat or idle timeout, a violation we detected, a
+    /// `close()` the server did not answer). The code this client sent when it failed the
+    /// connection is the preceding error's ``RealtimeError/closeCode``. Nil for SSE.
     public var code: UInt16?
-    /// WebSocket close reason, when one was received.
+    /// WebSocket close reason from the server's close frame (§7.1.6), nil when none came.
     public var reason: String?
     /// Whether the client will connect again.
     public var willReconnect: Bool

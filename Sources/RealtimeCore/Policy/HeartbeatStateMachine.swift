@@ -12,8 +12,9 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
         case none
         /// Send this ping (a ping frame or the application payload), then re-arm the timer.
         case sendPing(OutboundMessage)
-        /// Too many pings went unanswered: close the connection and end the attempt with this
-        /// error (code `heartbeatTimeout`, close code 1001 is customary for a WebSocket).
+        /// Too many pings went unanswered (responder only: the server was silent too long):
+        /// close the connection and end the attempt with this error (code `heartbeatTimeout`;
+        /// its `closeCode` 1001 is the code our best-effort close frame carries).
         case declareDead(RealtimeError)
     }
 
@@ -29,7 +30,9 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
 
     private enum State: Sendable {
         case idle
-        case running(nextPingAt: Instant, unanswered: Int)
+        /// `next`: when the next ping is due (``HeartbeatPolicy/Mode/responderOnly``: when the
+        /// silence declares the peer dead).
+        case running(next: Instant, unanswered: Int)
         case dead
     }
 
@@ -55,11 +58,12 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
         return nil
     }
 
-    /// The connection opened at `now`: the first ping is due one interval later.
+    /// The connection opened at `now`: the first ping (or, responder only, the silence's end)
+    /// is due one interval later.
     package mutating func start(now: Instant) {
         guard let interval = policy.interval else { return }
         switch state {
-        case .idle: state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
+        case .idle: state = .running(next: now.advanced(by: interval), unanswered: 0)
         case .running, .dead: preconditionFailure("HeartbeatStateMachine.start called twice")
         }
     }
@@ -68,6 +72,11 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
     package mutating func tick(now: Instant) -> Action {
         guard let interval = policy.interval, case .running(let at, let unanswered) = state else { return .none }
         guard now >= at else { return .none }
+        if policy.mode == .responderOnly {
+            state = .dead
+            return .declareDead(RealtimeError(
+                .heartbeatTimeout, detail: "nothing heard from the server for \(interval)", closeCode: 1001))
+        }
         if unanswered >= policy.missedLimit {
             state = .dead
             return .declareDead(RealtimeError(
@@ -80,7 +89,7 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
             let onSchedule = at.advanced(by: interval)
             if onSchedule > now { next = onSchedule }
         }
-        state = .running(nextPingAt: next, unanswered: unanswered + 1)
+        state = .running(next: next, unanswered: unanswered + 1)
         return .sendPing(pingMessage)
     }
 
@@ -96,12 +105,13 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
 
     /// Counts `message` as liveness and says whether it is heartbeat traffic to hide from
     /// the application (application heartbeats only; with ping frames every message is
-    /// delivered).
+    /// delivered). The responder comes first: a message it answers is answered even when
+    /// ``ApplicationHeartbeat/isReply`` accepts it too.
     package mutating func inspect(_ message: Message, now: Instant) -> InboundAction {
         heard(now: now)
         guard case .application(let hb) = policy.kind else { return .deliver }
-        if hb.isReply(message) { return .consume }
         if let responder = hb.responder, let answer = responder(message) { return .reply(answer) }
+        if hb.isReply(message) { return .consume }
         return .deliver
     }
 
@@ -123,14 +133,15 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
     /// `now`): that read keeps the schedule the ping set, one interval after it went out.
     /// Moving it by the round trip would make the timer of every idle connection fire twice
     /// per heartbeat: at the old deadline, only to find it moved, and again a round trip
-    /// later. With ``HeartbeatPolicy/Mode/fixedInterval`` the schedule never moves.
+    /// later. With ``HeartbeatPolicy/Mode/fixedInterval`` the schedule never moves. With
+    /// ``HeartbeatPolicy/Mode/responderOnly`` the silence starts over.
     private mutating func heard(now: Instant) {
         guard let interval = policy.interval, case .running(let at, let unanswered) = state else { return }
         let answering = unanswered > 0 || answeredAt == now
         if answering { answeredAt = now }
         switch policy.mode {
-        case .whenIdle where !answering: state = .running(nextPingAt: now.advanced(by: interval), unanswered: 0)
-        case .whenIdle, .fixedInterval: state = .running(nextPingAt: at, unanswered: 0)
+        case .whenIdle where !answering, .responderOnly: state = .running(next: now.advanced(by: interval), unanswered: 0)
+        case .whenIdle, .fixedInterval: state = .running(next: at, unanswered: 0)
         }
     }
 }

@@ -21,9 +21,14 @@ public enum TransportEvent: Sendable {
 public struct TransportEnd: Sendable, Hashable {
     /// True for an orderly end (SSE EOF on a complete response, a WebSocket close handshake).
     public var clean: Bool
-    /// WebSocket close code received from (or sent to) the server.
+    /// The WebSocket close code of the server's close frame (RFC 6455 §7.1.5): 1005 when that
+    /// frame carried no code, 1006 when the connection opened and ended without one (a cut, a
+    /// timeout, a violation we detected; 1006 is never sent on the wire, §7.4.1). Never the
+    /// code this client sent: a failure carries ours as its error's
+    /// ``RealtimeError/closeCode``. Nil for SSE and for an attempt that never opened.
     public var code: UInt16?
-    /// WebSocket close reason.
+    /// The reason in the server's close frame (RFC 6455 §7.1.6; empty when it had none), nil
+    /// when none came.
     public var reason: String?
     /// Why it ended, when it was not an orderly end the server asked for.
     public var error: RealtimeError?

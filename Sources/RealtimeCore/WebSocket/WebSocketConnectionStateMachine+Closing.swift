@@ -9,8 +9,13 @@ extension WebSocketConnectionStateMachine {
             return .end(finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: requestMayHaveBeenSent)))
         case .open:
             let wireCode = WebSocketCloseCode.isValidOnWire(code) ? code : WebSocketCloseCode.normal
-            let end = TransportEnd(clean: false, code: wireCode, reason: reason, error: .cancelled)
+            let end = TransportEnd(clean: false, error: .cancelled)
             return startClosing(.closingAsInitiator(receivedClose: false, end: end), code: wireCode, reason: reason, now: now)
+        case .replying(let end, let code):
+            // The violation stands; the window for replies closes now, and the failure gets
+            // its own deadline (the window's is not a closing handshake to stay within).
+            deadlines.close = nil
+            return .fail(code: code, deadline: startFailing(end, now: now))
         case .closingAsInitiator, .closingAsResponder, .failing, .closed:
             return .none
         }
@@ -24,7 +29,9 @@ extension WebSocketConnectionStateMachine {
         case .idle, .handshaking, .refused:
             return finish(TransportEnd(clean: false, error: .cancelled, requestWasDelivered: requestMayHaveBeenSent))
         case .open:
-            return finish(TransportEnd(clean: false, code: WebSocketCloseCode.goingAway, error: .cancelled), closeFrame: WebSocketCloseCode.goingAway)
+            return finish(TransportEnd(clean: false, error: .cancelled), closeFrame: WebSocketCloseCode.goingAway)
+        case .replying(let end, let code):
+            return finish(end, closeFrame: code)
         case .closingAsInitiator(_, let end), .closingAsResponder(let end), .failing(let end):
             return finish(end)
         case .closed:

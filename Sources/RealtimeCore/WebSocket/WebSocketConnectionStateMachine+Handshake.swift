@@ -26,7 +26,7 @@ extension WebSocketConnectionStateMachine {
         switch state {
         case .handshaking: requestMayHaveBeenSent = true
         case .closed: break
-        case .idle, .refused, .open, .closingAsInitiator, .closingAsResponder, .failing:
+        case .idle, .refused, .open, .closingAsInitiator, .closingAsResponder, .replying, .failing:
             preconditionFailure("the byte stream connected outside the handshake")
         }
     }
@@ -96,6 +96,7 @@ extension WebSocketConnectionStateMachine {
     package mutating func handshakeSucceeded(now: Instant) -> OpenAction {
         guard case .handshaking = state else { preconditionFailure("upgrade outside the handshake") }
         state = .open
+        hasOpened = true
         deadlines.connect = nil
         lastRead = now
         var heartbeatAt: Instant?
@@ -115,7 +116,7 @@ extension WebSocketConnectionStateMachine {
             return finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenSent))
         case .closed:
             return nil
-        case .open, .closingAsInitiator, .closingAsResponder, .failing:
+        case .open, .closingAsInitiator, .closingAsResponder, .replying, .failing:
             preconditionFailure("handshake failure after the handshake")
         }
     }

@@ -15,7 +15,7 @@ extension WebSocketConnectionStateMachine {
             lastRead = now
             heartbeat.messageReceived(now: now)
             return .decode
-        case .failing, .closed:
+        case .replying, .failing, .closed:
             return .discard
         case .idle, .handshaking, .refused:
             preconditionFailure("frame bytes before the handshake completed")
@@ -39,13 +39,19 @@ extension WebSocketConnectionStateMachine {
         case .closingAsInitiator(receivedClose: false, _): sendsAllowed = false
         default: return .consume
         }
-        guard case .application = configuration.heartbeat.kind else { return .deliver }
+        guard case .application = configuration.heartbeat.kind else { return delivered(now: now) }
         switch heartbeat.inspect(message, now: now) {
-        case .deliver: return .deliver
+        case .deliver: return delivered(now: now)
         case .consume: return .consume
         // Nothing follows our close frame, not even a heartbeat answer (§5.5.1).
         case .reply(let answer): return sendsAllowed ? .reply(answer) : .consume
         }
+    }
+
+    /// A message goes to the application, which may answer it while the connection is open.
+    private mutating func delivered(now: Instant) -> MessageAction {
+        if case .open = state { lastDelivery = now }
+        return .deliver
     }
 
     package enum PingAction: Sendable, Hashable {
@@ -77,7 +83,7 @@ extension WebSocketConnectionStateMachine {
             .peerNotReading,
             detail: "the peer sent pings without reading the answers (more than \(configuration.maxOutboundBytes) bytes owed)",
             closeCode: WebSocketCloseCode.policyViolation)
-        return .end(finish(TransportEnd(clean: false, code: error.closeCode, error: error), closeFrame: error.closeCode))
+        return .end(finish(TransportEnd(clean: false, error: error), closeFrame: error.closeCode))
     }
 
     /// A read was processed and its writes handed to the stream: pongs still in flight now
@@ -128,22 +134,30 @@ extension WebSocketConnectionStateMachine {
         /// report ``closeFrameWritten()`` once the kernel took it; arm the `close` timer for
         /// `deadline`. The end follows the write, or the deadline if the peer does not read.
         case fail(code: UInt16?, deadline: Instant)
+        /// The peer broke the protocol right after messages the application may answer: stop
+        /// reading the socket at once and drop the input not yet decoded (§7.1.1), hand over
+        /// the messages decoded before the violation, cancel the `heartbeat`, `idle`, `probe`
+        /// and `write` timers, keep writing what `send` accepts, and arm the `close` timer for
+        /// `deadline`: the connection fails then (``TimerAction/fail(code:deadline:)``).
+        case holdForReplies(deadline: Instant)
         case end(Ending)
     }
 
-    /// The server's close frame (§7.1.5).
+    /// The server's close frame (§7.1.5): its code and reason are what the end reports.
     package mutating func closeReceived(code: UInt16?, reason: String, now: Instant) -> ClosingAction {
         switch state {
         case .open:
-            let end = TransportEnd(clean: true, code: code, reason: reason, error: Self.closeError(code))
+            peerClose = (code, reason)
+            let end = TransportEnd(clean: true, error: Self.closeError(code))
             // Echo the status code (§5.5.1), then wait for the server to close TCP (§7.1.1).
             return startClosing(.closingAsResponder(end: end), code: code, reason: "", now: now)
-        case .closingAsInitiator(_, var end):
+        case .closingAsInitiator(let answered, var end):
             // The answer to our close: the handshake is complete.
+            if !answered { peerClose = (code, reason) }
             end.clean = true
             state = .closingAsInitiator(receivedClose: true, end: end)
             return .none
-        case .closingAsResponder, .failing, .closed:
+        case .closingAsResponder, .replying, .failing, .closed:
             return .none
         case .idle, .handshaking, .refused:
             preconditionFailure("close frame before the handshake completed")
@@ -169,12 +183,19 @@ extension WebSocketConnectionStateMachine {
     /// (§7.1.7) with the error's close code (1002 when it has none). Nothing more is read:
     /// the attempt ends with the error as soon as the close frame is written, without waiting
     /// for the server's answer (the closing handshake is for orderly closes; a flooding peer
-    /// would otherwise be read, and inflated, until the close timeout).
+    /// would otherwise be read, and inflated, until the close timeout). When a message was
+    /// delivered less than ``Configuration/replyWindow`` ago, the close frame waits until that
+    /// window is over, so the application's answers to it go out first.
     package mutating func protocolViolation(_ error: RealtimeError, now: Instant) -> ClosingAction {
         switch state {
         case .open:
             let code = error.closeCode ?? WebSocketCloseCode.protocolError
-            let end = TransportEnd(clean: false, code: code, error: error)
+            let end = TransportEnd(clean: false, error: error)
+            if let deadline = replyDeadline(now: now) {
+                state = .replying(end: end, code: code)
+                stopOpenConnectionTimers()
+                return .holdForReplies(deadline: arm(.close, at: deadline))
+            }
             return .fail(code: code, deadline: startFailing(end, now: now))
         case .closingAsInitiator(_, var end), .closingAsResponder(var end):
             if end.error == nil || end.error?.code == .cancelled {
@@ -184,11 +205,19 @@ extension WebSocketConnectionStateMachine {
             // Our close frame is out already: stop listening, and end once it is written.
             if closeFrameWrittenToKernel { return .end(finish(end)) }
             return .fail(code: nil, deadline: startFailing(end, now: now))
-        case .failing, .closed:
+        case .replying, .failing, .closed:
             return .none
         case .idle, .handshaking, .refused:
             return .end(finish(TransportEnd(clean: false, error: error)))
         }
+    }
+
+    /// The end of the window for replies after a violation at `now`: ``Configuration/replyWindow``
+    /// after the last message delivered (never beyond the close timeout), nil when that is past.
+    private func replyDeadline(now: Instant) -> Instant? {
+        guard let last = lastDelivery else { return nil }
+        let until = last.advanced(by: configuration.replyWindow)
+        return until > now ? min(until, now.advanced(by: configuration.closeTimeout)) : nil
     }
 
     /// The kernel took our close frame (or the stream failed it). Failing: the attempt ends
@@ -202,7 +231,7 @@ extension WebSocketConnectionStateMachine {
             return .none
         case .closed:
             return .none
-        case .idle, .handshaking, .refused, .open:
+        case .idle, .handshaking, .refused, .open, .replying:
             preconditionFailure("a close frame was written before the machine asked for one")
         }
     }
@@ -228,7 +257,7 @@ extension WebSocketConnectionStateMachine {
             // A TCP end without a close frame (§7.1.5: code 1006, not clean).
             let error = error ?? RealtimeError(.remoteClosed, detail: "connection closed without a close frame")
             return .end(finish(TransportEnd(clean: false, error: error)))
-        case .closingAsInitiator(_, let end), .closingAsResponder(let end), .failing(let end):
+        case .closingAsInitiator(_, let end), .closingAsResponder(let end), .replying(let end, _), .failing(let end):
             return .end(finish(end))
         }
     }

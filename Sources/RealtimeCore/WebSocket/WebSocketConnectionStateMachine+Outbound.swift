@@ -55,7 +55,7 @@ extension WebSocketConnectionStateMachine {
                 .peerNotReading,
                 detail: "the peer took none of the \(outbound.pendingBytes) bytes waiting to be sent for \(timeout)",
                 closeCode: WebSocketCloseCode.policyViolation)
-            return .end(finish(TransportEnd(clean: false, code: error.closeCode, error: error), closeFrame: error.closeCode))
+            return .end(finish(TransportEnd(clean: false, error: error), closeFrame: error.closeCode))
         }
         let since = writeProgress?.at ?? now
         let next = min(now.advanced(by: Self.writeCheckInterval(timeout)), since.advanced(by: timeout))

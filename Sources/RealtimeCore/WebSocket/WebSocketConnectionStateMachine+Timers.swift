@@ -7,6 +7,9 @@ extension WebSocketConnectionStateMachine {
         case rearm(Instant)
         /// Write this heartbeat (a ping frame or the application's), then re-arm for `next`.
         case sendHeartbeat(OutboundMessage, next: Instant)
+        /// The window for replies after a violation is over: fail the connection, as
+        /// ``ClosingAction/fail(code:deadline:)`` says.
+        case fail(code: UInt16, deadline: Instant)
         /// A refused handshake's excerpt ran out of time: build the error from what came.
         case finishErrorBody
         case end(Ending)
@@ -22,7 +25,7 @@ extension WebSocketConnectionStateMachine {
         case .connect: return connectTimerFired()
         case .heartbeat: return heartbeatTimerFired(now: now)
         case .idle: return idleTimerFired(now: now)
-        case .close: return closeTimerFired()
+        case .close: return closeTimerFired(now: now)
         case .probe: return probeTimerFired(now: now)
         case .write: return writeTimerFired(outbound, now: now)
         }
@@ -54,8 +57,7 @@ extension WebSocketConnectionStateMachine {
         case .declareDead(let error):
             // The peer is gone: a best-effort close frame, then drop the socket at once
             // (waiting for a dead peer's closing handshake would only delay the reconnect).
-            let end = TransportEnd(clean: false, code: error.closeCode, error: error)
-            return .end(finish(end, closeFrame: error.closeCode ?? WebSocketCloseCode.goingAway))
+            return .end(finish(TransportEnd(clean: false, error: error), closeFrame: error.closeCode ?? WebSocketCloseCode.goingAway))
         }
     }
 
@@ -69,8 +71,10 @@ extension WebSocketConnectionStateMachine {
         return .rearm(arm(.idle, at: last.advanced(by: idle)))
     }
 
-    private mutating func closeTimerFired() -> TimerAction {
+    private mutating func closeTimerFired(now: Instant) -> TimerAction {
         switch state {
+        case .replying(let end, let code):
+            return .fail(code: code, deadline: startFailing(end, now: now))
         // The server did not finish the closing handshake in time: drop TCP ourselves (§7.1.1).
         case .closingAsInitiator(_, let end), .closingAsResponder(let end), .failing(let end):
             return .end(finish(end))

@@ -10,8 +10,10 @@ import Foundation
 /// States: `idle` → `handshaking` (DNS, TCP, TLS, the opening handshake, redirects) →
 /// `open` → `closingAsInitiator` (we sent the close frame), `closingAsResponder` (the server
 /// sent it, we echoed it) or `failing` (§7.1.7: we stopped reading and wait only for our
-/// close frame, with an error code, to reach the kernel) → `closed`. A non-101 answer goes
-/// through `refused` while the driver collects a short body excerpt for the error.
+/// close frame, with an error code, to reach the kernel) → `closed`. A violation right after
+/// messages the application may answer goes through `replying` first (reading has stopped,
+/// the application's sends still go out, for ``Configuration/replyWindow``). A non-101 answer
+/// goes through `refused` while the driver collects a short body excerpt for the error.
 ///
 /// Rules the machine keeps, whatever the order of events:
 /// - at most one close frame is sent, and nothing after it (no pong, no heartbeat, no
@@ -23,7 +25,11 @@ import Foundation
 ///   for the peer;
 /// - timers are actions (`connect`, `heartbeat`, `idle`, `close`, `probe`, `write`) with deadlines
 ///   computed from the `now` passed in; ``deadlines`` lists the armed ones, and an `end`
-///   cancels them all.
+///   cancels them all;
+/// - the end's close code and reason are the server's (§7.1.5, §7.1.6): those of its close
+///   frame (1005 when the frame had no code), 1006 when the connection opened and no close
+///   frame came, nil when it never opened; never the code we sent, which failures carry as
+///   their error's `closeCode`.
 ///
 /// Impossible calls (`start` twice, a handshake outcome outside the handshake) are
 /// `preconditionFailure`s: they are driver bugs, not network events.
@@ -65,13 +71,24 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         /// How long a failing connection waits for its close frame to reach the kernel (at
         /// most ``closeTimeout``): the peer that broke the protocol may not be reading.
         package var failWriteTimeout: Duration
+        /// How long after delivering a message a protocol violation waits before the close
+        /// frame goes out, so that what the application sends in answer to the messages that
+        /// preceded the violation goes out first (an echo client answers every message of a
+        /// read that ends in a bad frame). Nothing is read meanwhile (§7.1.1); a violation with
+        /// no message delivered that recently fails at once. Zero: never wait. Default
+        /// ``defaultReplyWindow``.
+        package var replyWindow: Duration
+        /// 250 ms: far more than a consumer takes to answer on a loaded machine (microseconds
+        /// to milliseconds), short beside any reconnect backoff, and under the second after
+        /// which Autobahn's fuzzing server drops a client that has not closed.
+        package static var defaultReplyWindow: Duration { .milliseconds(250) }
 
         package init(
             url: URL, connectTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil,
             closeTimeout: Duration = .seconds(5), maxRedirects: Int = 10, allowsInsecureRedirects: Bool = false,
             heartbeat: HeartbeatPolicy = .disabled, maxOutboundBytes: Int = 16 << 20,
             writeTimeout: Duration? = .seconds(20), failWriteTimeout: Duration = .seconds(1),
-            tcpUserTimeout: Duration? = nil
+            replyWindow: Duration = defaultReplyWindow, tcpUserTimeout: Duration? = nil
         ) {
             self.url = url
             self.connectTimeout = connectTimeout
@@ -83,6 +100,7 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
             self.maxOutboundBytes = maxOutboundBytes
             self.writeTimeout = Self.effectiveWriteTimeout(writeTimeout, tcpUserTimeout: tcpUserTimeout)
             self.failWriteTimeout = failWriteTimeout
+            self.replyWindow = replyWindow
         }
 
         /// The write timeout applied: at most two thirds of `TCP_USER_TIMEOUT` when the socket
@@ -108,6 +126,10 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         case closingAsInitiator(receivedClose: Bool, end: TransportEnd)
         /// The server sent a close frame and we echoed it; waiting for TCP to end.
         case closingAsResponder(end: TransportEnd)
+        /// The peer broke the protocol right after messages the application may still answer:
+        /// nothing is read any more, sends are still written, and at the `close` deadline the
+        /// connection fails (§7.1.7) with `code`.
+        case replying(end: TransportEnd, code: UInt16)
         /// We failed the connection (§7.1.7): nothing is read any more; the end comes once our
         /// close frame is written (``closeFrameWritten()``) or at the `close` deadline.
         case failing(end: TransportEnd)
@@ -131,6 +153,12 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
     package internal(set) var requestMayHaveBeenSent = false
     /// Our close frame reached the kernel (``closeFrameWritten()``).
     var closeFrameWrittenToKernel = false
+    /// The handshake succeeded: from here on every end reports a close code.
+    var hasOpened = false
+    /// When a message was last handed to the application (see ``Configuration/replyWindow``).
+    var lastDelivery: Instant?
+    /// The code (nil: none) and reason of the first close frame the server sent.
+    var peerClose: (code: UInt16?, reason: String)?
     /// The write-progress watch: the kernel's byte count at the last check that saw it move,
     /// and when (nil: nothing was waiting at the last look).
     var writeProgress: (bytesWritten: UInt64, at: Instant)?
@@ -232,16 +260,27 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
     /// any more, and bytes already received are not processed.
     package var discardsInput: Bool {
         switch state {
-        case .failing, .closed: return true
+        case .replying, .failing, .closed: return true
         default: return false
         }
     }
+
+    /// The close code an end reports (RFC 6455 §7.1.5): the server's close frame's (1005 when
+    /// it carried none), 1006 when the connection opened and no close frame came, nil when it
+    /// never opened.
+    package var peerCloseCode: UInt16? {
+        if let peerClose { return peerClose.code ?? WebSocketCloseCode.noStatusReceived }
+        return hasOpened ? WebSocketCloseCode.abnormalClosure : nil
+    }
+
+    /// The reason of the server's close frame (§7.1.6), nil when none came.
+    package var peerCloseReason: String? { peerClose?.reason }
 
     /// The close frame was sent (or the attempt ended): nothing may be written any more.
     package var closeFrameSent: Bool {
         switch state {
         case .closingAsInitiator, .closingAsResponder, .failing, .closed: return true
-        case .idle, .handshaking, .refused, .open: return false
+        case .idle, .handshaking, .refused, .open, .replying: return false
         }
     }
 
@@ -256,10 +295,15 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
         package var closeFrame: UInt16?
     }
 
-    /// Ends the attempt: every timer is cancelled (``deadlines`` is empty afterwards).
+    /// Ends the attempt: every timer is cancelled (``deadlines`` is empty afterwards). The
+    /// end's close code and reason are set here, from what the server sent
+    /// (``peerCloseCode``), whatever path ends the attempt.
     mutating func finish(_ end: TransportEnd, closeFrame: UInt16? = nil) -> Ending {
         precondition(!isClosed, "WebSocketConnectionStateMachine ended twice")
         let frame = closeFrameSent ? nil : closeFrame
+        var end = end
+        end.code = peerCloseCode
+        end.reason = peerCloseReason
         state = .closed
         deadlines = Deadlines()
         heartbeat.stop()

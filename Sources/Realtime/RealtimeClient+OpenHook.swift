@@ -160,8 +160,8 @@ extension RealtimeClient {
         return e
     }
 
-    /// A send from the hook goes straight to attempt `attempt`'s transport (the outbox waits
-    /// for the hook).
+    /// A send from the hook (or a context kept after it) goes straight to attempt `attempt`'s
+    /// transport (the outbox waits for the hook), and counts in the statistics like any send.
     private func sendFromOpenHook(_ message: OutboundMessage, flush: Bool, attempt: Int) async throws {
         guard transportKind == .webSocket else { throw RealtimeError(.sendNotSupported) }
         let live: (any Transport)? = storage.state.withLock { s in
@@ -170,6 +170,7 @@ extension RealtimeClient {
         }
         guard let live else { throw RealtimeError(.notConnected, detail: "the connection of the on-open hook is gone") }
         try await live.send(message, flush: flush)
+        storage.state.withLock { $0.machine.sent(bytes: message.payloadSize) }
     }
 }
 

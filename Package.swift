@@ -162,7 +162,7 @@ let package = Package(
         // The embedded loop and byte stream (they implement RealtimeIO's protocols).
         .target(
             name: "RealtimeIOTestSupport",
-            dependencies: ["RealtimeCore", "RealtimeIO", "RealtimeTestSupport"],
+            dependencies: ["Realtime", "RealtimeCore", "RealtimeIO", "RealtimeTestSupport"],
             path: "Tests/IOSupport",
             swiftSettings: swiftSettings
         ),

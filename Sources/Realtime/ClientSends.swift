@@ -8,7 +8,7 @@ struct ClientSends {
     var early: [UInt64: RealtimeError?] = [:]
     /// The expiry timer's task, and the arming it belongs to (a newer arming or a disarm
     /// makes an older task stale).
-    var expiry: Task<Void, Never>?
+    var expiry: ClientTimer?
     var expiryGeneration: UInt64 = 0
 
     /// The continuation to resume for each resolution; a resolution whose caller is not

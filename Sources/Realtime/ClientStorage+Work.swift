@@ -8,8 +8,8 @@ extension ClientStorage {
         var actions: [ClientStateMachine.Action] = []
         /// The live transport, when ``effects`` has a transport command.
         var transport: (any Transport)?
-        /// Tasks to cancel: the disarmed timer, preparation work, the outbox's disarmed expiry.
-        var cancelled: [Task<Void, Never>] = []
+        /// What to cancel: the disarmed timer, preparation work, the outbox's disarmed expiry.
+        var cancelled: [ClientTimer] = []
         var observation: (monitor: any NetworkMonitor, observation: NetworkObservation)?
         /// The outbox's expiry arming this work belongs to (see ``ClientSends/expiryGeneration``).
         var expiryGeneration: UInt64 = 0
@@ -51,10 +51,10 @@ extension ClientStorage.State {
             case .openHook(let attempt, _, _, _):
                 out.hookWaiter = handshake.begin(attempt: attempt) ?? out.hookWaiter
             case .cancelTimer:
-                if let t = timer { out.cancelled.append(t.task) }
+                if let t = timer { out.cancelled.append(t.timer) }
                 timer = nil
             case .cancelWork:
-                out.cancelled += work.values
+                out.cancelled += work.values.map { .task($0) }
                 work = [:]
             case .transport(let command):
                 out.transport = transport?.transport
@@ -93,7 +93,7 @@ extension ClientStorage.State {
     }
 
     /// Makes any armed expiry task stale and returns it for cancelling.
-    private mutating func disarmSendExpiry() -> Task<Void, Never>? {
+    private mutating func disarmSendExpiry() -> ClientTimer? {
         sends.expiryGeneration &+= 1
         defer { sends.expiry = nil }
         return sends.expiry

@@ -67,7 +67,7 @@ final class ClientStorage: Sendable {
         /// The first iterator started the machine.
         var started = false
         var transport: (attempt: Int, transport: any Transport)?
-        var timer: (token: UInt64, task: Task<Void, Never>)?
+        var timer: (token: UInt64, timer: ClientTimer)?
         /// Preparation tasks in flight (attempt preparation, cursor loading), by id.
         var work: [UInt64: Task<Void, Never>] = [:]
         var nextWork: UInt64 = 0

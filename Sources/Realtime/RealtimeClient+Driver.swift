@@ -104,19 +104,18 @@ extension RealtimeClient {
         }
     }
 
-    /// Arms the machine's timer: a task that sleeps until `deadline` on the client's clock.
-    /// Kept only while the machine still wants that timer (a disarm may come first).
+    /// Arms the machine's timer at `deadline` on the client's clock. Kept only while the
+    /// machine still wants that timer (a disarm may come first).
     private func startTimer(_ token: UInt64, deadline: Duration) {
-        let task = Task { [weak self, clock] in
-            do { try await clock.sleep(until: deadline) } catch { return }
+        let timer = clock.arm(at: deadline) { [weak self] in
             self?.handle { machine, now in machine.timerFired(token, now: now) }
         }
         let keep: Bool = storage.state.withLock { s in
             guard s.machine.armedTimer == token else { return false }
-            s.timer = (token, task)
+            s.timer = (token, timer)
             return true
         }
-        if !keep { task.cancel() }
+        if !keep { timer.cancel() }
     }
 
     /// Runs preparation work (an attempt's headers and transport, the cursor load) in a task

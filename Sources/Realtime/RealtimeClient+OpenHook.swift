@@ -125,8 +125,8 @@ extension RealtimeClient {
     }
 
     /// nil when the hook returned; `open_hook_failed` when it threw or ran out of time. The
-    /// hook and the timer run in tasks of their own, raced: a hook that ignores cancellation
-    /// cannot hold the attempt past its deadline.
+    /// hook runs in a task of its own, raced with a timer on the client's clock: a hook that
+    /// ignores cancellation cannot hold the attempt past its deadline.
     private func openHookOutcome(
         _ hook: @escaping @Sendable (OpenContext) async throws -> Void, context: OpenContext, deadline: Duration
     ) async -> RealtimeError? {
@@ -142,11 +142,10 @@ extension RealtimeClient {
                         race.finish(Self.openHookError(error))
                     }
                 }
-                let timerTask = Task { [clock] in
-                    do { try await clock.sleep(until: deadline) } catch { return }
+                let timer = clock.arm(at: deadline) {
                     race.finish(RealtimeError(.openHookFailed, detail: "the on-open hook did not finish within \(timeout)"))
                 }
-                race.begin(c, tasks: [hookTask, timerTask])
+                race.begin(c, cancelling: [.task(hookTask), timer])
             }
         } onCancel: {
             race.finish(.cancelled)
@@ -175,18 +174,18 @@ extension RealtimeClient {
 }
 
 /// The first of the hook, its timer and a cancellation to finish resumes the waiting task
-/// and cancels the other tasks; later finishes do nothing.
+/// and cancels the others; later finishes do nothing.
 private final class OpenHookRace: Sendable {
     private struct State {
         var continuation: CheckedContinuation<RealtimeError?, Never>?
-        var tasks: [Task<Void, Never>] = []
+        var tasks: [ClientTimer] = []
         /// Finished before the continuation was set (an early cancellation), with this result.
         var early: RealtimeError??
         var done = false
     }
     private let state = Mutex(State())
 
-    func begin(_ c: CheckedContinuation<RealtimeError?, Never>, tasks: [Task<Void, Never>]) {
+    func begin(_ c: CheckedContinuation<RealtimeError?, Never>, cancelling tasks: [ClientTimer]) {
         let early: RealtimeError?? = state.withLock { s in
             if s.done { return s.early }
             s.continuation = c
@@ -199,7 +198,7 @@ private final class OpenHookRace: Sendable {
     }
 
     func finish(_ result: RealtimeError?) {
-        let taken: (CheckedContinuation<RealtimeError?, Never>, [Task<Void, Never>])? = state.withLock { s in
+        let taken: (CheckedContinuation<RealtimeError?, Never>, [ClientTimer])? = state.withLock { s in
             guard !s.done else { return nil }
             s.done = true
             guard let c = s.continuation else {

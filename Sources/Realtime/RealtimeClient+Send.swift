@@ -95,10 +95,11 @@ extension RealtimeClient {
     }
 
     /// Hands the outbox to the open connection, one message at a time (so the order holds),
-    /// until the machine says stop (the queue is empty, or no connection takes messages).
+    /// until the machine says stop (the queue is empty, or no connection takes messages); as
+    /// work of the client's, which ``close()`` cancels.
     func drainSends() {
-        Task { [self] in
-            while let (entry, transport, attempt) = nextQueuedSend() {
+        startWork { client in
+            while let (entry, transport, attempt) = client.nextQueuedSend() {
                 var failure: RealtimeError?
                 if let transport {
                     do {
@@ -109,7 +110,7 @@ extension RealtimeClient {
                 } else {
                     failure = RealtimeError(.notConnected)
                 }
-                handle { machine, now in
+                client.handle { machine, now in
                     if failure == nil { machine.sent(bytes: entry.bytes) }
                     return machine.queuedSendSettled(id: entry.id, attempt: attempt, error: failure, now: now)
                 }
@@ -127,15 +128,14 @@ extension RealtimeClient {
 
     /// Arms the outbox's expiry timer; kept only while no newer arming or disarm came.
     func armSendExpiry(_ deadline: Duration, generation: UInt64) {
-        let task = Task { [weak self, clock] in
-            do { try await clock.sleep(until: deadline) } catch { return }
+        let timer = clock.arm(at: deadline) { [weak self] in
             self?.handle { machine, now in machine.sendExpiryFired(now: now) }
         }
         let keep: Bool = storage.state.withLock { s in
             guard s.sends.expiryGeneration == generation else { return false }
-            s.sends.expiry = task
+            s.sends.expiry = timer
             return true
         }
-        if !keep { task.cancel() }
+        if !keep { timer.cancel() }
     }
 }

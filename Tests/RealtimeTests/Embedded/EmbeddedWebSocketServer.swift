@@ -1,0 +1,107 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeCore
+import RealtimeIOTestSupport
+import RealtimeTestServer
+
+/// The server of one WebSocket attempt of an ``EmbeddedClient``, on the ``EmbeddedByteStream``
+/// the production connection reads and writes: the test accepts the TCP connection, answers the
+/// upgrade, sends frames and faults, and reads the frames the client wrote. Each call runs
+/// what the connection queued on the loop.
+final class EmbeddedWebSocketServer: @unchecked Sendable {
+    /// The request the client made for this attempt (before the transport added its headers).
+    let request: TransportRequest
+    let stream: EmbeddedByteStream
+    let loop: ManualLoop
+    private var handshake: [UInt8] = []
+    private var receiver = WebSocketReceiver(role: .server)
+    private var encoder = WebSocketFrameEncoder(role: .server)
+    /// Every frame the client sent after the upgrade, in order.
+    private(set) var received: [WebSocketMessageAssembler.Output] = []
+    /// Answer the client's pings with pongs (as servers do). Default true.
+    var answersPings = true
+
+    init(request: TransportRequest, stream: EmbeddedByteStream, loop: ManualLoop) {
+        self.request = request
+        self.stream = stream
+        self.loop = loop
+    }
+
+    /// The text messages the client sent.
+    var texts: [String] {
+        read()
+        return received.compactMap { if case .text(let b) = $0 { String(decoding: b, as: UTF8.self) } else { nil } }
+    }
+
+    /// The upgrade request the client wrote (its header lines), once complete.
+    var upgradeRequest: String? {
+        let text = String(decoding: handshake, as: UTF8.self)
+        return text.contains("\r\n\r\n") ? text : nil
+    }
+
+    /// Accepts the TCP connection and answers the upgrade with 101 (and `subprotocol`).
+    func accept(subprotocol: String? = nil) {
+        loop.onLoop { stream.acceptConnection() }
+        readHandshake()
+        guard let request = upgradeRequest else { preconditionFailure("the client wrote no upgrade request") }
+        var head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+            + "Sec-WebSocket-Accept: \(TestServer.webSocketAccept(forKey: Self.key(in: request)))\r\n"
+        if let subprotocol { head += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
+        feed(Array((head + "\r\n").utf8))
+    }
+
+    /// Accepts the TCP connection and refuses the upgrade with `status`.
+    func refuse(status: Int) {
+        loop.onLoop { stream.acceptConnection() }
+        readHandshake()
+        feed(Array("HTTP/1.1 \(status) Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
+        loop.onLoop { stream.feedEOF() }
+    }
+
+    func sendText(_ text: String) { feed(encoder.text(text)) }
+    func sendBinary(_ bytes: [UInt8]) { feed(encoder.binary(bytes)) }
+    func sendPing(_ payload: [UInt8] = []) { feed(encoder.ping(payload)) }
+
+    /// Sends a close frame (the client answers it; then the server closes TCP).
+    func close(code: UInt16 = 1000, reason: String = "") {
+        feed(encoder.close(code: code, reason: reason))
+        read()
+        loop.onLoop { stream.feedEOF() }
+    }
+
+    /// The connection is reset (`ECONNRESET`).
+    func reset() { loop.onLoop { stream.fail() } }
+
+    /// The server's TCP side closes (EOF) without a close frame.
+    func eof() { loop.onLoop { stream.feedEOF() } }
+
+    /// Feeds bytes as one read, then reads what the client answered.
+    func feed(_ bytes: [UInt8]) {
+        loop.onLoop { stream.feed(bytes) }
+        read()
+    }
+
+    /// Decodes what the client wrote since the last read; answers pings and a close.
+    @discardableResult
+    func read() -> [WebSocketMessageAssembler.Output] {
+        let bytes = loop.onLoop { stream.takeWritten() }
+        guard !bytes.isEmpty, let frames = try? receiver.receive(bytes) else { return [] }
+        received += frames
+        for frame in frames {
+            if case .ping(let payload) = frame, answersPings { loop.onLoop { stream.feed(encoder.pong(payload)) } }
+        }
+        return frames
+    }
+
+    private func readHandshake() {
+        handshake += loop.onLoop { stream.takeWritten() }
+    }
+
+    private static func key(in request: String) -> String {
+        request.split(separator: "\r\n")
+            .first { $0.lowercased().hasPrefix("sec-websocket-key:") }
+            .map { $0.dropFirst("sec-websocket-key:".count).trimmingCharacters(in: .whitespaces) } ?? ""
+    }
+}
+#endif

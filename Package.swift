@@ -17,6 +17,7 @@ let package = Package(
         .library(name: "RealtimeMCP", targets: ["RealtimeMCP"]),
         .library(name: "RealtimeSocketIO", targets: ["RealtimeSocketIO"]),
         .library(name: "RealtimeGraphQL", targets: ["RealtimeGraphQL"]),
+        .library(name: "RealtimeTesting", targets: ["RealtimeTesting"]),
         .library(name: "RealtimeTestServer", targets: ["RealtimeTestServer"]),
         .executable(name: "rtcat", targets: ["rtcat"]),
         .executable(name: "RealtimeBenchmarks", targets: ["RealtimeBenchmarks"]),
@@ -102,6 +103,16 @@ let package = Package(
             dependencies: ["Realtime"],
             swiftSettings: swiftSettings
         ),
+        // The test seam, shipped: the manual loop (a scheduler and a clock), the embedded byte
+        // stream and scripted curl the production transports run on, and their servers.
+        .target(
+            name: "RealtimeTesting",
+            dependencies: [
+                "Realtime", "RealtimeCore", "RealtimeIO", "RealtimeSSE", "RealtimeWebSocket",
+                .target(name: "CCurl", condition: linux),
+            ],
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RealtimeTestServer",
             dependencies: [
@@ -159,20 +170,6 @@ let package = Package(
             path: "Tests/Support",
             swiftSettings: swiftSettings
         ),
-        // The embedded loop and byte stream (they implement RealtimeIO's protocols).
-        .target(
-            name: "RealtimeIOTestSupport",
-            dependencies: ["Realtime", "RealtimeCore", "RealtimeIO", "RealtimeTestSupport"],
-            path: "Tests/IOSupport",
-            swiftSettings: swiftSettings
-        ),
-        // A scripted libcurl transfer for the SSE connection (it implements RealtimeSSE's seam).
-        .target(
-            name: "RealtimeSSETestSupport",
-            dependencies: ["RealtimeCore", "RealtimeSSE", .target(name: "CCurl", condition: linux)],
-            path: "Tests/SSESupport",
-            swiftSettings: swiftSettings
-        ),
         .testTarget(
             name: "RealtimeCoreTests",
             dependencies: ["RealtimeCore", "RealtimeTestServer", "RealtimeTestSupport"],
@@ -180,19 +177,19 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeIOTests",
-            dependencies: ["RealtimeIO", "RealtimeTestSupport", "RealtimeIOTestSupport"],
+            dependencies: ["RealtimeIO", "RealtimeTestSupport", "RealtimeTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RealtimeSSETests",
             dependencies: [
-                "RealtimeSSE", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport", "RealtimeSSETestSupport",
+                "RealtimeSSE", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeTesting",
             ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
             name: "RealtimeWebSocketTests",
-            dependencies: ["RealtimeWebSocket", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport"],
+            dependencies: ["RealtimeWebSocket", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -218,7 +215,7 @@ let package = Package(
         .testTarget(
             name: "RealtimeTests",
             dependencies: [
-                "Realtime", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeIOTestSupport", "RealtimeSSETestSupport",
+                "Realtime", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeTesting",
             ],
             swiftSettings: swiftSettings
         ),

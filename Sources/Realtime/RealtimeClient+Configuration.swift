@@ -213,6 +213,11 @@ extension RealtimeClient {
         }
         /// What ``networkMonitor`` was set to; the loop's monitor is made only when used.
         var monitorChoice = MonitorChoice.loopDefault
+        /// Whether ``networkMonitor`` is the event loop's (never set).
+        package var usesDefaultNetworkMonitor: Bool {
+            if case .loopDefault = monitorChoice { return true }
+            return false
+        }
         enum MonitorChoice: Sendable {
             case loopDefault, none
             case custom(any NetworkMonitor)

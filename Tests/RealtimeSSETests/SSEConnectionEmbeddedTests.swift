@@ -2,7 +2,7 @@
 import CCurl
 import Glibc
 import RealtimeCore
-import RealtimeIOTestSupport
+import RealtimeTesting
 import RealtimeTestSupport
 @testable import RealtimeSSE
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import Realtime
 import RealtimeTestSupport
+import RealtimeTesting
 import Testing
 
 /// Reachability policy: no attempt and no retry spent while the network is down,

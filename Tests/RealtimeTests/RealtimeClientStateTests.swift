@@ -1,6 +1,7 @@
 import Foundation
 import Realtime
 import RealtimeTestSupport
+import RealtimeTesting
 import Testing
 
 /// `state` and `stateChanges` say what the client is doing; attempts are counted over its

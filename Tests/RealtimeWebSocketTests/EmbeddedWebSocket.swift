@@ -5,7 +5,7 @@ import Foundation
 #endif
 import RealtimeCore
 import RealtimeIO
-import RealtimeIOTestSupport
+import RealtimeTesting
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing

@@ -1,6 +1,6 @@
 import Testing
 import RealtimeCore
-import RealtimeIOTestSupport
+import RealtimeTesting
 @testable import RealtimeWebSocket
 
 /// How a WebSocket attempt ends in each phase (connecting, handshaking, open, closing) when

@@ -1,6 +1,6 @@
 import Testing
 import RealtimeCore
-import RealtimeIOTestSupport
+import RealtimeTesting
 import RealtimeTestSupport
 @testable import RealtimeWebSocket
 

@@ -1,5 +1,5 @@
 import RealtimeCore
-import RealtimeIOTestSupport
+import RealtimeTesting
 import Testing
 @testable import RealtimeWebSocket
 

@@ -1,6 +1,6 @@
 import Testing
 import RealtimeCore
-import RealtimeIOTestSupport
+import RealtimeTesting
 @testable import RealtimeWebSocket
 
 /// Every timeout of the WebSocket connection on the embedded loop: time moves only when the

@@ -10,7 +10,7 @@
 ///    running may finish).
 ///
 /// Implementations: `LinuxNetworkMonitor` (netlink, in `RealtimeIO`),
-/// ``ManualNetworkMonitor`` (tests). On Apple platforms an `NWPathMonitor` wrapper fits the
+/// `ManualNetworkMonitor` (tests, in `RealtimeTesting`). On Apple platforms an `NWPathMonitor` wrapper fits the
 /// same shape (`.satisfied` → reachable, every path update → a new `pathGeneration`).
 public protocol NetworkMonitor: AnyObject, Sendable {
     /// The latest known status.

@@ -2,8 +2,7 @@
 import CCurl
 import RealtimeCore
 import RealtimeIO
-import RealtimeIOTestSupport
-import RealtimeSSETestSupport
+import RealtimeTesting
 import RealtimeTestSupport
 @testable import RealtimeSSE
 #if canImport(FoundationEssentials)
@@ -64,7 +63,7 @@ final class EmbeddedSSE: @unchecked Sendable {
         return options
     }
 
-    var machine: SSEAttemptStateMachine<ManualClock.Instant> { loop.onLoop { connection.value.machine } }
+    var machine: SSEAttemptStateMachine<ManualLoop.Instant> { loop.onLoop { connection.value.machine } }
 
     // MARK: - Playing the caller
 

@@ -1,69 +1,32 @@
 #if os(Linux)
 import Foundation
 import Realtime
-import RealtimeCore
-import RealtimeIO
-import RealtimeIOTestSupport
-import RealtimeSSE
-import RealtimeSSETestSupport
 import RealtimeTestSupport
-import RealtimeWebSocket
+import RealtimeTesting
 import Testing
 
-/// A `RealtimeClient` on the embedded stack: the production transport cores on a
-/// ``ManualLoop``, which is also the client's clock (its backoff, outbox and on-open hook
-/// timers are loop timers), and each attempt's network played by the test through an
-/// ``EmbeddedSSEServer`` (a scripted libcurl) or an ``EmbeddedWebSocketServer`` (an embedded
-/// byte stream). Time moves only with ``advance(by:)``; nothing sleeps, nothing reads a clock.
+/// A `RealtimeClient` on an ``EmbeddedNetwork``: the production transport cores on a manual
+/// loop, which is also the client's clock, each attempt's server played by the test. Defaults
+/// for tests: jitter off (delays are exact: 1 s, 2 s, 4 s…), a seeded generator, no network
+/// monitor, no heartbeat, no compression.
 ///
 /// The consumer runs in a task of its own (an ``EventRecorder``): what the client emits while
 /// the test runs the loop reaches it asynchronously, and the test awaits it there. Steps the
 /// client takes on the consumer's progress (exact resume waits for it) are awaited through
-/// ``waitForState(_:_:)`` before the loop runs again.
+/// ``waitForState(_:_:)``, which runs the loop once the state is reached.
 final class EmbeddedClient: @unchecked Sendable {
-    let loop = ManualLoop()
+    let network = EmbeddedNetwork()
     let client: RealtimeClient
-    private let made = LockedValue<(sse: [EmbeddedSSEServer], webSocket: [EmbeddedWebSocketServer])>(([], []))
+    var loop: ManualLoop { network.loop }
 
-    /// A client for `url` with jitter off (delays are exact: 1 s, 2 s, 4 s…), no network
-    /// monitor, no heartbeat, no compression and no proxy unless `configure` says otherwise.
     init(_ url: String = "http://peer.test/stream", seed: UInt64 = 1, configure: (inout RealtimeClient.Configuration) -> Void = { _ in }) throws {
         var configuration = RealtimeClient.Configuration()
         configuration.backoff = .exponential(jitter: .none)
         configuration.networkMonitor = nil
         configuration.heartbeat = .disabled
         configuration.webSocket.compression = .disabled
-        configuration.webSocket.proxy = .none
-        configuration.sse.proxy = .none
         configure(&configuration)
-        let loop = self.loop
-        let made = self.made
-        let sse = configuration.sse
-        let webSocket = configuration.webSocket
-        client = try RealtimeClient(
-            url: URL(string: url)!, configuration: configuration, clock: loop, random: SeededGenerator(seed: seed),
-            transportFactory: { request in
-                Self.transport(request, sse: sse, webSocket: webSocket, loop: loop, seed: seed, made: made)
-            })
-    }
-
-    private static func transport(
-        _ request: TransportRequest, sse: SSETransport.Options, webSocket: WebSocketTransport.Options, loop: ManualLoop,
-        seed: UInt64, made: LockedValue<(sse: [EmbeddedSSEServer], webSocket: [EmbeddedWebSocketServer])>
-    ) -> any Transport {
-        if RealtimeClient.transportKind(for: request.url) == .sse {
-            return SSETransportCore(request: request, options: sse, loop: loop) { _, _, _ in
-                let curl = ScriptedCurl()
-                made.withLock { $0.sse.append(EmbeddedSSEServer(request: request, curl: curl, loop: loop)) }
-                return curl
-            }
-        }
-        let random = SeededGenerator(seed: seed &+ UInt64(request.attempt))
-        return WebSocketTransportCore(request: request, options: webSocket, loop: loop, random: random) { chunk in
-            let stream = EmbeddedByteStream(loop: loop, readChunkSize: chunk)
-            made.withLock { $0.webSocket.append(EmbeddedWebSocketServer(request: request, stream: stream, loop: loop)) }
-            return stream
-        }
+        client = try network.client(url: URL(string: url)!, configuration: configuration, random: SeededGenerator(seed: seed))
     }
 
     /// Runs what the client and its transports queued.
@@ -74,28 +37,23 @@ final class EmbeddedClient: @unchecked Sendable {
 
     /// The server of SSE attempt `index` (0 for the first), once the transport made it.
     func sse(_ index: Int, sourceLocation: SourceLocation = #_sourceLocation) -> EmbeddedSSEServer? {
-        loop.run()
-        let servers = made.withLock { $0.sse }
-        guard index < servers.count else {
-            Issue.record("no SSE attempt \(index + 1) (\(servers.count) made)", sourceLocation: sourceLocation)
+        guard let server = network.sseServer(index) else {
+            Issue.record("no SSE connection \(index + 1) (\(network.connectionCount) made)", sourceLocation: sourceLocation)
             return nil
         }
-        return servers[index]
+        return server
     }
 
     /// The server of WebSocket attempt `index` (0 for the first), once the transport made it.
     func webSocket(_ index: Int, sourceLocation: SourceLocation = #_sourceLocation) -> EmbeddedWebSocketServer? {
-        loop.run()
-        let servers = made.withLock { $0.webSocket }
-        guard index < servers.count else {
-            Issue.record("no WebSocket attempt \(index + 1) (\(servers.count) made)", sourceLocation: sourceLocation)
+        guard let server = network.webSocketServer(index) else {
+            Issue.record("no WebSocket connection \(index + 1) (\(network.connectionCount) made)", sourceLocation: sourceLocation)
             return nil
         }
-        return servers[index]
+        return server
     }
 
-    /// Attempts whose transport made its connection so far.
-    var connectionCount: Int { made.withLock { $0.sse.count + $0.webSocket.count } }
+    var connectionCount: Int { network.connectionCount }
 
     /// Waits until the client reports a state satisfying `condition`, then runs the loop (what
     /// the client queued on the way, say a transport it started, is done when this returns).

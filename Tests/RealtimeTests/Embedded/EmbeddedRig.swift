@@ -4,9 +4,8 @@ import Foundation
 import Realtime
 import RealtimeCore
 import RealtimeIO
-import RealtimeIOTestSupport
+import RealtimeTesting
 import RealtimeSSE
-import RealtimeSSETestSupport
 import RealtimeTestSupport
 import RealtimeWebSocket
 import Testing

@@ -4,9 +4,8 @@ import Foundation
 import Glibc
 import Realtime
 import RealtimeCore
-import RealtimeIOTestSupport
+import RealtimeTesting
 import RealtimeSSE
-import RealtimeSSETestSupport
 
 /// The server of one SSE attempt in ``EmbeddedRig``, and libcurl between it and the
 /// connection: plays a ``PeerScenario`` by calling a ``ScriptedCurl``'s callbacks (the

@@ -2,7 +2,7 @@
 import Foundation
 import Realtime
 import RealtimeCore
-import RealtimeIOTestSupport
+import RealtimeTesting
 import RealtimeTestServer
 
 /// The server of one WebSocket attempt in ``EmbeddedRig``: plays a ``PeerScenario`` on an

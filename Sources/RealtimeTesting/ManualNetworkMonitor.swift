@@ -1,3 +1,5 @@
+import RealtimeCore
+
 
 /// A ``NetworkMonitor`` driven by hand: tests (and apps with their own reachability
 /// source) call ``setReachable(_:)`` and ``signalPathChange()``. Handlers run synchronously

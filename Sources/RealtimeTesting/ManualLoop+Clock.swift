@@ -8,13 +8,13 @@ import Synchronization
 /// timers on the same loop as its transports', so one ``ManualLoop/advanceTime(by:)`` moves
 /// everything, and a timer's work (a reconnect, a transport started) is done when it returns.
 extension ManualLoop: Clock, ClientTimerSource {
-    package typealias Duration = Swift.Duration
+    public typealias Duration = Swift.Duration
 
-    package var minimumResolution: Duration { .nanoseconds(1) }
+    public var minimumResolution: Duration { .nanoseconds(1) }
 
     /// Suspends until the loop's time passes `deadline` (a timer on the loop resumes it);
     /// throws `CancellationError` when the task is cancelled first.
-    package func sleep(until deadline: Instant, tolerance: Duration?) async throws {
+    public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         let sleeper = Sleeper()
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<Void, any Error>) in

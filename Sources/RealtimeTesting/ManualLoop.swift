@@ -3,18 +3,29 @@ import Glibc
 #endif
 import RealtimeCore
 import RealtimeIO
-import RealtimeTestSupport
 
-/// A ``LoopScheduler`` whose time moves only when the test moves it: the embedded loop a
-/// connection runs on in a test. Queued work runs when the test calls ``run()`` (or moves
-/// time); timers fire in deadline order (ties in the order they were armed) as
-/// ``advanceTime(by:)`` passes their deadlines, each seeing ``now`` at its own deadline.
+/// An event loop whose time moves only when the test moves it, and the clock of a
+/// `RealtimeClient` made with it: the production transports run on it (their I/O, idle and
+/// heartbeat timers), and so do the client's timers (backoff, the outbox's expiry, the
+/// on-open hook's deadline). Queued work runs when the test calls ``run()`` (or moves time);
+/// timers fire in deadline order (ties in the order they were armed) as ``advanceTime(by:)``
+/// passes their deadlines, each seeing ``now`` at its own deadline, and what a timer starts
+/// (a reconnect, a ping) is done when the call returns. Nothing sleeps, nothing reads the
+/// wall clock: a test runs the same on a loaded machine.
 ///
 /// Threading: the test drives the loop from one task. While the loop runs work, timers or a
-/// body given to ``onLoop(_:)``, the calling thread counts as the loop's thread
-/// (``inEventLoop``); ``execute(_:)`` may be called from anywhere.
-package final class ManualLoop: LoopScheduler, @unchecked Sendable {
-    package typealias Instant = ManualClock.Instant
+/// body it runs on the loop, the calling thread counts as the loop's thread; work may be
+/// queued from anywhere.
+public final class ManualLoop: LoopScheduler, @unchecked Sendable {
+    /// A time on the loop's time line: the duration since the loop was made.
+    public struct Instant: InstantProtocol, Sendable {
+        /// The time since the loop was made.
+        public var offset: Duration
+        public init(offset: Duration) { self.offset = offset }
+        public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        public func duration(to other: Instant) -> Duration { other.offset - offset }
+        public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
+    }
 
     /// A timer body; only ever called on the loop's (the test's) thread.
     private struct Timer: @unchecked Sendable {
@@ -37,11 +48,15 @@ package final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// for itself fails the test instead of spinning.
     private let maxStepsPerRun: Int
 
-    package init(maxStepsPerRun: Int = 100_000) {
+    /// A loop at time zero. `maxStepsPerRun` bounds the work items and timers one ``run()``
+    /// (or one instant of ``advanceTime(by:)``) may run: code that keeps queueing work for
+    /// itself fails the test instead of spinning.
+    public init(maxStepsPerRun: Int = 100_000) {
         self.maxStepsPerRun = maxStepsPerRun
     }
 
-    package var now: Instant { state.withLock { $0.now } }
+    /// The loop's current time.
+    public var now: Instant { state.withLock { $0.now } }
 
     package var inEventLoop: Bool {
         state.withLock { s in s.runner.map { pthread_equal($0, pthread_self()) != 0 } ?? false }
@@ -64,14 +79,15 @@ package final class ManualLoop: LoopScheduler, @unchecked Sendable {
         _ = state.withLock { $0.timers.removeValue(forKey: timer.id) }
     }
 
-    /// Timers armed and not yet fired or cancelled.
-    package var pendingTimerCount: Int { state.withLock { $0.timers.count } }
+    /// Timers armed and not yet fired or cancelled (a test checks that nothing outlives a
+    /// closed client).
+    public var pendingTimerCount: Int { state.withLock { $0.timers.count } }
 
     /// The earliest armed deadline, if any.
-    package var nextDeadline: Instant? { state.withLock { s in s.timers.values.map(\.deadline).min() } }
+    public var nextDeadline: Instant? { state.withLock { s in s.timers.values.map(\.deadline).min() } }
 
     /// Work queued and not yet run.
-    package var pendingTaskCount: Int { state.withLock { $0.tasks.count } }
+    public var pendingTaskCount: Int { state.withLock { $0.tasks.count } }
 
     /// Runs `body` as loop work (on the loop's thread, as far as ``inEventLoop`` can tell),
     /// then everything it queued: what a test does to play the network or a caller.
@@ -87,7 +103,7 @@ package final class ManualLoop: LoopScheduler, @unchecked Sendable {
 
     /// Runs queued work and the timers already due, including what they queue and arm for
     /// now, until nothing is left to do at the current time.
-    package func run() {
+    public func run() {
         enter()
         defer { leave() }
         var steps = 0
@@ -101,13 +117,13 @@ package final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// Moves time forward by `duration`: runs what is queued, then fires every timer whose
     /// deadline it passes, in deadline order, with ``now`` at each timer's deadline and the
     /// work each one queues run before the next; ends at the new time with its due work run.
-    package func advanceTime(by duration: Duration) {
+    public func advanceTime(by duration: Duration) {
         precondition(duration >= .zero, "ManualLoop: time only moves forward")
         advanceTime(to: now.advanced(by: duration))
     }
 
     /// ``advanceTime(by:)`` to an instant.
-    package func advanceTime(to target: Instant) {
+    public func advanceTime(to target: Instant) {
         run()
         var steps = 0
         while let deadline = nextDeadline, deadline <= target {

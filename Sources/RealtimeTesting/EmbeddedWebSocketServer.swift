@@ -2,89 +2,105 @@
 import Foundation
 import Realtime
 import RealtimeCore
-import RealtimeIOTestSupport
-import RealtimeTestServer
+import RealtimeWebSocket
 
-/// The server of one WebSocket attempt of an ``EmbeddedClient``, on the ``EmbeddedByteStream``
-/// the production connection reads and writes: the test accepts the TCP connection, answers the
-/// upgrade, sends frames and faults, and reads the frames the client wrote. Each call runs
-/// what the connection queued on the loop.
-final class EmbeddedWebSocketServer: @unchecked Sendable {
-    /// The request the client made for this attempt (before the transport added its headers).
-    let request: TransportRequest
-    let stream: EmbeddedByteStream
+/// The server of one WebSocket attempt on an ``EmbeddedNetwork``, on the in-memory byte stream
+/// the production WebSocket connection reads and writes: the test accepts the TCP connection,
+/// answers the upgrade, sends frames and faults (a reset, an end of stream), and reads the
+/// frames the client wrote. Each call runs what the connection queued on the loop.
+public final class EmbeddedWebSocketServer: @unchecked Sendable {
+    /// The request the client made for this attempt (before the transport added its own
+    /// headers): URL, headers, subprotocols.
+    public let request: TransportRequest
+    package let stream: EmbeddedByteStream
     let loop: ManualLoop
     private var handshake: [UInt8] = []
     private var receiver = WebSocketReceiver(role: .server)
     private var encoder = WebSocketFrameEncoder(role: .server)
     /// Every frame the client sent after the upgrade, in order.
-    private(set) var received: [WebSocketMessageAssembler.Output] = []
+    package private(set) var received: [WebSocketMessageAssembler.Output] = []
     /// Answer the client's pings with pongs (as servers do). Default true.
-    var answersPings = true
+    public var answersPings = true
 
-    init(request: TransportRequest, stream: EmbeddedByteStream, loop: ManualLoop) {
+    package init(request: TransportRequest, stream: EmbeddedByteStream, loop: ManualLoop) {
         self.request = request
         self.stream = stream
         self.loop = loop
     }
 
     /// The text messages the client sent.
-    var texts: [String] {
+    public var texts: [String] {
         read()
         return received.compactMap { if case .text(let b) = $0 { String(decoding: b, as: UTF8.self) } else { nil } }
     }
 
+    /// The pings the client sent (its heartbeat), answered or not.
+    public var pingCount: Int {
+        read()
+        return received.count { if case .ping = $0 { true } else { false } }
+    }
+
+    /// The close frame the client sent: its code (nil when it carried none) and reason.
+    public var closeFrame: (code: UInt16?, reason: String)? {
+        read()
+        for frame in received { if case .close(let code, let reason) = frame { return (code, reason) } }
+        return nil
+    }
+
+    /// Whether the client's side of the connection is closed.
+    public var isClosed: Bool { loop.onLoop { stream.phase == .closed } }
+
     /// The upgrade request the client wrote (its header lines), once complete.
-    var upgradeRequest: String? {
+    public var upgradeRequest: String? {
         let text = String(decoding: handshake, as: UTF8.self)
         return text.contains("\r\n\r\n") ? text : nil
     }
 
     /// Accepts the TCP connection and answers the upgrade with 101 (and `subprotocol`).
-    func accept(subprotocol: String? = nil) {
+    public func accept(subprotocol: String? = nil) {
         loop.onLoop { stream.acceptConnection() }
         readHandshake()
         guard let request = upgradeRequest else { preconditionFailure("the client wrote no upgrade request") }
         var head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
-            + "Sec-WebSocket-Accept: \(TestServer.webSocketAccept(forKey: Self.key(in: request)))\r\n"
+            + "Sec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: Self.key(in: request), sha1: OpenSSLSHA1.digest))\r\n"
         if let subprotocol { head += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
         feed(Array((head + "\r\n").utf8))
     }
 
     /// Accepts the TCP connection and refuses the upgrade with `status`.
-    func refuse(status: Int) {
+    public func refuse(status: Int) {
         loop.onLoop { stream.acceptConnection() }
         readHandshake()
         feed(Array("HTTP/1.1 \(status) Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
         loop.onLoop { stream.feedEOF() }
     }
 
-    func sendText(_ text: String) { feed(encoder.text(text)) }
-    func sendBinary(_ bytes: [UInt8]) { feed(encoder.binary(bytes)) }
-    func sendPing(_ payload: [UInt8] = []) { feed(encoder.ping(payload)) }
+    public func sendText(_ text: String) { feed(encoder.text(text)) }
+    public func sendBinary(_ bytes: [UInt8]) { feed(encoder.binary(bytes)) }
+    public func sendPing(_ payload: [UInt8] = []) { feed(encoder.ping(payload)) }
 
     /// Sends a close frame (the client answers it; then the server closes TCP).
-    func close(code: UInt16 = 1000, reason: String = "") {
+    public func close(code: UInt16 = 1000, reason: String = "") {
         feed(encoder.close(code: code, reason: reason))
         read()
         loop.onLoop { stream.feedEOF() }
     }
 
     /// The connection is reset (`ECONNRESET`).
-    func reset() { loop.onLoop { stream.fail() } }
+    public func reset() { loop.onLoop { stream.fail() } }
 
     /// The server's TCP side closes (EOF) without a close frame.
-    func eof() { loop.onLoop { stream.feedEOF() } }
+    public func eof() { loop.onLoop { stream.feedEOF() } }
 
     /// Feeds bytes as one read, then reads what the client answered.
-    func feed(_ bytes: [UInt8]) {
+    public func feed(_ bytes: [UInt8]) {
         loop.onLoop { stream.feed(bytes) }
         read()
     }
 
     /// Decodes what the client wrote since the last read; answers pings and a close.
     @discardableResult
-    func read() -> [WebSocketMessageAssembler.Output] {
+    package func read() -> [WebSocketMessageAssembler.Output] {
         let bytes = loop.onLoop { stream.takeWritten() }
         guard !bytes.isEmpty, let frames = try? receiver.receive(bytes) else { return [] }
         received += frames

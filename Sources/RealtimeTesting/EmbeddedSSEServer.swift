@@ -4,43 +4,40 @@ import Foundation
 import Glibc
 import Realtime
 import RealtimeCore
-import RealtimeIOTestSupport
 import RealtimeSSE
-import RealtimeSSETestSupport
 
-/// The server of one SSE attempt of an ``EmbeddedClient``, and libcurl between it and the
-/// production connection: the test answers the request by calling a ``ScriptedCurl``'s
-/// callbacks (the pre-request callback, header lines, body chunks, the completion) on the
-/// loop, the way libcurl does, and each call runs what the connection queued.
+/// The server of one SSE attempt on an ``EmbeddedNetwork``, with libcurl between it and the
+/// production SSE connection played by the test: each call answers the request the way
+/// libcurl would report it to the connection (the head, body chunks, the end of the
+/// transfer), on the loop, and runs what the connection queued.
 ///
 /// A chunk the write callback pauses (the client's buffer is full) is kept and offered again
 /// when ``pump()`` finds the transfer unpaused, as libcurl does.
-final class EmbeddedSSEServer: @unchecked Sendable {
-    /// The request the client made for this attempt (before the transport added its headers).
-    let request: TransportRequest
-    let curl: ScriptedCurl
+public final class EmbeddedSSEServer: @unchecked Sendable {
+    /// The request the client made for this attempt (before the transport added its own
+    /// headers): method, URL, headers, body, `lastEventID`.
+    public let request: TransportRequest
+    package let curl: ScriptedCurl
     let loop: ManualLoop
     private var started = false
     /// Body bytes the connection has not taken yet (the write callback paused).
     private var pending: [[UInt8]] = []
-    private(set) var paused = false
+    /// The connection paused the transfer (its client's buffer is full); ``pump()`` offers
+    /// what is pending again once it resumed.
+    public private(set) var paused = false
     private var unpausesSeen = 0
 
-    init(request: TransportRequest, curl: ScriptedCurl, loop: ManualLoop) {
+    package init(request: TransportRequest, curl: ScriptedCurl, loop: ManualLoop) {
         self.request = request
         self.curl = curl
         self.loop = loop
     }
 
-    /// The transfer was freed by the connection (closed, aborted, ended).
-    var ended: Bool { curl.ended }
-
-    /// The headers of the request the connection began (its own `Accept`, `Last-Event-ID`…
-    /// are added when curl sends it, so they are not here).
-    var headers: HTTPHeaders { curl.hops.first?.headers ?? request.headers }
+    /// The connection freed the transfer (it closed, aborted or ended).
+    public var ended: Bool { curl.ended }
 
     /// Answers with a head: `status` and `headers` (an event stream by default).
-    func respond(status: Int = 200, headers: [(String, String)] = [("Content-Type", "text/event-stream")]) {
+    public func respond(status: Int = 200, headers: [(String, String)] = [("Content-Type", "text/event-stream")]) {
         onLoop { callbacks in
             startIfNeeded(callbacks)
             curl.responseStatus = status
@@ -53,13 +50,13 @@ final class EmbeddedSSEServer: @unchecked Sendable {
     }
 
     /// Sends body bytes as one chunk (raw SSE text: fields, blank lines).
-    func send(_ text: String) {
+    public func send(_ text: String) {
         pending.append(Array(text.utf8))
         pump()
     }
 
     /// Sends one event: `data` (one `data:` line per line), then `id:` and `event:` when given.
-    func event(_ data: String, id: String? = nil, type: String? = nil, retry: Int? = nil) {
+    public func event(_ data: String, id: String? = nil, type: String? = nil, retry: Int? = nil) {
         var text = data.split(separator: "\n", omittingEmptySubsequences: false).map { "data: \($0)\n" }.joined()
         if let id { text += "id: \(id)\n" }
         if let type { text += "event: \(type)\n" }
@@ -69,7 +66,7 @@ final class EmbeddedSSEServer: @unchecked Sendable {
 
     /// Offers what is pending while the connection takes it; false when it stays paused.
     @discardableResult
-    func pump() -> Bool {
+    public func pump() -> Bool {
         onLoop { callbacks in
             if paused {
                 guard curl.unpauses > unpausesSeen else { return }
@@ -91,16 +88,16 @@ final class EmbeddedSSEServer: @unchecked Sendable {
     }
 
     /// The body ended cleanly (curl's `CURLE_OK`).
-    func finish() { complete(CURLE_OK) }
+    public func finish() { complete(CURLE_OK) }
 
     /// The connection was reset (`CURLE_RECV_ERROR`, errno `ECONNRESET`).
-    func reset() {
+    public func reset() {
         curl.osErrno = ECONNRESET
         complete(CURLE_RECV_ERROR)
     }
 
     /// The transfer ended with `code` (after what is pending was taken).
-    func complete(_ code: CURLcode) {
+    package func complete(_ code: CURLcode) {
         onLoop { callbacks in
             startIfNeeded(callbacks)
             callbacks.completed(code)

@@ -1,0 +1,114 @@
+#if os(Linux)
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Realtime
+import RealtimeCore
+import RealtimeIO
+import RealtimeSSE
+import RealtimeWebSocket
+
+/// The production SSE and WebSocket transports on a ``ManualLoop``, with the network played
+/// by the test: how an app tests its own realtime code deterministically, as swift-nio's users
+/// do with an embedded event loop.
+///
+/// Make the client with the loop as its clock and this network's transport factory; every
+/// attempt the client makes then gets a server the test plays (``EmbeddedSSEServer`` for an
+/// `http`/`https` URL, ``EmbeddedWebSocketServer`` for `ws`/`wss`), and every timer (the
+/// client's backoff and the transports' idle, heartbeat and close timers) waits for
+/// ``ManualLoop/advanceTime(by:)``:
+///
+/// ```swift
+/// let network = EmbeddedNetwork()
+/// let client = try network.client(url: URL(string: "https://feed.test/stream")!)
+/// let events = Task { var seen: [ClientEvent] = []; for await e in client.events { seen.append(e) }; return seen }
+/// for await state in client.stateChanges where state == .connecting(attempt: 1) { break }
+/// let server = try #require(network.sseServer(0))
+/// server.respond()
+/// server.event("hello", id: "1")
+/// server.reset()                                      // the client retries after its backoff
+/// network.loop.advanceTime(by: .seconds(1))
+/// #expect(network.sseServer(1)?.request.lastEventID == "1")
+/// ```
+///
+/// Threading: one test drives the loop; the client's consumer may run in another task.
+public final class EmbeddedNetwork: Sendable {
+    /// The loop the transports run on, and the clock of the clients made with ``client(url:configuration:random:)``.
+    public let loop: ManualLoop
+    private let made = LockedValue<(sse: [EmbeddedSSEServer], webSocket: [EmbeddedWebSocketServer])>(([], []))
+    private let seed = LockedValue<UInt64>(0x5eed)
+
+    public init(loop: ManualLoop = ManualLoop()) {
+        self.loop = loop
+    }
+
+    /// A client on this network: its clock is ``loop``, its transports this network's. The
+    /// configuration's event loop and proxies do not apply, nor does the default network
+    /// monitor (the host's interfaces are not the test's network; set a
+    /// ``ManualNetworkMonitor`` to test reachability).
+    public func client(
+        url: URL, configuration: RealtimeClient.Configuration = RealtimeClient.Configuration(),
+        random: some RandomNumberGenerator & Sendable = SystemRandomNumberGenerator()
+    ) throws -> RealtimeClient {
+        var configuration = configuration
+        if configuration.usesDefaultNetworkMonitor { configuration.networkMonitor = nil }
+        return try RealtimeClient(
+            url: url, configuration: configuration, clock: loop, random: random,
+            transportFactory: transportFactory(configuration))
+    }
+
+    /// Makes each attempt's transport: the production SSE or WebSocket transport (with the
+    /// configuration's transport options) on ``loop``, its network a server of this network.
+    public func transportFactory(_ configuration: RealtimeClient.Configuration) -> RealtimeClient.TransportFactory {
+        var sseOptions = configuration.sse
+        sseOptions.proxy = .none
+        var webSocketOptions = configuration.webSocket
+        webSocketOptions.proxy = .none
+        let sse = sseOptions
+        let webSocket = webSocketOptions
+        return { [self] request in
+            if RealtimeClient.transportKind(for: request.url) == .sse { return sseTransport(request, sse) }
+            return webSocketTransport(request, webSocket)
+        }
+    }
+
+    private func sseTransport(_ request: TransportRequest, _ options: SSETransport.Options) -> any Transport {
+        SSETransportCore(request: request, options: options, loop: loop) { [self] _, _, _ in
+            let curl = ScriptedCurl()
+            made.withLock { $0.sse.append(EmbeddedSSEServer(request: request, curl: curl, loop: loop)) }
+            return curl
+        }
+    }
+
+    private func webSocketTransport(_ request: TransportRequest, _ options: WebSocketTransport.Options) -> any Transport {
+        let random = seed.withLock { s in
+            s &+= 1
+            return SplitMix64(seed: s)
+        }
+        return WebSocketTransportCore(request: request, options: options, loop: loop, random: random) { [self] chunk in
+            let stream = EmbeddedByteStream(loop: loop, readChunkSize: chunk)
+            made.withLock { $0.webSocket.append(EmbeddedWebSocketServer(request: request, stream: stream, loop: loop)) }
+            return stream
+        }
+    }
+
+    /// The server of the `index`-th SSE connection (0 for the first), once the transport made
+    /// it (the loop is run first); nil before.
+    public func sseServer(_ index: Int) -> EmbeddedSSEServer? {
+        loop.run()
+        return made.withLock { index < $0.sse.count ? $0.sse[index] : nil }
+    }
+
+    /// The server of the `index`-th WebSocket connection (0 for the first), once the transport
+    /// made it (the loop is run first); nil before.
+    public func webSocketServer(_ index: Int) -> EmbeddedWebSocketServer? {
+        loop.run()
+        return made.withLock { index < $0.webSocket.count ? $0.webSocket[index] : nil }
+    }
+
+    /// The connections the transports made so far.
+    public var connectionCount: Int { made.withLock { $0.sse.count + $0.webSocket.count } }
+}
+#endif

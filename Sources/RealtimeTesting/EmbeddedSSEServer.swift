@@ -51,7 +51,12 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
 
     /// Sends body bytes as one chunk (raw SSE text: fields, blank lines).
     public func send(_ text: String) {
-        pending.append(Array(text.utf8))
+        send(Array(text.utf8))
+    }
+
+    /// Sends body bytes as one chunk, as they are (a chunk may end inside a code point).
+    public func send(_ bytes: [UInt8]) {
+        pending.append(bytes)
         pump()
     }
 

@@ -56,10 +56,16 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
         return text.contains("\r\n\r\n") ? text : nil
     }
 
-    /// Accepts the TCP connection and answers the upgrade with 101 (and `subprotocol`).
-    public func accept(subprotocol: String? = nil) {
+    /// Accepts the TCP connection (the client then writes its upgrade request), without
+    /// answering: for an answer of the test's own (``feed(_:)``).
+    public func acceptTCP() {
         loop.onLoop { stream.acceptConnection() }
         readHandshake()
+    }
+
+    /// Accepts the TCP connection and answers the upgrade with 101 (and `subprotocol`).
+    public func accept(subprotocol: String? = nil) {
+        acceptTCP()
         guard let request = upgradeRequest else { preconditionFailure("the client wrote no upgrade request") }
         var head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: Self.key(in: request), sha1: OpenSSLSHA1.digest))\r\n"
@@ -69,13 +75,14 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
 
     /// Accepts the TCP connection and refuses the upgrade with `status`.
     public func refuse(status: Int) {
-        loop.onLoop { stream.acceptConnection() }
-        readHandshake()
+        acceptTCP()
         feed(Array("HTTP/1.1 \(status) Refused\r\nContent-Length: 0\r\nConnection: close\r\n\r\n".utf8))
         loop.onLoop { stream.feedEOF() }
     }
 
     public func sendText(_ text: String) { feed(encoder.text(text)) }
+    /// A text frame's bytes as this server encodes it (to feed in pieces).
+    public func textFrame(_ text: String) -> [UInt8] { encoder.text(text) }
     public func sendBinary(_ bytes: [UInt8]) { feed(encoder.binary(bytes)) }
     public func sendPing(_ payload: [UInt8] = []) { feed(encoder.ping(payload)) }
 

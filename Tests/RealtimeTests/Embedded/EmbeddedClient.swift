@@ -55,6 +55,14 @@ final class EmbeddedClient: @unchecked Sendable {
 
     var connectionCount: Int { network.connectionCount }
 
+    /// Waits until the client waits to retry, then moves the loop's time by what is left of
+    /// the delay (the backoff, a server's hint, a budget slot).
+    func waitOutTheBackoff(sourceLocation: SourceLocation = #_sourceLocation) async {
+        let state = await waitForState("the backoff", sourceLocation: sourceLocation) { $0.isWaitingToRetry }
+        guard case .waitingToRetry(let delay) = state else { return }
+        advance(by: delay)
+    }
+
     /// Waits until the client reports a state satisfying `condition`, then runs the loop (what
     /// the client queued on the way, say a transport it started, is done when this returns).
     @discardableResult

@@ -83,3 +83,121 @@ import Testing
     }
 }
 #endif
+
+#if os(Linux)
+/// The client's resume, reconnect and stop rules over the production SSE connection on the
+/// embedded stack (what the loopback integration suite checked against a socket, now with the
+/// network and the clock in the test's hands).
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientSSEResumeTests {
+    @Test func resumesExactlyAcrossRandomCuts() async throws {
+        let t = try EmbeddedClient()
+        let rec = EventRecorder(t.client)
+        var generator = SeededGenerator(seed: 7)
+        let cuts = Set((0..<8).map { _ in Int.random(in: 1..<200, using: &generator) })
+        let connections = await EmbeddedFeed.play(t, count: 200, cuts: cuts)
+        await rec.waitUntilFinished()
+        #expect(EmbeddedFeed.ids(rec.events) == Array(1...200), "every id once, in order")
+        #expect(EmbeddedFeed.closedPairsWithOpen(rec.events))
+        #expect(connections == cuts.count + 2, "one per cut, the clean end's resume answered 204")
+        let texts = rec.events.compactMap { if case .event(let m) = $0 { m.text } else { nil } }
+        #expect(texts.allSatisfy { $0.hasSuffix(EmbeddedFeed.suffix) }, "every event whole, code points included")
+    }
+
+    /// The resume soak: 100 random cuts over a 10,000-event stream.
+    @Test func resumeSoakHundredCutsTenThousandEvents() async throws {
+        let t = try EmbeddedClient()
+        let rec = EventRecorder(t.client)
+        var generator = SeededGenerator(seed: 11)
+        var cuts = Set<Int>()
+        while cuts.count < 100 { cuts.insert(Int.random(in: 1..<10_000, using: &generator)) }
+        await EmbeddedFeed.play(t, count: 10_000, cuts: cuts)
+        await rec.waitUntilFinished()
+        #expect(EmbeddedFeed.ids(rec.events) == Array(1...10_000), "every id exactly once, in order")
+        #expect(EmbeddedFeed.closedPairsWithOpen(rec.events))
+        #expect(t.client.lastEventID == "10000")
+    }
+
+    /// A resume answered with 204 withdraws the reconnect the last `closed` promised.
+    @Test func aResumeAnsweredWith204EndsWithoutAnUnpairedClose() async throws {
+        let t = try EmbeddedClient()
+        let rec = EventRecorder(t.client)
+        await EmbeddedFeed.play(t, count: 10, cuts: [4])
+        await rec.waitUntilFinished()
+        let events = rec.events
+        #expect(EmbeddedFeed.ids(events) == Array(1...10))
+        #expect(EmbeddedFeed.closedPairsWithOpen(events), "\(rec.summary)")
+        #expect(events.last?.errorEvent?.error.code == .streamEnded)
+        #expect(events.last?.errorEvent?.error.status == 204 && events.last?.errorEvent?.willRetry == false)
+        #expect(events.dropLast().last?.closeEvent?.willReconnect == true)
+    }
+
+    @Test func serverErrorsAreRetriedThenTheStreamOpens() async throws {
+        let t = try EmbeddedClient()
+        let rec = EventRecorder(t.client)
+        for attempt in 1...2 {
+            await t.waitForState("attempt \(attempt)") { $0 == .connecting(attempt: attempt) }
+            let server = try #require(t.sse(attempt - 1))
+            server.respond(status: 503, headers: [("Content-Type", "text/plain"), ("Retry-After", "0")])
+            server.send("busy")
+            server.finish()
+            await t.waitForState("the backoff") { $0.isWaitingToRetry }
+            t.advance(by: .seconds(2))
+        }
+        await t.waitForState("attempt 3") { $0 == .connecting(attempt: 3) }
+        let third = try #require(t.sse(2))
+        third.respond()
+        third.event("a", id: "1")
+        await rec.waitFor(4)
+        #expect(rec.summary == "error(http_status,retry) error(http_status,retry) open(3) event(a)")
+        t.client.close()
+    }
+
+    @Test(arguments: [(404, "text/plain", "http_status"), (200, "text/plain", "invalid_content_type"), (401, "text/plain", "unauthorized")])
+    func fatalAnswersStop(_ answer: (status: Int, type: String, code: String)) async throws {
+        let t = try EmbeddedClient()
+        let rec = EventRecorder(t.client)
+        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
+        let server = try #require(t.sse(0))
+        server.respond(status: answer.status, headers: [("Content-Type", answer.type)])
+        server.send("no")
+        server.finish()
+        await rec.waitUntilFinished()
+        #expect(rec.events.count == 1)
+        #expect(rec.events.first?.errorEvent?.willRetry == false)
+        #expect(rec.events.first?.errorEvent?.error.code.description == answer.code)
+        #expect(t.connectionCount == 1 && t.loop.pendingTimerCount == 0)
+    }
+
+    @Test func postIsNotRepeatedAfterACut() async throws {
+        let t = try EmbeddedClient {
+            $0.method = "POST"
+            $0.body = Array("{}".utf8)
+        }
+        let rec = EventRecorder(t.client)
+        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
+        let server = try #require(t.sse(0))
+        #expect(server.request.method == "POST" && server.request.body == Array("{}".utf8))
+        server.respond()
+        server.event("a", id: "1")
+        server.reset()
+        await rec.waitUntilFinished()
+        #expect(rec.events.contains { $0.errorEvent?.error.code == .requestNotRepeatable })
+        #expect(t.connectionCount == 1)
+    }
+
+    @Test func closeStopsALiveStream() async throws {
+        let t = try EmbeddedClient()
+        var it = t.client.events.makeAsyncIterator()
+        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
+        let server = try #require(t.sse(0))
+        server.respond()
+        server.event("event 1", id: "1")
+        #expect(await it.next()?.short == "open(1)")
+        #expect(await it.next()?.short == "event(event 1)")
+        t.client.close()
+        t.run()
+        #expect(await it.next() == nil)
+        #expect(server.ended && t.loop.pendingTimerCount == 0, "the transfer is freed, no timer outlives the client")
+    }
+}
+#endif

@@ -24,12 +24,13 @@ import RealtimeWebSocket
 /// let network = EmbeddedNetwork()
 /// let client = try network.client(url: URL(string: "https://feed.test/stream")!)
 /// let events = Task { var seen: [ClientEvent] = []; for await e in client.events { seen.append(e) }; return seen }
-/// for await state in client.stateChanges where state == .connecting(attempt: 1) { break }
+/// await network.waitForTransport(0)                  // the client started its first attempt
 /// let server = try #require(network.sseServer(0))
 /// server.respond()
 /// server.event("hello", id: "1")
 /// server.reset()                                      // the client retries after its backoff
 /// network.loop.advanceTime(by: .seconds(1))
+/// await network.waitForTransport(1)
 /// #expect(network.sseServer(1)?.request.lastEventID == "1")
 /// ```
 ///
@@ -38,6 +39,7 @@ public final class EmbeddedNetwork: Sendable {
     /// The loop the transports run on, and the clock of the clients made with ``client(url:configuration:random:)``.
     public let loop: ManualLoop
     private let made = LockedValue<(sse: [EmbeddedSSEServer], webSocket: [EmbeddedWebSocketServer])>(([], []))
+    private let started = StartedTransports()
     private let seed = LockedValue<UInt64>(0x5eed)
 
     public init(loop: ManualLoop = ManualLoop()) {
@@ -69,8 +71,9 @@ public final class EmbeddedNetwork: Sendable {
         let sse = sseOptions
         let webSocket = webSocketOptions
         return { [self] request in
-            if RealtimeClient.transportKind(for: request.url) == .sse { return sseTransport(request, sse) }
-            return webSocketTransport(request, webSocket)
+            let base = RealtimeClient.transportKind(for: request.url) == .sse
+                ? sseTransport(request, sse) : webSocketTransport(request, webSocket)
+            return EmbeddedTransport(base) { [started] in started.started() }
         }
     }
 
@@ -92,6 +95,14 @@ public final class EmbeddedNetwork: Sendable {
             made.withLock { $0.webSocket.append(EmbeddedWebSocketServer(request: request, stream: stream, loop: loop)) }
             return stream
         }
+    }
+
+    /// Waits until the client started its `index`-th transport (0 for the first; the client
+    /// may start it from its consumer's task), then runs the loop, which makes its connection:
+    /// after this, ``sseServer(_:)`` or ``webSocketServer(_:)`` has its server.
+    public func waitForTransport(_ index: Int) async {
+        await started.wait(for: index)
+        loop.run()
     }
 
     /// The server of the `index`-th SSE connection (0 for the first), once the transport made

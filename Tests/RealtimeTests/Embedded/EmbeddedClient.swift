@@ -64,12 +64,15 @@ final class EmbeddedClient: @unchecked Sendable {
     }
 
     /// Waits until the client reports a state satisfying `condition`, then runs the loop (what
-    /// the client queued on the way, say a transport it started, is done when this returns).
+    /// the client queued on the way is done when this returns). A `connecting` state also
+    /// waits for that attempt's transport to be started (the client starts it just after it
+    /// publishes the state, maybe from its consumer's task).
     @discardableResult
     func waitForState(
         _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: (RealtimeClient.State) -> Bool
     ) async -> RealtimeClient.State? {
         for await state in client.stateChanges where condition(state) {
+            if case .connecting(let attempt) = state { await network.waitForTransport(attempt - 1) }
             loop.run()
             return state
         }

@@ -3,6 +3,7 @@ import CCurl
 import Foundation
 import Realtime
 import RealtimeTestSupport
+import RealtimeTesting
 import Testing
 
 /// `RealtimeClient` over the production SSE connection on the embedded stack (one manual
@@ -198,6 +199,38 @@ import Testing
         t.run()
         #expect(await it.next() == nil)
         #expect(server.ended && t.loop.pendingTimerCount == 0, "the transfer is freed, no timer outlives the client")
+    }
+}
+#endif
+
+#if os(Linux)
+/// The Testing article's program, as written there: it runs to its end (a broken promise of the
+/// article, a wait that never ends or a wrong cursor, fails here).
+@Suite(.timeLimit(.minutes(1))) struct TestingArticleTests {
+    @Test func theArticlesReconnectProgramRuns() async throws {
+        let network = EmbeddedNetwork()
+        var configuration = RealtimeClient.Configuration()
+        configuration.backoff = .exponential(initial: .seconds(1), jitter: .none)
+        let client = try network.client(url: URL(string: "https://feed.test/stream")!, configuration: configuration)
+        let texts = Observed<[String]>([])
+        let consumer = Task {
+            for await event in client.events { if case .event(let message) = event { texts.update { $0.append(message.text ?? "") } } }
+        }
+        await network.waitForTransport(0)
+        let first = try #require(network.sseServer(0))
+        first.respond()
+        first.event("hello", id: "1")
+        first.reset()
+        network.loop.advanceTime(by: .seconds(1))
+        await network.waitForTransport(1)
+        let second = try #require(network.sseServer(1))
+        #expect(second.request.lastEventID == "1")
+        second.respond()
+        second.event("again", id: "2")
+        await texts.wait("both events") { $0.count == 2 }
+        client.close()
+        await consumer.value
+        #expect(texts.value == ["hello", "again"])
     }
 }
 #endif

@@ -195,3 +195,39 @@ import Testing
     }
 }
 #endif
+
+#if os(Linux)
+/// A resumable WebSocket feed in a few lines: the cursor read from each message
+/// (`messageID`), the subscribe of every open carrying it (`OpenContext.cursor`), the server
+/// answering from there: across cuts, every value once, in order.
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientWebSocketFeedTests {
+    @Test func theSubscribeOfEveryOpenCarriesTheLastProcessedSequence() async throws {
+        let t = try EmbeddedClient("ws://peer.test/feed") {
+            $0.messageID = { $0.text?.split(separator: ":").first.map(String.init) }
+            $0.onOpen = { context in
+                try await context.send(.text("subscribe after \(context.cursor ?? "0")"))
+            }
+        }
+        let rec = EventRecorder(t.client)
+        var next = 1
+        for attempt in 1...4 {
+            await t.waitForState("attempt \(attempt)") { $0 == .connecting(attempt: attempt) }
+            let server = try #require(t.webSocket(attempt - 1))
+            server.accept()
+            await rec.waitFor("the open of attempt \(attempt)") { $0.short == "open(\(attempt))" }
+            t.run()
+            #expect(server.texts == ["subscribe after \(next - 1)"], "the cursor of what was processed")
+            for n in next..<(next + 5) { server.sendText("\(n):value") }
+            next += 5
+            if attempt < 4 {
+                server.reset()
+                await t.waitOutTheBackoff()
+            }
+        }
+        await rec.waitFor("value 20") { $0.short == "event(20:value)" }
+        let values = rec.events.compactMap { if case .event(let m) = $0 { m.id } else { nil } }
+        #expect(values == (1...20).map(String.init), "every value once, in order")
+        t.client.close()
+    }
+}
+#endif

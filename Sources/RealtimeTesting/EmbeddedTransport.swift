@@ -1,0 +1,62 @@
+#if os(Linux)
+import RealtimeCore
+
+/// A production transport as the client of an ``EmbeddedNetwork`` sees it: every call goes to
+/// the transport itself; its start (which only queues work on the loop) is reported, so the
+/// test can wait for an attempt the client started from another task before running the loop.
+final class EmbeddedTransport: Transport {
+    let base: any Transport
+    private let started: @Sendable () -> Void
+
+    init(_ base: any Transport, started: @escaping @Sendable () -> Void) {
+        self.base = base
+        self.started = started
+    }
+
+    var kind: TransportKind { base.kind }
+
+    func start(delivering sink: any TransportSink) {
+        base.start(delivering: sink)
+        started()
+    }
+
+    func resumeDelivery() { base.resumeDelivery() }
+    func send(_ message: OutboundMessage) async throws { try await base.send(message) }
+    func send(_ message: OutboundMessage, flush: Bool) async throws { try await base.send(message, flush: flush) }
+    func close(code: UInt16, reason: String) { base.close(code: code, reason: reason) }
+    func verifyConnection(within timeout: Duration) { base.verifyConnection(within: timeout) }
+    func abort() { base.abort() }
+}
+
+/// Counts the transports started on an ``EmbeddedNetwork`` and wakes the tasks waiting for the
+/// n-th one.
+final class StartedTransports: Sendable {
+    private struct State {
+        var count = 0
+        var waiters: [(index: Int, continuation: CheckedContinuation<Void, Never>)] = []
+    }
+    private let state = LockedValue(State())
+
+    func started() {
+        let ready: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            s.count += 1
+            let (ready, waiting) = (s.waiters.filter { $0.index < s.count }, s.waiters.filter { $0.index >= s.count })
+            s.waiters = waiting
+            return ready.map(\.continuation)
+        }
+        for c in ready { c.resume() }
+    }
+
+    /// Returns once the transport with this index (0 for the first) was started.
+    func wait(for index: Int) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now: Bool = state.withLock { s in
+                guard index >= s.count else { return true }
+                s.waiters.append((index, c))
+                return false
+            }
+            if now { c.resume() }
+        }
+    }
+}
+#endif

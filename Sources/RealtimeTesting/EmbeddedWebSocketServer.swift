@@ -21,6 +21,10 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
     package private(set) var received: [WebSocketMessageAssembler.Output] = []
     /// Answer the client's pings with pongs (as servers do). Default true.
     public var answersPings = true
+    /// Answer the client's close frame with one echoing its code, then end the TCP
+    /// connection (as servers do, RFC 6455 §5.5.1). Default true.
+    public var answersClose = true
+    private var closeAnswered = false
 
     package init(request: TransportRequest, stream: EmbeddedByteStream, loop: ManualLoop) {
         self.request = request
@@ -88,6 +92,7 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
 
     /// Sends a close frame (the client answers it; then the server closes TCP).
     public func close(code: UInt16 = 1000, reason: String = "") {
+        closeAnswered = true
         feed(encoder.close(code: code, reason: reason))
         read()
         loop.onLoop { stream.feedEOF() }
@@ -112,7 +117,18 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
         guard !bytes.isEmpty, let frames = try? receiver.receive(bytes) else { return [] }
         received += frames
         for frame in frames {
-            if case .ping(let payload) = frame, answersPings { loop.onLoop { stream.feed(encoder.pong(payload)) } }
+            switch frame {
+            case .ping(let payload) where answersPings:
+                loop.onLoop { stream.feed(encoder.pong(payload)) }
+            case .close(let code, _) where answersClose && !closeAnswered:
+                closeAnswered = true
+                loop.onLoop {
+                    stream.feed(encoder.close(code: code))
+                    stream.feedEOF()
+                }
+            default:
+                break
+            }
         }
         return frames
     }

@@ -37,6 +37,8 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     private struct State {
         var now = Instant(offset: .zero)
         var tasks: [@Sendable () -> Void] = []
+        /// Tasks waiting for work to be queued (``waitForWork()``).
+        var workWaiters: [CheckedContinuation<Void, Never>] = []
         var timers: [UInt64: Timer] = [:]
         var nextID: UInt64 = 0
         var runner: pthread_t?
@@ -63,7 +65,26 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     }
 
     package func execute(_ task: @escaping @Sendable () -> Void) {
-        state.withLock { $0.tasks.append(task) }
+        let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            s.tasks.append(task)
+            defer { s.workWaiters = [] }
+            return s.workWaiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    /// Suspends until work is queued on the loop (at once when some is): for code that queues
+    /// work from another task (a client's on-open hook sending a frame, a consumer's progress
+    /// starting a reconnect). Run it with ``run()`` afterwards.
+    public func waitForWork() async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now: Bool = state.withLock { s in
+                guard s.tasks.isEmpty else { return true }
+                s.workWaiters.append(c)
+                return false
+            }
+            if now { c.resume() }
+        }
     }
 
     package func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerHandle {

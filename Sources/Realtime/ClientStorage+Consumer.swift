@@ -22,7 +22,7 @@ extension ClientStorage {
 
     /// Moves everything buffered into the consumer's empty hand, oldest last.
     private func refill(_ c: inout ConsumerSide, resume: inout (any Transport)?) {
-        let take: ClientBuffer<Envelope, CheckedContinuation<Void, Never>>.Take = state.withLock { s in
+        let take: BoundedBuffer<Envelope, CheckedContinuation<Void, Never>>.Take = state.withLock { s in
             let (take, go) = s.buffer.take(into: &c.hand)
             resume = releasedTransport(&s, go)
             return take

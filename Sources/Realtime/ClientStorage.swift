@@ -63,7 +63,7 @@ final class ClientStorage: Sendable {
         var machine: ClientStateMachine
         /// Emitted events on their way to the consumer, in emission order. (The outbox is the
         /// other direction: sends queued until a connection is open.)
-        var buffer: ClientBuffer<Envelope, CheckedContinuation<Void, Never>>
+        var buffer: BoundedBuffer<Envelope, CheckedContinuation<Void, Never>>
         /// The first iterator started the machine.
         var started = false
         var transport: (attempt: Int, transport: any Transport)?
@@ -113,7 +113,7 @@ final class ClientStorage: Sendable {
         let ledger = ResumeLedger(cursor: machine.consumer.cursor, duplicates: duplicates)
         consumer = LockedValue(ConsumerSide(ledger: ledger, capacity: capacity))
         state = LockedValue(
-            State(machine: machine, buffer: ClientBuffer(capacity: capacity), handshake: HandshakeInbox(capacity: capacity)))
+            State(machine: machine, buffer: BoundedBuffer(capacity: capacity), handshake: HandshakeInbox(capacity: capacity)))
     }
 
     /// Replaces the terminator, before the machine starts (so before any transport exists).

@@ -13,6 +13,9 @@ import Synchronization
 /// If the consuming task is cancelled, `next()` returns nil, the channel terminates and
 /// the termination handler runs once (so the producer can close its connection).
 ///
+/// Its bookkeeping is the ``BoundedBuffer`` state machine (the client's buffer is the same
+/// machine), kept under a lock with the demand and termination handlers.
+///
 /// **Cost model.** The consumer takes everything buffered in one lock and then serves
 /// elements from a private batch, so a stream costs one shared-lock round and at most one
 /// wake-up per *batch*, not per element: producer and consumer barely contend. Elements in
@@ -25,27 +28,17 @@ import Synchronization
 public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline
     struct State {
-        /// Elements sent and not yet taken by the consumer, oldest first.
-        @usableFromInline var buffer: [Element] = []
-        /// Elements the consumer took and had not consumed when it last reported (an upper
-        /// bound on what it still holds): part of the back-pressure count.
-        @usableFromInline var held = 0
-        @usableFromInline var waiter: CheckedContinuation<Void, Never>?
-        @usableFromInline var finished = false
-        @usableFromInline var terminated = false
-        @usableFromInline var producerPaused = false
+        @usableFromInline var buffer: BoundedBuffer<Element, CheckedContinuation<Void, Never>>
         @usableFromInline var demandHandler: (@Sendable () -> Void)?
         @usableFromInline var terminationHandler: (@Sendable () -> Void)?
 
-        @inlinable init() {}
+        @inlinable init(capacity: Int) {
+            buffer = BoundedBuffer(capacity: capacity)
+        }
 
-        @inlinable var count: Int { buffer.count + held }
-
-        @inlinable
-        mutating func takeDemandIfLow(capacity: Int) -> (@Sendable () -> Void)? {
-            guard producerPaused, count <= capacity / 2 else { return nil }
-            producerPaused = false
-            return demandHandler
+        /// The demand handler, when the buffer says the paused producer may read again.
+        @inlinable func demand(if resume: Bool) -> (@Sendable () -> Void)? {
+            resume ? demandHandler : nil
         }
     }
 
@@ -65,24 +58,24 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
         case empty((@Sendable () -> Void)?)
     }
 
-    /// Queue size, in elements, at which producers are told to pause.
-    @inlinable package var capacity: Int { capacityStorage.load(ordering: .relaxed) }
-    @usableFromInline let capacityStorage: Atomic<Int>
-    @usableFromInline let state = LockedValue(State())
+    @usableFromInline let state: LockedValue<State>
     @usableFromInline let batch = LockedValue(Batch())
-    /// Mirrors `State.producerPaused` so the consumer can check it without the shared lock.
+    /// Mirrors the buffer's `paused` so the consumer can check it without the shared lock.
     @usableFromInline let pausedHint = Atomic<Bool>(false)
 
     package init(capacity: Int) {
         precondition(capacity > 0, "BoundedChannel capacity must be positive")
-        self.capacityStorage = Atomic(capacity)
+        self.state = LockedValue(State(capacity: capacity))
     }
+
+    /// Queue size, in elements, at which producers are told to pause.
+    package var capacity: Int { state.withLock { $0.buffer.capacity } }
 
     /// Changes the capacity, for an owner that picks it once it knows what the elements
     /// weigh (say, batches instead of single events), before anything is sent.
     package func setCapacity(_ capacity: Int) {
         precondition(capacity > 0, "BoundedChannel capacity must be positive")
-        capacityStorage.store(capacity, ordering: .relaxed)
+        state.withLock { $0.buffer.capacity = capacity }
     }
 
     /// Called (outside the lock) when a paused producer may resume.
@@ -103,9 +96,8 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @_specialize(where Element == TransportEvent)
     package func send(_ element: Element) -> Bool {
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
-            if s.finished || s.terminated { return (nil, true) }
-            s.buffer.append(element)
-            return (takeWaiter(&s), checkCapacity(&s))
+            let waiter = s.buffer.push(element)
+            return (waiter, self.producerMayContinue(&s))
         }
         waiter?.resume()
         return mayContinue
@@ -117,15 +109,8 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @inlinable
     @discardableResult
     package func send<S: Sequence>(contentsOf elements: S) -> Bool where S.Element == Element {
-        let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
-            if s.finished || s.terminated { return (nil, true) }
-            let before = s.buffer.count
-            s.buffer.append(contentsOf: elements)
-            if s.buffer.count == before { return (nil, s.count < capacity) }
-            return (takeWaiter(&s), checkCapacity(&s))
-        }
-        waiter?.resume()
-        return mayContinue
+        var array = Array(elements)
+        return send(draining: &array)
     }
 
     /// Moves every element of `elements` into the channel, in order, and leaves `elements`
@@ -136,53 +121,33 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @discardableResult
     @_specialize(where Element == TransportEvent)
     package func send(draining elements: inout [Element]) -> Bool {
-        if elements.isEmpty {
-            return state.withLock { s in s.finished || s.terminated || s.count < capacity }
-        }
         let (waiter, mayContinue): (CheckedContinuation<Void, Never>?, Bool) = state.withLock { s in
-            if s.finished || s.terminated { return (nil, true) }
-            if s.buffer.isEmpty {
-                swap(&s.buffer, &elements)
-            } else {
-                s.buffer.append(contentsOf: elements)
-            }
-            return (takeWaiter(&s), checkCapacity(&s))
+            guard !elements.isEmpty else { return (nil, s.buffer.phase != .open || s.buffer.count < s.buffer.capacity) }
+            let waiter = s.buffer.push(&elements)
+            return (waiter, self.producerMayContinue(&s))
         }
-        // Outside the lock: releases discarded or already copied elements, keeps capacity.
+        // Outside the lock: releases discarded elements, keeps the array's capacity.
         elements.removeAll(keepingCapacity: true)
         waiter?.resume()
         return mayContinue
     }
 
+    /// Asks the buffer after a push whether the producer may go on (and mirrors a pause).
     @inlinable
-    func takeWaiter(_ s: inout State) -> CheckedContinuation<Void, Never>? {
-        guard let w = s.waiter else { return nil }
-        s.waiter = nil
-        return w
-    }
-
-    @inlinable
-    func checkCapacity(_ s: inout State) -> Bool {
-        guard s.count >= capacity else { return true }
-        if !s.producerPaused {
-            s.producerPaused = true
-            pausedHint.store(true, ordering: .relaxed)
-        }
+    func producerMayContinue(_ s: inout State) -> Bool {
+        guard !s.buffer.producerMayContinue() else { return true }
+        pausedHint.store(true, ordering: .relaxed)
         return false
     }
 
     /// Number of elements sent and not yet consumed.
     package var bufferedCount: Int {
-        batch.withLock { b in b.elements.count + state.withLock { $0.buffer.count } }
+        batch.withLock { b in b.elements.count + state.withLock { $0.buffer.elements.count } }
     }
 
     /// Marks the end of the stream: the consumer receives what is buffered, then nil.
     package func finish() {
-        let waiter: CheckedContinuation<Void, Never>? = state.withLock { s in
-            s.finished = true
-            return takeWaiter(&s)
-        }
-        waiter?.resume()
+        state.withLock { $0.buffer.finish() }?.resume()
     }
 
     /// Ends the stream from the consumer side: buffered elements are dropped, the
@@ -190,15 +155,12 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline package func terminate() {
         let (waiter, handler, dropped): (CheckedContinuation<Void, Never>?, (@Sendable () -> Void)?, [Element]) =
             state.withLock { s in
-                if s.terminated { return (nil, nil, []) }
-                s.terminated = true
-                let dropped = s.buffer
-                s.buffer = []
-                s.held = 0
+                guard s.buffer.phase != .terminated else { return (nil, nil, []) }
+                let (waiter, dropped) = s.buffer.terminate()
                 let h = s.terminationHandler
                 s.terminationHandler = nil
                 s.demandHandler = nil
-                return (takeWaiter(&s), h, dropped)
+                return (waiter, h, dropped)
             }
         // The consumer's batch is dropped too (after the shared lock: lock order is always
         // batch → state). Elements are released outside both locks.
@@ -266,31 +228,34 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
             if let e = b.elements.popLast() {
                 let remaining = b.elements.count
                 // Report progress only when it can release a paused producer.
-                guard remaining <= capacity / 2, pausedHint.load(ordering: .relaxed) else { return .element(e, nil) }
+                guard pausedHint.load(ordering: .relaxed) else { return .element(e, nil) }
                 return .element(e, state.withLock { s in reportHeld(&s, remaining) })
             }
             return state.withLock { s -> Take in
-                if s.terminated { return .end(nil) }
-                if s.buffer.isEmpty {
-                    let demand = reportHeld(&s, 0)
-                    return s.finished ? .end(demand) : .empty(demand)
+                let (take, resume) = s.buffer.take(into: &b.elements)
+                let demand = released(&s, resume)
+                switch take {
+                case .end: return .end(demand)
+                case .empty: return .empty(demand)
+                case .elements:
+                    b.elements.reverse()
+                    return .element(b.elements.removeLast(), demand ?? reportHeld(&s, b.elements.count))
                 }
-                // Trade storage: the producer gets the consumed (empty) array back.
-                swap(&b.elements, &s.buffer)
-                s.held = b.elements.count
-                b.elements.reverse()
-                let e = b.elements.removeLast()
-                return .element(e, reportHeld(&s, b.elements.count))
             }
         }
     }
 
+    /// The consumer still holds `held` elements: the demand handler when the producer may
+    /// read again.
     @inlinable
     func reportHeld(_ s: inout State, _ held: Int) -> (@Sendable () -> Void)? {
-        s.held = held
-        let demand = s.takeDemandIfLow(capacity: capacity)
-        if !s.producerPaused { pausedHint.store(false, ordering: .relaxed) }
-        return demand
+        released(&s, s.buffer.report(held: held))
+    }
+
+    @inlinable
+    func released(_ s: inout State, _ resume: Bool) -> (@Sendable () -> Void)? {
+        if !s.buffer.paused { pausedHint.store(false, ordering: .relaxed) }
+        return s.demand(if: resume)
     }
 
     /// Suspends until something was sent, the stream finished or the channel terminated.
@@ -299,13 +264,7 @@ public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     func waitForElements() async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let ready: Bool = state.withLock { s in
-                    if s.terminated || s.finished || !s.buffer.isEmpty { return true }
-                    precondition(s.waiter == nil, "BoundedChannel supports a single consumer")
-                    s.waiter = c
-                    return false
-                }
-                if ready { c.resume() }
+                state.withLock { $0.buffer.wait(c) }?.resume()
             }
         } onCancel: {
             self.terminate()

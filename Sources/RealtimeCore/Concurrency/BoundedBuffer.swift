@@ -1,8 +1,8 @@
-/// The client's one buffer between the transport's I/O thread and the consumer: a pure value
-/// kept in ``ClientStorage/State``, under the lock that runs the client machine, so the relay
-/// numbers a batch and buffers it in one acquisition. It never resumes anything itself: each
-/// step returns the consumer's waiter to resume, or whether the paused producer may read
-/// again, for the caller to act on once the lock is released.
+/// The one bounded buffer between a producer (an I/O thread) and a single consumer, as a pure
+/// value: the client's buffer (kept under the lock that runs the client machine, so the relay
+/// numbers a batch and buffers it in one acquisition) and ``BoundedChannel``'s. It never
+/// resumes anything itself: each step returns the consumer's waiter to resume, or whether the
+/// paused producer may read again, for the caller to act on once the lock is released.
 ///
 /// **Bound.** At most ``capacity`` elements are counted, buffered or in the consumer's hand
 /// (taken by ``take(into:)`` and not yet served): when a producer's push reaches it,
@@ -12,8 +12,8 @@
 ///
 /// **End.** ``finish()`` ends the stream after what is buffered; ``terminate()`` ends it at
 /// once and drops what is buffered (the consumer left, or the client closed).
-struct ClientBuffer<Element, Waiter> {
-    enum Phase: Equatable {
+@usableFromInline package struct BoundedBuffer<Element, Waiter> {
+    @usableFromInline package enum Phase: Equatable {
         case open
         /// No more pushes: the consumer gets what is buffered, then the end.
         case finished
@@ -22,7 +22,7 @@ struct ClientBuffer<Element, Waiter> {
     }
 
     /// What the consumer gets from ``take(into:)``.
-    enum Take: Equatable {
+    @usableFromInline package enum Take: Equatable {
         /// Everything that was buffered, now in the consumer's hand (this many elements).
         case elements(Int)
         case empty
@@ -30,32 +30,32 @@ struct ClientBuffer<Element, Waiter> {
     }
 
     /// Elements counted at which a producer is told to pause; at least 1.
-    var capacity: Int {
+    @usableFromInline package var capacity: Int {
         didSet { precondition(capacity > 0, "the client's buffer capacity must be positive") }
     }
     /// Buffered elements, oldest first.
-    private(set) var elements: [Element] = []
+    @usableFromInline package var elements: [Element] = []
     /// Elements the consumer took and has not served yet, as it last reported: counted
     /// against ``capacity`` so the bound covers them.
-    private(set) var held = 0
+    @usableFromInline package var held = 0
     /// The consumer, waiting for an element or the end.
-    private(set) var waiter: Waiter?
+    @usableFromInline package var waiter: Waiter?
     /// A producer was told to pause and not yet to read again.
-    private(set) var paused = false
-    private(set) var phase = Phase.open
+    @usableFromInline package var paused = false
+    @usableFromInline package var phase = Phase.open
 
-    init(capacity: Int) {
+    @inlinable package init(capacity: Int) {
         precondition(capacity > 0, "the client's buffer capacity must be positive")
         self.capacity = capacity
     }
 
     /// Elements counted against ``capacity``.
-    var count: Int { elements.count + held }
+    @inlinable package var count: Int { elements.count + held }
 
     /// Moves `batch` to the back of the buffer, leaving `batch` empty (the arrays trade
     /// storage when the buffer is empty: no copy). After the end the batch is left in
     /// `batch`, for the caller to release outside the lock. Returns the waiter to resume.
-    mutating func push(_ batch: inout [Element]) -> Waiter? {
+    @inlinable package mutating func push(_ batch: inout [Element]) -> Waiter? {
         guard phase == .open, !batch.isEmpty else { return nil }
         if elements.isEmpty {
             swap(&elements, &batch)
@@ -67,7 +67,7 @@ struct ClientBuffer<Element, Waiter> {
     }
 
     /// Appends one element (dropped after the end). Returns the waiter to resume.
-    mutating func push(_ element: Element) -> Waiter? {
+    @inlinable package mutating func push(_ element: Element) -> Waiter? {
         guard phase == .open else { return nil }
         elements.append(element)
         return takeWaiter()
@@ -75,7 +75,7 @@ struct ClientBuffer<Element, Waiter> {
 
     /// Asked by a producer after its pushes: false when the buffer is full, and the producer
     /// must pause until ``take(into:)`` or ``report(held:)`` says it may read again.
-    mutating func producerMayContinue() -> Bool {
+    @inlinable package mutating func producerMayContinue() -> Bool {
         guard phase == .open, count >= capacity else { return true }
         paused = true
         return false
@@ -84,7 +84,7 @@ struct ClientBuffer<Element, Waiter> {
     /// Moves everything buffered into the consumer's `hand` (which must be empty; it trades
     /// storage with the buffer). The consumer serves the first element at once and holds
     /// the rest, which stay counted. `resume` is true when a paused producer may read again.
-    mutating func take(into hand: inout [Element]) -> (take: Take, resume: Bool) {
+    @inlinable package mutating func take(into hand: inout [Element]) -> (take: Take, resume: Bool) {
         precondition(hand.isEmpty, "the consumer takes from the buffer with an empty hand")
         switch phase {
         case .terminated:
@@ -102,7 +102,7 @@ struct ClientBuffer<Element, Waiter> {
 
     /// The consumer still holds `held` elements it took: true when a paused producer may
     /// read again.
-    mutating func report(held: Int) -> Bool {
+    @inlinable package mutating func report(held: Int) -> Bool {
         guard phase != .terminated else { return false }
         self.held = held
         return takeResume()
@@ -111,7 +111,7 @@ struct ClientBuffer<Element, Waiter> {
     /// The consumer is about to wait. Returns `waiter` back when there is no need (an
     /// element or the end is there: resume it at once), else keeps it for the next push or
     /// the end. One consumer: a second waiter is a programming error.
-    mutating func wait(_ waiter: Waiter) -> Waiter? {
+    @inlinable package mutating func wait(_ waiter: Waiter) -> Waiter? {
         guard phase == .open, elements.isEmpty else { return waiter }
         precondition(self.waiter == nil, "the client's buffer has a single consumer")
         self.waiter = waiter
@@ -119,7 +119,7 @@ struct ClientBuffer<Element, Waiter> {
     }
 
     /// Ends the stream after what is buffered. Returns the waiter to resume.
-    mutating func finish() -> Waiter? {
+    @inlinable package mutating func finish() -> Waiter? {
         guard phase == .open else { return nil }
         phase = .finished
         return takeWaiter()
@@ -127,7 +127,7 @@ struct ClientBuffer<Element, Waiter> {
 
     /// Ends the stream at once: buffered elements are returned (to release outside the
     /// lock), the waiter is returned to resume, and no producer is released any more.
-    mutating func terminate() -> (waiter: Waiter?, dropped: [Element]) {
+    @inlinable package mutating func terminate() -> (waiter: Waiter?, dropped: [Element]) {
         guard phase != .terminated else { return (nil, []) }
         phase = .terminated
         paused = false
@@ -137,12 +137,12 @@ struct ClientBuffer<Element, Waiter> {
         return (takeWaiter(), dropped)
     }
 
-    private mutating func takeWaiter() -> Waiter? {
+    @inlinable mutating func takeWaiter() -> Waiter? {
         defer { waiter = nil }
         return waiter
     }
 
-    private mutating func takeResume() -> Bool {
+    @inlinable mutating func takeResume() -> Bool {
         guard paused, count <= capacity / 2 else { return false }
         paused = false
         return true

@@ -13,7 +13,7 @@ import Synchronization
 /// If the consuming task is cancelled, `next()` returns nil, the channel terminates and
 /// the termination handler runs once (so the producer can close its connection).
 ///
-/// Its bookkeeping is the ``BoundedBuffer`` state machine (the client's buffer is the same
+/// Its bookkeeping is the `BoundedBuffer` state machine (the client's buffer is the same
 /// machine), kept under a lock with the demand and termination handlers.
 ///
 /// **Cost model.** The consumer takes everything buffered in one lock and then serves

@@ -44,20 +44,17 @@ package final class LoopBound<Value, Loop: LoopScheduler>: @unchecked Sendable {
     /// The boxed value. Loop thread only.
     package var value: Value {
         get {
-            precondition(loop.inEventLoop, "LoopBoundBox read off its loop thread")
+            precondition(loop.inEventLoop, "LoopBound read off its loop thread")
             return storage
         }
         set {
-            precondition(loop.inEventLoop, "LoopBoundBox written off its loop thread")
+            precondition(loop.inEventLoop, "LoopBound written off its loop thread")
             storage = newValue
         }
     }
 }
 
 #if os(Linux)
-/// A ``LoopBound`` box on the epoll loop.
-package typealias LoopBoundBox<Value> = LoopBound<Value, EventLoop>
-
 extension EventLoop: LoopScheduler {
     package var now: ContinuousClock.Instant { .now }
 

@@ -12,5 +12,13 @@ package enum SocketOptions {
         var value = milliseconds
         return setsockopt(fd, Int32(IPPROTO_TCP), TCP_USER_TIMEOUT, &value, socklen_t(MemoryLayout<UInt32>.size)) == 0
     }
+
+    /// Sets `TCP_KEEPCNT`: unanswered keep-alive probes before the kernel drops the
+    /// connection. Returns false if the kernel refused it.
+    @discardableResult
+    package static func setKeepAliveCount(_ fd: Int32, _ count: Int32) -> Bool {
+        var value = count
+        return setsockopt(fd, Int32(IPPROTO_TCP), TCP_KEEPCNT, &value, socklen_t(MemoryLayout<Int32>.size)) == 0
+    }
 }
 #endif

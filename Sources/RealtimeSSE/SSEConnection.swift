@@ -23,7 +23,7 @@ import Foundation
 /// cycle: start, pause and resume, completion, and the single exit ``perform(_:)``.
 ///
 /// **Thread rule:** created and used on the loop thread only (``SSETransport`` reaches it
-/// through a ``LoopBoundBox``). Curl calls ``received(_:_:)`` and ``headerLine(_:_:)`` from
+/// through a `LoopBound`). Curl calls ``received(_:_:)`` and ``headerLine(_:_:)`` from
 /// inside `curl_multi_socket_action`, so those never remove the easy handle themselves: they
 /// return 0 to make curl abort, and the completion tears down.
 final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks {

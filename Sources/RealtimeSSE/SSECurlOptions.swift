@@ -138,24 +138,22 @@ struct SSECurlOptions {
         }
     }
 
-    /// Keep-alive probes and `TCP_USER_TIMEOUT` (see ``SSETransport/Options``).
-    mutating func tcp(keepAlive: SSETransport.Options.TCPKeepAlive?, userTimeout: Duration?) {
+    /// Keep-alive probes and `TCP_USER_TIMEOUT` (see ``SSETransport/Options``). libcurl sets
+    /// the probe times; the probe count and the user timeout are set on the socket it creates.
+    mutating func tcp(keepAlive: TCPKeepAlive?, userTimeout: Duration?) {
         if let keepAlive {
             check(rt_easy_setopt_long(easy, CURLOPT_TCP_KEEPALIVE, 1), "keepalive")
-            check(rt_easy_setopt_long(easy, CURLOPT_TCP_KEEPIDLE, max(1, Self.milliseconds(keepAlive.idle) / 1000)), "keepidle")
-            check(rt_easy_setopt_long(easy, CURLOPT_TCP_KEEPINTVL, max(1, Self.milliseconds(keepAlive.interval) / 1000)), "keepintvl")
+            check(rt_easy_setopt_long(easy, CURLOPT_TCP_KEEPIDLE, Int(keepAlive.idleSeconds)), "keepidle")
+            check(rt_easy_setopt_long(easy, CURLOPT_TCP_KEEPINTVL, Int(keepAlive.intervalSeconds)), "keepintvl")
         }
-        if let userTimeout {
-            // The value rides in the callback's pointer argument: no lifetime to manage.
-            let ms = UInt32(clamping: max(1, Self.milliseconds(userTimeout)))
-            check(rt_easy_setopt_ptr(easy, CURLOPT_SOCKOPTDATA, UnsafeRawPointer(bitPattern: UInt(ms))), "sockopt data")
-            check(rt_easy_setopt_sockopt(easy) { clientp, fd, purpose in
-                if purpose == CURLSOCKTYPE_IPCXN {
-                    SocketOptions.setTCPUserTimeout(fd, milliseconds: UInt32(UInt(bitPattern: clientp)))
-                }
-                return CURL_SOCKOPT_OK
-            }, "sockopt function")
-        }
+        let socket = SocketTuning(keepAliveCount: keepAlive?.probeCount, userTimeout: userTimeout)
+        guard socket.bits != 0 else { return }
+        // The settings ride in the callback's pointer argument: no lifetime to manage.
+        check(rt_easy_setopt_ptr(easy, CURLOPT_SOCKOPTDATA, UnsafeRawPointer(bitPattern: socket.bits)), "sockopt data")
+        check(rt_easy_setopt_sockopt(easy) { clientp, fd, purpose in
+            if purpose == CURLSOCKTYPE_IPCXN { SocketTuning(bits: UInt(bitPattern: clientp)).apply(to: fd) }
+            return CURL_SOCKOPT_OK
+        }, "sockopt function")
     }
 
     /// Verification, trust roots, client certificate, pinned keys (https only; harmless for
@@ -196,6 +194,29 @@ struct SSECurlOptions {
         if s < 0 { return 0 }
         if s > Int64(Int.max / 1000) - 1 { return Int.max / 2 }
         return Int(s) * 1000 + Int(a / 1_000_000_000_000_000)
+    }
+}
+
+/// The socket options libcurl cannot set itself, packed into one word for the socket callback:
+/// the `TCP_USER_TIMEOUT` in milliseconds (low 32 bits, 0 for none) and the keep-alive probe
+/// count (next 8 bits, 0 for none).
+package struct SocketTuning {
+    package let bits: UInt
+
+    package init(bits: UInt) { self.bits = bits }
+
+    package init(keepAliveCount: Int32?, userTimeout: Duration?) {
+        let ms = userTimeout.map { UInt(UInt32(clamping: max(1, $0.components.seconds * 1000 + $0.components.attoseconds / 1_000_000_000_000_000))) } ?? 0
+        let count = keepAliveCount.map { UInt(min(max($0, 1), 255)) } ?? 0
+        bits = ms | count << 32
+    }
+
+    package var userTimeoutMilliseconds: UInt32 { UInt32(truncatingIfNeeded: bits) }
+    package var keepAliveCount: Int32 { Int32(truncatingIfNeeded: (bits >> 32) & 0xFF) }
+
+    package func apply(to fd: Int32) {
+        if userTimeoutMilliseconds != 0 { SocketOptions.setTCPUserTimeout(fd, milliseconds: userTimeoutMilliseconds) }
+        if keepAliveCount != 0 { SocketOptions.setKeepAliveCount(fd, keepAliveCount) }
     }
 }
 #endif

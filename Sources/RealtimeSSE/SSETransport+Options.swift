@@ -11,18 +11,6 @@ extension SSETransport {
         /// environment rules, no proxy, or a given proxy of any scheme libcurl supports.
         public typealias Proxy = ProxyConfiguration
 
-        /// TCP keep-alive probes (`SO_KEEPALIVE`, `TCP_KEEPIDLE`, `TCP_KEEPINTVL`).
-        public struct TCPKeepAlive: Sendable, Hashable {
-            /// Idle time before the first probe. Default 30 s.
-            public var idle: Duration
-            /// Time between probes. Default 10 s.
-            public var interval: Duration
-            public init(idle: Duration = .seconds(30), interval: Duration = .seconds(10)) {
-                self.idle = idle
-                self.interval = interval
-            }
-        }
-
         /// Size bounds for the parser: 16 MiB events, lines as long as an event, 1 KiB ids
         /// (a longer `id` is ignored, never sent back as `Last-Event-ID`). See
         /// ``SSEParser/Limits``.
@@ -41,7 +29,8 @@ extension SSETransport {
         /// Ask for HTTP/2 on `https` when libcurl offers it (ALPN); HTTP/1.1 otherwise and on
         /// plain `http`. Default true.
         public var preferHTTP2 = true
-        /// Keep-alive probes; nil turns them off. Default 30 s idle, 10 s interval.
+        /// Keep-alive probes (the ``TCPKeepAlive`` WebSocket uses too); nil turns them off.
+        /// Default 30 s idle, 10 s interval, 3 probes.
         public var tcpKeepAlive: TCPKeepAlive? = TCPKeepAlive()
         /// `TCP_USER_TIMEOUT`: unacknowledged data older than this kills the connection
         /// (detects dead peers while sending, which keep-alive does not). nil leaves the

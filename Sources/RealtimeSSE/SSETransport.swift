@@ -42,7 +42,7 @@ public final class SSETransport: Transport {
     let core: SSETransportCore<EventLoop, CurlEasyTransfer>
     /// The live attempt; created and used on the loop thread only. (Internal for the
     /// reference-cycle test.)
-    var connection: LoopBoundBox<SSETransportCore<EventLoop, CurlEasyTransfer>.Connection?> { core.connection }
+    var connection: LoopBound<SSETransportCore<EventLoop, CurlEasyTransfer>.Connection?, EventLoop> { core.connection }
 
     /// - Parameters:
     ///   - request: the attempt's URL (`http`/`https`), method, headers, body, resume ID,

@@ -18,16 +18,4 @@ extension TestServer {
         try server.start()
         return server
     }
-
-    /// A few ready-made URLs showing the endpoints, for `rtcat demo` to print or stream.
-    public var demoURLs: [String] {
-        [
-            url("/sse?count=5&interval_ms=200").absoluteString,
-            url("/sse?count=20&interval_ms=50&cut=200").absoluteString,
-            url("/sse?count=3&utf8=1&event=greeting").absoluteString,
-            url("/sse?status=503&retry_after=1&fail_attempts=2&count=3").absoluteString,
-            wsURL("/ws?mode=send&count=5&interval_ms=200&close=1000&reason=done").absoluteString,
-            wsURL("/ws").absoluteString,
-        ]
-    }
 }

@@ -246,7 +246,7 @@ struct WeakConnection<Connection: AnyObject> {
     }
 }
 
-/// Loop-confined: reached through `LoopBoundBox`, never shared across threads directly.
+/// Loop-confined: reached through `LoopBound`, never shared across threads directly.
 @available(*, unavailable)
 extension WebSocketConnection: Sendable {}
 #endif

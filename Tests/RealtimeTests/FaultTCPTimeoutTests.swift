@@ -32,7 +32,7 @@ import Testing
         c.webSocket.socket.userTimeout = userTimeout
         c.sse.tcpKeepAlive = keepAlive ? .init(idle: .seconds(1), interval: .seconds(1)) : nil
         // 9 probes, as curl sets for SSE: without the user timeout both would take 10 s.
-        c.webSocket.socket.keepAlive = keepAlive ? .init(idle: 1, interval: 1, count: 9) : nil
+        c.webSocket.socket.keepAlive = keepAlive ? .init(idle: .seconds(1), interval: .seconds(1), count: 9) : nil
     }
 
     @Test func userTimeoutAloneDoesNotDetectAReceiveOnlyHalfOpen() async throws {

@@ -50,7 +50,8 @@ import Testing
         #expect(o.closeTimeout == .seconds(5) && o.writeTimeout == .seconds(20))
         #expect(o.outboundQueueCapacity == 64 && o.maxOutboundBytes == 16 << 20)
         #expect(o.socket.noDelay && o.socket.userTimeout == .seconds(30))
-        #expect(o.socket.keepAlive?.idle == 30 && o.socket.keepAlive?.interval == 10 && o.socket.keepAlive?.count == 3)
+        #expect(o.socket.keepAlive == TCPKeepAlive(idle: .seconds(30), interval: .seconds(10), count: 3))
+        #expect(SSETransport.Options().tcpKeepAlive == o.socket.keepAlive)
     }
 
     /// `heartbeat` and `webSocket.heartbeat` are one setting: whichever is set reaches the

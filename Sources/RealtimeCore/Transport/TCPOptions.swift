@@ -9,7 +9,7 @@ public struct TCPOptions: Sendable, Hashable {
     /// eventually detected by the kernel even when nothing is sent. nil disables.
     /// Default: first probe after 30 s idle, then every 10 s, dead after 3 unanswered (with
     /// ``userTimeout`` set, Linux applies that instead of the count).
-    public var keepAlive: KeepAlive? = KeepAlive()
+    public var keepAlive: TCPKeepAlive? = TCPKeepAlive()
     /// `TCP_USER_TIMEOUT`: how long written data may stay unacknowledged before the kernel
     /// drops the connection (Linux). nil keeps the system default (~15 min). Default 30 s.
     ///
@@ -25,19 +25,34 @@ public struct TCPOptions: Sendable, Hashable {
     /// Bytes read from the socket per `read(2)` call. Default 64 KiB.
     public var readChunkSize: Int = 64 * 1024
 
-    public struct KeepAlive: Sendable, Hashable {
-        /// Idle time before the first probe (`TCP_KEEPIDLE`), whole seconds.
-        public var idle: Int = 30
-        /// Time between probes (`TCP_KEEPINTVL`), whole seconds.
-        public var interval: Int = 10
-        /// Unanswered probes before the connection is dropped (`TCP_KEEPCNT`).
-        public var count: Int = 3
-        public init(idle: Int = 30, interval: Int = 10, count: Int = 3) {
-            self.idle = idle
-            self.interval = interval
-            self.count = count
-        }
+    public init() {}
+}
+
+/// TCP keepalive probes (`SO_KEEPALIVE`, `TCP_KEEPIDLE`, `TCP_KEEPINTVL`, `TCP_KEEPCNT`), the
+/// same settings for both transports (``TCPOptions/keepAlive`` on WebSocket, the SSE
+/// transport's `tcpKeepAlive`). The kernel counts in whole seconds: durations are rounded down,
+/// to at least 1 s.
+public struct TCPKeepAlive: Sendable, Hashable {
+    /// Idle time before the first probe (`TCP_KEEPIDLE`). Default 30 s.
+    public var idle: Duration
+    /// Time between probes (`TCP_KEEPINTVL`). Default 10 s.
+    public var interval: Duration
+    /// Unanswered probes before the connection is dropped (`TCP_KEEPCNT`). Default 3. With a
+    /// `TCP_USER_TIMEOUT` set, Linux applies that instead of the count.
+    public var count: Int
+
+    public init(idle: Duration = .seconds(30), interval: Duration = .seconds(10), count: Int = 3) {
+        self.idle = idle
+        self.interval = interval
+        self.count = count
     }
 
-    public init() {}
+    /// `idle` in the kernel's unit: whole seconds, at least 1.
+    package var idleSeconds: Int32 { Self.seconds(idle) }
+    /// `interval` in the kernel's unit: whole seconds, at least 1.
+    package var intervalSeconds: Int32 { Self.seconds(interval) }
+    /// `count` as the kernel takes it: at least 1.
+    package var probeCount: Int32 { Int32(clamping: max(count, 1)) }
+
+    private static func seconds(_ d: Duration) -> Int32 { Int32(clamping: max(d.components.seconds, 1)) }
 }

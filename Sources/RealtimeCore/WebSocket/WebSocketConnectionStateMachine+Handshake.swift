@@ -65,9 +65,6 @@ extension WebSocketConnectionStateMachine {
         return scheme == "wss" || scheme == "https"
     }
 
-    /// Whether the current handshake may carry credentials.
-    package var sendsCredentials: Bool { !credentialsDropped }
-
     package enum RefusedAction: Sendable, Hashable {
         /// The excerpt is complete: build the error and report ``handshakeFailed(_:)``.
         case finishErrorBody

@@ -62,9 +62,6 @@
         self.maxMessageSize = maxMessageSize
     }
 
-    /// True while a fragmented message is incomplete.
-    @usableFromInline package var isInsideMessage: Bool { messageOpcode != nil }
-
     /// Early checks on a frame that has not fully arrived: the fragmentation rules and size limit
     /// from its header, and UTF-8 validity of the text received so far. Optional — ``receive(_:)``
     /// enforces everything on the complete frame — but it makes the connection fail as soon as a

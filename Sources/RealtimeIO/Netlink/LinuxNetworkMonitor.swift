@@ -33,7 +33,7 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
         var fingerprint = ""
         var stopped = false
     }
-    private let watch: LoopBoundBox<Watch>
+    private let watch: LoopBound<Watch, EventLoop>
 
     /// Reads the tables once (so ``currentStatus`` is known at once), then watches for
     /// changes on `eventLoop`. If netlink is unavailable the status stays `unknown`
@@ -44,7 +44,7 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
         self.interfaces = interfaces
         self.settleDelay = settleDelay
         self.eventLoop = eventLoop
-        self.watch = LoopBoundBox(Watch(), loop: eventLoop)
+        self.watch = LoopBound(Watch(), loop: eventLoop)
         var initial = NetworkStatus(reachability: .unknown)
         var fingerprint = ""
         if let snapshot = Self.readTables() {
@@ -93,7 +93,7 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
 
     // MARK: Loop thread
 
-    private static func tearDown(_ watch: LoopBoundBox<Watch>) {
+    private static func tearDown(_ watch: LoopBound<Watch, EventLoop>) {
         watch.value.stopped = true
         if let t = watch.value.pending { watch.loop.cancel(t) }
         if let r = watch.value.registration { watch.loop.deregister(r) }

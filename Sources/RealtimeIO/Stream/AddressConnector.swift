@@ -76,9 +76,9 @@ struct AddressConnector {
         if options.noDelay { set(Int32(IPPROTO_TCP), TCP_NODELAY, 1) }
         if let ka = options.keepAlive {
             set(SOL_SOCKET, SO_KEEPALIVE, 1)
-            set(Int32(IPPROTO_TCP), TCP_KEEPIDLE, Int32(clamping: max(ka.idle, 1)))
-            set(Int32(IPPROTO_TCP), TCP_KEEPINTVL, Int32(clamping: max(ka.interval, 1)))
-            set(Int32(IPPROTO_TCP), TCP_KEEPCNT, Int32(clamping: max(ka.count, 1)))
+            set(Int32(IPPROTO_TCP), TCP_KEEPIDLE, ka.idleSeconds)
+            set(Int32(IPPROTO_TCP), TCP_KEEPINTVL, ka.intervalSeconds)
+            set(Int32(IPPROTO_TCP), TCP_KEEPCNT, ka.probeCount)
         }
         if let userTimeout = options.userTimeout {
             let ms = userTimeout.components.seconds * 1000 + userTimeout.components.attoseconds / 1_000_000_000_000_000

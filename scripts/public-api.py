@@ -6,6 +6,7 @@ change to the public surface is deliberate (scripts/api-check.sh runs it for eve
   public-api.py GRAPH.json --check api/P.txt [--product P --budget N]   exit 1 and print the diff
                                                                         if it changed or is over N
   public-api.py GRAPH.json --write api/P.txt                            update the committed list
+  --undocumented N   also fail when more than N public symbols have no doc comment (listed)
   public-api.py GRAPH.json --summary                                    symbols per module
 """
 import collections
@@ -34,11 +35,23 @@ def lines(graph):
     return sorted(out)
 
 
+def undocumented(graph):
+    out = set()
+    for s in graph["symbols"]:
+        uri = s.get("location", {}).get("uri", "")
+        if s["kind"]["identifier"] == "swift.extension" or "/Sources/" not in uri or s.get("docComment"):
+            continue
+        where = f"{uri.split('/Sources/')[1]}:{s['location']['position']['line'] + 1}"
+        out.add(f"{where}\t{'.'.join(s['pathComponents'])}")
+    return sorted(out)
+
+
 def main():
     if len(sys.argv) < 3:
         print(__doc__, file=sys.stderr)
         return 2
-    current = lines(json.load(open(sys.argv[1])))
+    graph = json.load(open(sys.argv[1]))
+    current = lines(graph)
     mode = sys.argv[2]
     if mode == "--summary":
         counts = collections.Counter(line.split("\t", 1)[0] for line in current)
@@ -53,6 +66,12 @@ def main():
     over = budget is not None and len(current) > budget
     if over:
         print(f"public API: {product} has {len(current)} symbols, over its budget of {budget} (api/budgets)")
+    missing = undocumented(graph)
+    allowed = int(options.get("--undocumented", "0"))
+    if len(missing) > allowed:
+        print(f"public API: {product} has {len(missing)} public symbols without a doc comment (allowed {allowed}):")
+        sys.stdout.writelines(f"  {m}\n" for m in missing)
+        over = True
     if mode == "--write":
         with open(path, "w") as f:
             f.write("\n".join(current) + "\n")

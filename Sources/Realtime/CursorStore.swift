@@ -11,9 +11,12 @@
 /// `RealtimeClient.Statistics.cursorSaveFailures`; the next processed event saves the newest
 /// cursor. The cursor in memory is not affected, so reconnects stay exact meanwhile.
 public struct CursorStore: Sendable {
+    /// Reads the saved cursor when the client starts; nil when none was saved.
     public var load: @Sendable () async -> String?
+    /// Persists the cursor of the last processed event; a throw is reported as `cursor_save_failed` and the client goes on.
     public var save: @Sendable (String) async throws -> Void
 
+    /// A store made of the two functions.
     public init(load: @escaping @Sendable () async -> String?, save: @escaping @Sendable (String) async throws -> Void) {
         self.load = load
         self.save = save

@@ -27,6 +27,7 @@ public struct LLMDeltaSequence<Decoder: LLMStreamDecoder>: AsyncSequence, Sendab
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Each element is one decoded delta.
         public typealias Element = LLMDelta
         public typealias Failure = Never
 

@@ -8,6 +8,7 @@ extension LLMReplies {
         public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(driver: driver) }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
+            /// Each element is one batch of a reply.
             public typealias Element = LLMReplyBatch
             public typealias Failure = Never
             let driver: LLMReplyDriver

@@ -45,6 +45,7 @@ extension RealtimeClient {
         }
 
         public struct AsyncIterator: AsyncIteratorProtocol {
+            /// Each element is one batch of events.
             public typealias Element = ClientBatchEvent
             public typealias Failure = Never
             let client: RealtimeClient

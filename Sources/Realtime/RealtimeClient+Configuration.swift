@@ -98,6 +98,7 @@ extension RealtimeClient {
         /// SSE relies on ``idleTimeout``. The same setting as `webSocket.heartbeat`: setting
         /// either sets both.
         #if os(Linux)
+        /// The heartbeat policy (WebSocket only; the same setting as `webSocket.heartbeat`).
         public var heartbeat: HeartbeatPolicy {
             get { webSocket.heartbeat }
             set { webSocket.heartbeat = newValue }
@@ -113,6 +114,7 @@ extension RealtimeClient {
 
         // MARK: Connection
 
+        /// TLS settings for `https` and `wss` (``TLSConfiguration``). Default: the system's roots, full verification.
         public var tls: TLSConfiguration = .default
         /// DNS + TCP + TLS + response head, per attempt. Default 10 s.
         public var connectTimeout: Duration = .seconds(10)
@@ -237,6 +239,7 @@ extension RealtimeClient {
         /// half of it; nothing is dropped. Default 256.
         public var eventBufferCapacity: Int = 256
 
+        /// A configuration with every documented default.
         public init() {}
 
         /// A typical LLM request: POST with a JSON body, sent once (not repeated after a cut;

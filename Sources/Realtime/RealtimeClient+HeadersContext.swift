@@ -8,6 +8,7 @@ extension RealtimeClient {
         /// once until a connection opens; a second 401 before then stops with `unauthorized`.
         public var credentialsRejected: Bool
 
+        /// A context for `attempt`; `credentialsRejected` after a 401.
         public init(attempt: Int, credentialsRejected: Bool) {
             self.attempt = attempt
             self.credentialsRejected = credentialsRejected

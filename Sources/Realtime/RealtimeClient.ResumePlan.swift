@@ -40,6 +40,7 @@ extension RealtimeClient {
         /// stops with `truncated`. Default 3; at least 1.
         public var maxResumesWithoutProgress: Int
 
+        /// A plan that resumes with `request`, taking the cursor from `cursor` (or the message id when nil).
         public init(
             cursor: (@Sendable (_ message: Message, _ previous: String?) -> String?)? = nil,
             maxResumesWithoutProgress: Int = 3,

@@ -51,6 +51,7 @@ public final class RealtimeClient: Sendable {
 
     /// The URL given at creation (the first attempt's; redirects do not change it).
     public let url: URL
+    /// The configuration the client was made with.
     public let configuration: Configuration
     /// The transport the URL's scheme selects.
     public let transportKind: TransportKind

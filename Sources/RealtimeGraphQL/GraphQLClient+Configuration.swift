@@ -32,6 +32,7 @@ extension GraphQLClient {
         /// `RealtimeClient.Configuration()`.
         public var realtime = RealtimeClient.Configuration()
 
+        /// The documented defaults.
         public init() {}
 
         /// ``realtime`` with what graphql-transport-ws needs, the handshake run by `session`.

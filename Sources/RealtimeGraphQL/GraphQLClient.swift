@@ -36,6 +36,7 @@ public final class GraphQLClient: Sendable {
     /// The connection underneath, for its `state`, `stateChanges` and `statistics`. Its
     /// events belong to this client (a second consumer of them ends at once); do not send on it.
     public let realtime: RealtimeClient
+    /// The configuration the client was made with.
     public let configuration: Configuration
     let session: GraphQLSession
 

@@ -42,6 +42,7 @@ public struct GraphQLClientError: Error, Sendable, Hashable, CustomStringConvert
         public static let closed = Code(.closed)
     }
 
+    /// What failed: a stable code that programs match on.
     public let code: Code
     /// The server's GraphQL errors (``Code/operationFailed``).
     public var errors: [GraphQLError]

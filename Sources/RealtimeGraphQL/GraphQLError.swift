@@ -17,9 +17,12 @@ public struct GraphQLError: Error, Sendable, Hashable, Decodable, CustomStringCo
 
     /// A line and column of the query document, both from 1.
     public struct Location: Sendable, Hashable, Decodable {
+        /// The line, from 1.
         public var line: Int
+        /// The column, from 1.
         public var column: Int
 
+        /// A location in the operation's document.
         public init(line: Int, column: Int) {
             self.line = line
             self.column = column
@@ -28,7 +31,9 @@ public struct GraphQLError: Error, Sendable, Hashable, Decodable, CustomStringCo
 
     /// One step of an error's ``GraphQLError/path``: a field name or a list index.
     public enum PathElement: Sendable, Hashable, Decodable {
+        /// A field name.
         case field(String)
+        /// A list index.
         case index(Int)
 
         public init(from decoder: any Decoder) throws {
@@ -41,6 +46,7 @@ public struct GraphQLError: Error, Sendable, Hashable, Decodable, CustomStringCo
         }
     }
 
+    /// An error; for tests.
     public init(message: String, locations: [Location] = [], path: [PathElement] = [], code: String? = nil) {
         self.message = message
         self.locations = locations

@@ -12,6 +12,7 @@ public struct GraphQLResult<Value: Decodable & Sendable>: Sendable, Decodable {
     /// The errors that came with this result; empty when there were none.
     public var errors: [GraphQLError]
 
+    /// A result; for tests.
     public init(data: Value?, errors: [GraphQLError] = []) {
         self.data = data
         self.errors = errors

@@ -13,6 +13,7 @@
 /// `execute(_:)`. After ``shutdown()`` jobs go to the global concurrent executor, so a
 /// task that still prefers the loop keeps running rather than hanging.
 extension EventLoop: TaskExecutor {
+    /// Runs `job` on the loop's thread (at once after the current work when called from it).
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         if inEventLoop {

@@ -63,6 +63,7 @@ extension SSETransport {
         /// (`invalid_content_type`, `http_status`).
         public var jsonBodyLimit: Int?
 
+        /// The documented defaults.
         public init() {}
     }
 }

@@ -37,7 +37,9 @@ import RealtimeIO
 /// Thread-safe: ``start(delivering:)`` and ``close(code:reason:)`` may be called from any thread.
 public final class SSETransport: Transport {
     public var kind: TransportKind { .sse }
+    /// The request this transport's attempts send.
     public var request: TransportRequest { core.request }
+    /// The transport's options.
     public var options: Options { core.options }
     let core: SSETransportCore<EventLoop, CurlEasyTransfer>
     /// The live attempt; created and used on the loop thread only. (Internal for the

@@ -3,8 +3,10 @@
 /// packet (Socket.IO protocol v5, BINARY_EVENT). Inside another value it cannot be placed,
 /// and encoding it throws.
 public struct SocketIOBinary: Encodable, Sendable, Hashable {
+    /// The attachment's bytes.
     public var bytes: [UInt8]
 
+    /// An attachment with these bytes.
     public init(_ bytes: [UInt8]) {
         self.bytes = bytes
     }

@@ -32,6 +32,7 @@ extension SocketIOClient {
         /// reading stops (nothing is dropped) until the application catches up. Default 256.
         public var eventBufferCapacity = 256
 
+        /// The documented defaults.
         public init() {}
     }
 }

@@ -33,6 +33,7 @@ public final class SocketIOClient: Sendable {
     /// The connection underneath: ``RealtimeClient/state``, ``RealtimeClient/waitUntilOpen(timeout:)``,
     /// ``RealtimeClient/suspend()``, statistics. Its events are read by this client.
     public let realtime: RealtimeClient
+    /// The configuration the client was made with.
     public let configuration: Configuration
     let core: SocketIOCore
 

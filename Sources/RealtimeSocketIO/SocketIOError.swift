@@ -47,6 +47,7 @@ public struct SocketIOError: Error, Sendable, Hashable, CustomStringConvertible 
         public static let closed = Code(.closed)
     }
 
+    /// What failed: a stable code that programs match on.
     public let code: Code
     /// A short explanation of the SDK's own (never a payload).
     public var detail: String?

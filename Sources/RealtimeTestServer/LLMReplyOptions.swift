@@ -8,7 +8,9 @@ import RealtimeCore
 public struct LLMReplyOptions: Sendable, Hashable {
     /// The wire format, chosen by the path.
     public enum Format: String, Sendable, Hashable {
+        /// OpenAI Chat Completions chunks.
         case openAI = "openai"
+        /// Anthropic Messages events.
         case anthropic
         /// The OpenAI Responses API.
         case responses
@@ -41,6 +43,7 @@ public struct LLMReplyOptions: Sendable, Hashable {
     /// code points (2, 3 and 4 bytes) and characters that need JSON escapes.
     public static let pieces = ["Hé", "llo", ", wör", "ld", "! ", "日本", "語 ", "🌍", " \"ok\"", "\n"]
 
+    /// The wire format of the reply.
     public var format: Format
     /// `reply`: text, tools or error (text).
     public var reply = Reply.text
@@ -99,6 +102,7 @@ public struct LLMReplyOptions: Sendable, Hashable {
     /// times a transcript's default limit.
     public static let endlessLimit = 256 << 20
 
+    /// Options for `format` from the endpoint's query parameters.
     public init(format: Format, query: [String: String] = [:]) {
         self.format = format
         if let v = query["reply"].flatMap(Reply.init(rawValue:)) { reply = v }

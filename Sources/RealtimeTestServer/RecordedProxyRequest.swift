@@ -25,5 +25,6 @@ public struct RecordedProxyRequest: Sendable, Hashable {
     public var headers: HTTPHeaders
     /// Whether the request carried a `Proxy-Authorization` field (its value is not kept).
     public var carriedProxyAuthorization: Bool
+    /// What the proxy did with the request.
     public var outcome: Outcome
 }

@@ -18,6 +18,7 @@ public struct RecordedRequest: Sendable, Hashable {
     public var query: [String: String]
     /// `HTTP/1.1` or `HTTP/1.0`.
     public var version: String
+    /// The request's headers as received.
     public var headers: HTTPHeaders
     /// The request body, de-chunked (empty for none).
     public var body: [UInt8]

@@ -27,6 +27,7 @@ public struct RecordedWebSocketSession: Sendable, Hashable {
     public var receivedClose = false
     /// The code in the client's close frame (nil: none or empty payload).
     public var closeCode: UInt16?
+    /// The reason in the client's close frame, if any.
     public var closeReason: String?
     /// The close code the server sent when the client broke the protocol (1002, 1007, 1009, …).
     public var protocolErrorCode: UInt16?

@@ -42,6 +42,7 @@ public final class ResponseWriter {
     public private(set) var bodyBytesWritten = 0
     /// Whether the head was written.
     public private(set) var headWritten = false
+    /// How the body is framed (none until the head is written).
     public private(set) var framing: Framing = .none
 
     let connection: ServerConnection
@@ -97,6 +98,7 @@ public final class ResponseWriter {
         }
     }
 
+    /// Writes `text` as UTF-8 body bytes.
     public func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     /// Writes bytes to the connection as they are: no framing, no cut, no drip.

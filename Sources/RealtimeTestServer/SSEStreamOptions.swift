@@ -6,8 +6,14 @@ import RealtimeCore
 /// from the same renderer the server uses: `SSEStreamOptions(query: q).body(resumingAfter: nil)`.
 /// Every parameter is documented in ``TestServer/endpointReference``.
 public struct SSEStreamOptions: Sendable, Hashable {
+    /// The line ending the stream uses (`line_ending=`).
     public enum LineEnding: String, Sendable, Hashable {
-        case lf, crlf, cr
+        /// `\n`.
+        case lf
+        /// `\r\n`.
+        case crlf
+        /// `\r`.
+        case cr
         var bytes: [UInt8] {
             switch self {
             case .lf: [10]
@@ -27,8 +33,14 @@ public struct SSEStreamOptions: Sendable, Hashable {
         case noContent = "204"
     }
 
+    /// How the body is framed (`framing=`).
     public enum BodyFraming: String, Sendable, Hashable {
-        case chunked, close, length
+        /// `Transfer-Encoding: chunked`.
+        case chunked
+        /// No length: the body ends when the connection closes.
+        case close
+        /// `Content-Length`.
+        case length
     }
 
     /// `count`: number of events (10).
@@ -113,8 +125,10 @@ public struct SSEStreamOptions: Sendable, Hashable {
     /// invalid 2-byte sequence, an encoded surrogate, and a truncated 3-byte sequence.
     public static let invalidUTF8Suffix: [UInt8] = [0x20, 0xFF, 0x20, 0xC3, 0x28, 0x20, 0xED, 0xA0, 0x80, 0x20, 0xE2, 0x82]
 
+    /// The defaults of the endpoint with no query.
     public init() {}
 
+    /// Options parsed from the endpoint's query parameters.
     public init(query: [String: String]) {
         func int(_ name: String) -> Int? { query[name].flatMap { Int($0) } }
         func flag(_ name: String) -> Bool { query[name].map { $0 != "0" && $0 != "false" } ?? false }

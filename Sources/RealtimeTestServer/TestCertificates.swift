@@ -22,14 +22,17 @@ public struct TestCertificates: Sendable, Hashable {
     public var caKeyFile: String
     /// PEM file of the server certificate; SANs `localhost`, `127.0.0.1`, `::1`.
     public var serverCertificateFile: String
+    /// The server's private key (PEM).
     public var serverKeyFile: String
     /// PEM file of a client certificate (CN `realtime-test-client`) signed by the CA.
     public var clientCertificateFile: String
+    /// The client certificate's private key (PEM).
     public var clientKeyFile: String
     /// The server's public key pin, `sha256//<base64 SHA-256 of the DER SubjectPublicKeyInfo>`
     /// (curl's `--pinnedpubkey` format, ``TLSConfiguration/pinnedPublicKeys``).
     public var serverPublicKeyPin: String
 
+    /// The certificates could not be generated; the description says why.
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
     }

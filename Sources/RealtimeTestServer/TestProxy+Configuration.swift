@@ -20,6 +20,7 @@ extension TestProxy {
         /// TCP connection, each. Default 5 s.
         public var timeout: Duration = .seconds(5)
 
+        /// A proxy that requires `credentials` when given, refuses with `refusal` when given, and maps host names through `hosts`.
         public init(credentials: (user: String, password: String)? = nil, refusal: Int? = nil, hosts: [String: String] = [:]) {
             self.credentials = credentials
             self.refusal = refusal

@@ -29,6 +29,7 @@ import CLinux
 /// buffer each. An end of stream is passed on as a half-close; an error closes both sides.
 /// `stop()` shuts every socket down and waits (up to 10 s) for the threads.
 public final class TestProxy: Sendable {
+    /// The configuration the proxy was made with.
     public let configuration: Configuration
 
     struct State: Sendable {
@@ -44,6 +45,7 @@ public final class TestProxy: Sendable {
     let state = LockedValue(State())
     private let threads = DispatchGroup()
 
+    /// A proxy; call `start()` to listen.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
@@ -67,6 +69,7 @@ public final class TestProxy: Sendable {
     }
     /// Every request received since `start()` (or ``clearRequests()``), in arrival order.
     public var requests: [RecordedProxyRequest] { state.withLock { $0.requests } }
+    /// Forgets the recorded requests.
     public func clearRequests() { state.withLock { $0.requests.removeAll() } }
     /// Client connections accepted so far.
     public var connectionsAccepted: Int { state.withLock { $0.connectionsAccepted } }

@@ -8,7 +8,9 @@ extension TestServer {
     public struct Configuration: Sendable {
         /// TLS settings (PEM files, as produced by ``TestCertificates``).
         public struct TLS: Sendable, Hashable {
+            /// The server's certificate chain (PEM).
             public var certificateFile: String
+            /// The server's private key (PEM).
             public var privateKeyFile: String
             /// CA bundle used to verify client certificates (mutual TLS).
             public var clientCAFile: String?
@@ -18,6 +20,7 @@ extension TestServer {
             /// after the ClientHello; no version or cipher in common). Default nil.
             public var handshakeFault: TLSHandshakeFault?
 
+            /// TLS settings with these files.
             public init(
                 certificateFile: String, privateKeyFile: String, clientCAFile: String? = nil,
                 requireClientCertificate: Bool = false, handshakeFault: TLSHandshakeFault? = nil
@@ -51,6 +54,7 @@ extension TestServer {
         /// Custom endpoints by exact path; they take precedence over the built-in ones.
         public var routes: [String: Handler]
 
+        /// A configuration; port 0 picks a free one.
         public init(port: UInt16 = 0, ipv6: Bool = false, tls: TLS? = nil, routes: [String: Handler] = [:]) {
             self.port = port
             self.ipv6 = ipv6

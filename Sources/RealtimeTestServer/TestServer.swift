@@ -21,10 +21,12 @@ import RealtimeCore
 /// binds the same port again, so clients can test reconnects across a restart.
 /// The endpoints and their query parameters are listed in ``endpointReference``.
 public final class TestServer: Sendable {
+    /// The configuration the server was made with.
     public let configuration: Configuration
 
     private let core: TestServerCore
 
+    /// A server; call `start()` to listen.
     public init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.core = TestServerCore(configuration: configuration)
@@ -38,6 +40,7 @@ public final class TestServer: Sendable {
 
     /// The bound port (the configured one before the first `start()`).
     public var port: UInt16 { core.state.withLock { $0.port } }
+    /// Whether the server is listening.
     public var isRunning: Bool { core.state.withLock { $0.running } }
     /// `http://127.0.0.1:PORT` (or `https://` with TLS).
     public var baseURL: URL { URL(string: "\(configuration.tls == nil ? "http" : "https")://127.0.0.1:\(port)")! }
@@ -69,6 +72,7 @@ public final class TestServer: Sendable {
             $0.attempts.removeAll()
         }
     }
+    /// Counters of what the server has served.
     public var statistics: Statistics { core.state.withLock { $0.statistics } }
 
     /// Adds or replaces a custom endpoint at `path` while running.

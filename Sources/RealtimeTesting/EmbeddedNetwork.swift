@@ -42,6 +42,7 @@ public final class EmbeddedNetwork: Sendable {
     private let started = StartedTransports()
     private let seed = LockedValue<UInt64>(0x5eed)
 
+    /// A network on `loop`.
     public init(loop: ManualLoop = ManualLoop()) {
         self.loop = loop
     }

@@ -84,10 +84,13 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
         loop.onLoop { stream.feedEOF() }
     }
 
+    /// Sends a text frame to the client.
     public func sendText(_ text: String) { feed(encoder.text(text)) }
     /// A text frame's bytes as this server encodes it (to feed in pieces).
     public func textFrame(_ text: String) -> [UInt8] { encoder.text(text) }
+    /// Sends a binary frame to the client.
     public func sendBinary(_ bytes: [UInt8]) { feed(encoder.binary(bytes)) }
+    /// Sends a ping frame to the client.
     public func sendPing(_ payload: [UInt8] = []) { feed(encoder.ping(payload)) }
 
     /// Sends a close frame (the client answers it; then the server closes TCP).

@@ -8,8 +8,10 @@ import Synchronization
 /// timers on the same loop as its transports', so one ``ManualLoop/advanceTime(by:)`` moves
 /// everything, and a timer's work (a reconnect, a transport started) is done when it returns.
 extension ManualLoop: Clock, ClientTimerSource {
+    /// The clock's duration type.
     public typealias Duration = Swift.Duration
 
+    /// One nanosecond: time moves only when the test moves it.
     public var minimumResolution: Duration { .nanoseconds(1) }
 
     /// Suspends until the loop's time passes `deadline` (a timer on the loop resumes it);

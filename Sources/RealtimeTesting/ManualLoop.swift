@@ -21,8 +21,11 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     public struct Instant: InstantProtocol, Sendable {
         /// The time since the loop was made.
         public var offset: Duration
+        /// The time `offset` after the loop was made.
         public init(offset: Duration) { self.offset = offset }
+        /// This time plus `duration`.
         public func advanced(by duration: Duration) -> Instant { Instant(offset: offset + duration) }
+        /// The time from this instant to `other`.
         public func duration(to other: Instant) -> Duration { other.offset - offset }
         public static func < (lhs: Instant, rhs: Instant) -> Bool { lhs.offset < rhs.offset }
     }

@@ -74,6 +74,7 @@ extension WebSocketTransport {
         /// timeout comes from ``TransportRequest/connectTimeout`` instead.
         public var socket: TCPOptions = TCPOptions()
 
+        /// Whether permessage-deflate (RFC 7692) is offered, and with which parameters.
         public enum Compression: Sendable, Hashable {
             /// No extension is offered; compressed frames from the server are a protocol error.
             case disabled
@@ -93,6 +94,7 @@ extension WebSocketTransport {
             }
         }
 
+        /// The documented defaults.
         public init() {}
     }
 }

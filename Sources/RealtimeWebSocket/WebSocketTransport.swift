@@ -15,8 +15,11 @@ import RealtimeIO
 /// through its send queue, bounded and ordered.
 public final class WebSocketTransport: Transport, Sendable {
     public var kind: TransportKind { .webSocket }
+    /// The request this transport's attempts send.
     public var request: TransportRequest { core.request }
+    /// The transport's options.
     public var options: Options { core.options }
+    /// The loop that runs the connection's I/O and timers.
     public var eventLoop: EventLoop { core.loop }
     let core: WebSocketTransportCore<EventLoop, SocketByteStream>
     var sends: LockedValue<WebSocketSendMachine<CheckedContinuation<Void, any Error>>> { core.sends }

@@ -32,5 +32,6 @@ public struct ClientStatistics: Sendable, Hashable {
     /// Times the cursor store's `save` threw (`cursor_save_failed`).
     public var cursorSaveFailures = 0
 
+    /// Statistics with every counter at zero.
     public init() {}
 }

@@ -15,6 +15,7 @@ public enum ClientEvent: Sendable {
 
 /// A failure as reported to the user.
 public struct ErrorEvent: Sendable, Hashable {
+    /// What went wrong.
     public var error: RealtimeError
     /// Whether the client will make another connection attempt.
     public var willRetry: Bool
@@ -25,6 +26,7 @@ public struct ErrorEvent: Sendable, Hashable {
     /// The attempt number that failed.
     public var attempt: Int
 
+    /// An error event; for tests and custom drivers.
     public init(error: RealtimeError, willRetry: Bool, retryIn: Duration?, attempt: Int) {
         self.error = error
         self.willRetry = willRetry
@@ -49,6 +51,7 @@ public struct CloseEvent: Sendable, Hashable {
     /// Whether the client will connect again.
     public var willReconnect: Bool
 
+    /// A close event; for tests and custom drivers.
     public init(clean: Bool, code: UInt16? = nil, reason: String? = nil, willReconnect: Bool) {
         self.clean = clean
         self.code = code

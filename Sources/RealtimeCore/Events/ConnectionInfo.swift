@@ -6,6 +6,7 @@ import Foundation
 
 /// What a live connection negotiated; carried by ``ClientEvent/open(_:)``.
 public struct ConnectionInfo: Sendable, Hashable {
+    /// The transport that opened the connection (SSE or WebSocket).
     public var transport: TransportKind
     /// The URL actually connected to, after redirects.
     public var url: URL
@@ -32,6 +33,7 @@ public struct ConnectionInfo: Sendable, Hashable {
     /// HTTPS when the server offers HTTP/2 through ALPN), `"1.0"`; nil when unknown.
     public var httpVersion: String?
 
+    /// Connection details; for tests and custom transports.
     public init(
         transport: TransportKind, url: URL, status: Int? = nil, headers: HTTPHeaders = HTTPHeaders(),
         subprotocol: String? = nil, extensions: [String] = [], attempt: Int = 1, httpVersion: String? = nil,

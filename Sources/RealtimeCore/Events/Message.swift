@@ -4,6 +4,7 @@
 /// `"message"`, and the last event ID *at dispatch*); WebSocket messages leave them nil
 /// (unless the client's `Configuration.messageID` reads an id from the payload).
 public struct Message: Sendable, Hashable {
+    /// A message's payload: text or binary.
     public enum Content: Sendable, Hashable {
         /// A text payload: SSE `data`, or a WebSocket text message (valid UTF-8).
         case text(String)
@@ -20,6 +21,7 @@ public struct Message: Sendable, Hashable {
 
     var payload: Payload
 
+    /// The payload (SSE data is built into a `String` on first use).
     public var content: Content {
         get {
             switch payload {
@@ -41,6 +43,7 @@ public struct Message: Sendable, Hashable {
     /// does not move. False for every event and WebSocket message.
     public var isComment = false
 
+    /// A message with this payload, SSE event type and id (nil for WebSocket messages).
     public init(content: Content, type: String? = nil, id: String? = nil) {
         self.payload = .content(content)
         self.type = type

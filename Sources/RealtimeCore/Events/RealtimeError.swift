@@ -158,26 +158,43 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         fileprivate init(_ base: Base) { self.base = base }
         public var description: String { base.rawValue }
 
+        /// The connection failed or was lost (refused, reset, closed mid-stream); retried.
         public static let network = FailureClass(.network)
+        /// No usable network path; retried when the path comes back.
         public static let unreachable = FailureClass(.unreachable)
+        /// The host name did not resolve; retried.
         public static let dns = FailureClass(.dns)
+        /// A connect, idle, heartbeat or send deadline passed; retried.
         public static let timeout = FailureClass(.timeout)
+        /// A TLS failure: certificates, pinning, protocol version (permanent); a reset during the handshake is `network`.
         public static let tls = FailureClass(.tls)
+        /// An HTTP refusal: a status, a redirect, a handshake or a proxy refusal; retried or not by status.
         public static let http = FailureClass(.http)
+        /// The response is not a stream the client can read (content type, content encoding).
         public static let content = FailureClass(.content)
+        /// The peer broke the protocol (RFC 6455, SSE framing); retried only if the policy says so.
         public static let `protocol` = FailureClass(.protocol)
+        /// A size limit was crossed (line, event, frame, message).
         public static let limit = FailureClass(.limit)
+        /// Heartbeats went unanswered; retried.
         public static let heartbeat = FailureClass(.heartbeat)
+        /// The stream ended where the client cannot go on (a 204 answering a resume, a finite stream cut short).
         public static let endOfStream = FailureClass(.endOfStream)
+        /// The application closed the client or cancelled the attempt.
         public static let cancelled = FailureClass(.cancelled)
+        /// The configuration or the request is invalid; not retried.
         public static let configuration = FailureClass(.configuration)
+        /// The server refused the credentials twice in a row (401 after a refresh).
         public static let auth = FailureClass(.auth)
+        /// The client's policy stopped or held it: retries exhausted, a circuit breaker, a request that is not repeatable.
         public static let policy = FailureClass(.policy)
+        /// A defect in the SDK; please report it.
         public static let `internal` = FailureClass(.internal)
         /// The client's on-open hook failed (``Code/openHookFailed``).
         public static let openHook = FailureClass(.openHook)
     }
 
+    /// What failed: a stable code that programs match on.
     public let code: Code
     /// HTTP status, for `httpStatus`, `proxy` (the proxy's status) and `handshake` (when the
     /// server did not answer 101).
@@ -219,6 +236,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The longest body excerpt an error keeps, in UTF-8 bytes.
     public static let maxBodyExcerpt = 512
 
+    /// An error with this code and details; for custom transports and tests.
     public init(
         _ code: Code, detail: String? = nil, status: Int? = nil, bodyExcerpt: String? = nil,
         retryAfter: Duration? = nil, closeCode: UInt16? = nil
@@ -233,6 +251,7 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
         self.closeCode = closeCode
     }
 
+    /// The class the reconnect policy decides by.
     public var failureClass: FailureClass {
         switch code.base {
         case .network, .remoteClosed, .peerNotReading: return .network
@@ -267,13 +286,16 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
 
     // MARK: Convenience constructors for common failures.
 
+    /// An `http_status` error for a response with this status.
     public static func httpStatus(_ status: Int, bodyExcerpt: String? = nil, retryAfter: Duration? = nil) -> RealtimeError {
         RealtimeError(.httpStatus, status: status, bodyExcerpt: bodyExcerpt, retryAfter: retryAfter)
     }
 
+    /// A `protocol_violation` error; a WebSocket closes with `closeCode`.
     public static func protocolViolation(_ detail: String, closeCode: UInt16 = 1002) -> RealtimeError {
         RealtimeError(.protocolViolation, detail: detail, closeCode: closeCode)
     }
 
+    /// The error an attempt ends with when the application closes it.
     public static let cancelled = RealtimeError(.cancelled)
 }

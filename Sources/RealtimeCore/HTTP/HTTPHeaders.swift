@@ -4,19 +4,26 @@
 /// `description` never prints the value of a credential-bearing field (see ``isSensitive(_:)``),
 /// so a header list can be logged or put in an error without leaking secrets.
 public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, ExpressibleByDictionaryLiteral {
+    /// One header line: a name and its value.
     public struct Field: Sendable, Hashable {
+        /// The name as given (compared case-insensitively).
         public var name: String
+        /// The value.
         public var value: String
+        /// A field with this name and value.
         public init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
+    /// The fields in order, repeated names included.
     public private(set) var fields: [Field]
 
+    /// No headers.
     public init() { self.fields = [] }
 
+    /// Headers from name-value pairs, in order.
     public init(_ pairs: [(String, String)]) {
         self.fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
@@ -36,6 +43,7 @@ public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, Expressi
         if let value { fields.append(Field(name: name, value: value)) }
     }
 
+    /// Removes every field with this name (case-insensitive).
     public mutating func remove(name: String) {
         fields.removeAll { Self.equalsIgnoringCase($0.name, name) }
     }
@@ -50,8 +58,10 @@ public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, Expressi
         fields.filter { Self.equalsIgnoringCase($0.name, name) }.map(\.value)
     }
 
+    /// Whether a field with this name (case-insensitive) is present.
     public func contains(_ name: String) -> Bool { self[name] != nil }
 
+    /// Whether there are no fields.
     public var isEmpty: Bool { fields.isEmpty }
 
     /// Parts of a name that mark it as carrying a credential (compared ignoring ASCII case):

@@ -37,6 +37,7 @@ public struct ApplicationHeartbeat: Sendable {
     /// on the transport's I/O thread for every inbound text and binary message: keep it quick.
     public var responder: (@Sendable (Message) -> OutboundMessage?)?
 
+    /// An application heartbeat: the payload to send, which messages are replies, and an optional responder to the server's pings.
     public init(
         payload: OutboundMessage, isReply: @escaping @Sendable (Message) -> Bool,
         responder: (@Sendable (Message) -> OutboundMessage?)? = nil

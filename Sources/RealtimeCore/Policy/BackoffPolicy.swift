@@ -72,6 +72,7 @@ public struct BackoffPolicy: Sendable, Hashable {
     /// this (e.g. `.seconds(3600)` for a server that announces maintenance windows).
     public var maximumServerDelay: Duration?
 
+    /// A backoff policy; every parameter has the documented default.
     public init(
         initial: Duration = .seconds(1), multiplier: Double = 2, maximum: Duration = .seconds(30),
         jitter: Jitter = .decorrelated, resetAfter: Duration = .seconds(10),

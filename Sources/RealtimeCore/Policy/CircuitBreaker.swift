@@ -9,6 +9,7 @@ public struct CircuitBreaker: Sendable, Hashable {
     /// How long an open circuit waits before the next attempt. Default 2 minutes.
     public var coolDown: Duration
 
+    /// A breaker that opens after `failureThreshold` failed attempts in a row and waits `coolDown` before the next.
     public init(failureThreshold: Int = 10, coolDown: Duration = .seconds(120)) {
         precondition(failureThreshold >= 1, "CircuitBreaker.failureThreshold must be >= 1")
         self.failureThreshold = failureThreshold

@@ -49,6 +49,7 @@ public struct ReconnectPolicy: Sendable, Hashable {
     /// of reconnecting. Only a code the server sent counts (RFC 6455 §7.1.5). Default empty.
     public var finalCloseCodes: Set<UInt16> = []
 
+    /// A reconnect policy; every parameter has the documented default.
     public init(
         maxAttempts: Int? = nil, reconnectsAfterCleanEnd: Bool = true,
         repeatsNonIdempotentRequests: Bool = false, retriesAfterProtocolViolation: Bool = true,

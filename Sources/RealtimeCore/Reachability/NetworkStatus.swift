@@ -10,11 +10,13 @@ public struct NetworkStatus: Sendable, Hashable, CustomStringConvertible {
         case unreachable
     }
 
+    /// Whether a usable path exists.
     public var reachability: Reachability
     /// Increments on every change of interfaces, addresses or routes (a "path changed"
     /// signal), whether or not ``reachability`` changed. Only differences matter.
     public var pathGeneration: UInt64
 
+    /// A status; for monitors of your own and tests.
     public init(reachability: Reachability, pathGeneration: UInt64 = 0) {
         self.reachability = reachability
         self.pathGeneration = pathGeneration

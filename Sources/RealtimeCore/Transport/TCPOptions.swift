@@ -25,6 +25,7 @@ public struct TCPOptions: Sendable, Hashable {
     /// Bytes read from the socket per `read(2)` call. Default 64 KiB.
     public var readChunkSize: Int = 64 * 1024
 
+    /// The documented defaults.
     public init() {}
 }
 
@@ -41,6 +42,7 @@ public struct TCPKeepAlive: Sendable, Hashable {
     /// `TCP_USER_TIMEOUT` set, Linux applies that instead of the count.
     public var count: Int
 
+    /// Probes after `idle`, every `interval`, `count` of them.
     public init(idle: Duration = .seconds(30), interval: Duration = .seconds(10), count: Int = 3) {
         self.idle = idle
         self.interval = interval

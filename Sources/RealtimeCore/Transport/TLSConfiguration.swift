@@ -5,6 +5,7 @@
 /// verification off is possible only through the explicitly named
 /// ``CertificateVerification/insecureNoVerification``.
 public struct TLSConfiguration: Sendable, Hashable {
+    /// Whether the server's certificate is verified.
     public enum CertificateVerification: Sendable, Hashable {
         /// Verify the chain and the host name (default).
         case full
@@ -20,7 +21,9 @@ public struct TLSConfiguration: Sendable, Hashable {
         case file(String)
     }
 
+    /// Certificate and host name checks. Default ``CertificateVerification/full``.
     public var verification: CertificateVerification = .full
+    /// The roots certificates are verified against. Default the system's store.
     public var trustRoots: TrustRoots = .system
     /// PEM file with the client certificate (chain) for mutual TLS.
     public var clientCertificateFile: String?
@@ -30,7 +33,9 @@ public struct TLSConfiguration: Sendable, Hashable {
     /// (the format of curl's `--pinnedpubkey`). When non-empty, the server's key must match one.
     public var pinnedPublicKeys: [String] = []
 
+    /// The defaults: system roots, full verification, no client certificate, no pins.
     public init() {}
 
+    /// The defaults (``init()``).
     public static let `default` = TLSConfiguration()
 }

@@ -40,6 +40,7 @@ public struct TransportEnd: Sendable, Hashable {
     /// non-idempotent request (POST) is repeated only when this is false.
     public var requestWasDelivered: Bool
 
+    /// How an attempt ended; for custom transports and tests.
     public init(
         clean: Bool, code: UInt16? = nil, reason: String? = nil, error: RealtimeError? = nil,
         doNotReconnect: Bool = false, requestWasDelivered: Bool = true

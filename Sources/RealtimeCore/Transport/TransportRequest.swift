@@ -19,6 +19,7 @@ public struct TransportRequest: Sendable {
     public var lastEventID: String?
     /// WebSocket subprotocols offered in `Sec-WebSocket-Protocol`, in preference order.
     public var subprotocols: [String] = []
+    /// TLS settings for `https` and `wss`.
     public var tls: TLSConfiguration = .default
     /// Time allowed for DNS + TCP + TLS + the response head. Default 10 s.
     public var connectTimeout: Duration = .seconds(10)
@@ -45,6 +46,7 @@ public struct TransportRequest: Sendable {
     /// least 16) and at most 32 KiB of data, or one larger event alone. Default false.
     public var prefersMessageBatches = false
 
+    /// A GET request to `url` with the documented defaults.
     public init(url: URL) {
         self.url = url
     }

@@ -40,6 +40,7 @@ public struct WebSocketDeflateOptions: Sendable, Hashable {
     /// same corpora.
     public var compressionMemoryLevel: Int = 4
 
+    /// What the offer says about our (the client's) compression window (`client_max_window_bits`).
     public enum ClientWindowBits: Sendable, Hashable {
         /// Do not send the parameter: the server may not limit our window.
         case notOffered
@@ -49,6 +50,7 @@ public struct WebSocketDeflateOptions: Sendable, Hashable {
         case bits(Int)
     }
 
+    /// The documented defaults.
     public init() {}
 
     /// The offer's `Sec-WebSocket-Extensions` element.

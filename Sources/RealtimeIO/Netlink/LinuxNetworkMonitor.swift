@@ -22,6 +22,7 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
     /// How long a burst of netlink notifications may take before the tables are re-read
     /// (link down removes addresses and routes one message at a time). Default 20 ms.
     public let settleDelay: Duration
+    /// The loop that reads the netlink socket and calls the observers.
     public let eventLoop: EventLoop
 
     private let status: LockedValue<NetworkStatus>

@@ -56,6 +56,7 @@ public struct CoalescedSequence<Base: AsyncSequence & Sendable>: AsyncSequence, 
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
+        /// Each element is one batch of the base sequence's elements.
         public typealias Element = [Base.Element]
         public typealias Failure = Base.Failure
 

@@ -49,6 +49,7 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
     /// `event: message_stop`.
     public static var terminator: StreamTerminator? { .eventType("message_stop") }
 
+    /// A decoder at the start of a reply.
     public init() {}
 
     public mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {

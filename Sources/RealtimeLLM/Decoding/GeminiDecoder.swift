@@ -39,6 +39,7 @@ public struct GeminiDecoder: LLMStreamDecoder {
     /// The block thought parts go to now; nil after a text or call part.
     private var openBlock: Int?
 
+    /// A decoder at the start of a reply.
     public init() {}
 
     public mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {

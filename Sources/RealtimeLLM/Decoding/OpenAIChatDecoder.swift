@@ -53,6 +53,7 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
     /// `data: [DONE]`.
     public static var terminator: StreamTerminator? { .data("[DONE]") }
 
+    /// A decoder of the choice with this index (other choices are skipped).
     public init(choice: Int = 0) {
         self.choice = choice
     }

@@ -64,6 +64,7 @@ public struct OpenAIResponsesDecoder: LLMStreamDecoder {
         .matching(delivered: true) { isEnd($0) }
     }
 
+    /// A decoder at the start of a reply.
     public init() {}
 
     public mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {

@@ -20,6 +20,7 @@ public struct LLMCitation: Sendable, Hashable {
     /// ids, document indexes and whatever else its kind carries.
     public var json: String
 
+    /// A citation; for tests and decoders of your own.
     public init(type: String, url: String? = nil, title: String? = nil, citedText: String? = nil, json: String = "{}") {
         self.type = type
         self.url = url

@@ -3,8 +3,10 @@
 /// (`stop` / `end_turn`, `tool_calls` / `tool_use`), so compare with the constants of the
 /// format you use; unknown reasons are kept as they are.
 public struct LLMFinishReason: Sendable, Hashable, CustomStringConvertible, ExpressibleByStringLiteral {
+    /// The reason as the wire spelled it.
     public var rawValue: String
 
+    /// A reason spelled `rawValue`.
     public init(_ rawValue: String) { self.rawValue = rawValue }
     public init(stringLiteral value: String) { self.rawValue = value }
     public var description: String { rawValue }

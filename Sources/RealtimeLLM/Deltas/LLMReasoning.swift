@@ -18,6 +18,7 @@ public struct LLMReasoning: Sendable, Hashable {
     /// send back unchanged.
     public var redactedData: String
 
+    /// A reasoning block; for tests and decoders of your own.
     public init(index: Int, text: String = "", summary: String = "", signature: String = "", redactedData: String = "") {
         self.index = index
         self.text = text

@@ -37,6 +37,7 @@ public struct LLMReasoningDelta: Sendable, Hashable {
     /// usually arrives whole, in one fragment).
     public var fragment: String
 
+    /// A reasoning fragment; for tests and decoders of your own.
     public init(index: Int, kind: Kind, fragment: String) {
         self.index = index
         self.kind = kind

@@ -13,6 +13,7 @@ public struct LLMToolCall: Sendable, Hashable {
     /// the reply's finish). A reply cut short can leave a call incomplete.
     public var isComplete: Bool
 
+    /// A tool call; for tests and decoders of your own.
     public init(index: Int, id: String = "", name: String = "", arguments: String = "", isComplete: Bool = false) {
         self.index = index
         self.id = id

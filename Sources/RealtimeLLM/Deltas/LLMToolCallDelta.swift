@@ -13,6 +13,7 @@ public struct LLMToolCallDelta: Sendable, Hashable {
     /// concatenated in order, are the complete JSON.
     public var argumentsFragment: String
 
+    /// A tool call fragment; for tests and decoders of your own.
     public init(index: Int, id: String? = nil, name: String? = nil, argumentsFragment: String = "") {
         self.index = index
         self.id = id

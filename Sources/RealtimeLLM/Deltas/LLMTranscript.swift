@@ -52,6 +52,7 @@ public struct LLMTranscript: Sendable, Hashable {
     /// revisit the calls that ended one by one.
     private var firstOpenPosition = 0
 
+    /// An empty transcript that holds at most `maxBytes` of text, arguments and reasoning (default 64 MiB).
     public init(maxBytes: Int = 64 << 20) {
         self.maxBytes = maxBytes
     }

@@ -28,6 +28,7 @@ public struct LLMUsage: Sendable, Hashable {
     /// Anthropic `cache_read_input_tokens`, Gemini `cachedContentTokenCount`).
     public var cachedInputTokens: Int?
 
+    /// Usage figures; for tests and decoders of your own.
     public init(
         inputTokens: Int? = nil, outputTokens: Int? = nil, totalTokens: Int? = nil, reasoningTokens: Int? = nil,
         cachedInputTokens: Int? = nil

@@ -14,6 +14,7 @@ public struct LLMReplyBatch: Sendable {
     /// when it finished. A reply that was superseded or cancelled gets no last batch.
     public var isLast: Bool
 
+    /// A batch; for tests.
     public init(
         generation: Int, deltas: [LLMDelta], completedToolCalls: [LLMToolCall], transcript: LLMTranscript, isLast: Bool
     ) {

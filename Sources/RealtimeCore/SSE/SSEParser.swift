@@ -28,8 +28,17 @@
 /// A value type; not meant to be shared between threads while feeding (it is `Sendable`
 /// so it can move to the thread that reads the stream).
 ///
-/// The parser runs inside `SSETransport`; its public part is ``Limits``, set through
-/// `SSETransport.Options.limits`.
+/// The parser runs inside `SSETransport` (its ``Limits`` set through
+/// `SSETransport.Options.limits`). It is public for a transport of your own (for example
+/// `URLSession`'s bytes on Apple platforms): feed it the body, read the events.
+///
+/// ```swift
+/// var parser = SSEParser()
+/// for output in try parser.feed(Array("id: 7\ndata: hello\n\n".utf8)) {
+///     if case .event(let event) = output { print(event.lastEventID, event.data) }
+/// }
+/// parser.finish()  // the stream ended; reconnect with parser.lastEventID
+/// ```
 public struct SSEParser: Sendable {
     private var lines: SSELineSplitter
     private var fields: SSEFieldInterpreter
@@ -50,9 +59,11 @@ public struct SSEParser: Sendable {
     ///     as long as an event, 1 KiB ids).
     ///   - lastEventID: the ID to start from, e.g. the one a reconnecting client sent in
     ///     `Last-Event-ID`; events carry it until the stream sends an `id` field.
-    ///   - strictUTF8: see ``strictUTF8``. Default false (WHATWG replacement).
-    ///   - reportsComments: see ``reportsComments``. Default false.
-    package init(limits: Limits = .default, lastEventID: String = "", strictUTF8: Bool = false, reportsComments: Bool = false) {
+    ///   - strictUTF8: invalid UTF-8 in a `data`, `event` or `id` value is an `invalid_utf8`
+    ///     error instead of being decoded with U+FFFD. Default false (WHATWG replacement).
+    ///   - reportsComments: comment lines come out as ``Output/comment(_:)``. Default false
+    ///     (WHATWG ignores them).
+    public init(limits: Limits = .default, lastEventID: String = "", strictUTF8: Bool = false, reportsComments: Bool = false) {
         self.limits = limits
         self.strictUTF8 = strictUTF8
         self.reportsComments = reportsComments
@@ -68,14 +79,14 @@ public struct SSEParser: Sendable {
     /// The last event ID string (WHATWG): the `id` in force at the most recent dispatch point
     /// (blank line), kept across events — including a blank line that dispatched nothing.
     /// Send it as `Last-Event-ID` when reconnecting.
-    package var lastEventID: String { fields.lastEventID }
+    public var lastEventID: String { fields.lastEventID }
 
     /// Feeds the next chunk of the stream; calls `emit` for each output, in order.
     ///
     /// Throws ``RealtimeError`` `line_too_long` / `event_too_large` when a limit is crossed,
-    /// `invalid_utf8` in ``strictUTF8`` mode, or whatever `emit` throws. After any throw the stream is abandoned: later calls
+    /// `invalid_utf8` in `strictUTF8` mode, or whatever `emit` throws. After any throw the stream is abandoned: later calls
     /// rethrow the same error until ``finish()``.
-    package mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void) throws {
+    public mutating func feed(_ bytes: UnsafeRawBufferPointer, _ emit: (Output) throws -> Void) throws {
         try feed(bytes, emit, borrowing: false) { _ in }
     }
 
@@ -145,7 +156,7 @@ public struct SSEParser: Sendable {
 
     /// Feeds bytes from any byte collection (`[UInt8]`, `ArraySlice`, `Data`…) and returns
     /// the outputs. Same rules and errors as ``feed(_:_:)``.
-    package mutating func feed<Bytes: Collection>(_ bytes: Bytes) throws -> [Output] where Bytes.Element == UInt8 {
+    public mutating func feed<Bytes: Collection>(_ bytes: Bytes) throws -> [Output] where Bytes.Element == UInt8 {
         var out: [Output] = []
         let done: Void? = try bytes.withContiguousStorageIfAvailable { buffer in
             try feed(UnsafeRawBufferPointer(buffer)) { out.append($0) }
@@ -159,7 +170,7 @@ public struct SSEParser: Sendable {
     /// End of stream (WHATWG: "pending data must be discarded"): an unterminated line and an
     /// event without its blank line are dropped. The parser is then ready for a new stream
     /// (a reconnection): it accepts a BOM again and keeps ``lastEventID``.
-    package mutating func finish() {
+    public mutating func finish() {
         lines.reset()
         fields.reset()
         failure = nil

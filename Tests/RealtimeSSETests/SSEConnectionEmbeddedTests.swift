@@ -15,7 +15,7 @@ import Foundation
 /// The production SSE connection driven on the embedded loop: the test plays libcurl by
 /// calling the glue's header, write, pre-request and completion callbacks, and moves time by
 /// hand, so every deadline is hit exactly, never raced.
-@Suite("SSEConnection on the embedded loop", .timeLimit(.minutes(1)))
+@Suite("SSEConnection on the embedded loop", .timeLimit(.minutes(1)), .endsEmbeddedConnections)
 struct SSEConnectionEmbeddedTests {
     static func ids(_ events: [TransportEvent]) -> [String] {
         events.compactMap { if case .message(let m) = $0 { return m.id } else { return nil } }

@@ -50,6 +50,11 @@ final class EmbeddedWebSocket: @unchecked Sendable {
             opened.withLock { $0.append(stream) }
             return stream
         }
+        EndOfTest.register { [self] in
+            abort()
+            #expect(loop.pendingTimerCount == 0, "a timer outlived the aborted connection")
+            #expect(loop.pendingTaskCount == 0, "work outlived the aborted connection")
+        }
     }
 
     var streams: [EmbeddedByteStream] { opened.withLock { $0 } }

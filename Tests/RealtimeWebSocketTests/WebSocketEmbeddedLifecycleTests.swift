@@ -1,3 +1,4 @@
+import RealtimeTestSupport
 import Testing
 import RealtimeCore
 import RealtimeTesting
@@ -6,7 +7,7 @@ import RealtimeTesting
 /// How a WebSocket attempt ends in each phase (connecting, handshaking, open, closing) when
 /// the peer closes, the network resets, or the application closes or aborts; and the send
 /// and receive paths against a kernel that takes little or nothing. All on the embedded loop.
-@Suite(.timeLimit(.minutes(1))) struct WebSocketEmbeddedLifecycleTests {
+@Suite(.timeLimit(.minutes(1)), .endsEmbeddedConnections) struct WebSocketEmbeddedLifecycleTests {
     enum Phase: CaseIterable, Sendable {
         case connecting, handshaking, open, closing
     }

@@ -9,7 +9,7 @@ import RealtimeTestSupport
 /// processed, what the application sends in answer goes out, and only then does the
 /// connection fail with the violation's close code (RFC 6455 §7.1.7). An echo client, which
 /// Autobahn cases 3.2–5.15 expect to echo the message before the bad frame, does so.
-@Suite(.timeLimit(.minutes(1))) struct WebSocketEmbeddedReceiveTests {
+@Suite(.timeLimit(.minutes(1)), .endsEmbeddedConnections) struct WebSocketEmbeddedReceiveTests {
     /// The window the machine gives the application's answers (its default).
     static let window = WebSocketConnectionStateMachine<ManualLoop.Instant>.Configuration.defaultReplyWindow
 

@@ -1,5 +1,6 @@
 import RealtimeCore
 import RealtimeTesting
+import RealtimeTestSupport
 import Testing
 @testable import RealtimeWebSocket
 
@@ -8,7 +9,7 @@ import Testing
 /// writes and a full kernel buffer keep order and the queue's bounds; a send while closing
 /// and an abort with waiting senders fail the way the contract says; application messages,
 /// pings, pongs and the close frame leave in order.
-@Suite(.timeLimit(.minutes(1))) struct WebSocketEmbeddedSendTests {
+@Suite(.timeLimit(.minutes(1)), .endsEmbeddedConnections) struct WebSocketEmbeddedSendTests {
     typealias Sends = WebSocketSendMachine<CheckedContinuation<Void, any Error>>
 
     /// Lets the tasks the test started reach the send queue: yields (a bounded number of

@@ -1,3 +1,4 @@
+import RealtimeTestSupport
 import Testing
 import RealtimeCore
 import RealtimeTesting
@@ -5,7 +6,7 @@ import RealtimeTesting
 
 /// Every timeout of the WebSocket connection on the embedded loop: time moves only when the
 /// test moves it, so each deadline is hit exactly, never raced.
-@Suite(.timeLimit(.minutes(1))) struct WebSocketEmbeddedTimerTests {
+@Suite(.timeLimit(.minutes(1)), .endsEmbeddedConnections) struct WebSocketEmbeddedTimerTests {
     static func heartbeat(_ mode: HeartbeatPolicy.Mode, every interval: Duration = .seconds(10)) -> WebSocketTransport.Options {
         var options = EmbeddedWebSocket.quietOptions
         options.heartbeat = .ping(every: interval, missedLimit: 2, mode: mode)

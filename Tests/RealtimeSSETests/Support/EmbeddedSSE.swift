@@ -4,6 +4,7 @@ import RealtimeCore
 import RealtimeIO
 import RealtimeTesting
 import RealtimeTestSupport
+import Testing
 @testable import RealtimeSSE
 #if canImport(FoundationEssentials)
 import FoundationEssentials
@@ -39,6 +40,11 @@ final class EmbeddedSSE: @unchecked Sendable {
         events.setDemandHandler { [weak box = self.connection] in
             guard let box else { return }
             loop.execute { box.value.resume() }
+        }
+        EndOfTest.register { [self] in
+            cancel()
+            #expect(loop.pendingTimerCount == 0, "a timer outlived the cancelled attempt")
+            #expect(loop.pendingTaskCount == 0, "work outlived the cancelled attempt")
         }
     }
 

@@ -25,6 +25,7 @@ struct ConnectOptions {
     /// 0 disables the idle timeout.
     var idleTimeout: Duration?
     var connectTimeout: Duration?
+    var responseTimeout: Duration?
     var caFile: String?
     var certFile: String?
     var keyFile: String?
@@ -88,6 +89,7 @@ struct ConnectOptions {
                                     no interface is usable, and the return reconnects at once)
               --idle-timeout S      no byte for S seconds = dead connection (300; 0 = off)
               --connect-timeout S   DNS + TCP + TLS + response head (10)
+              --response-timeout S  (SSE) the response head may come S seconds after the request
               --cacert FILE         trust only the CAs in this PEM file
               --cert FILE --key FILE  client certificate and key (PEM)
               --pin sha256//BASE64  pinned public key (repeatable, or ';'-separated)
@@ -227,6 +229,7 @@ struct ConnectOptions {
         case "--reset-after": resetAfter = try cursor.seconds(allowZero: true)
         case "--idle-timeout": idleTimeout = try cursor.seconds(allowZero: true)
         case "--connect-timeout": connectTimeout = try cursor.seconds(allowZero: false)
+        case "--response-timeout": responseTimeout = try cursor.seconds(allowZero: false)
         case "--finite":
             try cursor.flag()
             finite = true
@@ -370,6 +373,7 @@ struct ConnectOptions {
         if noReachability { c.networkMonitor = nil }
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
         if let connectTimeout { c.connectTimeout = connectTimeout }
+        if let responseTimeout { c.responseTimeout = responseTimeout }
         if let caFile { c.tls.trustRoots = .file(caFile) }
         c.tls.clientCertificateFile = certFile
         c.tls.clientKeyFile = keyFile

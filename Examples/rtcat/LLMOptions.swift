@@ -19,6 +19,7 @@ struct LLMOptions {
     /// Deliver coalesced batches at most once per this interval; nil: every delta.
     var coalesce: Duration?
     var connectTimeout: Duration?
+    var responseTimeout: Duration?
     /// 0 disables the idle timeout.
     var idleTimeout: Duration?
     /// Attempts after a failure before the request reached the server (a refused or failed
@@ -39,7 +40,8 @@ struct LLMOptions {
               -H 'Name: value'      request header (repeatable), e.g. Authorization: Bearer …
               -d BODY | -d @FILE    the JSON request body (required; sent with POST, once)
               --coalesce S          print text in batches at most once per S seconds (e.g. 0.033)
-              --connect-timeout S   DNS + TCP + TLS + response head (10)
+              --connect-timeout S   DNS + TCP + TLS (10)
+              --response-timeout S  the reply may start S seconds after the request (600)
               --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
               --max-retries N       connection attempts after one that failed before the request
                                     was sent (2); a request that reached the server is never re-sent
@@ -87,6 +89,7 @@ struct LLMOptions {
             case "-d", "--data": body = try readBody(try cursor.value())
             case "--coalesce": o.coalesce = try cursor.seconds(allowZero: false)
             case "--connect-timeout": o.connectTimeout = try cursor.seconds(allowZero: false)
+            case "--response-timeout": o.responseTimeout = try cursor.seconds(allowZero: false)
             case "--idle-timeout": o.idleTimeout = try cursor.seconds(allowZero: true)
             case "--max-retries": o.maxRetries = try cursor.integer(minimum: 0)
             case "--max-reply-bytes": o.maxReplyBytes = try cursor.integer(minimum: 1)
@@ -147,6 +150,7 @@ struct LLMOptions {
         }
         var c = RealtimeClient.Configuration.llm(body: body, headers: headers, terminator: terminator)
         if let connectTimeout { c.connectTimeout = connectTimeout }
+        if let responseTimeout { c.responseTimeout = responseTimeout }
         if let idleTimeout { c.idleTimeout = idleTimeout == .zero ? nil : idleTimeout }
         c.reconnect.maxAttempts = maxRetries + 1
         if lenientUTF8 { c.sse.strictUTF8 = false }

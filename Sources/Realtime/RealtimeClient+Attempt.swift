@@ -63,6 +63,7 @@ extension RealtimeClient {
         request.subprotocols = configuration.subprotocols
         request.tls = configuration.tls
         request.connectTimeout = configuration.connectTimeout
+        request.responseTimeout = configuration.responseTimeout
         request.idleTimeout = configuration.idleTimeout
         request.maxRedirects = configuration.maxRedirects
         request.sensitiveHeaderNames = configuration.sensitiveHeaderNames

@@ -118,6 +118,13 @@ extension RealtimeClient {
         public var tls: TLSConfiguration = .default
         /// DNS + TCP + TLS + response head, per attempt. Default 10 s.
         public var connectTimeout: Duration = .seconds(10)
+        /// SSE: how long the server has from the request to its response head, instead of
+        /// what is left of ``connectTimeout`` once connected. For servers that start their
+        /// answer late (a model in a queue, a slow tool): the connection still has to come up
+        /// within the connect timeout. A late head fails the attempt with `connect_timeout`
+        /// "no response head within …". nil: the connect timeout covers the head. Default nil
+        /// (the ``llm(body:headers:terminator:)-([UInt8],_,_)`` presets: 600 s).
+        public var responseTimeout: Duration?
         /// No byte for this long means a dead connection (comments and control frames count).
         /// nil disables. Default 300 s (as LaunchDarkly's SDKs): long enough for a feed that
         /// is quiet for minutes between events, short enough to notice a connection that died
@@ -248,7 +255,9 @@ extension RealtimeClient {
         /// `data: [DONE]` by default; `.eventType("message_stop")` for Anthropic; nil when
         /// the server marks none: a clean end is then the end of the reply). Invalid UTF-8 in
         /// the reply fails it with `invalid_utf8` (``SSETransport/Options/strictUTF8`` on):
-        /// a model's answer is never silently changed to U+FFFD.
+        /// a model's answer is never silently changed to U+FFFD. The server has 600 s
+        /// (``responseTimeout``) to start its answer once the request is sent, as a model
+        /// behind a queue may take minutes.
         public static func llm(
             body: [UInt8], headers: HTTPHeaders = HTTPHeaders(), terminator: StreamTerminator? = .data("[DONE]")
         ) -> Configuration {
@@ -260,6 +269,7 @@ extension RealtimeClient {
             c.reconnect = .finite
             c.terminator = terminator
             c.sse.strictUTF8 = true
+            c.responseTimeout = .seconds(600)
             return c
         }
 

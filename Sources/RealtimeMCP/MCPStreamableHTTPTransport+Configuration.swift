@@ -20,8 +20,14 @@ extension MCPStreamableHTTPTransport {
         /// (the server refused it, so it did not run). Default nil.
         public var headersProvider: (@Sendable (RealtimeClient.HeadersContext) async throws -> HTTPHeaders)?
         public var tls: TLSConfiguration = .default
-        /// DNS + TCP + TLS + response head, per HTTP request. Default 10 s.
+        /// DNS + TCP + TLS, per HTTP request (and the response head of a GET or DELETE).
+        /// Default 10 s.
         public var connectTimeout: Duration = .seconds(10)
+        /// How long a POST's answer may take to start (its response head) once the request is
+        /// sent: a tool may run minutes before its server answers. nil (default): no bound of
+        /// the transport's own; ``MCPClient/Configuration/requestTimeout`` bounds the request
+        /// as a whole.
+        public var responseTimeout: Duration?
         /// No byte on a stream for this long means a dead connection (SSE comments count, so
         /// a server's keep-alives hold an idle request open). Default nil: a request's stream
         /// may stay silent as long as the request runs (``MCPClient`` bounds it with its

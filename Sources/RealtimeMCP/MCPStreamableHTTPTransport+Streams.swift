@@ -22,6 +22,8 @@ extension MCPStreamableHTTPTransport {
         // Repeatable for the client's machinery so that a cut stream reconnects; the gate turns
         // every reconnection into a GET with Last-Event-ID and refuses any other.
         c.requestIsRepeatable = true
+        // The request's own timeout (the caller's) bounds a late answer, not the connect timeout.
+        c.responseTimeout = configuration.responseTimeout ?? .seconds(365 * 24 * 3600)
         // `maxAttempts` counts the POST too: n resumptions are n + 1 attempts (0 turns them off).
         let resumes = Swift.max(0, configuration.maxResumeAttempts)
         c.reconnect = ReconnectPolicy(maxAttempts: resumes + 1, reconnectsAfterCleanEnd: true)

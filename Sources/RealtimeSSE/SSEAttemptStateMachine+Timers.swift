@@ -24,12 +24,12 @@ extension SSEAttemptStateMachine {
     }
 
     /// DNS, connect, TLS, the request, redirects and 1xx took longer than the connect
-    /// timeout.
+    /// timeout, or the server did not answer within the response timeout.
     private mutating func connectTimerFired() -> TimerAction {
         let delivered = requestMayHaveBeenDelivered()
         let host = "\(hop.url.host ?? ""):\(hopPort)"
         let detail = delivered
-            ? "no response head within \(configuration.connectTimeout)"
+            ? "no response head within \(requestStarting ? configuration.responseTimeout ?? configuration.connectTimeout : configuration.connectTimeout)"
             : "connect to \(host)\(proxyEndpoint.map { " through the proxy \($0)" } ?? "") timed out"
         return .end(finish(TransportEnd(clean: false, error: RealtimeError(.connectTimeout, detail: detail), requestWasDelivered: delivered)))
     }

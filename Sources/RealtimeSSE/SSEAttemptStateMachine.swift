@@ -45,6 +45,9 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
     /// What the machine needs from the request and the transport's options.
     package struct Configuration: Sendable {
         package var connectTimeout: Duration
+        /// From the request's first byte to the final response head; nil: the connect
+        /// timeout covers the head too.
+        package var responseTimeout: Duration?
         package var idleTimeout: Duration?
         package var maxRedirects: Int
         /// ``SSETransport/Options/jsonBodyLimit``: with it, a JSON 200 is one message and a
@@ -54,10 +57,11 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
         package var decodableContentCodings: [String]
 
         package init(
-            connectTimeout: Duration = .seconds(10), idleTimeout: Duration? = nil, maxRedirects: Int = 10,
-            jsonBodyLimit: Int? = nil, decodableContentCodings: [String] = []
+            connectTimeout: Duration = .seconds(10), responseTimeout: Duration? = nil, idleTimeout: Duration? = nil,
+            maxRedirects: Int = 10, jsonBodyLimit: Int? = nil, decodableContentCodings: [String] = []
         ) {
             self.connectTimeout = connectTimeout
+            self.responseTimeout = responseTimeout
             self.idleTimeout = idleTimeout
             self.maxRedirects = maxRedirects
             self.jsonBodyLimit = jsonBodyLimit
@@ -199,10 +203,14 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
         return finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenDelivered()))
     }
 
-    /// curl's pre-request callback: connected, and about to write the request.
-    package mutating func requestStarted() {
-        guard !isFinished else { return }
+    /// curl's pre-request callback at `now`: connected, and about to write the request (for
+    /// every hop of a redirect chain). With a ``Configuration/responseTimeout`` the connect
+    /// timer is re-armed for the returned deadline: the server has that long to answer.
+    package mutating func requestStarted(now: Instant) -> Instant? {
+        guard !isFinished else { return nil }
         requestStarting = true
+        guard case .connecting = phase, let limit = configuration.responseTimeout else { return nil }
+        return arm(.connect, at: now.advanced(by: limit))
     }
 
     // MARK: - The response head

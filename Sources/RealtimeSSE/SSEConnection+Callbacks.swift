@@ -62,7 +62,7 @@ extension SSEConnection {
     /// `CURLOPT_PREREQFUNCTION`: connected (TLS included), about to build and send the
     /// request. From then on a byte of the request may reach the server.
     func requestStarting() {
-        machine.requestStarted()
+        if let deadline = machine.requestStarted(now: loop.now) { arm(.connect, at: deadline) }
     }
 
     /// `CURLOPT_HEADERFUNCTION`: one header line. Returns 0 to abort.

@@ -55,7 +55,7 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
         self.parser = SSEParser(limits: options.limits, lastEventID: request.lastEventID ?? "", strictUTF8: options.strictUTF8,
             reportsComments: options.reportsComments)
         self.machine = Machine(hop: SSEHop(request: request), configuration: Machine.Configuration(
-            connectTimeout: request.connectTimeout, idleTimeout: request.idleTimeout, maxRedirects: request.maxRedirects,
+            connectTimeout: request.connectTimeout, responseTimeout: request.responseTimeout, idleTimeout: request.idleTimeout, maxRedirects: request.maxRedirects,
             jsonBodyLimit: options.jsonBodyLimit, decodableContentCodings: CurlGlobal.contentEncodings))
         self.batcher = SSEEventBatcher(
             channelCapacity: request.eventBufferCapacity, cursor: curl.arenaCursor, packs: request.prefersMessageBatches)

@@ -21,6 +21,8 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
   legacyonly  a POST with MCP-Protocol-Version 2026-07-28 gets 400 without a body;
               tools/call answers {"content": [{"type": "text", "text": "ok"}]} as JSON
   bigjson     tools/call answers a JSON body of 2 MiB
+  late        tools/call answers "ok" as JSON 3 s after the POST (a slow tool: no byte before)
+  latesse     tools/call starts its SSE answer 3 s after the POST, then sends the response
   auth        every request without "Authorization: Bearer good" gets 401 (and is not
               counted); tools/call then answers "ok" as JSON
 
@@ -117,6 +119,10 @@ async def misbehave(case, request, message):
         return web.json_response(result(rid))
     if case == "bigjson":
         return web.json_response(result(rid, "x" * (2 << 20)))
+    if case.startswith("late"):
+        await asyncio.sleep(3)
+        if case == "late":
+            return web.json_response(result(rid))
     response = await stream_response(request)
     if case == "batch":
         await response.write(sse([result(rid)]))
@@ -146,6 +152,8 @@ async def misbehave(case, request, message):
         await response.write(sse(progress(token, 2), event_id=2))
         request.transport.close()
         return response
+    elif case == "latesse":
+        await response.write(sse(result(rid)))
     elif case == "keepalive":
         # 4 s of comments 100 ms apart against a 2 s idle timeout: silence would time the
         # request out twice over, and a loaded machine has 1.9 s of slack per comment.

@@ -144,6 +144,16 @@ struct MCPHostileServerTests {
         await peer.stop()
     }
 
+    @Test("a tool whose answer starts after the connect timeout is bounded by the request timeout instead", arguments: ["late", "latesse"])
+    func lateAnswer(_ name: String) async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        // The answer's head comes 3 s after the POST, twice the connect timeout.
+        let outcome = try await Self.call(peer, name) { $0.transport.connectTimeout = .milliseconds(1500) }
+        #expect((try? outcome.get())?.text == "ok", "\(outcome)")
+        await peer.stop()
+    }
+
     @Test("a 401 asks the headers provider again (credentialsRejected) and the request goes once with the new token")
     func credentialRefresh() async throws {
         let peer = try await MCPPeer.hostile()

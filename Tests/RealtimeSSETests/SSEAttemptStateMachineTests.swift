@@ -248,11 +248,11 @@ struct SSEAttemptStateMachineTests {
         #expect(refused.error?.code == .network)
         #expect(refused.requestWasDelivered == false)
         var after = Self.started()
-        after.requestStarted()
+        _ = after.requestStarted(now: Self.t0)
         guard case .end(let sent) = after.transferCompleted(Self.failure(CURLE_RECV_ERROR)) else { Issue.record("no end"); return }
         #expect(sent.requestWasDelivered)
         var oom = Self.started()
-        oom.requestStarted()
+        _ = oom.requestStarted(now: Self.t0)
         let nothing = SSETransferResult(failure: CurlErrorMapping.Failure(code: CURLE_OUT_OF_MEMORY, stage: .beforeRequest), nothingSent: true)
         guard case .end(let unsent) = oom.transferCompleted(nothing) else { Issue.record("no end"); return }
         #expect(unsent.requestWasDelivered == false, "curl refused to build the request")
@@ -281,13 +281,35 @@ struct SSEAttemptStateMachineTests {
         #expect(end.error?.detail == "connect to example.test:80 timed out")
         #expect(end.requestWasDelivered == false)
         var sent = Self.started()
-        sent.requestStarted()
+        _ = sent.requestStarted(now: Self.t0)
         guard case .end(let late) = sent.timerFired(.connect, now: Self.at(10)) else { Issue.record("no end"); return }
         #expect(late.requestWasDelivered)
         #expect(late.error?.detail?.hasPrefix("no response head within") == true)
         var opened = Self.started()
         _ = Self.head(&opened, 200)
         #expect(opened.timerFired(.connect, now: Self.at(10)) == .none, "disarmed by the final head")
+    }
+
+    @Test func aResponseTimeoutReplacesTheConnectDeadlineOnceTheRequestIsSent() {
+        var request = TransportRequest(url: URL(string: "http://example.test/slow")!)
+        request.method = "POST"
+        var m = Machine(hop: SSEHop(request: request), configuration: Machine.Configuration(
+            connectTimeout: .seconds(10), responseTimeout: .seconds(50)))
+        _ = m.start(now: Self.t0)
+        let deadline = m.requestStarted(now: Self.at(2))
+        #expect(deadline == Self.at(52), "50 s from the request, not 10 s from the start")
+        guard case .end(let late) = m.timerFired(.connect, now: Self.at(52)) else { Issue.record("no end"); return }
+        #expect(late.error?.code == .connectTimeout)
+        #expect(late.error?.detail == "no response head within 50.0 seconds")
+        #expect(late.requestWasDelivered)
+        // Without one the connect deadline stands, and an answer's head disarms either.
+        var plain = Self.started()
+        #expect(plain.requestStarted(now: Self.at(2)) == nil)
+        var answered = Machine(hop: SSEHop(request: request), configuration: Machine.Configuration(responseTimeout: .seconds(50)))
+        _ = answered.start(now: Self.t0)
+        _ = answered.requestStarted(now: Self.at(1))
+        _ = Self.head(&answered, 200, now: Self.at(40))
+        #expect(answered.timerFired(.connect, now: Self.at(51)) == .none)
     }
 
     @Test func theIdleTimerReArmsForTheRemainderAfterBytes() {
@@ -371,7 +393,7 @@ struct SSEAttemptStateMachineTests {
         var m = started(machine(idle: .seconds(30), jsonBodyLimit: stage == .jsonBody ? 100 : nil))
         switch stage {
         case .connecting: break
-        case .requestSent: m.requestStarted()
+        case .requestSent: _ = m.requestStarted(now: Self.t0)
         case .redirecting: _ = head(&m, 307, [("Location", "/b")])
         case .open: _ = head(&m, 200)
         case .errorBody: _ = head(&m, 500, [])
@@ -401,7 +423,7 @@ struct SSEAttemptStateMachineTests {
         let line = Array("X: y\r\n".utf8)
         #expect(line.withUnsafeBytes { m.headerLineReceived($0, now: Self.at(1)) } == false)
         m.deliveryRefused()
-        m.requestStarted()
+        _ = m.requestStarted(now: Self.t0)
         m.parserFailed(RealtimeError(.internal, detail: "late"))
         #expect(m.isFinished)
         #expect(!m.waitsForConsumer)
@@ -446,7 +468,7 @@ struct SSEAttemptStateMachineTests {
                     case .follow, .none: break
                     }
                 case 7: if m.closeRequested() != nil { ended = true }
-                default: m.requestStarted()
+                default: _ = m.requestStarted(now: Self.t0)
                 }
                 if ended { ends += 1 }
                 if m.isFinished { #expect(m.deadlines.armed.isEmpty) }

@@ -23,6 +23,11 @@ public struct TransportRequest: Sendable {
     public var tls: TLSConfiguration = .default
     /// Time allowed for DNS + TCP + TLS + the response head. Default 10 s.
     public var connectTimeout: Duration = .seconds(10)
+    /// SSE: time from the request's first byte to the final response head, replacing what
+    /// is left of ``connectTimeout`` once the connection is up (a server that starts its
+    /// answer late, as a slow tool or a queued model does). nil: the connect timeout covers
+    /// the head too. A WebSocket handshake is bounded by the connect timeout. Default nil.
+    public var responseTimeout: Duration?
     /// A connection that delivers no byte for this long is dead (SSE comments and WebSocket
     /// control frames count). nil disables it. Default 300 s, as the client's.
     public var idleTimeout: Duration? = .seconds(300)

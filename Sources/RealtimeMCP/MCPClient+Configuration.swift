@@ -28,6 +28,12 @@ extension MCPClient {
         /// Notifications kept for a slow reader of ``MCPClient/notifications``; older ones are
         /// dropped first (progress also goes to the call's own handler). Default 256.
         public var notificationBuffer = 256
+        /// Requests from the server (ping, sampling, elicitation, roots…) answered at once:
+        /// one more while this many handlers run is refused with JSON-RPC error -32000
+        /// ("too many server requests in progress"), sent before the next message from the
+        /// server is read, so a flood costs one refusal at a time and is never silently
+        /// dropped. Default 16 (at least 1).
+        public var maxConcurrentServerRequests = 16
 
         public init() {}
     }

@@ -104,7 +104,7 @@ extension MCPClient {
         guard let value = try? MCPValue(json: data), case .object(let message) = value else { return }
         if let method = message["method"]?.stringValue {
             if let id = message["id"] {
-                Task { await self.answer(id: id, method: method, params: message["params"]) }
+                await accept(id: id, method: method, params: message["params"])
             } else {
                 notified(method, params: message["params"])
             }
@@ -128,6 +128,29 @@ extension MCPClient {
                 MCPProgress(progress: progress, total: params["total"]?.numberValue, message: params["message"]?.stringValue))
         }
         notificationSink.yield(MCPNotification(method: method, params: params))
+    }
+
+    /// Runs the handler for a request from the server, or refuses it when
+    /// ``Configuration/maxConcurrentServerRequests`` handlers run already (the refusal is sent
+    /// before the reader goes on).
+    private func accept(id: MCPValue, method: String, params: MCPValue?) async {
+        let limit = Swift.max(1, configuration.maxConcurrentServerRequests)
+        guard serverRequestsInProgress < limit else {
+            let error: MCPValue = [
+                "code": -32000, "message": .string("too many server requests in progress (limit \(limit))"),
+            ]
+            try? await transport.send(MCPValue.object(["jsonrpc": "2.0", "id": id, "error": error]).jsonData)
+            return
+        }
+        serverRequestsInProgress += 1
+        Task {
+            await self.answer(id: id, method: method, params: params)
+            self.serverRequestEnded()
+        }
+    }
+
+    private func serverRequestEnded() {
+        serverRequestsInProgress -= 1
     }
 
     private func answer(id: MCPValue, method: String, params: MCPValue?) async {

@@ -29,6 +29,9 @@ public actor MCPClient {
     var nextID = 1
     var reader: Task<Void, Never>?
     var renewingSession = false
+    /// Server requests whose handlers are running (bounded by
+    /// ``Configuration/maxConcurrentServerRequests``).
+    var serverRequestsInProgress = 0
 
     public init(url: URL, configuration: Configuration = Configuration()) {
         var transportConfiguration = configuration.transport

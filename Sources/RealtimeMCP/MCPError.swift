@@ -31,7 +31,8 @@ public struct MCPError: Error, Sendable, Hashable, CustomStringConvertible {
         /// A message given to ``MCPStreamableHTTPTransport/send(_:)`` is not one JSON-RPC object.
         public static let invalidMessage = Code(.invalidMessage)
         /// The server's answer breaks the transport: a wrong `Content-Type`, a JSON-RPC batch,
-        /// a body that is not JSON-RPC.
+        /// a body that is not JSON-RPC or not UTF-8, a session id that is not visible ASCII
+        /// (``MCPError/underlying`` holds the transport's error where there is one).
         public static let invalidResponse = Code(.invalidResponse)
         /// A response on a request's stream answers another request.
         public static let unknownResponseID = Code(.unknownResponseID)

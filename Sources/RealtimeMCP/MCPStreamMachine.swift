@@ -100,9 +100,14 @@ struct MCPStreamMachine {
             return .resume(lastEventID: lastEventID)
         }
         isDone = true
-        if let error, error.failureClass == .limit || error.failureClass == .content {
-            // Not a cut: the answer itself was refused (too large, not decodable).
+        if let error, error.failureClass == .limit {
+            // Not a cut: the answer itself was refused as too large.
             return .fail(MCPError(.transport, detail: error.detail, status: error.status, underlying: error))
+        }
+        if let error, error.failureClass == .content || error.failureClass == .protocol {
+            // Not a cut either: the answer is not what the protocol allows (invalid UTF-8, an
+            // encoding that cannot be decoded, a malformed stream).
+            return .fail(MCPError(.invalidResponse, detail: error.detail, status: error.status, underlying: error))
         }
         let detail = lastEventID == nil ? "no event id to resume from" : "resumption failed"
         return .fail(MCPError(.streamEnded, detail: detail, status: error?.status, underlying: error))

@@ -129,8 +129,19 @@ extension MCPStreamableHTTPTransport {
         await ended(key: key, willReconnect: false, error: lastError)
     }
 
+    /// Keeps the session id an `initialize` answer assigns. One that is not visible ASCII
+    /// (0x21-0x7E, as the specification requires) could never be sent back: the initialize
+    /// fails with `invalid_response` instead of every later request failing.
     private func opened(_ info: ConnectionInfo, key: Int) {
-        if streams[key]?.isInitialize == true, let id = info.headers["Mcp-Session-Id"], !id.isEmpty { sessionID = id }
+        guard streams[key]?.isInitialize == true, let id = info.headers["Mcp-Session-Id"], !id.isEmpty else { return }
+        guard id.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
+            guard let stream = streams.removeValue(forKey: key) else { return }
+            stream.client.close()
+            fail(stream.requestID, with: MCPError(
+                .invalidResponse, detail: "the server's Mcp-Session-Id is not visible ASCII (0x21-0x7E)"))
+            return
+        }
+        sessionID = id
     }
 
     private func received(_ message: Message, key: Int) {

@@ -17,10 +17,15 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
               case name starting with "cutting": one per resumption limit under test)
   asks*       an SSE stream that sends the client a request (sampling/createMessage, id
               "ask"), waits up to 10 s for the client's answer, then sends the response
+  flood       an SSE stream that sends the client 20 requests (sampling/createMessage, ids
+              "ask0"…"ask19") at once, waits up to 10 s for 16 refusals (-32000), then sends
+              the response with the text "<n> refused"
+  badsession  initialize answers Mcp-Session-Id "bad id" (a space: not visible ASCII)
   keepalive   an SSE stream of ": keep-alive" comments every 100 ms for 4 s, then the response
   legacyonly  a POST with MCP-Protocol-Version 2026-07-28 gets 400 without a body;
               tools/call answers {"content": [{"type": "text", "text": "ok"}]} as JSON
   bigjson     tools/call answers a JSON body of 2 MiB
+  badutf8     tools/call answers a JSON body holding the byte 0xE9 alone (not UTF-8)
   late        tools/call answers "ok" as JSON 3 s after the POST (a slow tool: no byte before)
   latesse     tools/call starts its SSE answer 3 s after the POST, then sends the response
   auth        every request without "Authorization: Bearer good" gets 401 (and is not
@@ -94,7 +99,8 @@ async def handle_post(request):
         body = {"jsonrpc": "2.0", "id": message["id"], "result": {
             "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
             "serverInfo": {"name": "hostile", "version": "1"}}}
-        return web.json_response(body, headers={"Mcp-Session-Id": "s1"})
+        session = "bad id" if case == "badsession" else "s1"
+        return web.json_response(body, headers={"Mcp-Session-Id": session})
     if method == "server/discover":
         return web.json_response({"jsonrpc": "2.0", "id": message["id"],
                                   "error": {"code": -32601, "message": "Method not found"}})
@@ -117,6 +123,9 @@ async def misbehave(case, request, message):
         return web.Response(status=200, text="hello", content_type="text/plain")
     if case in ("legacyonly", "auth"):
         return web.json_response(result(rid))
+    if case == "badutf8":
+        head = json.dumps(result(rid, "caf")).encode()
+        return web.Response(body=head.replace(b'"caf"', b'"caf\xe9"'), content_type="application/json")
     if case == "bigjson":
         return web.json_response(result(rid, "x" * (2 << 20)))
     if case.startswith("late"):
@@ -141,6 +150,16 @@ async def misbehave(case, request, message):
         except asyncio.TimeoutError:
             pass
         await response.write(sse(result(rid)))
+    elif case == "flood":
+        for n in range(20):
+            await response.write(sse({"jsonrpc": "2.0", "id": f"ask{n}", "method": "sampling/createMessage", "params": {}}))
+        refused = 0
+        for _ in range(200):
+            refused = sum(1 for a in ANSWERS.get(case, []) if a.get("error", {}).get("code") == -32000)
+            if refused >= 16:
+                break
+            await asyncio.sleep(0.05)
+        await response.write(sse(result(rid, f"{refused} refused")))
     elif case.startswith("cutting"):
         await response.write(sse(progress(token, 1), event_id=1, retry=20))
         REPLAY[case] = (rid, token)

@@ -52,6 +52,9 @@ struct MCPHostileServerTests {
         let big = try await Self.call(peer, "bigjson") { $0.transport.maxMessageBytes = 1 << 20 }
         Self.expectFailure(big, .transport)
         if case .failure(let error) = big { #expect(error.underlying?.code == .messageTooLarge) }
+        let latin1 = try await Self.call(peer, "badutf8")
+        Self.expectFailure(latin1, .invalidResponse)
+        if case .failure(let error) = latin1 { #expect(error.underlying?.code == .invalidUTF8) }
         await peer.stop()
     }
 
@@ -119,6 +122,51 @@ struct MCPHostileServerTests {
         let thrown = try await Self.call(peer, "asks2", onClient: { await $0.setRequestHandler("sampling/createMessage") { _ in throw Boom() } })
         #expect((try? thrown.get())?.text == "ok")
         #expect(try await peer.record("/asks2/answers").arrayValue?.first?["error"]?["code"] == -32603)
+        await peer.stop()
+    }
+
+    /// 20 requests from the server at once against a limit of 4: four handlers run, the other
+    /// 16 are refused with -32000 while they do, and the call's answer comes through.
+    @Test("a flood of server requests runs at most maxConcurrentServerRequests handlers and refuses the rest")
+    func serverRequestFlood() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        actor Running {
+            var now = 0, most = 0
+            func enter() { now += 1; most = max(most, now) }
+            func leave() { now -= 1 }
+        }
+        let running = Running()
+        let (released, release) = AsyncStream<Void>.makeStream()
+        let outcome = try await Self.call(peer, "flood", configure: { $0.maxConcurrentServerRequests = 4 }, onClient: { client in
+            await client.setRequestHandler("sampling/createMessage") { _ in
+                await running.enter()
+                for await _ in released { break }
+                await running.leave()
+                return [:]
+            }
+        })
+        release.finish()
+        #expect((try? outcome.get())?.text == "16 refused", "\(outcome)")
+        #expect(await running.most == 4)
+        await peer.stop()
+    }
+
+    @Test("a session id that is not visible ASCII fails the initialize with invalid_response")
+    func invalidSessionID() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2025_11_25)
+        let client = MCPClient(url: peer.url("/badsession/mcp"), configuration: c)
+        do {
+            try await client.connect()
+            Issue.record("connected with an invalid session id")
+        } catch let error as MCPError {
+            #expect(error.code == .invalidResponse, "\(error)")
+            #expect(error.detail?.contains("Mcp-Session-Id") == true)
+        }
+        await client.close()
         await peer.stop()
     }
 

@@ -42,7 +42,7 @@ struct LLMOptions {
               --coalesce S          print text in batches at most once per S seconds (e.g. 0.033)
               --connect-timeout S   DNS + TCP + TLS (10)
               --response-timeout S  the reply may start S seconds after the request (600)
-              --idle-timeout S      no byte for S seconds = dead connection (60; 0 = off)
+              --idle-timeout S      no byte for S seconds = dead connection (300; 0 = off)
               --max-retries N       connection attempts after one that failed before the request
                                     was sent (2); a request that reached the server is never re-sent
               --max-reply-bytes N   the reply's text and tool arguments may hold N bytes (67108864);

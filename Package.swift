@@ -90,7 +90,7 @@ let package = Package(
         ),
         .target(
             name: "RealtimeMCP",
-            dependencies: ["Realtime"],
+            dependencies: ["Realtime", "RealtimeCore"],
             swiftSettings: swiftSettings
         ),
         .target(

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RealtimeCore
 
 /// A JSON value: what MCP tool arguments, results and JSON-RPC payloads are made of.
 ///
@@ -16,12 +17,30 @@ public enum MCPValue: Sendable, Hashable, Codable {
     case array([MCPValue])
     case object([String: MCPValue])
 
-    /// Parses one JSON text (RFC 8259). Throws ``MCPError`` code `invalidMessage` when it is not JSON.
+    /// The deepest nesting of arrays and objects ``init(json:)`` parses (as `JSONDecoder`).
+    public static let maxDepth = 512
+
+    /// Parses one JSON text (RFC 8259) in one pass, in time linear in its length. Throws
+    /// ``MCPError`` code `invalidMessage` when it is not UTF-8, not one JSON value, or nests
+    /// deeper than ``maxDepth``.
     public init(json data: Data) throws(MCPError) {
-        do {
-            self = try JSONDecoder().decode(MCPValue.self, from: data)
-        } catch {
+        guard let text = String(validating: data, as: UTF8.self) else {
+            throw MCPError(.invalidMessage, detail: "not UTF-8")
+        }
+        guard let value = JSONEquivalence.parse(text, maxDepth: Self.maxDepth) else {
             throw MCPError(.invalidMessage, detail: "not JSON")
+        }
+        self.init(value)
+    }
+
+    private init(_ value: JSONEquivalence.Value) {
+        switch value {
+        case .null: self = .null
+        case .bool(let b): self = .bool(b)
+        case .number(let n): self = .number(n)
+        case .string(let s): self = .string(s)
+        case .array(let a): self = .array(a.map(MCPValue.init))
+        case .object(let o): self = .object(o.mapValues(MCPValue.init))
         }
     }
 

@@ -20,11 +20,12 @@ package enum JSONEquivalence {
         case object([String: Value])
     }
 
-    /// The parsed value of `text`, or nil when it is not one JSON value.
-    package static func parse(_ text: String) -> Value? {
+    /// The parsed value of `text`, or nil when it is not one JSON value or nests deeper
+    /// than `maxDepth`. Linear in the text's length.
+    package static func parse(_ text: String, maxDepth: Int = maxDepth) -> Value? {
         var text = text
         return text.withUTF8 { bytes in
-            var parser = Parser(bytes: bytes)
+            var parser = Parser(bytes: bytes, maxDepth: maxDepth)
             parser.skipWhitespace()
             guard let value = parser.value(depth: 0) else { return nil }
             parser.skipWhitespace()
@@ -40,9 +41,13 @@ package enum JSONEquivalence {
 
     private struct Parser {
         let bytes: UnsafeBufferPointer<UInt8>
+        let maxDepth: Int
         var index = 0
 
-        init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
+        init(bytes: UnsafeBufferPointer<UInt8>, maxDepth: Int) {
+            self.bytes = bytes
+            self.maxDepth = maxDepth
+        }
 
         var current: UInt8? { index < bytes.count ? bytes[index] : nil }
 
@@ -51,10 +56,11 @@ package enum JSONEquivalence {
         }
 
         mutating func value(depth: Int) -> Value? {
-            guard depth <= JSONEquivalence.maxDepth, let c = current else { return nil }
+            guard let c = current else { return nil }
             switch c {
-            case UInt8(ascii: "{"): return object(depth: depth + 1)
-            case UInt8(ascii: "["): return array(depth: depth + 1)
+            // `depth` arrays and objects enclose this value: one more may open within the limit.
+            case UInt8(ascii: "{"): return depth < maxDepth ? object(depth: depth + 1) : nil
+            case UInt8(ascii: "["): return depth < maxDepth ? array(depth: depth + 1) : nil
             case UInt8(ascii: "\""): return string().map(Value.string)
             case UInt8(ascii: "t"): return literal("true", .bool(true))
             case UInt8(ascii: "f"): return literal("false", .bool(false))

@@ -34,6 +34,16 @@ extension MCPClient {
         /// server is read, so a flood costs one refusal at a time and is never silently
         /// dropped. Default 16 (at least 1).
         public var maxConcurrentServerRequests = 16
+        /// How many times a request whose answer was lost (`stream_ended`: the stream broke
+        /// and could not be resumed) is sent again as a new request, when repeating it is
+        /// safe: reads (`tools/list`, `resources/list`, `resources/templates/list`,
+        /// `resources/read`, `prompts/list`, `prompts/get`, `completion/complete`, `ping`) and
+        /// calls of tools whose annotations say they are read-only or idempotent (as the last
+        /// `tools/list` said). Any other request fails with `stream_ended`: it reached the
+        /// server and may or may not have run, so whether to repeat it is the caller's
+        /// decision. Each attempt has its own ``requestTimeout``; 0.1 s, then 0.2 s… between
+        /// them. Default 2.
+        public var maxReissues = 2
 
         public init() {}
     }

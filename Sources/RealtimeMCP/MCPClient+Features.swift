@@ -8,7 +8,11 @@ extension MCPClient {
     /// One page of `tools/list`, from `cursor` (nil: the first page).
     public func listTools(cursor: String? = nil) async throws -> MCPPage<MCPTool> {
         let result = try await request("tools/list", params: Self.cursorParams(cursor))
-        return MCPPage(items: (result["tools"]?.arrayValue ?? []).compactMap(MCPTool.init), nextCursor: result["nextCursor"]?.stringValue)
+        let tools = (result["tools"]?.arrayValue ?? []).compactMap(MCPTool.init)
+        for tool in tools {
+            if tool.isSafeToRepeat { repeatableTools.insert(tool.name) } else { repeatableTools.remove(tool.name) }
+        }
+        return MCPPage(items: tools, nextCursor: result["nextCursor"]?.stringValue)
     }
 
     /// Every tool, following `nextCursor` (up to ``maxPages`` pages).

@@ -9,9 +9,42 @@ extension MCPClient {
     /// Sends a request and waits for its result. Cancelling the calling task cancels the
     /// request on the server (`notifications/cancelled`; on 2026-07-28 its stream is closed)
     /// and throws `cancelled`; no response within ``Configuration/requestTimeout`` does the
-    /// same and throws `request_timeout`.
+    /// same and throws `request_timeout`. A request whose answer was lost is sent again as a
+    /// new request only when that is safe (``Configuration/maxReissues``).
     public func request(
         _ method: String, params: MCPValue? = nil, onProgress: (@Sendable (MCPProgress) -> Void)? = nil
+    ) async throws -> MCPValue {
+        var reissues = 0
+        while true {
+            do {
+                return try await requestOnce(method, params: params, onProgress: onProgress)
+            } catch let error as MCPError where error.code == .streamEnded {
+                guard reissues < configuration.maxReissues, isSafeToRepeat(method, params: params) else { throw error }
+                reissues += 1
+                do {
+                    try await Task.sleep(for: .milliseconds(100 << (reissues - 1)))
+                } catch {
+                    throw MCPError(.cancelled)
+                }
+            }
+        }
+    }
+
+    /// Methods that read and change nothing on the server.
+    static let readMethods: Set<String> = [
+        "tools/list", "resources/list", "resources/templates/list", "resources/read", "prompts/list", "prompts/get",
+        "completion/complete", "ping",
+    ]
+
+    /// Whether sending `method` again can change nothing more than sending it once did.
+    func isSafeToRepeat(_ method: String, params: MCPValue?) -> Bool {
+        if Self.readMethods.contains(method) { return true }
+        guard method == "tools/call", let name = params?["name"]?.stringValue else { return false }
+        return repeatableTools.contains(name)
+    }
+
+    private func requestOnce(
+        _ method: String, params: MCPValue?, onProgress: (@Sendable (MCPProgress) -> Void)?
     ) async throws -> MCPValue {
         let id = MCPValue.number(Double(nextID))
         nextID += 1

@@ -32,6 +32,8 @@ public actor MCPClient {
     /// Server requests whose handlers are running (bounded by
     /// ``Configuration/maxConcurrentServerRequests``).
     var serverRequestsInProgress = 0
+    /// Tools the last `tools/list` pages marked read-only or idempotent.
+    var repeatableTools: Set<String> = []
 
     public init(url: URL, configuration: Configuration = Configuration()) {
         var transportConfiguration = configuration.transport

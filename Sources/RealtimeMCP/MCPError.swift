@@ -36,8 +36,11 @@ public struct MCPError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidResponse = Code(.invalidResponse)
         /// A response on a request's stream answers another request.
         public static let unknownResponseID = Code(.unknownResponseID)
-        /// The stream ended before the response and could not be resumed (no event id, or
-        /// the resumption failed). The request was not sent again.
+        /// The request reached the server and may or may not have run: its stream ended before
+        /// the response and could not be resumed (no event id, or
+        /// the resumption failed). It is sent again, as a new request, only when that is safe
+        /// (``MCPClient/Configuration/maxReissues``); this error means it was not, or the
+        /// re-issues were lost too.
         public static let streamEnded = Code(.streamEnded)
         /// No response within the request timeout.
         public static let timeout = Code(.timeout)

@@ -7,6 +7,13 @@ public struct MCPTool: Sendable, Hashable {
     /// The whole entry as the server sent it.
     public var json: MCPValue
 
+    /// Whether the server says calling the tool again changes nothing more
+    /// (`annotations.readOnlyHint` or `annotations.idempotentHint` true): the client then
+    /// re-issues a call whose answer was lost (see ``MCPClient/Configuration/maxReissues``).
+    public var isSafeToRepeat: Bool {
+        json["annotations"]?["readOnlyHint"] == .bool(true) || json["annotations"]?["idempotentHint"] == .bool(true)
+    }
+
     init?(_ json: MCPValue) {
         guard let name = json["name"]?.stringValue else { return nil }
         self.name = name

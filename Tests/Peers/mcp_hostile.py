@@ -21,6 +21,9 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
               "ask0"…"ask19") at once, waits up to 10 s for 16 refusals (-32000), then sends
               the response with the text "<n> refused"
   badsession  initialize answers Mcp-Session-Id "bad id" (a space: not visible ASCII)
+  reissue     tools/list: the first answer's stream is cut (no event id), later ones list "safe"
+              (readOnlyHint) and "unsafe"; tools/call "safe": the first stream is cut, then "ok";
+              tools/call "unsafe": every stream is cut. GET /reissue/runs counts the calls per tool
   keepalive   an SSE stream of ": keep-alive" comments every 100 ms for 4 s, then the response
   legacyonly  a POST with MCP-Protocol-Version 2026-07-28 gets 400 without a body;
               tools/call answers {"content": [{"type": "text", "text": "ok"}]} as JSON
@@ -109,6 +112,8 @@ async def handle_post(request):
         answered(case).set()
     if "id" not in message or method is None:
         return web.Response(status=202)
+    if case == "reissue":
+        return await reissue(request, message)
     if method != "tools/call":
         return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}})
     return await misbehave(case, request, message)
@@ -184,6 +189,28 @@ async def misbehave(case, request, message):
 
 
 REPLAY = {}
+RUNS = {}
+
+
+async def reissue(request, message):
+    """The `reissue` case: a cut stream (no event id) on the first answer of each kind."""
+    rid = message["id"]
+    key = message.get("params", {}).get("name") or message["method"]
+    RUNS[key] = RUNS.get(key, 0) + 1
+    if RUNS[key] == 1 or key == "unsafe":
+        response = await stream_response(request)
+        await response.write(b": working\n\n")
+        request.transport.close()
+        return response
+    if message["method"] == "tools/list":
+        tools = [{"name": "safe", "inputSchema": {"type": "object"}, "annotations": {"readOnlyHint": True}},
+                 {"name": "unsafe", "inputSchema": {"type": "object"}}]
+        return web.json_response({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}})
+    return web.json_response(result(rid))
+
+
+async def handle_runs(request):
+    return web.json_response(RUNS)
 
 
 async def handle_get(request):
@@ -241,6 +268,7 @@ async def main():
     app.router.add_get("/{case}/gets", handle_gets)
     app.router.add_get("/{case}/answers", handle_answers)
     app.router.add_get("/{case}/deletes", handle_deletes)
+    app.router.add_get("/{case}/runs", handle_runs)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.SockSite(runner, sock)

@@ -170,6 +170,34 @@ struct MCPHostileServerTests {
         await peer.stop()
     }
 
+    /// A lost answer (the stream cut with no event id): a read and a read-only tool are sent
+    /// again as new requests; a tool that may change something runs once and fails with
+    /// `stream_ended`.
+    @Test("a request whose answer was lost is re-issued only when repeating it is safe")
+    func reissue() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2025_11_25)
+        let client = MCPClient(url: peer.url("/reissue/mcp"), configuration: c)
+        try await client.connect()
+        let tools = try await client.allTools()
+        #expect(tools.map(\.name) == ["safe", "unsafe"])
+        #expect(tools.map(\.isSafeToRepeat) == [true, false])
+        #expect(try await client.callTool("safe").text == "ok")
+        do {
+            _ = try await client.callTool("unsafe")
+            Issue.record("a call whose answer was lost succeeded")
+        } catch let error as MCPError {
+            #expect(error.code == .streamEnded, "\(error)")
+        }
+        await client.close()
+        let runs = try await peer.record("/reissue/runs")
+        #expect(runs == ["tools/list": 2, "safe": 2, "unsafe": 1])
+        try await peer.expectNoRepeatedPOST("/reissue/posts")
+        await peer.stop()
+    }
+
     /// `close()` ends the session with a DELETE naming it; a session the server dropped (404)
     /// is forgotten, so nothing is deleted for it.
     @Test("close() deletes the session; a session dropped by a 404 is not deleted")

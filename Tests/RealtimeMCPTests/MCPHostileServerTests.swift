@@ -12,11 +12,10 @@ struct MCPHostileServerTests {
         _ peer: MCPPeer, _ name: String, configure: (inout MCPClient.Configuration) -> Void = { _ in },
         progress: ProgressLog? = nil, onClient: (MCPClient) async -> Void = { _ in }
     ) async throws -> Result<MCPToolResult, MCPError> {
-        var c = MCPClient.Configuration()
-        c.revision = .fixed(.v2025_11_25)
-        c.requestTimeout = .seconds(20)
-        configure(&c)
-        let client = MCPClient(url: peer.url("/\(name)/mcp"), configuration: c)
+        let client = Self.client(peer, name) {
+            $0.requestTimeout = .seconds(20)
+            configure(&$0)
+        }
         await onClient(client)
         try await client.connect()
         let outcome: Result<MCPToolResult, MCPError>
@@ -28,6 +27,16 @@ struct MCPHostileServerTests {
         await client.close()
         try await peer.expectNoRepeatedPOST("/\(name)/posts")
         return outcome
+    }
+
+    /// A client of `/<name>/mcp` speaking 2025-11-25.
+    static func client(
+        _ peer: MCPPeer, _ name: String, configure: (inout MCPClient.Configuration) -> Void = { _ in }
+    ) -> MCPClient {
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2025_11_25)
+        configure(&c)
+        return MCPClient(url: peer.url("/\(name)/mcp"), configuration: c)
     }
 
     static func expectFailure(_ outcome: Result<MCPToolResult, MCPError>, _ code: MCPError.Code, sourceLocation: SourceLocation = #_sourceLocation) {
@@ -62,10 +71,7 @@ struct MCPHostileServerTests {
     func renewedSession() async throws {
         let peer = try await MCPPeer.hostile()
         defer { peer.peer.terminate() }
-        var c = MCPClient.Configuration()
-        c.revision = .fixed(.v2025_11_25)
-        c.renewsExpiredSession = true
-        let client = MCPClient(url: peer.url("/gone/mcp"), configuration: c)
+        let client = Self.client(peer, "gone") { $0.renewsExpiredSession = true }
         try await client.connect()
         do {
             _ = try await client.callTool("t")
@@ -156,9 +162,7 @@ struct MCPHostileServerTests {
     func invalidSessionID() async throws {
         let peer = try await MCPPeer.hostile()
         defer { peer.peer.terminate() }
-        var c = MCPClient.Configuration()
-        c.revision = .fixed(.v2025_11_25)
-        let client = MCPClient(url: peer.url("/badsession/mcp"), configuration: c)
+        let client = Self.client(peer, "badsession")
         do {
             try await client.connect()
             Issue.record("connected with an invalid session id")
@@ -177,9 +181,7 @@ struct MCPHostileServerTests {
     func reissue() async throws {
         let peer = try await MCPPeer.hostile()
         defer { peer.peer.terminate() }
-        var c = MCPClient.Configuration()
-        c.revision = .fixed(.v2025_11_25)
-        let client = MCPClient(url: peer.url("/reissue/mcp"), configuration: c)
+        let client = Self.client(peer, "reissue")
         try await client.connect()
         let tools = try await client.allTools()
         #expect(tools.map(\.name) == ["safe", "unsafe"])

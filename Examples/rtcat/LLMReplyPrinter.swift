@@ -26,6 +26,7 @@ struct LLMReplyPrinter {
             case .reasoning(let part): writer.write(Self.reasoningFields(part))
             case .refusal(let text): writer.write(["kind": .string("refusal"), "text": .string(text)])
             case .citation(let citation): writer.write(Self.citationFields(citation))
+            case .audio(let audio): writer.write(["kind": .string("audio"), "bytes": .int(audio.bytes.count)])
             case .unrecognized(let event): writer.write(["kind": .string("unrecognized"), "event": .string(event)])
             default: break
             }

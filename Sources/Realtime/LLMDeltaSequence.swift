@@ -5,7 +5,9 @@
 /// - The sequence ends when the reply does: after the client's last event, after an error
 ///   object in the stream (`stream_error`), or after a message the decoder rejects
 ///   (`protocol_violation`). In the last two cases the client is closed at once (the
-///   connection is released; nothing more is read).
+///   connection is released; nothing more is read). A format whose stream carries many
+///   replies (``LLMStreamDecoder/carriesManyReplies``: an OpenAI Realtime session) goes on
+///   after a `stream_error`, which ends one reply; a rejected message still ends it.
 /// - A client error after which the client gives up (`willRetry == false`: an HTTP status
 ///   with its body excerpt and `Retry-After`, a cut that cannot be repeated, a reply that
 ///   ended without its terminator (`truncated`), … with the cause of a wrapping error in
@@ -63,8 +65,12 @@ public struct LLMDeltaSequence<Decoder: LLMStreamDecoder>: AsyncSequence, Sendab
                     try decoder.decode(message, into: &pending)
                 } catch {
                     pending.append(.error(error))
+                    end()
+                    return
                 }
-                if let failure = pending.firstIndex(where: { if case .error = $0 { return true } else { return false } }) {
+                // In a session of many replies an error object ends one reply, not the stream.
+                if !Decoder.carriesManyReplies,
+                    let failure = pending.firstIndex(where: { if case .error = $0 { return true } else { return false } }) {
                     pending.removeSubrange((failure + 1)...)
                     end()
                 }

@@ -3,8 +3,8 @@ import RealtimeCore
 /// Turns the events of one reply, in order, into ``LLMDelta``s: one wire format's rules.
 ///
 /// The SDK ships ``OpenAIChatDecoder`` (`.openAI`), ``OpenAIResponsesDecoder``
-/// (`.openAIResponses`), ``AnthropicMessagesDecoder`` (`.anthropic`) and ``GeminiDecoder``
-/// (`.gemini`); conform your own type to read another format. The contract:
+/// (`.openAIResponses`), ``AnthropicMessagesDecoder`` (`.anthropic`), ``GeminiDecoder``
+/// (`.gemini`) and, over WebSocket, ``OpenAIRealtimeDecoder`` (`.openAIRealtime`); conform your own type to read another format. The contract:
 ///
 /// - A decoder is a value made fresh for each reply (it keeps per-reply state, such as
 ///   which content block is a tool call), fed every message of that reply once, in order.
@@ -24,12 +24,20 @@ public protocol LLMStreamDecoder: Sendable {
     /// nil (the default) when the format has none: a clean end of the stream ends the reply.
     static var terminator: StreamTerminator? { get }
 
+    /// Whether the stream carries many replies, one after another, and outlives them (an
+    /// OpenAI Realtime session: each response ends with its own ``LLMDelta/finish(_:)`` or
+    /// ``LLMDelta/error(_:)``, and an `error` event leaves the session open). When true, a
+    /// `stream_error` delta does not end ``LLMDeltaSequence``; false (the default) for a
+    /// format whose stream is one reply.
+    static var carriesManyReplies: Bool { get }
+
     /// Decodes one message of the reply, appending its deltas to `deltas`.
     mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError)
 }
 
 extension LLMStreamDecoder {
     public static var terminator: StreamTerminator? { nil }
+    public static var carriesManyReplies: Bool { false }
 }
 
 extension LLMStreamDecoder {
@@ -63,4 +71,11 @@ extension LLMStreamDecoder where Self == GeminiDecoder {
     /// Gemini `streamGenerateContent?alt=sse`: `data:` events of `GenerateContentResponse`
     /// objects, without an end marker (the end of the stream ends the reply).
     public static var gemini: GeminiDecoder { GeminiDecoder() }
+}
+
+extension LLMStreamDecoder where Self == OpenAIRealtimeDecoder {
+    /// The OpenAI Realtime API over WebSocket (`wss://api.openai.com/v1/realtime`): a
+    /// session of server events in which each response streams text, audio and its
+    /// transcript, and function call arguments, and ends with `response.done`.
+    public static var openAIRealtime: OpenAIRealtimeDecoder { OpenAIRealtimeDecoder() }
 }

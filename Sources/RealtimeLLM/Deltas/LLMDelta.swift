@@ -27,6 +27,9 @@ public enum LLMDelta: Sendable, Hashable {
     /// A source the reply cites (OpenAI and Responses annotations, Anthropic
     /// `citations_delta`, Gemini citation and grounding metadata), in stream order.
     case citation(LLMCitation)
+    /// A fragment of the reply's audio, decoded (OpenAI Realtime audio replies; their
+    /// transcript is the reply's ``text(_:)``).
+    case audio(LLMAudioDelta)
     /// A fragment of a tool (function) call.
     case toolCall(LLMToolCallDelta)
     /// The tool call at this index is complete: no more fragments follow for it (Anthropic
@@ -54,10 +57,11 @@ public enum LLMDelta: Sendable, Hashable {
 
 extension LLMDelta {
     /// Merges `next` into `delta` when the two read as one: two text fragments, two refusal
-    /// fragments, two reasoning fragments of the same block and kind, or two argument
+    /// fragments, two reasoning fragments of the same block and kind, two audio fragments of
+    /// the same item, or two argument
     /// fragments of the same tool call where the second brings no id or name. Returns false
     /// (and leaves `delta` alone) otherwise. Used by the UI-rate adapter, so a batch holds
-    /// one delta per run of text or reasoning, never one per token.
+    /// one delta per run of text, reasoning or audio, never one per token.
     public static func merge(_ delta: inout LLMDelta, _ next: LLMDelta) -> Bool {
         // Each branch empties `delta` before appending, so the payload it held is uniquely
         // referenced and grows in place (a run of tokens costs amortised O(1) per token).
@@ -79,6 +83,12 @@ extension LLMDelta {
             delta = .text("")
             part.fragment += more.fragment
             delta = .reasoning(part)
+            return true
+        case .audio(let more):
+            guard case .audio(var audio) = delta, audio.itemID == more.itemID else { return false }
+            delta = .text("")
+            audio.bytes += more.bytes
+            delta = .audio(audio)
             return true
         case .toolCall(let more):
             guard case .toolCall(var call) = delta, call.index == more.index, more.id == nil, more.name == nil

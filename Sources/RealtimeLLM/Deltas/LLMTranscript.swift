@@ -12,8 +12,8 @@ import RealtimeCore
 /// print(reply.text, reply.finishReason ?? "-")
 /// ```
 ///
-/// Bounded: the text, reasoning, refusal, citations and arguments together may hold
-/// ``maxBytes`` UTF-8 bytes; a delta
+/// Bounded: the text, reasoning, refusal, audio, citations and arguments together may hold
+/// ``maxBytes`` bytes (text counted in UTF-8); a delta
 /// that would go beyond is not applied and the transcript fails with `message_too_large`
 /// (nothing else is applied after an error).
 public struct LLMTranscript: Sendable, Hashable {
@@ -27,6 +27,9 @@ public struct LLMTranscript: Sendable, Hashable {
     /// The refusal so far: every refusal delta, in order (empty when the model did not
     /// decline).
     public private(set) var refusal = ""
+    /// The reply's audio so far: the bytes of every audio delta, in order (empty for a text
+    /// reply).
+    public private(set) var audio: [UInt8] = []
     /// The sources the reply cited so far, in stream order.
     public private(set) var citations: [LLMCitation] = []
     /// Tool calls so far, by index (complete or not).
@@ -52,7 +55,7 @@ public struct LLMTranscript: Sendable, Hashable {
     /// revisit the calls that ended one by one.
     private var firstOpenPosition = 0
 
-    /// An empty transcript that holds at most `maxBytes` of text, arguments and reasoning (default 64 MiB).
+    /// An empty transcript that holds at most `maxBytes` of text, arguments, reasoning and audio (default 64 MiB).
     public init(maxBytes: Int = 64 << 20) {
         self.maxBytes = maxBytes
     }
@@ -76,6 +79,9 @@ public struct LLMTranscript: Sendable, Hashable {
         case .refusal(let fragment):
             guard reserve(fragment.utf8.count) else { return [] }
             refusal += fragment
+        case .audio(let fragment):
+            guard reserve(fragment.bytes.count) else { return [] }
+            audio += fragment.bytes
         case .citation(let citation):
             guard reserve(Self.byteCount(citation)) else { return [] }
             citations.append(citation)

@@ -12,6 +12,10 @@ import RealtimeTestServer
 ///   deltas produced; the `JSONDecoder` figure is chunks per second; `vs JSONDecoder` > 1
 ///   means faster than the bare decode). Timed alternately so the ratio survives a loaded
 ///   machine.
+/// - `realtime-decode`: the same 40 replies as the responses of one OpenAI Realtime session
+///   over WebSocket (every fourth an audio reply: a 4,800-byte audio delta, base64 decoded,
+///   every ten transcript deltas), against the bare `JSONDecoder` decode of the same events
+///   (which leaves the audio in base64).
 /// - `responses-cursor`: the Responses resume cursor taken after every message of the same
 ///   corpus (what the client's I/O thread does per message), against the bare `JSONDecoder`
 ///   decode of the same messages.
@@ -38,6 +42,9 @@ enum LLMBenchmarks {
         },
         Benchmark(name: "gemini-decode") {
             [decode("gemini-decode", .gemini(), GeminiDecoder(), mirror: LLMWireMirror.GeminiChunk.self)]
+        },
+        Benchmark(name: "realtime-decode") {
+            [decode("realtime-decode", .realtime(), OpenAIRealtimeDecoder(), mirror: LLMWireMirror.RealtimeEvent.self)]
         },
         Benchmark(name: "responses-cursor") { [responsesCursor(.responses())] },
         Benchmark(name: "coalesce") { CoalescingSimulation.scenarios.map(coalesce) },

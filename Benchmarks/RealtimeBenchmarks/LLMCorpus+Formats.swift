@@ -2,7 +2,10 @@ import Realtime
 
 /// The Responses API and Gemini corpora: the same word-sized text deltas as the chat
 /// corpora, every fourth reply with a tool call and every fourth (another one) with 20
-/// reasoning fragments before the text, in each API's event shapes and field order.
+/// reasoning fragments before the text, in each API's event shapes and field order. The
+/// OpenAI Realtime corpus: the same text deltas as the responses of one session, every
+/// fourth with a tool call and every fourth (another one) an audio reply, whose transcript
+/// deltas come with a 4,800-byte audio delta (100 ms of 24 kHz PCM16) every tenth.
 extension LLMCorpus {
     static func responses(replies: Int = 40, tokens: Int = 500, seed: UInt64 = 7) -> LLMCorpus {
         var rng = BenchmarkRandom(seed: seed)
@@ -79,5 +82,50 @@ extension LLMCorpus {
             expected += 2
         }
         return LLMCorpus(data: data, starts: starts, type: { _ in "message" }, expectedDeltas: expected)
+    }
+
+    static func realtime(replies: Int = 40, tokens: Int = 500, seed: UInt64 = 7) -> LLMCorpus {
+        var rng = BenchmarkRandom(seed: seed)
+        var data: [String] = []
+        var expected = 0
+        let audio = String(repeating: "AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8g", count: 145) + "IQ=="
+        func add(_ type: String, _ fields: String) {
+            data.append(#"{"type":"\#(type)","event_id":"event_\#(data.count)",\#(fields)}"#)
+        }
+        for reply in 0..<replies {
+            let response = "resp_C9lYxR1ZkJ\(reply)"
+            let item = #""response_id":"\#(response)","item_id":"item_C9lYxS2aH\#(reply)","output_index":0,"content_index":0"#
+            add("response.created", #""response":{"id":"\#(response)","object":"realtime.response","status":"in_progress","output":[]}"#)
+            add("response.output_item.added", #""response_id":"\#(response)","output_index":0,"item":{"id":"item_C9lYxS2aH\#(reply)","object":"realtime.item","type":"message","status":"in_progress","role":"assistant","content":[]}"#)
+            let spoken = reply % 4 == 1
+            add("response.content_part.added", #"\#(item),"part":{"type":"\#(spoken ? "audio" : "text")","text":""}"#)
+            for token in 0..<tokens {
+                if spoken, token % 10 == 0 {
+                    add("response.output_audio.delta", #"\#(item),"delta":"\#(audio)""#)
+                    expected += 1
+                }
+                let type = spoken ? "response.output_audio_transcript.delta" : "response.output_text.delta"
+                add(type, #"\#(item),"delta":\#(json(words.randomElement(using: &rng)!))"#)
+            }
+            expected += tokens
+            add("response.output_text.done", #"\#(item),"text":"…""#)
+            add("response.content_part.done", #"\#(item),"part":{"type":"text","text":"…"}"#)
+            add("response.output_item.done", #""response_id":"\#(response)","output_index":0,"item":{"id":"item_C9lYxS2aH\#(reply)","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"…"}]}"#)
+            if reply % 4 == 3 {
+                let call = #""id":"item_fc\#(reply)","object":"realtime.item","type":"function_call","call_id":"call_\#(reply)","name":"get_weather""#
+                let where_ = #""response_id":"\#(response)","item_id":"item_fc\#(reply)","output_index":1,"call_id":"call_\#(reply)""#
+                add("response.output_item.added", #""response_id":"\#(response)","output_index":1,"item":{\#(call),"status":"in_progress","arguments":""}"#)
+                for piece in [#"{\""#, #"city"#, #"\":"#, #" \"Zü"#, #"rich"#, #"\"}"#] {
+                    add("response.function_call_arguments.delta", #"\#(where_),"delta":"\#(piece)""#)
+                }
+                add("response.function_call_arguments.done", #"\#(where_),"name":"get_weather","arguments":"{\"city\": \"Zürich\"}""#)
+                add("response.output_item.done", #""response_id":"\#(response)","output_index":1,"item":{\#(call),"status":"completed","arguments":"{\"city\": \"Zürich\"}"}"#)
+                expected += 1 + 6 + 1
+            }
+            add("response.done", #""response":{"id":"\#(response)","object":"realtime.response","status":"completed","status_details":null,"output":[],"usage":{"total_tokens":\#(tokens + 31),"input_tokens":31,"output_tokens":\#(tokens),"input_token_details":{"text_tokens":31,"audio_tokens":0,"cached_tokens":0},"output_token_details":{"text_tokens":\#(tokens),"audio_tokens":0}}}"#)
+            expected += 2
+        }
+        // One session: a single decoder reads every response.
+        return LLMCorpus(data: data, starts: [0], type: { _ in "message" }, expectedDeltas: expected)
     }
 }

@@ -139,6 +139,63 @@ extension LLMWireMirror {
         }
     }
 
+    /// An OpenAI Realtime server event, every field the events of this session carry.
+    struct RealtimeEvent: Decodable {
+        var type: String
+        var event_id: String
+        var response_id: String?
+        var item_id: String?
+        var call_id: String?
+        var output_index: Int?
+        var content_index: Int?
+        var delta: String?
+        var text: String?
+        var name: String?
+        var arguments: String?
+        var item: Item?
+        var part: Part?
+        var response: Response?
+
+        struct Item: Decodable {
+            var id: String
+            var object: String?
+            var type: String
+            var status: String?
+            var role: String?
+            var call_id: String?
+            var name: String?
+            var arguments: String?
+            var content: [Part]?
+        }
+
+        struct Part: Decodable {
+            var type: String
+            var text: String?
+        }
+
+        struct Response: Decodable {
+            var id: String
+            var object: String
+            var status: String
+            var output: [Item]
+            var usage: Usage?
+        }
+
+        struct Usage: Decodable {
+            var total_tokens: Int
+            var input_tokens: Int
+            var output_tokens: Int
+            var input_token_details: Details?
+            var output_token_details: Details?
+        }
+
+        struct Details: Decodable {
+            var text_tokens: Int?
+            var audio_tokens: Int?
+            var cached_tokens: Int?
+        }
+    }
+
     /// A Gemini `GenerateContentResponse` chunk, every field these chunks carry.
     struct GeminiChunk: Decodable {
         var candidates: [Candidate]?

@@ -122,11 +122,14 @@ struct SSECurlOptions {
         check(rt_easy_setopt_str(easy, CURLOPT_ACCEPT_ENCODING, names.joined(separator: ", ")), "accept encoding")
     }
 
-    /// HTTP/2 over TLS when preferred and built in (ALPN); HTTP/1.1 otherwise.
+    /// HTTP/2 over TLS when preferred and built in (ALPN); HTTP/1.1 otherwise. With HTTP/2
+    /// the transfer waits for a connection to the origin whose protocol is not yet known
+    /// rather than opening another (`CURLOPT_PIPEWAIT`), so streams started together share it.
     mutating func httpVersion(for url: URL, preferHTTP2: Bool) {
         let https = url.scheme?.lowercased() == "https"
-        let version = preferHTTP2 && https && CurlGlobal.supportsHTTP2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1)
-        check(rt_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, version), "http version")
+        let http2 = preferHTTP2 && https && CurlGlobal.supportsHTTP2
+        check(rt_easy_setopt_long(easy, CURLOPT_HTTP_VERSION, http2 ? Int(CURL_HTTP_VERSION_2TLS) : Int(CURL_HTTP_VERSION_1_1)), "http version")
+        if http2 { check(rt_easy_setopt_long(easy, CURLOPT_PIPEWAIT, 1), "pipewait") }
     }
 
     /// The environment's proxy (curl's own rules), none, or the given one.

@@ -28,6 +28,13 @@ extension SSETransport {
         public var proxy: Proxy = .environment
         /// Ask for HTTP/2 on `https` when libcurl offers it (ALPN); HTTP/1.1 otherwise and on
         /// plain `http`. Default true.
+        ///
+        /// Streams on one ``EventLoop`` (all clients on ``EventLoop/shared`` by default) to the
+        /// same origin share HTTP/2 connections: a stream that starts while a connection to
+        /// the origin is still being set up waits for it to learn whether it multiplexes
+        /// (`CURLOPT_PIPEWAIT`) instead of opening another, and a new connection opens only
+        /// when the server's `SETTINGS_MAX_CONCURRENT_STREAMS` is reached on the others. Each
+        /// stream keeps its own request, timers, cursor and reconnects.
         public var preferHTTP2 = true
         /// Keep-alive probes (the ``TCPKeepAlive`` WebSocket uses too); nil turns them off.
         /// Default 30 s idle, 10 s interval, 3 probes.

@@ -19,9 +19,16 @@ Endpoints (query parameters in brackets, defaults after '='):
   GET  /wrongtype    200 with Content-Type text/plain.
   GET  /headers      one event whose data is the request headers as JSON.
   GET  /protocol     one event whose data is the HTTP version the server saw ("1.1", "2").
+  GET  /connection [count=0, interval=1]
+                 one event whose data is the client's address and port as the server saw
+                 them ("127.0.0.1:41234": streams multiplexed on one connection share it),
+                 then `count` "tick" events `interval` seconds apart (count=0: the stream
+                 stays open with a ": ping" comment every `interval` seconds).
 
 --server hypercorn serves the app with Hypercorn instead of uvicorn: with --tls-cert and
---tls-key it offers HTTP/2 through ALPN (h2, then http/1.1).
+--tls-key it offers HTTP/2 through ALPN (h2, then http/1.1); without them it accepts HTTP/2
+with prior knowledge (h2c) beside HTTP/1.1. --max-streams N sets the
+SETTINGS_MAX_CONCURRENT_STREAMS Hypercorn announces (default 100).
 """
 
 import asyncio
@@ -138,6 +145,23 @@ async def protocol(request: Request):
     return EventSourceResponse(stream())
 
 
+async def connection(request: Request):
+    q = request.query_params
+    count = int(q.get("count", "0"))
+    interval = float(q.get("interval", "1"))
+    host, port = request.scope.get("client") or ("", 0)
+
+    async def stream():
+        yield ServerSentEvent(data=f"{host}:{port}", event="connection")
+        n = 0
+        while count == 0 or n < count:
+            await asyncio.sleep(interval)
+            n += 1
+            yield ServerSentEvent(data=f"tick {n}", event="tick", id=str(n)) if count else ServerSentEvent(comment="ping")
+
+    return EventSourceResponse(stream())
+
+
 app = Starlette(
     routes=[
         Route("/events", events),
@@ -149,12 +173,14 @@ app = Starlette(
         Route("/wrongtype", wrongtype),
         Route("/headers", headers),
         Route("/protocol", protocol),
+        Route("/connection", connection),
     ]
 )
 
 
 def add_server_option(parser):
     parser.add_argument("--server", choices=["uvicorn", "hypercorn"], default="uvicorn")
+    parser.add_argument("--max-streams", type=int, default=100, help="Hypercorn's h2_max_concurrent_streams")
 
 
 async def serve_with_hypercorn(args, sock):
@@ -167,6 +193,7 @@ async def serve_with_hypercorn(args, sock):
     config.accesslog = None
     config.errorlog = None
     config.graceful_timeout = 1
+    config.h2_max_concurrent_streams = args.max_streams
     # Connections wait in the listen backlog until Hypercorn accepts them.
     peer_common.announce(sock)
     await hypercorn_serve(app, config, shutdown_trigger=lambda: peer_common.wait_for_stop(args))

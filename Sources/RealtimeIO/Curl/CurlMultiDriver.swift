@@ -47,6 +47,11 @@ package final class CurlMultiDriver {
             return 0
         }
         _ = rt_multi_setopt_ptr(m, CURLMOPT_TIMERDATA, me)
+        // HTTP/2 streams to one origin share a connection; how many a connection carries is
+        // the server's SETTINGS_MAX_CONCURRENT_STREAMS (curl's own cap, 100 by default, is
+        // lifted so that the server's figure decides when another connection opens).
+        _ = rt_multi_setopt_long(m, CURLMOPT_PIPELINING, Int(CURLPIPE_MULTIPLEX))
+        _ = rt_multi_setopt_long(m, CURLMOPT_MAX_CONCURRENT_STREAMS, Int(Int32.max))
     }
 
     deinit {
@@ -155,6 +160,56 @@ package final class CurlMultiDriver {
             // The handle stays attached until its owner removes it (usually right here, from
             // the completion): curl keeps it out of further socket actions once done.
             guard let completion = completions[easy] else { continue }
+            // Read before the completion frees the handle.
+            let siblings = Self.losesConnection(result) ? streams(sharingConnectionWith: easy) : []
+            completion(result)
+            endStreams(siblings, with: result)
+        }
+    }
+
+    // MARK: Shared HTTP/2 connections
+
+    /// Results that mean the transfer's connection is gone, not only its stream.
+    private static func losesConnection(_ result: CURLcode) -> Bool {
+        switch result {
+        case CURLE_PARTIAL_FILE, CURLE_RECV_ERROR, CURLE_SEND_ERROR, CURLE_GOT_NOTHING, CURLE_HTTP2: return true
+        default: return false
+        }
+    }
+
+    /// The TCP connection a transfer last used: local port, remote address and port.
+    private struct ConnectionID: Hashable {
+        var localPort: Int
+        var remotePort: Int
+        var remoteAddress: String
+    }
+
+    private static func connection(of easy: UnsafeMutableRawPointer) -> ConnectionID? {
+        var version = 0
+        var localPort = 0
+        var remotePort = 0
+        var address: UnsafeMutablePointer<CChar>?
+        guard rt_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK, version == Int(CURL_HTTP_VERSION_2_0),
+            rt_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &localPort) == CURLE_OK, localPort > 0,
+            rt_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &remotePort) == CURLE_OK,
+            rt_easy_getinfo_str(easy, CURLINFO_PRIMARY_IP, &address) == CURLE_OK, let address
+        else { return nil }
+        return ConnectionID(localPort: localPort, remotePort: remotePort, remoteAddress: String(cString: address))
+    }
+
+    /// The other HTTP/2 transfers on `easy`'s connection.
+    private func streams(sharingConnectionWith easy: UnsafeMutableRawPointer) -> [UnsafeMutableRawPointer] {
+        guard let lost = Self.connection(of: easy) else { return [] }
+        return completions.keys.filter { $0 != easy && Self.connection(of: $0) == lost }
+    }
+
+    /// Ends the transfers whose HTTP/2 connection another transfer found gone, with its
+    /// result: libcurl (7.88) reports the loss to the transfer that read it and leaves the
+    /// other streams of the connection waiting for up to half a minute, so they are ended
+    /// here, and each reconnects on its own (with its own cursor).
+    private func endStreams(_ streams: [UnsafeMutableRawPointer], with result: CURLcode) {
+        for stream in streams {
+            guard let completion = completions[stream] else { continue }
             completion(result)
         }
     }

@@ -56,7 +56,7 @@ enum ScaleBenchmarks {
     }
 
     static let suite = BenchmarkSuite(
-        name: "scale", benchmarks: cases.map { c in Benchmark(name: c.name) { [try run(c.withCountOverride)] } })
+        name: "scale", benchmarks: cases.map { c in Benchmark(name: c.name) { [try run(c.withCountOverride)] } } + http2Benchmarks)
 
     static let openWindow = ProcessInfo.processInfo.environment["RT_BENCH_SCALE_WINDOW"].flatMap { Int($0) } ?? 1_000
     static let heartbeat: Duration = .seconds(5)

@@ -15,14 +15,16 @@ final class ScalePeer {
     }
 
     /// Starts the peer; `tls` gives the certificate and key it serves (TLS on every path).
-    init(tls: (certificate: String, key: String)? = nil) throws {
+    /// `script` picks another peer of Tests/Peers with the same launch contract (`h2_sse.py`
+    /// for the HTTP/2 case), which takes no commands.
+    init(tls: (certificate: String, key: String)? = nil, script: String = "scale_peer.py", arguments extra: [String] = []) throws {
         let root = FileManager.default.currentDirectoryPath
         let venv = root + "/.venv/bin/python"
         let python = FileManager.default.isExecutableFile(atPath: venv) ? venv : "/usr/bin/env"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: python)
         var arguments = python == venv ? [] : ["python3"]
-        arguments += [root + "/Tests/Peers/scale_peer.py", "--host", "127.0.0.1"]
+        arguments += [root + "/Tests/Peers/" + script, "--host", "127.0.0.1"] + extra
         if let tls { arguments += ["--tls-cert", tls.certificate, "--tls-key", tls.key] }
         process.arguments = arguments
         process.currentDirectoryURL = URL(fileURLWithPath: root + "/Tests/Peers")

@@ -50,6 +50,20 @@ final class CurlEasyTransfer: SSECurl {
         return setUpAndAttach(easy, hop)
     }
 
+    /// `https://host:port` when the transfer may be an HTTP/2 stream (see
+    /// `CurlMultiDriver.add(_:multiplexedOrigin:completion:)`), else nil.
+    static func multiplexedOrigin(_ url: URL, preferHTTP2: Bool) -> String? {
+        guard preferHTTP2, CurlGlobal.supportsHTTP2, url.scheme?.lowercased() == "https", let host = url.host?.lowercased() else {
+            return nil
+        }
+        return "https://\(host):\(url.port ?? 443)"
+    }
+
+    func responseHeadArrived() {
+        guard let easy else { return }
+        CurlMultiDriver.on(loop).responseHeadArrived(easy)
+    }
+
     func redirect(to hop: SSEHop) -> RealtimeError? {
         guard let easy else { return nil }
         CurlMultiDriver.on(loop).remove(easy)
@@ -61,7 +75,8 @@ final class CurlEasyTransfer: SSECurl {
     private func setUpAndAttach(_ easy: UnsafeMutableRawPointer, _ hop: SSEHop) -> RealtimeError? {
         if let problem = configure(easy, hop) { return problem }
         guard let target = callbacks else { preconditionFailure("CurlEasyTransfer attached without callbacks") }
-        guard CurlMultiDriver.on(loop).add(easy, completion: { code in target.completed(code) }) else {
+        let origin = Self.multiplexedOrigin(hop.url, preferHTTP2: options.preferHTTP2)
+        guard CurlMultiDriver.on(loop).add(easy, multiplexedOrigin: origin, completion: { code in target.completed(code) }) else {
             return RealtimeError(.internal, detail: "curl_multi_add_handle failed")
         }
         return nil

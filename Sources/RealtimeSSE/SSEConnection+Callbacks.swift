@@ -77,6 +77,7 @@ extension SSEConnection {
             return 0
         case .final(let reportsOpened, let idleDeadline):
             cancel(.connect)
+            curl.responseHeadArrived()
             if reportsOpened {
                 let info = ConnectionInfo(
                     transport: .sse, url: effectiveURL(), status: status, headers: machine.head.headers,

@@ -38,6 +38,10 @@ package protocol SSECurl: AnyObject, SendableMetatype {
     /// that action is reported).
     func runAfterCurrentAction(_ body: @escaping () -> Void)
 
+    /// The final response head arrived (streams of the origin waiting for their turn may
+    /// start).
+    func responseHeadArrived()
+
     /// Detaches and frees the handle; no callback comes after it.
     func end()
 

@@ -97,8 +97,8 @@ struct HTTP2MultiplexingTests {
     }
 
     /// With the server allowing 10 streams per connection and 25 started together, every
-    /// stream opens (the server refuses the excess with REFUSED_STREAM, which libcurl sends
-    /// again on another connection), and one connection carries the server's 10.
+    /// stream opens, no connection carries more than the server's 10, and the streams pack
+    /// onto few connections.
     @Test func streamsBeyondTheServersLimitStillOpen() async throws {
         let peer = try await Self.h2(maxStreams: 10)
         defer { peer.terminate() }
@@ -107,6 +107,12 @@ struct HTTP2MultiplexingTests {
         #expect(versions == ["2"])
         let perConnection = Dictionary(grouping: addresses, by: { $0 }).values.map(\.count)
         #expect(perConnection.max() == 10, "streams per connection: \(perConnection.sorted())")
+        // Three connections would do. The streams start in waves of 1, 1, 2, 4, 8 until the
+        // limit is learned (each once the last has its heads), and libcurl gives each stream
+        // that finds the open connections full a connection of its own: at most the last wave
+        // of 8 does, so 9 connections at most (16 when all 25 start at once: one for each of
+        // the 15 beyond 10).
+        #expect(perConnection.count <= 9, "streams per connection: \(perConnection.sorted())")
     }
 
     private static func h2(maxStreams: Int = 100) async throws -> PythonPeer {

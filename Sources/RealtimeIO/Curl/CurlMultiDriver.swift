@@ -19,6 +19,9 @@ package final class CurlMultiDriver {
     private var timer: TimerHandle?
     private var completions: [UnsafeMutableRawPointer: (CURLcode) -> Void] = [:]
     private var afterAction: [() -> Void] = []
+    /// Handles in curl's multi handle (the others wait for their turn in `admission`).
+    private var attached: Set<UnsafeMutableRawPointer> = []
+    private var admission = HTTP2Admission<UnsafeMutableRawPointer>()
 
     /// The driver of `loop`, created on first use. Loop thread only.
     package static func on(_ loop: EventLoop) -> CurlMultiDriver {
@@ -55,7 +58,7 @@ package final class CurlMultiDriver {
     }
 
     deinit {
-        for (easy, _) in completions { curl_multi_remove_handle(multi, easy) }
+        for easy in attached { curl_multi_remove_handle(multi, easy) }
         curl_multi_cleanup(multi)
         if let timer { loop.cancel(timer) }
         for (_, r) in sockets { loop.deregister(r) }
@@ -67,20 +70,63 @@ package final class CurlMultiDriver {
     /// Attaches an easy handle; `completion` runs on the loop thread once the transfer
     /// ends by itself (with curl's result). It does not run after ``remove(_:)``.
     /// Returns false (and does not attach) if curl refuses the handle.
+    ///
+    /// `multiplexedOrigin` names the origin of a transfer that may be an HTTP/2 stream: it
+    /// then starts when ``HTTP2Admission`` gives it its turn (at once, or once earlier
+    /// streams of the origin have their response heads, reported with
+    /// ``responseHeadArrived(_:)``), so that the origin's streams pack onto few connections.
     @discardableResult
-    package func add(_ easy: UnsafeMutableRawPointer, completion: @escaping (CURLcode) -> Void) -> Bool {
+    package func add(_ easy: UnsafeMutableRawPointer, multiplexedOrigin: String? = nil, completion: @escaping (CURLcode) -> Void) -> Bool {
         precondition(loop.inEventLoop, "CurlMultiDriver.add must be called on the loop thread")
-        guard curl_multi_add_handle(multi, easy) == CURLM_OK else { return false }
+        guard let multiplexedOrigin else {
+            guard attach(easy) else { return false }
+            completions[easy] = completion
+            return true
+        }
         completions[easy] = completion
+        let starting = admission.submit(easy, origin: multiplexedOrigin)
+        if starting.contains(easy), !attach(easy) {
+            completions[easy] = nil
+            start(admission.ended(easy))
+            return false
+        }
+        start(starting.filter { $0 != easy })
         return true
     }
 
-    /// Detaches an easy handle (the transfer stops; its connection is closed or cached).
-    /// The caller then owns the handle again and frees it with `curl_easy_cleanup`.
+    /// Detaches an easy handle (the transfer stops; its connection is closed or cached), or
+    /// drops it from the queue of its origin. The caller then owns the handle again and
+    /// frees it with `curl_easy_cleanup`.
     package func remove(_ easy: UnsafeMutableRawPointer) {
         precondition(loop.inEventLoop, "CurlMultiDriver.remove must be called on the loop thread")
         guard completions.removeValue(forKey: easy) != nil else { return }
-        curl_multi_remove_handle(multi, easy)
+        if attached.remove(easy) != nil { curl_multi_remove_handle(multi, easy) }
+        start(admission.ended(easy))
+    }
+
+    /// The transfer's final response head arrived: streams of its origin waiting for their
+    /// turn may start (after the action in progress; curl refuses changes from callbacks).
+    package func responseHeadArrived(_ easy: UnsafeMutableRawPointer) {
+        precondition(loop.inEventLoop, "CurlMultiDriver.responseHeadArrived must be called on the loop thread")
+        var connects = 0
+        let opened = rt_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0
+        let starting = admission.headArrived(easy, connection: Self.connection(of: easy), openedConnection: opened)
+        guard !starting.isEmpty else { return }
+        afterAction.append { [unowned self] in self.start(starting) }
+    }
+
+    private func attach(_ easy: UnsafeMutableRawPointer) -> Bool {
+        guard curl_multi_add_handle(multi, easy) == CURLM_OK else { return false }
+        attached.insert(easy)
+        return true
+    }
+
+    /// Attaches transfers whose turn came; one curl refuses ends with `CURLE_FAILED_INIT`.
+    private func start(_ handles: [UnsafeMutableRawPointer]) {
+        for easy in handles where completions[easy] != nil && !attached.contains(easy) {
+            guard !attach(easy) else { continue }
+            _ = loop.schedule(after: .zero) { [unowned self] in self.completions[easy]?(CURLE_FAILED_INIT) }
+        }
     }
 
     /// Runs `body` once curl returns from the socket action in progress (before any
@@ -177,14 +223,8 @@ package final class CurlMultiDriver {
         }
     }
 
-    /// The TCP connection a transfer last used: local port, remote address and port.
-    private struct ConnectionID: Hashable {
-        var localPort: Int
-        var remotePort: Int
-        var remoteAddress: String
-    }
-
-    private static func connection(of easy: UnsafeMutableRawPointer) -> ConnectionID? {
+    /// The HTTP/2 connection a transfer last used; nil for another protocol.
+    private static func connection(of easy: UnsafeMutableRawPointer) -> HTTP2ConnectionID? {
         var version = 0
         var localPort = 0
         var remotePort = 0
@@ -194,13 +234,13 @@ package final class CurlMultiDriver {
             rt_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &remotePort) == CURLE_OK,
             rt_easy_getinfo_str(easy, CURLINFO_PRIMARY_IP, &address) == CURLE_OK, let address
         else { return nil }
-        return ConnectionID(localPort: localPort, remotePort: remotePort, remoteAddress: String(cString: address))
+        return HTTP2ConnectionID(localPort: localPort, remotePort: remotePort, remoteAddress: String(cString: address))
     }
 
     /// The other HTTP/2 transfers on `easy`'s connection.
     private func streams(sharingConnectionWith easy: UnsafeMutableRawPointer) -> [UnsafeMutableRawPointer] {
         guard let lost = Self.connection(of: easy) else { return [] }
-        return completions.keys.filter { $0 != easy && Self.connection(of: $0) == lost }
+        return attached.filter { $0 != easy && Self.connection(of: $0) == lost }
     }
 
     /// Ends the transfers whose HTTP/2 connection another transfer found gone, with its

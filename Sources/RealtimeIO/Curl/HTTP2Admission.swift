@@ -1,0 +1,127 @@
+/// The TCP connection a transfer uses: local port, remote address and port.
+package struct HTTP2ConnectionID: Hashable, Sendable {
+    package var localPort: Int
+    package var remotePort: Int
+    package var remoteAddress: String
+
+    package init(localPort: Int, remotePort: Int, remoteAddress: String) {
+        self.localPort = localPort
+        self.remotePort = remotePort
+        self.remoteAddress = remoteAddress
+    }
+}
+
+/// When the HTTP/2 streams of one origin may start, so that they pack onto as few
+/// connections as the server's stream limit allows (a pure state machine: the driver
+/// submits, reports response heads and ends, and starts what it is told to).
+///
+/// libcurl places a new stream on a connection of the origin that has room, and otherwise
+/// opens a connection, one per stream started while no connection has room: it does not
+/// wait for a connection it is still opening once it knows the origin multiplexes, and a
+/// burst sent before the server's `SETTINGS_MAX_CONCURRENT_STREAMS` arrived is refused and
+/// sent again on connections of their own. So streams of an origin start in waves:
+/// - while no stream of the origin is open, one starts (it opens the first connection);
+/// - while the server's stream limit is unknown, in waves: once every stream of a wave has
+///   its response head, as many start as are open (doubling, as TCP's slow start does), so
+///   at most one wave overflows the first connection;
+/// - once the limit is known (learned when a stream had to open a new connection beside
+///   open ones: the streams per connection then were the limit), as many as the open
+///   connections have room for, or one when they are full (it opens the next connection).
+package struct HTTP2Admission<Handle: Hashable> {
+    private struct Origin {
+        var queue: [Handle] = []
+        var queueStart = 0
+        /// Queued handles that left before their turn.
+        var left: Set<Handle> = []
+        var starting: Set<Handle> = []
+        var open: [Handle: HTTP2ConnectionID] = [:]
+        /// Open streams per connection.
+        var connections: [HTTP2ConnectionID: Int] = [:]
+        var limit: Int?
+
+        mutating func opened(_ handle: Handle, on connection: HTTP2ConnectionID) {
+            open[handle] = connection
+            connections[connection, default: 0] += 1
+        }
+
+        mutating func closed(_ handle: Handle) -> Bool {
+            guard let connection = open.removeValue(forKey: handle) else { return false }
+            let left = (connections[connection] ?? 1) - 1
+            connections[connection] = left > 0 ? left : nil
+            return true
+        }
+
+        var waiting: Int { queue.count - queueStart - left.count }
+        var isIdle: Bool { waiting == 0 && starting.isEmpty && open.isEmpty }
+    }
+
+    private var origins: [String: Origin] = [:]
+    private var originOf: [Handle: String] = [:]
+
+    package init() {}
+
+    /// The server's stream limit learned for `origin` (for tests and diagnostics).
+    package func limit(of origin: String) -> Int? { origins[origin]?.limit }
+
+    /// A transfer to `origin` wants to start; returns the transfers to start now (it, or
+    /// none while it waits its turn).
+    package mutating func submit(_ handle: Handle, origin: String) -> [Handle] {
+        originOf[handle] = origin
+        origins[origin, default: Origin()].queue.append(handle)
+        return admit(origin)
+    }
+
+    /// The transfer's response head arrived, on `connection` (nil when unknown), which it
+    /// opened itself when `openedConnection`; returns the transfers to start now.
+    package mutating func headArrived(_ handle: Handle, connection: HTTP2ConnectionID?, openedConnection: Bool) -> [Handle] {
+        guard let name = originOf[handle], var origin = origins[name], origin.starting.remove(handle) != nil else { return [] }
+        if openedConnection, !origin.open.isEmpty, let connection, origin.connections[connection] == nil {
+            origin.limit = max(origin.limit ?? 0, origin.connections.values.max() ?? 0)
+        }
+        origin.opened(handle, on: connection ?? HTTP2ConnectionID(localPort: 0, remotePort: 0, remoteAddress: ""))
+        origins[name] = origin
+        return admit(name)
+    }
+
+    /// The transfer ended (or left before it started); returns the transfers to start now.
+    package mutating func ended(_ handle: Handle) -> [Handle] {
+        guard let name = originOf.removeValue(forKey: handle), var origin = origins[name] else { return [] }
+        if origin.starting.remove(handle) == nil, !origin.closed(handle) {
+            origin.left.insert(handle)  // still queued: skipped when its turn comes
+        }
+        origins[name] = origin
+        let started = admit(name)
+        if origins[name]?.isIdle == true, origins[name]?.limit == nil { origins[name] = nil }
+        return started
+    }
+
+    /// How many more may start now.
+    private static func room(_ origin: Origin) -> Int {
+        let starting = origin.starting.count
+        guard !origin.open.isEmpty else { return max(0, 1 - starting) }
+        // A wave as large as the streams open, once the last wave has its heads.
+        guard let limit = origin.limit else { return starting == 0 ? origin.open.count : 0 }
+        let spare = origin.connections.count * limit - origin.open.count
+        return max(0, max(spare, 1) - starting)
+    }
+
+    private mutating func admit(_ name: String) -> [Handle] {
+        guard var origin = origins[name] else { return [] }
+        var started: [Handle] = []
+        var room = Self.room(origin)
+        while room > 0, origin.waiting > 0 {
+            let next = origin.queue[origin.queueStart]
+            origin.queueStart += 1
+            if origin.left.remove(next) != nil { continue }
+            origin.starting.insert(next)
+            started.append(next)
+            room -= 1
+        }
+        if origin.queueStart > 64, origin.queueStart * 2 > origin.queue.count {
+            origin.queue.removeFirst(origin.queueStart)
+            origin.queueStart = 0
+        }
+        origins[name] = origin
+        return started
+    }
+}

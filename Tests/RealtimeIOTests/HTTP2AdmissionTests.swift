@@ -1,0 +1,102 @@
+import RealtimeIO
+import Testing
+
+/// The turn-taking of an origin's HTTP/2 streams, event by event: one opens the first
+/// connection, then waves that double while the server's limit is unknown, then as many as
+/// the connections have room for, and one at a time to open the next connection.
+@Suite(.timeLimit(.minutes(1)))
+struct HTTP2AdmissionTests {
+    static let origin = "https://example.com:443"
+
+    static func connection(_ port: Int) -> HTTP2ConnectionID {
+        HTTP2ConnectionID(localPort: port, remotePort: 443, remoteAddress: "192.0.2.1")
+    }
+
+    @Test func theFirstStreamOpensTheConnectionAlone() {
+        var admission = HTTP2Admission<Int>()
+        #expect(admission.submit(1, origin: Self.origin) == [1])
+        #expect(admission.submit(2, origin: Self.origin) == [])
+        #expect(admission.submit(3, origin: Self.origin) == [])
+        // Another origin is not held back.
+        #expect(admission.submit(9, origin: "https://other.example:443") == [9])
+        // The first head lets one more start (as many as are open, less those starting).
+        #expect(admission.headArrived(1, connection: Self.connection(1), openedConnection: true) == [2])
+        #expect(admission.headArrived(2, connection: Self.connection(1), openedConnection: false) == [3])
+    }
+
+    @Test func wavesDoubleWhileTheLimitIsUnknown() {
+        var admission = HTTP2Admission<Int>()
+        for n in 1...100 { _ = admission.submit(n, origin: Self.origin) }
+        var open = 0
+        var starting = [1]
+        var waves: [Int] = []
+        while !starting.isEmpty {
+            waves.append(starting.count)
+            var next: [Int] = []
+            for handle in starting {
+                next += admission.headArrived(handle, connection: Self.connection(1), openedConnection: open == 0)
+                open += 1
+            }
+            starting = next
+        }
+        #expect(open == 100)
+        #expect(waves.prefix(5) == [1, 1, 2, 4, 8], "\(waves)")
+        #expect(admission.limit(of: Self.origin) == nil)
+    }
+
+    /// A wave starts only when the one before has all its heads: a burst of heads from the
+    /// first connection cannot send more streams past its limit than one wave.
+    @Test func aWaveWaitsForTheWaveBefore() {
+        var admission = HTTP2Admission<Int>()
+        for n in 1...10 { _ = admission.submit(n, origin: Self.origin) }
+        #expect(admission.headArrived(1, connection: Self.connection(1), openedConnection: true) == [2])
+        #expect(admission.headArrived(2, connection: Self.connection(1), openedConnection: false) == [3, 4])
+        #expect(admission.headArrived(3, connection: Self.connection(1), openedConnection: false) == [])
+        #expect(admission.headArrived(4, connection: Self.connection(1), openedConnection: false) == [5, 6, 7, 8])
+    }
+
+    /// A stream that had to open a second connection beside a connection carrying 10
+    /// teaches the limit; from then on the streams fill the room there is, and one at a time
+    /// opens the next connection.
+    @Test func theLimitIsLearnedThenRespected() {
+        var admission = HTTP2Admission<Int>()
+        _ = admission.submit(1, origin: Self.origin)
+        _ = admission.headArrived(1, connection: Self.connection(1), openedConnection: true)
+        for n in 2...10 {
+            _ = admission.submit(n, origin: Self.origin)
+            _ = admission.headArrived(n, connection: Self.connection(1), openedConnection: false)
+        }
+        #expect(admission.submit(11, origin: Self.origin) == [11])
+        _ = admission.headArrived(11, connection: Self.connection(2), openedConnection: true)
+        #expect(admission.limit(of: Self.origin) == 10)
+        // Two connections of 10: 9 spare on the second.
+        var started: [Int] = []
+        for n in 12...30 { started += admission.submit(n, origin: Self.origin) }
+        #expect(started == Array(12...20))
+        // Both full: the next one alone opens a third connection.
+        var next: [Int] = []
+        for n in 12...20 { next += admission.headArrived(n, connection: Self.connection(2), openedConnection: false) }
+        #expect(next == [21])
+        #expect(admission.ended(99) == [])
+        #expect(admission.submit(31, origin: Self.origin) == [])
+        // A place freed on the first connection waits while the third one opens...
+        #expect(admission.ended(5) == [])
+        // ...which brings room for 10 more: the freed place and 9 on the new connection.
+        #expect(admission.headArrived(21, connection: Self.connection(3), openedConnection: true) == Array(22...31))
+        #expect(admission.limit(of: Self.origin) == 10)
+    }
+
+    @Test func aStreamThatLeavesBeforeItsTurnIsSkipped() {
+        var admission = HTTP2Admission<Int>()
+        _ = admission.submit(1, origin: Self.origin)
+        _ = admission.submit(2, origin: Self.origin)
+        _ = admission.submit(3, origin: Self.origin)
+        #expect(admission.ended(2) == [])
+        #expect(admission.headArrived(1, connection: Self.connection(1), openedConnection: true) == [3])
+        // The first stream's end leaves the origin with no open stream: the next opens alone.
+        #expect(admission.ended(1) == [])
+        #expect(admission.ended(3) == [])
+        #expect(admission.submit(4, origin: Self.origin) == [4])
+        #expect(admission.submit(5, origin: Self.origin) == [])
+    }
+}

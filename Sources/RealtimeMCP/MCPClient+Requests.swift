@@ -17,7 +17,7 @@ extension MCPClient {
         var reissues = 0
         while true {
             do {
-                return try await requestOnce(method, params: params, onProgress: onProgress)
+                return try await requestOnce(method, params: params, onProgress: onProgress, timeout: configuration.requestTimeout)
             } catch let error as MCPError where error.code == .streamEnded {
                 guard reissues < configuration.maxReissues, isSafeToRepeat(method, params: params) else { throw error }
                 reissues += 1
@@ -43,11 +43,14 @@ extension MCPClient {
         return repeatableTools.contains(name)
     }
 
-    private func requestOnce(
-        _ method: String, params: MCPValue?, onProgress: (@Sendable (MCPProgress) -> Void)?
+    /// Sends one request with the id `id` (a new one when nil) and waits for its answer,
+    /// for at most `timeout` (nil: no bound of its own).
+    func requestOnce(
+        _ method: String, params: MCPValue?, onProgress: (@Sendable (MCPProgress) -> Void)?, id given: MCPValue? = nil,
+        timeout: Duration?
     ) async throws -> MCPValue {
-        let id = MCPValue.number(Double(nextID))
-        nextID += 1
+        let id = given ?? .number(Double(nextID))
+        if given == nil { nextID += 1 }
         var message: [String: MCPValue] = ["jsonrpc": "2.0", "id": id, "method": .string(method)]
         var parameters = params?.objectValue ?? [:]
         if let onProgress {
@@ -58,12 +61,13 @@ extension MCPClient {
         }
         if params != nil || onProgress != nil { message["params"] = .object(parameters) }
         let data = MCPValue.object(message).jsonData
-        let timeout = configuration.requestTimeout
-        let timer = Task {
-            try await Task.sleep(for: timeout)
-            await self.abandon(id, with: MCPError(.timeout, detail: "no response within \(timeout)"))
+        let timer = timeout.map { timeout in
+            Task {
+                try await Task.sleep(for: timeout)
+                await self.abandon(id, with: MCPError(.timeout, detail: "no response within \(timeout)"))
+            }
         }
-        defer { timer.cancel() }
+        defer { timer?.cancel() }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<MCPValue, any Error>) in
                 pending[id] = c
@@ -154,6 +158,7 @@ extension MCPClient {
     }
 
     private func notified(_ method: String, params: MCPValue?) {
+        if routeToListeners(method, params: params) { return }
         if method == "notifications/progress", let params, let token = params["progressToken"],
             let progress = params["progress"]?.numberValue
         {

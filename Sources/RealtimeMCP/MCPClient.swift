@@ -34,6 +34,10 @@ public actor MCPClient {
     var serverRequestsInProgress = 0
     /// Tools the last `tools/list` pages marked read-only or idempotent.
     var repeatableTools: Set<String> = []
+    /// The ``listen(_:)`` streams in progress, by the id of their request.
+    var listeners: [MCPValue: Listener] = [:]
+    /// Set by ``close()``: no listen starts or starts again after it.
+    var isClosed = false
 
     public init(url: URL, configuration: Configuration = Configuration()) {
         var transportConfiguration = configuration.transport
@@ -79,13 +83,17 @@ public actor MCPClient {
         return info
     }
 
-    /// Ends the session (`DELETE` in the handshake generation) and fails what is pending.
+    /// Ends the session (`DELETE` in the handshake generation), fails what is pending and
+    /// ends every ``listen(_:)`` sequence.
     public func close() async {
         await transport.disconnect()
         reader?.cancel()
         reader = nil
+        isClosed = true
         failAll(MCPError(.notConnected, detail: "closed"))
         notificationSink.finish()
+        for listener in listeners.values { listener.sink.finish() }
+        listeners = [:]
     }
 
     private func negotiate() async throws -> MCPServerInfo {

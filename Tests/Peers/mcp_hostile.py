@@ -33,6 +33,12 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
   latesse     tools/call starts its SSE answer 3 s after the POST, then sends the response
   auth        every request without "Authorization: Bearer good" gets 401 (and is not
               counted); tools/call then answers "ok" as JSON
+  listen      a 2026-07-28 server (server/discover answers it): every subscriptions/listen
+              gets an SSE stream with the acknowledgement (honoring only toolsListChanged) and
+              notifications/tools/list_changed, both stamped with the subscription id, then
+              notifications/prompts/list_changed (not honored); the first stream is then
+              cut, the second ends with the listen result, the third is answered with the
+              JSON-RPC error -32601. GET /listen/listens counts the listen requests
 
 GET /<case>/posts returns the POST count per "method id" key (notifications counted as
 "method -"); every test asserts no key was POSTed twice. GET /<case>/gets returns how many
@@ -104,9 +110,14 @@ async def handle_post(request):
             "serverInfo": {"name": "hostile", "version": "1"}}}
         session = "bad id" if case == "badsession" else "s1"
         return web.json_response(body, headers={"Mcp-Session-Id": session})
+    if method == "server/discover" and case == "listen":
+        return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {
+            "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": True}}}})
     if method == "server/discover":
         return web.json_response({"jsonrpc": "2.0", "id": message["id"],
                                   "error": {"code": -32601, "message": "Method not found"}})
+    if method == "subscriptions/listen" and case == "listen":
+        return await listen(request, message)
     if method is None and "id" in message:
         ANSWERS.setdefault(case, []).append(message)
         answered(case).set()
@@ -190,6 +201,27 @@ async def misbehave(case, request, message):
 
 REPLAY = {}
 RUNS = {}
+LISTENS = {"count": 0}
+
+
+async def listen(request, message):
+    """The `listen` case: acknowledged streams that are cut, then ended, then refused."""
+    rid = message["id"]
+    LISTENS["count"] += 1
+    n = LISTENS["count"]
+    if n >= 3:
+        return web.json_response({"jsonrpc": "2.0", "id": rid, "error": {"code": -32601, "message": "Method not found"}})
+    meta = {"io.modelcontextprotocol/subscriptionId": rid}
+    response = await stream_response(request)
+    await response.write(sse({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                              "params": {"notifications": {"toolsListChanged": True}, "_meta": meta}}))
+    await response.write(sse({"jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": {"_meta": meta}}))
+    await response.write(sse({"jsonrpc": "2.0", "method": "notifications/prompts/list_changed", "params": {"_meta": meta}}))
+    if n == 1:
+        request.transport.close()
+        return response
+    await response.write(sse({"jsonrpc": "2.0", "id": rid, "result": {"_meta": meta}}))
+    return response
 
 
 async def reissue(request, message):
@@ -207,6 +239,10 @@ async def reissue(request, message):
                  {"name": "unsafe", "inputSchema": {"type": "object"}}]
         return web.json_response({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}})
     return web.json_response(result(rid))
+
+
+async def handle_listens(request):
+    return web.json_response(LISTENS)
 
 
 async def handle_runs(request):
@@ -269,6 +305,7 @@ async def main():
     app.router.add_get("/{case}/answers", handle_answers)
     app.router.add_get("/{case}/deletes", handle_deletes)
     app.router.add_get("/{case}/runs", handle_runs)
+    app.router.add_get("/{case}/listens", handle_listens)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.SockSite(runner, sock)

@@ -25,6 +25,9 @@ Tools:
   notify_resource()                sends notifications/resources/updated for res://greeting
   list_changed()                   sends notifications/tools/list_changed on the session's
                                    GET stream (no related request)
+  publish(kind, uri)               publishes a change to the 2026-07-28 `subscriptions/listen`
+                                   streams (the SDK's subscription bus): kind is tools,
+                                   prompts, resources or updated (with uri)
 GET /cancelled returns the `steps` of every progress call the server cancelled;
 GET /cancelled?steps=N answers once a call of N steps was cancelled (or after 10 s).
 GET /replays returns the progress values the event store replayed, in order.
@@ -235,6 +238,19 @@ def build_server():
         """Sends notifications/tools/list_changed outside the request (the GET stream)."""
         await ctx.session.send_tool_list_changed()
         return "sent"
+
+    @server.tool()
+    async def publish(kind: str, ctx: Context, uri: str = "") -> str:
+        """Publishes a change to the subscriptions/listen streams."""
+        if kind == "tools":
+            await ctx.notify_tools_changed()
+        elif kind == "prompts":
+            await ctx.notify_prompts_changed()
+        elif kind == "resources":
+            await ctx.notify_resources_changed()
+        else:
+            await ctx.notify_resource_updated(uri)
+        return "published"
 
     @server.resource("res://greeting")
     def greeting() -> str:

@@ -1,0 +1,116 @@
+extension MCPClient {
+    /// The `_meta` key that ties a listen stream's frames to its `subscriptions/listen` request.
+    static let subscriptionIDKey = "io.modelcontextprotocol/subscriptionId"
+
+    /// A listen stream in progress: where its changes go and what it asked for.
+    struct Listener {
+        var filter: MCPSubscriptionFilter
+        var sink: AsyncThrowingStream<MCPChange, any Error>.Continuation
+        /// What the server acknowledged on the current stream (nil before the ack).
+        var honored: MCPSubscriptionFilter?
+    }
+
+    /// Changes of the server's lists and resources, as long as the sequence is iterated.
+    ///
+    /// On a 2026-07-28 server this is `subscriptions/listen`: a request whose SSE answer is the
+    /// stream. It starts with ``MCPChange/listening(honored:)`` (the server's acknowledgement),
+    /// then each change the server publishes that the filter asked for. A stream that is cut,
+    /// or that the server ends (shutting down), is listened to again after a pause (0.1 s,
+    /// doubling to 10 s, back to 0.1 s once a stream was acknowledged), and each new stream
+    /// starts with `listening` again: changes made while no stream was open are not told, so
+    /// read again what you keep. A JSON-RPC error (a server without the method, a subscription
+    /// limit) ends the sequence with that ``MCPError``. No ``Configuration/requestTimeout``
+    /// applies: the stream is meant to stay open.
+    ///
+    /// On an earlier revision the same changes come from the session's notifications: `listening`
+    /// with the filter first, `resources/subscribe` for each URI (when the server's
+    /// capabilities offer it), then the matching notifications (they reach ``notifications``
+    /// too).
+    ///
+    /// Ending the iteration (or cancelling its task) ends the subscription: the listen
+    /// request is cancelled on the server. ``close()`` ends the sequence; on a client that is
+    /// closed it ends at once with `not_connected`.
+    public nonisolated func listen(_ filter: MCPSubscriptionFilter) -> AsyncThrowingStream<MCPChange, any Error> {
+        let (changes, sink) = AsyncThrowingStream<MCPChange, any Error>.makeStream(
+            bufferingPolicy: .bufferingNewest(max(1, configuration.notificationBuffer)))
+        let task = Task { await self.runListen(filter, sink) }
+        sink.onTermination = { _ in task.cancel() }
+        return changes
+    }
+
+    private func runListen(_ filter: MCPSubscriptionFilter, _ sink: AsyncThrowingStream<MCPChange, any Error>.Continuation) async {
+        guard !isClosed else { return sink.finish(throwing: MCPError(.notConnected, detail: "closed")) }
+        do {
+            if let revision = server?.revision, !revision.isStateless {
+                try await listenOnSession(filter, sink)
+            } else {
+                try await listenStreams(filter, sink)
+            }
+            sink.finish()
+        } catch is CancellationError {
+            sink.finish()
+        } catch {
+            sink.finish(throwing: error)
+        }
+    }
+
+    /// `subscriptions/listen` again and again, until a JSON-RPC error or cancellation.
+    private func listenStreams(_ filter: MCPSubscriptionFilter, _ sink: AsyncThrowingStream<MCPChange, any Error>.Continuation) async throws {
+        var failures = 0
+        while !Task.isCancelled, !isClosed {
+            let id = MCPValue.number(Double(nextID))
+            nextID += 1
+            listeners[id] = Listener(filter: filter, sink: sink)
+            do {
+                _ = try await requestOnce("subscriptions/listen", params: ["notifications": filter.json], onProgress: nil, id: id, timeout: nil)
+            } catch let error as MCPError where error.code == .rpc || error.code == .cancelled {
+                listeners[id] = nil
+                throw error.code == .cancelled ? CancellationError() : error
+            } catch {}
+            let acknowledged = listeners.removeValue(forKey: id)?.honored != nil
+            failures = acknowledged ? 0 : failures + 1
+            let pause = Duration.milliseconds(100) * (1 << min(failures, 7))
+            try await Task.sleep(for: min(pause, .seconds(10)))
+        }
+        if isClosed { throw MCPError(.notConnected, detail: "closed") }
+        throw CancellationError()
+    }
+
+    /// An earlier revision: the session's notifications, after `resources/subscribe`.
+    private func listenOnSession(_ filter: MCPSubscriptionFilter, _ sink: AsyncThrowingStream<MCPChange, any Error>.Continuation) async throws {
+        if server?.capabilities["resources"]?["subscribe"] == .bool(true) {
+            for uri in filter.resourceURIs { try await subscribe(uri) }
+        }
+        let id = MCPValue.string("session-listen-\(nextID)")
+        nextID += 1
+        listeners[id] = Listener(filter: filter, sink: sink, honored: filter)
+        sink.yield(.listening(honored: filter))
+        defer { listeners[id] = nil }
+        // Until cancelled (the sleep then throws).
+        while true { try await Task.sleep(for: .seconds(86_400)) }
+    }
+
+    /// Routes a notification to the listeners: a listen stream's frame (its `_meta` names the
+    /// subscription) goes to its listener only, and true is returned; on an earlier revision a
+    /// session notification also goes to every listener whose filter asked for it.
+    func routeToListeners(_ method: String, params: MCPValue?) -> Bool {
+        if let id = params?["_meta"]?[Self.subscriptionIDKey] {
+            // A frame of a stream no longer listened to is dropped.
+            guard var listener = listeners[id] else { return true }
+            if method == "notifications/subscriptions/acknowledged" {
+                let honored = MCPSubscriptionFilter(json: params?["notifications"])
+                listener.honored = honored
+                listeners[id] = listener
+                listener.sink.yield(.listening(honored: honored))
+            } else if let change = (listener.honored ?? listener.filter).change(method, params: params) {
+                listener.sink.yield(change)
+            }
+            return true
+        }
+        guard server?.revision.isStateless == false else { return false }
+        for listener in listeners.values {
+            if let change = listener.filter.change(method, params: params) { listener.sink.yield(change) }
+        }
+        return false
+    }
+}

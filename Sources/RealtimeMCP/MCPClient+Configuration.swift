@@ -44,6 +44,11 @@ extension MCPClient {
         /// decision. Each attempt has its own ``requestTimeout``; 0.1 s, then 0.2 s… between
         /// them. Default 2.
         public var maxReissues = 2
+        /// How many times one request may be answered `input_required` (2026-07-28
+        /// multi-round trips) before it fails with `invalid_response`: each round runs the
+        /// handlers for the server's input requests and sends the request again with their
+        /// answers. Default 8.
+        public var maxInputRounds = 8
 
         public init() {}
     }

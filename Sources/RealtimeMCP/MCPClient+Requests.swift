@@ -11,8 +11,49 @@ extension MCPClient {
     /// and throws `cancelled`; no response within ``Configuration/requestTimeout`` does the
     /// same and throws `request_timeout`. A request whose answer was lost is sent again as a
     /// new request only when that is safe (``Configuration/maxReissues``).
+    ///
+    /// A result of type `input_required` (2026-07-28) is not returned: its input requests
+    /// (`elicitation/create`, `sampling/createMessage`, `roots/list`) are answered by the
+    /// handlers set with ``setRequestHandler(_:_:)``, and the request is sent again with the
+    /// answers (`inputResponses`, by the server's keys) and the server's `requestState`
+    /// untouched, at most ``Configuration/maxInputRounds`` times. An input request without a
+    /// handler fails the request with a JSON-RPC error -32601; a handler's error fails it
+    /// too.
     public func request(
         _ method: String, params: MCPValue? = nil, onProgress: (@Sendable (MCPProgress) -> Void)? = nil
+    ) async throws -> MCPValue {
+        var params = params
+        var rounds = 0
+        while true {
+            let result = try await requestReissuing(method, params: params, onProgress: onProgress)
+            guard result["resultType"] == .string("input_required") else { return result }
+            rounds += 1
+            guard rounds <= configuration.maxInputRounds else {
+                throw MCPError(.invalidResponse, detail: "\(method) asked for input more than \(configuration.maxInputRounds) times")
+            }
+            params = try await answering(result, params)
+        }
+    }
+
+    /// `params` for the next round of a request answered `input_required`: the handlers'
+    /// answers to the input requests, and the request state as the server sent it.
+    private func answering(_ result: MCPValue, _ params: MCPValue?) async throws -> MCPValue {
+        var next = params?.objectValue ?? [:]
+        var responses: [String: MCPValue] = [:]
+        for (key, input) in result["inputRequests"]?.objectValue ?? [:] {
+            let method = input["method"]?.stringValue ?? ""
+            guard let handler = handlers[method] else {
+                throw MCPError.rpc(code: -32601, message: "no handler for the server's input request \(method.prefix(100))", data: nil)
+            }
+            responses[key] = try await handler(input["params"])
+        }
+        next["inputResponses"] = responses.isEmpty ? nil : .object(responses)
+        next["requestState"] = result["requestState"]
+        return .object(next)
+    }
+
+    private func requestReissuing(
+        _ method: String, params: MCPValue?, onProgress: (@Sendable (MCPProgress) -> Void)?
     ) async throws -> MCPValue {
         var reissues = 0
         while true {

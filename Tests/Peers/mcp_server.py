@@ -25,6 +25,13 @@ Tools:
   notify_resource()                sends notifications/resources/updated for res://greeting
   list_changed()                   sends notifications/tools/list_changed on the session's
                                    GET stream (no related request)
+  confirm(action)                  2026-07-28 multi-round trip: the first round answers
+                                   input_required with an elicitation/create ("Confirm
+                                   <action>?", a boolean "ok") and requestState "round-1";
+                                   the second (with the elicitation's result and the state)
+                                   asks for roots/list with requestState "round-2"; the third
+                                   answers "<action>: <accept|decline> ok=<ok> roots=<n>
+                                   state=<state>"
   publish(kind, uri)               publishes a change to the 2026-07-28 `subscriptions/listen`
                                    streams (the SDK's subscription bus): kind is tools,
                                    prompts, resources or updated (with uri)
@@ -43,6 +50,7 @@ import sys
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ListRootsRequest
 from mcp.server.streamable_http import EventMessage, EventStore, StreamableHTTPServerTransport
 
 import peer_common
@@ -165,6 +173,9 @@ async def wait_for_cancellation(steps, timeout=10.0):
             break
 
 
+CONFIRMED = {}  # confirm(action): the elicitation's answer, between rounds
+
+
 def build_server():
     server = MCPServer(name="realtime-mcp-peer", version="1.0")
 
@@ -238,6 +249,23 @@ def build_server():
         """Sends notifications/tools/list_changed outside the request (the GET stream)."""
         await ctx.session.send_tool_list_changed()
         return "sent"
+
+    @server.tool()
+    async def confirm(action: str, ctx: Context) -> str | InputRequiredResult:
+        """Asks the client for a confirmation, then for its roots, before answering."""
+        responses = ctx.input_responses or {}
+        if ctx.request_state is None:
+            form = ElicitRequestFormParams(
+                message=f"Confirm {action}?",
+                requested_schema={"type": "object", "properties": {"ok": {"type": "boolean"}}, "required": ["ok"]})
+            return InputRequiredResult(input_requests={"confirm": ElicitRequest(params=form)}, request_state="round-1")
+        if ctx.request_state == "round-1":
+            CONFIRMED[action] = responses["confirm"]
+            return InputRequiredResult(input_requests={"roots": ListRootsRequest()}, request_state="round-2")
+        answer = CONFIRMED.pop(action)
+        roots = len(responses["roots"].roots)
+        ok = (answer.content or {}).get("ok")
+        return f"{action}: {answer.action} ok={ok} roots={roots} state={ctx.request_state}"
 
     @server.tool()
     async def publish(kind: str, ctx: Context, uri: str = "") -> str:

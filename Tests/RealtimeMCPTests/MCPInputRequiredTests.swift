@@ -1,0 +1,72 @@
+import Foundation
+import RealtimeMCP
+import RealtimeTestSupport
+import Synchronization
+import Testing
+
+/// The messages the elicitation handler was shown.
+final class Messages: Sendable {
+    private let values = Mutex<[String]>([])
+    func append(_ message: String) { values.withLock { $0.append(message) } }
+    var all: [String] { values.withLock { $0 } }
+}
+
+/// 2026-07-28 multi-round trips against the Python `mcp` SDK: a tool that answers
+/// `input_required` twice (an elicitation, then the roots) before its result.
+@Suite("MCP input_required", .timeLimit(.minutes(3)), .serialized)
+struct MCPInputRequiredTests {
+    static func client(_ peer: MCPPeer, maxInputRounds: Int = 8) async throws -> MCPClient {
+        var c = MCPClient.Configuration()
+        c.revision = .negotiate
+        c.requestTimeout = .seconds(30)
+        c.maxInputRounds = maxInputRounds
+        let client = MCPClient(url: peer.url(), configuration: c)
+        #expect(try await client.connect().revision == .v2026_07_28)
+        return client
+    }
+
+    @Test("each round's input requests are answered by the handlers, the state goes back untouched")
+    func roundsAreAnswered() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        let client = try await Self.client(peer)
+        let asked = Messages()
+        await client.setRequestHandler("elicitation/create") { params in
+            asked.append(params?["message"]?.stringValue ?? "")
+            return ["action": "accept", "content": ["ok": true]]
+        }
+        await client.setRequestHandler("roots/list") { _ in
+            ["roots": [["uri": "file:///a", "name": "a"], ["uri": "file:///b", "name": "b"]]]
+        }
+        let result = try await client.callTool("confirm", arguments: ["action": "deploy"])
+        #expect(result.text == "deploy: accept ok=True roots=2 state=round-2")
+        #expect(asked.all == ["Confirm deploy?"])
+        await client.close()
+        await peer.stop()
+    }
+
+    @Test("no handler, or more rounds than allowed, fails the call")
+    func unansweredRoundsFail() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        let client = try await Self.client(peer)
+        do {
+            _ = try await client.callTool("confirm", arguments: ["action": "deploy"])
+            Issue.record("the call succeeded without an elicitation handler")
+        } catch let error as MCPError {
+            #expect(error.code == .rpc)
+            #expect(error.rpcCode == -32601)
+        }
+        await client.close()
+        let limited = try await Self.client(peer, maxInputRounds: 1)
+        await limited.setRequestHandler("elicitation/create") { _ in ["action": "decline"] }
+        do {
+            _ = try await limited.callTool("confirm", arguments: ["action": "deploy"])
+            Issue.record("a second round passed maxInputRounds 1")
+        } catch let error as MCPError {
+            #expect(error.code == .invalidResponse)
+        }
+        await limited.close()
+        await peer.stop()
+    }
+}

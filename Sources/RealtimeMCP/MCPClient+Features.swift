@@ -5,12 +5,15 @@ extension MCPClient {
 
     // MARK: Tools
 
-    /// One page of `tools/list`, from `cursor` (nil: the first page).
+    /// One page of `tools/list`, from `cursor` (nil: the first page). The client keeps from
+    /// it which tools are safe to repeat and which arguments go into `Mcp-Param-*` headers.
     public func listTools(cursor: String? = nil) async throws -> MCPPage<MCPTool> {
         let result = try await request("tools/list", params: Self.cursorParams(cursor))
+        toolsListed = true
         let tools = (result["tools"]?.arrayValue ?? []).compactMap(MCPTool.init)
         for tool in tools {
             if tool.isSafeToRepeat { repeatableTools.insert(tool.name) } else { repeatableTools.remove(tool.name) }
+            await transport.useParameterHeaders(tool.parameterHeaders, for: tool.name)
         }
         return MCPPage(items: tools, nextCursor: result["nextCursor"]?.stringValue)
     }
@@ -30,9 +33,14 @@ extension MCPClient {
 
     /// Calls a tool; `onProgress` gets its progress notifications. Cancel the calling task to
     /// cancel the call.
+    ///
+    /// On 2026-07-28 the arguments the tool's schema marks `x-mcp-header` also go as
+    /// `Mcp-Param-<name>` headers (a server refuses a call without them): the client learns
+    /// them from `tools/list`, which it reads once before the first call if the app has not.
     public func callTool(
         _ name: String, arguments: MCPValue = [:], onProgress: (@Sendable (MCPProgress) -> Void)? = nil
     ) async throws -> MCPToolResult {
+        if server?.revision.isStateless == true, !toolsListed { _ = try? await allTools() }
         let result = try await request("tools/call", params: ["name": .string(name), "arguments": arguments], onProgress: onProgress)
         return MCPToolResult(result)
     }

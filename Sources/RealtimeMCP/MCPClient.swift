@@ -36,6 +36,8 @@ public actor MCPClient {
     var repeatableTools: Set<String> = []
     /// The ``listen(_:)`` streams in progress, by the id of their request.
     var listeners: [MCPValue: Listener] = [:]
+    /// Whether `tools/list` was read (the `Mcp-Param-*` arguments are known).
+    var toolsListed = false
     /// Set by ``close()``: no listen starts or starts again after it.
     var isClosed = false
 

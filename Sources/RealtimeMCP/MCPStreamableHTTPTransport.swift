@@ -49,6 +49,8 @@ public actor MCPStreamableHTTPTransport {
     var serverMachine = MCPStreamMachine(requestID: nil, maxResumes: 0)
     /// The errors behind the responses the transport wrote, newest last (bounded).
     var failures: [MCPValue: MCPError] = [:]
+    /// The `Mcp-Param-*` arguments of each tool, from the last `tools/list` (2026-07-28).
+    var parameterHeaders: [String: [MCPParameterHeader]] = [:]
     var failureOrder: [MCPValue] = []
     static let keptFailures = 256
 
@@ -135,6 +137,11 @@ public actor MCPStreamableHTTPTransport {
 
     // MARK: Headers
 
+    /// Remembers which arguments of `tool` go into `Mcp-Param-*` headers (from `tools/list`).
+    func useParameterHeaders(_ headers: [MCPParameterHeader], for tool: String) {
+        parameterHeaders[tool] = headers.isEmpty ? nil : headers
+    }
+
     func requestHeaders(for message: MCPOutgoingMessage?) -> HTTPHeaders {
         var headers = configuration.headers
         headers.replaceOrAdd(name: "Accept", value: "application/json, text/event-stream")
@@ -146,6 +153,12 @@ public actor MCPStreamableHTTPTransport {
         if revision?.isStateless == true, let message, message.kind == .request, let method = message.method {
             headers.replaceOrAdd(name: "Mcp-Method", value: method)
             if let name = message.name { headers.replaceOrAdd(name: "Mcp-Name", value: MCPHeaderValue.encode(name)) }
+            if method == "tools/call", let name = message.name {
+                let arguments = message.value["params"]?["arguments"]
+                for header in parameterHeaders[name] ?? [] {
+                    if let value = header.value(in: arguments) { headers.replaceOrAdd(name: "Mcp-Param-\(header.token)", value: value) }
+                }
+            }
         }
         return headers
     }

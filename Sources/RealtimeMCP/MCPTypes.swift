@@ -14,6 +14,27 @@ public struct MCPTool: Sendable, Hashable {
         json["annotations"]?["readOnlyHint"] == .bool(true) || json["annotations"]?["idempotentHint"] == .bool(true)
     }
 
+    /// The arguments the tool's schema marks `x-mcp-header` (2026-07-28, "Custom Headers"):
+    /// their property path from the schema's root through `properties` only, and the header
+    /// token (`Mcp-Param-<token>`). Only string, integer and boolean properties qualify, and a
+    /// token must be an RFC 9110 token.
+    var parameterHeaders: [MCPParameterHeader] {
+        var found: [MCPParameterHeader] = []
+        var stack: [([String], MCPValue)] = [([], inputSchema ?? .null)]
+        while let (path, schema) = stack.popLast(), found.count < 64 {
+            for (key, property) in schema["properties"]?.objectValue ?? [:] where path.count < 16 {
+                let where_ = path + [key]
+                if let token = property["x-mcp-header"]?.stringValue, MCPParameterHeader.isToken(token),
+                    let type = property["type"]?.stringValue, ["string", "integer", "boolean"].contains(type)
+                {
+                    found.append(MCPParameterHeader(path: where_, token: token))
+                }
+                stack.append((where_, property))
+            }
+        }
+        return found
+    }
+
     init?(_ json: MCPValue) {
         guard let name = json["name"]?.stringValue else { return nil }
         self.name = name
@@ -72,4 +93,35 @@ public struct MCPServerInfo: Sendable, Hashable {
     /// `serverInfo` (handshake) or the `_meta` server info stamp (2026-07-28), when sent.
     public var serverInfo: MCPValue?
     public var instructions: String?
+}
+
+/// An argument a tool call mirrors into an `Mcp-Param-<token>` header.
+struct MCPParameterHeader: Sendable, Hashable {
+    var path: [String]
+    var token: String
+
+    /// RFC 9110 §5.6.2 token characters.
+    static func isToken(_ text: String) -> Bool {
+        !text.isEmpty && text.utf8.count <= 64 && text.unicodeScalars.allSatisfy { scalar in
+            switch scalar {
+            case "a"..."z", "A"..."Z", "0"..."9", "!", "#", "$", "%", "&", "'", "*", "+", "-", ".", "^", "_", "`", "|", "~": true
+            default: false
+            }
+        }
+    }
+
+    /// The header's value for `arguments`: a boolean as `true`/`false`, an integer in
+    /// decimal, a string as is (base64-wrapped when it is not printable ASCII); nil when the
+    /// argument is absent or of another kind.
+    func value(in arguments: MCPValue?) -> String? {
+        var node = arguments
+        for key in path { node = node?[key] }
+        switch node {
+        case .bool(let flag): return flag ? "true" : "false"
+        case .number(let number) where number == number.rounded() && abs(number) < 9e15: return String(Int64(number))
+        case .number(let number): return String(number)
+        case .string(let text): return MCPHeaderValue.encode(text)
+        default: return nil
+        }
+    }
 }

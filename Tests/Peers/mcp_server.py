@@ -32,6 +32,9 @@ Tools:
                                    asks for roots/list with requestState "round-2"; the third
                                    answers "<action>: <accept|decline> ok=<ok> roots=<n>
                                    state=<state>"
+  regional(region, count)          returns "<region> <count>"; both arguments are marked
+                                   x-mcp-header (Region, Count), so a 2026-07-28 call must
+                                   carry them as Mcp-Param-Region and Mcp-Param-Count
   publish(kind, uri)               publishes a change to the 2026-07-28 `subscriptions/listen`
                                    streams (the SDK's subscription bus): kind is tools,
                                    prompts, resources or updated (with uri)
@@ -47,9 +50,11 @@ import asyncio
 import itertools
 import json
 import sys
+from typing import Annotated
 
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from pydantic import Field
 from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ListRootsRequest
 from mcp.server.streamable_http import EventMessage, EventStore, StreamableHTTPServerTransport
 
@@ -266,6 +271,14 @@ def build_server():
         roots = len(responses["roots"].roots)
         ok = (answer.content or {}).get("ok")
         return f"{action}: {answer.action} ok={ok} roots={roots} state={ctx.request_state}"
+
+    @server.tool()
+    def regional(
+        region: Annotated[str, Field(json_schema_extra={"x-mcp-header": "Region"})],
+        count: Annotated[int, Field(json_schema_extra={"x-mcp-header": "Count"})],
+    ) -> str:
+        """Echoes arguments that also travel as Mcp-Param headers."""
+        return f"{region} {count}"
 
     @server.tool()
     async def publish(kind: str, ctx: Context, uri: str = "") -> str:

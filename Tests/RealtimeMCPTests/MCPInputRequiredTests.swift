@@ -70,3 +70,30 @@ struct MCPInputRequiredTests {
         await peer.stop()
     }
 }
+
+/// 2026-07-28 custom headers against the Python `mcp` SDK, which refuses a `tools/call`
+/// whose `x-mcp-header` arguments are not mirrored (or differ) in `Mcp-Param-*` headers.
+@Suite("MCP Mcp-Param headers", .timeLimit(.minutes(3)), .serialized)
+struct MCPParameterHeaderTests {
+    @Test("arguments marked x-mcp-header go as Mcp-Param headers, non-ASCII ones base64-wrapped")
+    func parameterHeaders() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        let client = try await MCPInputRequiredTests.client(peer)
+        // No tools/list before: the client reads it before its first call.
+        #expect(try await client.callTool("regional", arguments: ["region": "Zürich", "count": 3]).text == "Zürich 3")
+        #expect(try await client.callTool("regional", arguments: ["region": "eu-west", "count": 12]).text == "eu-west 12")
+        await client.close()
+        // What the client read: the schema marks both (without the headers the server
+        // answers -32020, "Mcp-Param-Count header is missing").
+        var c = MCPClient.Configuration()
+        c.revision = .negotiate
+        let bare = MCPClient(url: peer.url(), configuration: c)
+        try await bare.connect()
+        let tools = try await bare.allTools()
+        let regional = try #require(tools.first { $0.name == "regional" })
+        #expect(regional.inputSchema?["properties"]?["region"]?["x-mcp-header"] == "Region")
+        await bare.close()
+        await peer.stop()
+    }
+}

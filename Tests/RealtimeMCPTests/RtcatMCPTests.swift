@@ -51,10 +51,12 @@ struct RtcatMCPTests {
             let text = call.lines.last?["content"]?.arrayValue?.first?["text"]?.stringValue
             #expect(text == "done 2")
         }
-        // Each rtcat process numbers its requests from 1: the call is request 2 in both runs,
-        // and went out once in each.
+        // Each rtcat process numbers its requests from 1: the call is request 2 after
+        // initialize, request 3 after server/discover and the tools/list that tells a
+        // 2026-07-28 client its Mcp-Param arguments; each went out once.
         let counts = try await peer.postCounts()
-        #expect(counts["tools/call 2"] == 2)
+        #expect(counts["tools/call 2"] == 1)
+        #expect(counts["tools/call 3"] == 1)
         await peer.stop()
     }
 

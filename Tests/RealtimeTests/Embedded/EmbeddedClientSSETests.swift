@@ -27,6 +27,7 @@ import Testing
         t.advance(by: .milliseconds(999))
         #expect(t.connectionCount == 1, "not before the backoff")
         t.advance(by: .milliseconds(1))
+        await t.waitForState("attempt 2") { $0 == .connecting(attempt: 2) }
         let second = try #require(t.sse(1))
         #expect(second.request.lastEventID == "2")
         second.respond()

@@ -49,6 +49,11 @@ extension MCPClient {
         /// handlers for the server's input requests and sends the request again with their
         /// answers. Default 8.
         public var maxInputRounds = 8
+        /// The W3C trace context of each request (a `traceparent` and, optionally, a
+        /// `tracestate`), asked for as the request is sent and put in its `_meta`, where a
+        /// server's tracing reads it to parent its spans. A `traceparent` that is not of the
+        /// W3C form (`00-<32 hex>-<16 hex>-<2 hex>`, lowercase) is not sent. Default nil.
+        public var traceContext: (@Sendable () -> (traceparent: String, tracestate: String?)?)?
 
         public init() {}
     }

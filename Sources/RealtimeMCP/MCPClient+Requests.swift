@@ -100,7 +100,8 @@ extension MCPClient {
             parameters["_meta"] = .object(meta)
             progressHandlers[id] = onProgress
         }
-        if params != nil || onProgress != nil { message["params"] = .object(parameters) }
+        let traced = Self.addTraceContext(configuration.traceContext?(), to: &parameters)
+        if params != nil || onProgress != nil || traced { message["params"] = .object(parameters) }
         let data = MCPValue.object(message).jsonData
         let timer = timeout.map { timeout in
             Task {
@@ -121,6 +122,23 @@ extension MCPClient {
         } onCancel: {
             Task { await self.abandon(id, with: MCPError(.cancelled)) }
         }
+    }
+
+    /// Puts `context` in `parameters._meta` when its `traceparent` has the W3C form.
+    static func addTraceContext(_ context: (traceparent: String, tracestate: String?)?, to parameters: inout [String: MCPValue]) -> Bool {
+        guard let context, isTraceparent(context.traceparent) else { return false }
+        var meta = parameters["_meta"]?.objectValue ?? [:]
+        meta["traceparent"] = .string(context.traceparent)
+        if let state = context.tracestate, !state.isEmpty, state.utf8.count <= 512 { meta["tracestate"] = .string(state) }
+        parameters["_meta"] = .object(meta)
+        return true
+    }
+
+    /// `00-<32 hex>-<16 hex>-<2 hex>`, lowercase (W3C Trace Context, version 00).
+    static func isTraceparent(_ text: String) -> Bool {
+        let parts = text.split(separator: "-", omittingEmptySubsequences: false)
+        guard parts.count == 4, parts.map(\.count) == [2, 32, 16, 2] else { return false }
+        return parts.allSatisfy { $0.utf8.allSatisfy { (0x30...0x39).contains($0) || (0x61...0x66).contains($0) } }
     }
 
     /// Sends a notification.

@@ -35,6 +35,8 @@ Tools:
   regional(region, count)          returns "<region> <count>"; both arguments are marked
                                    x-mcp-header (Region, Count), so a 2026-07-28 call must
                                    carry them as Mcp-Param-Region and Mcp-Param-Count
+  trace_id()                       the trace id (32 hex digits) of the span the SDK's tracing
+                                   runs the call in: the client's `_meta.traceparent` parents it
   publish(kind, uri)               publishes a change to the 2026-07-28 `subscriptions/listen`
                                    streams (the SDK's subscription bus): kind is tools,
                                    prompts, resources or updated (with uri)
@@ -271,6 +273,12 @@ def build_server():
         roots = len(responses["roots"].roots)
         ok = (answer.content or {}).get("ok")
         return f"{action}: {answer.action} ok={ok} roots={roots} state={ctx.request_state}"
+
+    @server.tool()
+    def trace_id() -> str:
+        """The trace id of the current span (parented by the request's _meta.traceparent)."""
+        from opentelemetry import trace
+        return format(trace.get_current_span().get_span_context().trace_id, "032x")
 
     @server.tool()
     def regional(

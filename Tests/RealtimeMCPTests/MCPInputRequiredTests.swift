@@ -97,3 +97,27 @@ struct MCPParameterHeaderTests {
         await peer.stop()
     }
 }
+
+/// W3C trace context in `_meta`, read by the Python SDK's OpenTelemetry middleware.
+@Suite("MCP trace context", .timeLimit(.minutes(3)), .serialized)
+struct MCPTraceContextTests {
+    @Test("a request's _meta carries the traceparent, which parents the server's span", arguments: ["2025-11-25", "2026-07-28"])
+    func traceparent(revision: String) async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(MCPRevision(revision))
+        c.traceContext = { ("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", "vendor=1") }
+        let client = MCPClient(url: peer.url(), configuration: c)
+        try await client.connect()
+        #expect(try await client.callTool("trace_id").text == "0af7651916cd43dd8448eb211c80319c")
+        await client.close()
+        // A malformed traceparent is not sent: the server's span has no parent of ours.
+        c.traceContext = { ("00-0AF7651916CD43DD8448EB211C80319C-b7ad6b7169203331-01", nil) }
+        let malformed = MCPClient(url: peer.url(), configuration: c)
+        try await malformed.connect()
+        #expect(try await malformed.callTool("trace_id").text != "0af7651916cd43dd8448eb211c80319c")
+        await malformed.close()
+        await peer.stop()
+    }
+}

@@ -15,17 +15,29 @@ extension MCPClient {
             if tool.isSafeToRepeat { repeatableTools.insert(tool.name) } else { repeatableTools.remove(tool.name) }
             await transport.useParameterHeaders(tool.parameterHeaders, for: tool.name)
         }
-        return MCPPage(items: tools, nextCursor: result["nextCursor"]?.stringValue)
+        return MCPPage(items: tools, nextCursor: result["nextCursor"]?.stringValue, result: result)
     }
 
     /// Every tool, following `nextCursor` (up to ``maxPages`` pages).
+    ///
+    /// When every page said how long it may be reused (2026-07-28 `ttlMs`), the list is
+    /// reused for the shortest of those times without asking the server; a tool list change
+    /// the client hears of (on ``notifications`` or a ``listen(_:)`` stream) ends that early.
     public func allTools() async throws -> [MCPTool] {
+        if let cached = toolsCache, ContinuousClock.now < cached.expiry { return cached.tools }
+        toolsCache = nil
+        let start = ContinuousClock.now
         var tools: [MCPTool] = []
         var cursor: String?
-        for _ in 0..<Self.maxPages {
-            let page = try await listTools(cursor: cursor)
-            tools += page.items
-            guard let next = page.nextCursor else { return tools }
+        var ttl: Duration?
+        for page in 0..<Self.maxPages {
+            let listed = try await listTools(cursor: cursor)
+            tools += listed.items
+            ttl = page == 0 ? listed.ttl : listed.ttl.flatMap { next in ttl.map { min($0, next) } }
+            guard let next = listed.nextCursor else {
+                if let ttl, ttl > .zero { toolsCache = (tools, start + ttl) }
+                return tools
+            }
             cursor = next
         }
         throw MCPError(.invalidResponse, detail: "tools/list did not end within \(Self.maxPages) pages")
@@ -50,7 +62,7 @@ extension MCPClient {
     /// One page of `resources/list`; each entry as the server sent it (`uri`, `name`, …).
     public func listResources(cursor: String? = nil) async throws -> MCPPage<MCPValue> {
         let result = try await request("resources/list", params: Self.cursorParams(cursor))
-        return MCPPage(items: result["resources"]?.arrayValue ?? [], nextCursor: result["nextCursor"]?.stringValue)
+        return MCPPage(items: result["resources"]?.arrayValue ?? [], nextCursor: result["nextCursor"]?.stringValue, result: result)
     }
 
     /// `resources/read`: the resource's contents (`uri`, `text` or `blob`, `mimeType`).
@@ -73,7 +85,7 @@ extension MCPClient {
     /// One page of `prompts/list`; each entry as the server sent it.
     public func listPrompts(cursor: String? = nil) async throws -> MCPPage<MCPValue> {
         let result = try await request("prompts/list", params: Self.cursorParams(cursor))
-        return MCPPage(items: result["prompts"]?.arrayValue ?? [], nextCursor: result["nextCursor"]?.stringValue)
+        return MCPPage(items: result["prompts"]?.arrayValue ?? [], nextCursor: result["nextCursor"]?.stringValue, result: result)
     }
 
     /// `prompts/get`: the prompt's `messages` (and `description`).

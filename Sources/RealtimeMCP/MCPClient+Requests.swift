@@ -217,6 +217,7 @@ extension MCPClient {
     }
 
     private func notified(_ method: String, params: MCPValue?) {
+        if method == "notifications/tools/list_changed" { toolsCache = nil }
         if routeToListeners(method, params: params) { return }
         if method == "notifications/progress", let params, let token = params["progressToken"],
             let progress = params["progress"]?.numberValue

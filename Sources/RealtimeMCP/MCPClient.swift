@@ -36,6 +36,8 @@ public actor MCPClient {
     var repeatableTools: Set<String> = []
     /// The ``listen(_:)`` streams in progress, by the id of their request.
     var listeners: [MCPValue: Listener] = [:]
+    /// The last ``allTools()`` list and until when the server let it be reused.
+    var toolsCache: (tools: [MCPTool], expiry: ContinuousClock.Instant)?
     /// Whether `tools/list` was read (the `Mcp-Param-*` arguments are known).
     var toolsListed = false
     /// Set by ``close()``: no listen starts or starts again after it.

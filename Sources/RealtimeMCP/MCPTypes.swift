@@ -77,6 +77,19 @@ public struct MCPProgress: Sendable, Hashable {
 public struct MCPPage<Item: Sendable>: Sendable {
     public var items: [Item]
     public var nextCursor: String?
+    /// How long the page may be reused (2026-07-28 `ttlMs`; nil when the server did not
+    /// say, zero when it is stale at once).
+    public var ttl: Duration?
+    /// Who may reuse it (`private`: this user only; `public`: a shared cache too), as the
+    /// server said (`cacheScope`).
+    public var cacheScope: String?
+
+    init(items: [Item], nextCursor: String?, result: MCPValue) {
+        self.items = items
+        self.nextCursor = nextCursor
+        if let ms = result["ttlMs"]?.numberValue, ms >= 0, ms < 1e12 { ttl = .milliseconds(Int64(ms)) }
+        cacheScope = result["cacheScope"]?.stringValue
+    }
 }
 
 /// A notification from the server.

@@ -33,6 +33,9 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
   latesse     tools/call starts its SSE answer 3 s after the POST, then sends the response
   auth        every request without "Authorization: Bearer good" gets 401 (and is not
               counted); tools/call then answers "ok" as JSON
+  cached      tools/list answers one tool with ttlMs 60000 and cacheScope "private";
+              tools/call answers an SSE stream with notifications/tools/list_changed, then
+              "ok". GET /cached/lists counts the tools/list requests
   listen      a 2026-07-28 server (server/discover answers it): every subscriptions/listen
               gets an SSE stream with the acknowledgement (honoring only toolsListChanged) and
               notifications/tools/list_changed, both stamped with the subscription id, then
@@ -125,6 +128,15 @@ async def handle_post(request):
         return web.Response(status=202)
     if case == "reissue":
         return await reissue(request, message)
+    if case == "cached" and method == "tools/list":
+        LISTS["count"] += 1
+        return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {
+            "tools": [{"name": "x", "inputSchema": {"type": "object"}}], "ttlMs": 60000, "cacheScope": "private"}})
+    if case == "cached" and method == "tools/call":
+        response = await stream_response(request)
+        await response.write(sse({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"}))
+        await response.write(sse(result(message["id"])))
+        return response
     if method != "tools/call":
         return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": []}})
     return await misbehave(case, request, message)
@@ -202,6 +214,7 @@ async def misbehave(case, request, message):
 REPLAY = {}
 RUNS = {}
 LISTENS = {"count": 0}
+LISTS = {"count": 0}
 
 
 async def listen(request, message):
@@ -239,6 +252,10 @@ async def reissue(request, message):
                  {"name": "unsafe", "inputSchema": {"type": "object"}}]
         return web.json_response({"jsonrpc": "2.0", "id": rid, "result": {"tools": tools}})
     return web.json_response(result(rid))
+
+
+async def handle_lists(request):
+    return web.json_response(LISTS)
 
 
 async def handle_listens(request):
@@ -306,6 +323,7 @@ async def main():
     app.router.add_get("/{case}/deletes", handle_deletes)
     app.router.add_get("/{case}/runs", handle_runs)
     app.router.add_get("/{case}/listens", handle_listens)
+    app.router.add_get("/{case}/lists", handle_lists)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.SockSite(runner, sock)

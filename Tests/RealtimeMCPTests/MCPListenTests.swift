@@ -84,3 +84,27 @@ struct MCPListenTests {
         await peer.stop()
     }
 }
+
+/// List results the server lets the client reuse (`ttlMs`, `cacheScope`).
+@Suite("MCP list caching", .timeLimit(.minutes(2)), .serialized)
+struct MCPListCacheTests {
+    @Test("allTools() reuses a list for its ttlMs until a list change is heard")
+    func toolsAreReusedUntilAChange() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let client = MCPHostileServerTests.client(peer, "cached")
+        try await client.connect()
+        let page = try await client.listTools()
+        #expect(page.ttl == .seconds(60))
+        #expect(page.cacheScope == "private")
+        #expect(try await client.allTools().map(\.name) == ["x"])
+        #expect(try await client.allTools().map(\.name) == ["x"])
+        #expect(try await peer.record("/cached/lists")["count"] == 2, "listTools, then one allTools reused")
+        // The call's stream says the list changed: the next allTools asks again.
+        #expect(try await client.callTool("x").text == "ok")
+        _ = try await client.allTools()
+        #expect(try await peer.record("/cached/lists")["count"] == 3)
+        await client.close()
+        await peer.stop()
+    }
+}

@@ -10,8 +10,9 @@ import RealtimeMCP
 enum MCPCommand {
     static let subcommand = Subcommand(
         name: "mcp",
-        usage: "[--call NAME [--arguments JSON]] [--revision 2025-11-25|2026-07-28] [-H 'Name: value' ...] [--timeout S] URL",
-        summary: "list an MCP server's tools (one JSON line each), or call one and print its progress and result\n"
+        usage: "[--call NAME [--arguments JSON] | --listen KINDS [--resource URI ...] [--changes N]] [--elicit JSON] [--roots URI,...] "
+            + "[--revision 2025-11-25|2026-07-28] [-H 'Name: value' ...] [--timeout S] URL",
+        summary: "list an MCP server's tools (one JSON line each), call one and print its progress and result, or print its changes\n"
             + MCPOptions.help,
         run: { await run($0) })
 
@@ -31,8 +32,11 @@ enum MCPCommand {
         let status: Int32
         do {
             try await client.connect()
+            try await answerInputs(client, options)
             if let name = options.call {
                 status = try await call(client, name, arguments: options.arguments)
+            } else if let filter = options.listen {
+                status = try await listen(client, filter, changes: options.changes)
             } else {
                 for tool in try await client.allTools() { line(tool.json) }
                 status = Subcommand.success
@@ -58,6 +62,37 @@ enum MCPCommand {
         return result.isError ? Subcommand.failure : Subcommand.success
     }
 
+    /// The answers `--elicit` and `--roots` give the server's requests (and the input
+    /// requests of a 2026-07-28 multi-round call).
+    static func answerInputs(_ client: MCPClient, _ options: MCPOptions) async throws {
+        if let elicit = options.elicit { await client.setRequestHandler("elicitation/create") { _ in elicit } }
+        if let roots = options.roots {
+            let list = MCPValue.array(roots.map { ["uri": .string($0)] })
+            await client.setRequestHandler("roots/list") { _ in ["roots": list] }
+        }
+    }
+
+    /// `--listen`: a line per change until `changes` were printed (nil: until the server or
+    /// the user ends it).
+    static func listen(_ client: MCPClient, _ filter: MCPSubscriptionFilter, changes: Int?) async throws -> Int32 {
+        var printed = 0
+        for try await change in client.listen(filter) {
+            switch change {
+            case .listening(let honored):
+                line(["kind": "listening", "tools": .bool(honored.toolsListChanged), "prompts": .bool(honored.promptsListChanged),
+                      "resources": .bool(honored.resourcesListChanged), "uris": .array(honored.resourceURIs.map { .string($0) })])
+            case .toolsListChanged: line(["kind": "change", "change": "tools"])
+            case .promptsListChanged: line(["kind": "change", "change": "prompts"])
+            case .resourcesListChanged: line(["kind": "change", "change": "resources"])
+            case .resourceUpdated(let uri): line(["kind": "change", "change": "resource", "uri": .string(uri)])
+            }
+            if case .listening = change { continue }
+            printed += 1
+            if let changes, printed >= changes { break }
+        }
+        return Subcommand.success
+    }
+
     static func errorLine(_ error: any Error) -> MCPValue {
         guard let error = error as? MCPError else { return ["kind": "error", "code": "internal"] }
         var fields: [String: MCPValue] = ["kind": "error", "code": .string(error.code.description)]
@@ -81,12 +116,23 @@ struct MCPOptions {
     var url: URL
     var call: String?
     var arguments: MCPValue = [:]
+    var listen: MCPSubscriptionFilter?
+    var changes: Int?
+    var elicit: MCPValue?
+    var roots: [String]?
     var configuration = MCPClient.Configuration()
 
     static let help = """
             options (durations in seconds):
               --call NAME           call the tool NAME instead of listing the tools
               --arguments JSON      the call's arguments, a JSON object ({})
+              --listen KINDS        print the server's changes instead: KINDS is a comma list of
+                                    tools, prompts, resources (subscriptions/listen on 2026-07-28)
+              --resource URI        with --listen, also the updates of this resource (repeatable)
+              --changes N           with --listen, stop after N changes
+              --elicit JSON         answer every elicitation the server asks for with this result,
+                                    e.g. {"action": "accept", "content": {"ok": true}}
+              --roots URI,...       answer roots/list with these roots
               --revision R          2025-11-25 (or 2025-06-18, 2025-03-26: initialize and a session)
                                     or 2026-07-28 (stateless); default: negotiate
               -H 'Name: value'      request header (repeatable), e.g. Authorization: Bearer …
@@ -94,6 +140,9 @@ struct MCPOptions {
             output: one JSON object per line: each tool as the server lists it (with "name");
               with --call, {"kind": "progress", "progress": …, "total": …, "message": …} per
               progress notification, then {"kind": "result", "content": […], …};
+              with --listen, {"kind": "listening", "tools": …, "prompts": …, "resources": …,
+              "uris": […]} when a stream is acknowledged, then {"kind": "change", "change":
+              "tools"|"prompts"|"resources"|"resource", "uri": …} per change;
               {"kind": "error", "code": …, "rpcCode": …, "message": …} on failure
             exit: 0 done; 1 error (or a result with isError); 2 usage error
         """
@@ -110,6 +159,30 @@ struct MCPOptions {
                     throw UsageError("--arguments must be a JSON object")
                 }
                 o.arguments = value
+            case "--listen":
+                var filter = o.listen ?? MCPSubscriptionFilter()
+                for kind in try cursor.value().split(separator: ",") {
+                    switch kind {
+                    case "tools": filter.toolsListChanged = true
+                    case "prompts": filter.promptsListChanged = true
+                    case "resources": filter.resourcesListChanged = true
+                    default: throw UsageError("--listen takes tools, prompts, resources, not '\(kind)'")
+                    }
+                }
+                o.listen = filter
+            case "--resource":
+                var filter = o.listen ?? MCPSubscriptionFilter()
+                filter.resourceURIs.append(try cursor.value())
+                o.listen = filter
+            case "--changes":
+                guard let n = Int(try cursor.value()), n > 0 else { throw UsageError("--changes must be a positive integer") }
+                o.changes = n
+            case "--elicit":
+                guard let value = try? MCPValue(json: Data(try cursor.value().utf8)), value["action"]?.stringValue != nil else {
+                    throw UsageError("--elicit must be a JSON object with an action")
+                }
+                o.elicit = value
+            case "--roots": o.roots = try cursor.value().split(separator: ",").map(String.init)
             case "--revision":
                 let text = try cursor.value()
                 let revision = MCPRevision(text)
@@ -131,6 +204,7 @@ struct MCPOptions {
             }
         }
         guard let url else { throw UsageError("no URL given") }
+        if o.call != nil, o.listen != nil { throw UsageError("--call and --listen go apart") }
         o.url = url
         return o
     }

@@ -60,6 +60,52 @@ struct RtcatMCPTests {
         await peer.stop()
     }
 
+    @Test("--elicit and --roots answer a 2026-07-28 tool's input rounds")
+    func inputRounds() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        let run = try await Self.rtcat([
+            "--revision", "2026-07-28", "--call", "confirm", "--arguments", #"{"action": "deploy"}"#,
+            "--elicit", #"{"action": "accept", "content": {"ok": true}}"#, "--roots", "file:///a,file:///b",
+            peer.url().absoluteString,
+        ])
+        #expect(run.status == 0, "\(run.stderr)")
+        let text = run.lines.last?["content"]?.arrayValue?.first?["text"]?.stringValue
+        #expect(text == "deploy: accept ok=True roots=2 state=round-2")
+        await peer.stop()
+    }
+
+    /// rtcat listens while this test publishes changes (again and again, until rtcat has
+    /// printed the two it waits for: the publications before its stream is acknowledged
+    /// reach no one).
+    @Test("--listen prints the acknowledgement and each change, and stops after --changes")
+    func listen() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        let finished = Counter()
+        let listener = Task {
+            defer { finished.increment() }
+            return try await Self.rtcat([
+                "--revision", "2026-07-28", "--listen", "tools", "--resource", "res://greeting", "--changes", "2",
+                peer.url().absoluteString,
+            ])
+        }
+        let publisher = MCPPythonSDKTests.client(peer.url(), revision: .fixed(.v2026_07_28))
+        try await publisher.connect()
+        for _ in 0..<100 where finished.value == 0 {
+            _ = try await publisher.callTool("publish", arguments: ["kind": "tools"])
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let run = try await listener.value
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.lines.first?["kind"] == "listening")
+        #expect(run.lines.first?["tools"] == true)
+        #expect(run.lines.first?["uris"] == ["res://greeting"])
+        #expect(run.lines.dropFirst().map { $0["change"] } == ["tools", "tools"])
+        await publisher.close()
+        await peer.stop()
+    }
+
     @Test("an unknown tool and a bad argument exit 1 and 2")
     func failures() async throws {
         let peer = try await MCPPeer.sdk()

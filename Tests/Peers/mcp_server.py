@@ -37,12 +37,18 @@ Tools:
                                    carry them as Mcp-Param-Region and Mcp-Param-Count
   trace_id()                       the trace id (32 hex digits) of the span the SDK's tracing
                                    runs the call in: the client's `_meta.traceparent` parents it
+  flaky_read(), flaky_write()      each run counts itself (GET /runs), sends a progress step
+                                   and answers ("read <run>", "written"); the POST wrapper ends
+                                   the response stream after its first event for the first
+                                   flaky_read call (annotated readOnlyHint) and every
+                                   flaky_write call, so their answers are lost
   publish(kind, uri)               publishes a change to the 2026-07-28 `subscriptions/listen`
                                    streams (the SDK's subscription bus): kind is tools,
                                    prompts, resources or updated (with uri)
 GET /cancelled returns the `steps` of every progress call the server cancelled;
 GET /cancelled?steps=N answers once a call of N steps was cancelled (or after 10 s).
 GET /replays returns the progress values the event store replayed, in order.
+GET /runs returns how many times flaky_read and flaky_write ran.
 GET /posts returns how many times each JSON-RPC message was POSTed ("method id" keys;
 notifications as "method -"): the tests assert that no request was POSTed twice.
 Resources: res://greeting (text "hello"), res://n/{i} template. Prompt: greet(name).
@@ -57,7 +63,7 @@ from typing import Annotated
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from pydantic import Field
-from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ListRootsRequest
+from mcp_types import ElicitRequest, ElicitRequestFormParams, InputRequiredResult, ListRootsRequest, ToolAnnotations
 from mcp.server.streamable_http import EventMessage, EventStore, StreamableHTTPServerTransport
 
 import peer_common
@@ -181,6 +187,7 @@ async def wait_for_cancellation(steps, timeout=10.0):
 
 
 CONFIRMED = {}  # confirm(action): the elicitation's answer, between rounds
+RUNS = {}  # flaky_read / flaky_write: how many times each ran
 
 
 def build_server():
@@ -274,6 +281,22 @@ def build_server():
         ok = (answer.content or {}).get("ok")
         return f"{action}: {answer.action} ok={ok} roots={roots} state={ctx.request_state}"
 
+    @server.tool(annotations=ToolAnnotations(readOnlyHint=True))
+    async def flaky_read(ctx: Context) -> str:
+        """Reads; its first answer is lost (the POST wrapper ends the stream before it)."""
+        RUNS["flaky_read"] = RUNS.get("flaky_read", 0) + 1
+        await ctx.report_progress(1, 2, "working")
+        await asyncio.sleep(0.2)
+        return f"read {RUNS['flaky_read']}"
+
+    @server.tool()
+    async def flaky_write(ctx: Context) -> str:
+        """Writes; every answer is lost (the POST wrapper ends the stream before it)."""
+        RUNS["flaky_write"] = RUNS.get("flaky_write", 0) + 1
+        await ctx.report_progress(1, 2, "working")
+        await asyncio.sleep(0.2)
+        return "written"
+
     @server.tool()
     def trace_id() -> str:
         """The trace id of the current span (parented by the request's _meta.traceparent)."""
@@ -329,10 +352,11 @@ class PostCounter:
                         "headers": [(b"content-type", b"application/json")]})
             await send({"type": "http.response.body", "body": body})
             return
-        if scope["method"] == "GET" and scope["path"] in ("/posts", "/cancelled"):
+        if scope["method"] == "GET" and scope["path"] in ("/posts", "/cancelled", "/runs"):
             if scope["path"] == "/cancelled" and scope.get("query_string"):
                 await wait_for_cancellation(int(scope["query_string"].decode().partition("=")[2] or 0))
-            body = json.dumps(self.counts if scope["path"] == "/posts" else CANCELLED).encode()
+            served = {"/posts": self.counts, "/cancelled": CANCELLED, "/runs": RUNS}[scope["path"]]
+            body = json.dumps(served).encode()
             await send({"type": "http.response.start", "status": 200,
                         "headers": [(b"content-type", b"application/json")]})
             await send({"type": "http.response.body", "body": body})
@@ -361,7 +385,37 @@ class PostCounter:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
+        if self.cuts(decoded if key != "invalid" else {}):
+            send = self.cutting(send)
         return await self.app(scope, replay, send)
+
+    def cuts(self, message):
+        """Whether this POST's answer is lost: the first flaky_read call, every flaky_write."""
+        if not isinstance(message, dict) or message.get("method") != "tools/call":
+            return False
+        name = (message.get("params") or {}).get("name")
+        if name == "flaky_read":
+            self.flaky_reads = getattr(self, "flaky_reads", 0) + 1
+            return self.flaky_reads == 1
+        return name == "flaky_write"
+
+    @staticmethod
+    def cutting(send):
+        """`send` that ends the response after its first body chunk (an SSE event): the
+        stream ends cleanly, without the answer the tool still produces."""
+        state = {"ended": False}
+
+        async def cut_send(message):
+            if state["ended"]:
+                return
+            if message["type"] == "http.response.body" and message.get("body"):
+                await send({"type": "http.response.body", "body": message["body"], "more_body": True})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                state["ended"] = True
+                return
+            await send(message)
+
+        return cut_send
 
 
 def add_options(parser):

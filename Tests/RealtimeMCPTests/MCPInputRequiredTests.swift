@@ -121,3 +121,28 @@ struct MCPTraceContextTests {
         await peer.stop()
     }
 }
+
+/// The re-issue rule against the Python SDK on 2026-07-28, where a closed stream cannot be
+/// resumed: a read-only tool whose answer was lost runs again, another does not.
+@Suite("MCP re-issue on 2026-07-28", .timeLimit(.minutes(3)), .serialized)
+struct MCPReissueSDKTests {
+    @Test("a lost answer: sent again for a read-only tool, stream_ended for another")
+    func reissue() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        let client = try await MCPInputRequiredTests.client(peer)
+        // With a progress handler the answer is an SSE stream, which the server's wrapper
+        // ends after the progress event.
+        let log = ProgressLog()
+        #expect(try await client.callTool("flaky_read") { log.append($0) }.text == "read 2")
+        do {
+            _ = try await client.callTool("flaky_write") { log.append($0) }
+            Issue.record("a call whose stream closed without an answer succeeded")
+        } catch let error as MCPError {
+            #expect(error.code == .streamEnded)
+        }
+        #expect(try await peer.record("/runs") == ["flaky_read": 2, "flaky_write": 1])
+        await client.close()
+        await peer.stop()
+    }
+}

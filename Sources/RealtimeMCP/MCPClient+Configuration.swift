@@ -3,9 +3,11 @@ extension MCPClient {
     public enum RevisionChoice: Sendable, Hashable {
         /// Try `server/discover` at 2026-07-28; fall back to `initialize` when the server does not
         /// speak it (any JSON-RPC error but an unsupported version with no handshake revision,
-        /// or an HTTP 4xx). The default.
+        /// or an HTTP 4xx); when `initialize` gets a 400, 404 or 405, fall back to the
+        /// HTTP+SSE transport of 2024-11-05 (a GET stream, then `initialize` on its endpoint).
+        /// The default.
         case negotiate
-        /// Speak this revision only.
+        /// Speak this revision only (``MCPRevision/v2024_11_05``: the HTTP+SSE transport).
         case fixed(MCPRevision)
     }
 

@@ -78,6 +78,9 @@ public actor MCPClient {
         switch configuration.revision {
         case .fixed(let revision) where revision.isStateless:
             info = try await discover(revision)
+        case .fixed(let revision) where revision == .v2024_11_05:
+            try await transport.openLegacyStream()
+            info = try await initialize(revision)
         case .fixed(let revision):
             info = try await initialize(revision)
         case .negotiate:
@@ -112,6 +115,17 @@ public actor MCPClient {
             } else if error.code != .rpc, !(400..<500).contains(error.status ?? 0) {
                 throw error
             }
+            return try await initializeOrFallBack()
+        }
+    }
+
+    /// `initialize` over Streamable HTTP; a 4xx to it (a server of the 2024-11-05 HTTP+SSE
+    /// transport refuses the POST) switches to that transport and initializes there.
+    private func initializeOrFallBack() async throws -> MCPServerInfo {
+        do {
+            return try await initialize(.latestSession)
+        } catch let error as MCPError where error.code == .transport && [400, 404, 405].contains(error.status ?? 0) {
+            try await transport.openLegacyStream()
             return try await initialize(.latestSession)
         }
     }
@@ -135,7 +149,8 @@ public actor MCPClient {
             "initialize",
             params: ["protocolVersion": .string(revision.rawValue), "capabilities": configuration.capabilities,
                      "clientInfo": configuration.clientInfo])
-        guard let version = result["protocolVersion"]?.stringValue, MCPRevision(version) >= .v2025_03_26,
+        let oldest: MCPRevision = await transport.legacyEndpoint == nil ? .v2025_03_26 : .v2024_11_05
+        guard let version = result["protocolVersion"]?.stringValue, MCPRevision(version) >= oldest,
             !MCPRevision(version).isStateless
         else {
             throw MCPError(.unsupportedRevision, detail: "the server answered initialize with another revision")

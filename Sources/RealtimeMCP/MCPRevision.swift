@@ -8,6 +8,9 @@ public struct MCPRevision: Sendable, Hashable, Comparable, CustomStringConvertib
 
     public init(_ rawValue: String) { self.rawValue = rawValue }
 
+    /// The HTTP+SSE transport's revision (a GET stream and a POST endpoint): spoken when a
+    /// server refuses Streamable HTTP (see ``MCPClient/RevisionChoice/negotiate``).
+    public static let v2024_11_05 = MCPRevision("2024-11-05")
     public static let v2025_03_26 = MCPRevision("2025-03-26")
     public static let v2025_06_18 = MCPRevision("2025-06-18")
     public static let v2025_11_25 = MCPRevision("2025-11-25")

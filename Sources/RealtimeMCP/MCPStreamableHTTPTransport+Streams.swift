@@ -31,14 +31,15 @@ extension MCPStreamableHTTPTransport {
         let client: RealtimeClient
         do {
             client = try RealtimeClient(
-                url: url, configuration: c, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
+                url: legacyEndpoint ?? url, configuration: c, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
                 transportFactory: { request in try factory(gate.request(for: request)) })
         } catch let error as RealtimeError {
             throw MCPError(.transport, underlying: error)
         }
         let key = nextStreamKey
         nextStreamKey += 1
-        let requestID = message.kind == .request ? message.id : nil
+        // Over HTTP+SSE (2024-11-05) the answer comes on the server's stream, never on the POST's.
+        let requestID = message.kind == .request && legacyEndpoint == nil ? message.id : nil
         streams[key] = RequestStream(
             client: client, machine: MCPStreamMachine(requestID: requestID, maxResumes: resumes),
             requestID: requestID, isInitialize: message.method == "initialize")

@@ -38,6 +38,10 @@ public actor MCPStreamableHTTPTransport {
     public internal(set) var revision: MCPRevision?
     /// Whether the server offers a GET stream (nil until tried; false after a 405).
     public internal(set) var hasServerStream: Bool?
+    /// Where messages are POSTed when the server speaks the HTTP+SSE transport of
+    /// 2024-11-05 (its stream's `endpoint` event); nil for Streamable HTTP.
+    public internal(set) var legacyEndpoint: URL?
+    var legacyStream: RealtimeClient?
 
     let incoming: AsyncThrowingStream<Data, any Error>
     let continuation: AsyncThrowingStream<Data, any Error>.Continuation
@@ -85,6 +89,8 @@ public actor MCPStreamableHTTPTransport {
         streams.removeAll()
         serverStream?.close()
         serverStream = nil
+        legacyStream?.close()
+        legacyStream = nil
         if let sessionID {
             await deleteSession(sessionID)
         }
@@ -119,7 +125,7 @@ public actor MCPStreamableHTTPTransport {
         }
         if message.method == "initialize" { pendingInitialize = message.id }
         try await post(Array(body), message: message)
-        if message.method == "notifications/initialized", configuration.opensServerStream, !stateless {
+        if message.method == "notifications/initialized", configuration.opensServerStream, !stateless, legacyEndpoint == nil {
             await openServerStream()
         }
     }
@@ -147,7 +153,7 @@ public actor MCPStreamableHTTPTransport {
         headers.replaceOrAdd(name: "Accept", value: "application/json, text/event-stream")
         headers.replaceOrAdd(name: "Content-Type", value: "application/json")
         if let sessionID { headers.replaceOrAdd(name: "Mcp-Session-Id", value: sessionID) }
-        if let revision, message?.method != "initialize" {
+        if let revision, message?.method != "initialize", legacyEndpoint == nil {
             headers.replaceOrAdd(name: "MCP-Protocol-Version", value: revision.rawValue)
         }
         if revision?.isStateless == true, let message, message.kind == .request, let method = message.method {

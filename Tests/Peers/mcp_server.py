@@ -10,6 +10,9 @@ Modes (options):
   --event-store     keep every SSE event in memory so a cut stream resumes through GET with
                     Last-Event-ID (priming events with empty data, ids on every event)
   --retry-ms N      the `retry:` the priming events carry (with --event-store)
+  --legacy-sse      serve the 2024-11-05 HTTP+SSE transport instead (the SDK's sse_app):
+                    GET /sse opens the stream, whose `endpoint` event names the POST path
+                    (/messages/?session_id=…); POST /sse answers 405
 
 Tools:
   echo(text)                       returns text
@@ -423,6 +426,7 @@ def add_options(parser):
     parser.add_argument("--stateless", action="store_true")
     parser.add_argument("--event-store", action="store_true")
     parser.add_argument("--retry-ms", type=int, default=None)
+    parser.add_argument("--legacy-sse", action="store_true")
 
 
 async def main():
@@ -432,12 +436,15 @@ async def main():
     STORE = MemoryEventStore() if args.event_store else None
     watch_live_streams()
     server = build_server()
-    app = server.streamable_http_app(
-        json_response=args.json_response,
-        stateless_http=args.stateless,
-        event_store=STORE,
-        retry_interval=args.retry_ms,
-    )
+    if args.legacy_sse:
+        app = server.sse_app()
+    else:
+        app = server.streamable_http_app(
+            json_response=args.json_response,
+            stateless_http=args.stateless,
+            event_store=STORE,
+            retry_interval=args.retry_ms,
+        )
     config = uvicorn.Config(
         PostCounter(app),
         log_level="warning",

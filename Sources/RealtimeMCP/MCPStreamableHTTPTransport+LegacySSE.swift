@@ -1,0 +1,95 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+import Realtime
+
+extension MCPStreamableHTTPTransport {
+    /// Switches to the HTTP+SSE transport of revision 2024-11-05, for a server that refused
+    /// the Streamable HTTP `initialize` with a 4xx: a GET of the URL opens the server's
+    /// stream, whose first event (`endpoint`) names where messages are POSTed; every message
+    /// from the server then comes on that stream (`message` events), answers included, and a
+    /// POST is only accepted (`202`). The endpoint must be on the URL's origin (the request
+    /// headers, credentials included, go there). The stream is not resumed: when it ends the
+    /// session is gone, and ``receive()`` ends.
+    func openLegacyStream() async throws {
+        guard connected else { throw MCPError(.notConnected) }
+        guard legacyStream == nil else { return }
+        var headers = configuration.headers
+        headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
+        var c = clientConfiguration(method: "GET", body: nil, headers: headers, gate: nil)
+        c.reconnect = .never
+        let client: RealtimeClient
+        do {
+            client = try RealtimeClient(url: url, configuration: c)
+        } catch let error as RealtimeError {
+            throw MCPError(.transport, underlying: error)
+        }
+        legacyStream = client
+        let (endpoints, found) = AsyncStream<Result<URL, MCPError>>.makeStream()
+        Task { await self.pumpLegacyStream(client, found) }
+        for await result in endpoints {
+            do {
+                legacyEndpoint = try result.get()
+                return
+            } catch {
+                legacyStream = nil
+                client.close()
+                throw error
+            }
+        }
+        legacyStream = nil
+        throw MCPError(.transport, detail: "the HTTP+SSE stream ended before its endpoint event")
+    }
+
+    /// Reads the 2024-11-05 stream: the endpoint first, then the server's messages.
+    nonisolated func pumpLegacyStream(_ client: RealtimeClient, _ found: AsyncStream<Result<URL, MCPError>>.Continuation) async {
+        var announced = false
+        for await event in client.events {
+            switch event {
+            case .event(let message) where !announced:
+                announced = true
+                found.yield(legacyEndpoint(from: message))
+                found.finish()
+            case .event(let message):
+                if message.type == nil || message.type == "message", let text = message.text {
+                    await legacyReceived(Data(text.utf8))
+                }
+            case .error(let failure) where !failure.willRetry && !announced:
+                found.yield(.failure(MCPError(.transport, status: failure.error.status, underlying: failure.error)))
+                found.finish()
+            default:
+                break
+            }
+        }
+        found.finish()
+        await legacyStreamEnded(client)
+    }
+
+    /// The `endpoint` event's URL, resolved against the stream's URL and kept to its origin.
+    nonisolated func legacyEndpoint(from message: Message) -> Result<URL, MCPError> {
+        guard message.type == "endpoint", let text = message.text,
+            let endpoint = URL(string: text.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
+        else {
+            return .failure(MCPError(.invalidResponse, detail: "the HTTP+SSE stream did not start with an endpoint event"))
+        }
+        guard endpoint.scheme?.lowercased() == url.scheme?.lowercased(), endpoint.host?.lowercased() == url.host?.lowercased(),
+            endpoint.port == url.port
+        else {
+            return .failure(MCPError(.invalidResponse, detail: "the HTTP+SSE endpoint is on another origin"))
+        }
+        return .success(endpoint)
+    }
+
+    private func legacyReceived(_ data: Data) {
+        continuation.yield(data)
+    }
+
+    /// The stream is the session: once it ends, nothing more can be received.
+    private func legacyStreamEnded(_ client: RealtimeClient) {
+        guard legacyStream === client else { return }
+        legacyStream = nil
+        continuation.finish()
+    }
+}

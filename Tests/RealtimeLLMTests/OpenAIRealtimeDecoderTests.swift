@@ -246,4 +246,13 @@ import Testing
         let error = OpenAIRealtimeEvent.error(in: Message(content: .text(#"{"type":"error","error":{"type":"invalid_request_error","message":"No."}}"#)))
         #expect(error?.detail == "openai-realtime invalid_request_error")
     }
+
+    /// Golden sessions with mutated data never crash the decoder: each message decodes or
+    /// throws `protocol_violation`.
+    @Test(arguments: 1...40) func mutatedEventsNeverCrash(seed: UInt64) throws {
+        for events in [Self.audioReply(beta: false), Self.audioReply(beta: true)] {
+            let sse = SSETranscript.sse(events.map { "data: " + $0 })
+            try SSETranscript.expectMutationsAreSafe(sse, with: OpenAIRealtimeDecoder(), seed: seed)
+        }
+    }
 }

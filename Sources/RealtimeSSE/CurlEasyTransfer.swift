@@ -59,6 +59,11 @@ final class CurlEasyTransfer: SSECurl {
         return "https://\(host):\(url.port ?? 443)"
     }
 
+    func connectionReady() {
+        guard let easy else { return }
+        CurlMultiDriver.on(loop).transferConnected(easy)
+    }
+
     func responseHeadArrived() {
         guard let easy else { return }
         CurlMultiDriver.on(loop).responseHeadArrived(easy)

@@ -62,6 +62,7 @@ extension SSEConnection {
     /// `CURLOPT_PREREQFUNCTION`: connected (TLS included), about to build and send the
     /// request. From then on a byte of the request may reach the server.
     func requestStarting() {
+        curl.connectionReady()
         if let deadline = machine.requestStarted(now: loop.now) { arm(.connect, at: deadline) }
     }
 

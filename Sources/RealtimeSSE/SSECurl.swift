@@ -38,8 +38,11 @@ package protocol SSECurl: AnyObject, SendableMetatype {
     /// that action is reported).
     func runAfterCurrentAction(_ body: @escaping () -> Void)
 
-    /// The final response head arrived (streams of the origin waiting for their turn may
-    /// start).
+    /// The transfer's connection is ready and its request about to go (streams of the origin
+    /// waiting for their turn may start).
+    func connectionReady()
+
+    /// The final response head arrived (the server accepted the request).
     func responseHeadArrived()
 
     /// Detaches and frees the handle; no callback comes after it.

@@ -61,6 +61,7 @@ package final class ScriptedCurl: SSECurl {
 
     package func unpause() { unpauses += 1 }
     package func kick() { kicks += 1 }
+    package func connectionReady() {}
     package func responseHeadArrived() {}
 
     package func runAfterCurrentAction(_ body: @escaping () -> Void) {

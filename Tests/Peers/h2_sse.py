@@ -17,6 +17,9 @@ Paths (query parameters in brackets, defaults after '='):
                  after event K and closes the connection, cutting every stream on it. Each
                  happens once per server for a given query (a client that repeats the request,
                  with or without Last-Event-ID, is not cut again).
+  /slow [delay=5]
+                 the response head only after `delay` seconds (a server that takes its time to
+                 answer, like a model behind a queue), then one event and the end.
 Any other path answers 404.
 
 --max-streams N announces SETTINGS_MAX_CONCURRENT_STREAMS N (default 100) and refuses a
@@ -135,7 +138,9 @@ class Server:
     async def route(self, stream_id, headers):
         parts = urlsplit(headers.get(":path", "/"))
         query = {k: v[-1] for k, v in parse_qs(parts.query).items()}
-        if parts.path not in ("/connection", "/events"):
+        if parts.path == "/slow":
+            await asyncio.sleep(float(query.get("delay", "5")))
+        if parts.path not in ("/connection", "/events", "/slow"):
             self.conn.send_headers(stream_id, [(":status", "404")], end_stream=True)
             self.flush()
             return
@@ -147,6 +152,11 @@ class Server:
             while True:
                 await asyncio.sleep(float(query.get("interval", "1")))
                 await self.send(stream_id, ": ping\n\n")
+        if parts.path == "/slow":
+            await self.send(stream_id, "data: slow\n\n")
+            self.conn.end_stream(stream_id)
+            self.flush()
+            return
         await self.events(stream_id, headers, query)
 
     async def events(self, stream_id, headers, query):

@@ -20,8 +20,8 @@ struct HTTP2AdmissionTests {
         // Another origin is not held back.
         #expect(admission.submit(9, origin: "https://other.example:443") == [9])
         // The first head lets one more start (as many as are open, less those starting).
-        #expect(admission.headArrived(1, connection: Self.connection(1), openedConnection: true) == [2])
-        #expect(admission.headArrived(2, connection: Self.connection(1), openedConnection: false) == [3])
+        #expect(admission.answered(1, connection: Self.connection(1), openedConnection: true) == [2])
+        #expect(admission.answered(2, connection: Self.connection(1), openedConnection: false) == [3])
     }
 
     @Test func wavesDoubleWhileTheLimitIsUnknown() {
@@ -34,7 +34,7 @@ struct HTTP2AdmissionTests {
             waves.append(starting.count)
             var next: [Int] = []
             for handle in starting {
-                next += admission.headArrived(handle, connection: Self.connection(1), openedConnection: open == 0)
+                next += admission.answered(handle, connection: Self.connection(1), openedConnection: open == 0)
                 open += 1
             }
             starting = next
@@ -49,10 +49,10 @@ struct HTTP2AdmissionTests {
     @Test func aWaveWaitsForTheWaveBefore() {
         var admission = HTTP2Admission<Int>()
         for n in 1...10 { _ = admission.submit(n, origin: Self.origin) }
-        #expect(admission.headArrived(1, connection: Self.connection(1), openedConnection: true) == [2])
-        #expect(admission.headArrived(2, connection: Self.connection(1), openedConnection: false) == [3, 4])
-        #expect(admission.headArrived(3, connection: Self.connection(1), openedConnection: false) == [])
-        #expect(admission.headArrived(4, connection: Self.connection(1), openedConnection: false) == [5, 6, 7, 8])
+        #expect(admission.answered(1, connection: Self.connection(1), openedConnection: true) == [2])
+        #expect(admission.answered(2, connection: Self.connection(1), openedConnection: false) == [3, 4])
+        #expect(admission.answered(3, connection: Self.connection(1), openedConnection: false) == [])
+        #expect(admission.answered(4, connection: Self.connection(1), openedConnection: false) == [5, 6, 7, 8])
     }
 
     /// A stream that had to open a second connection beside a connection carrying 10
@@ -61,13 +61,13 @@ struct HTTP2AdmissionTests {
     @Test func theLimitIsLearnedThenRespected() {
         var admission = HTTP2Admission<Int>()
         _ = admission.submit(1, origin: Self.origin)
-        _ = admission.headArrived(1, connection: Self.connection(1), openedConnection: true)
+        _ = admission.answered(1, connection: Self.connection(1), openedConnection: true)
         for n in 2...10 {
             _ = admission.submit(n, origin: Self.origin)
-            _ = admission.headArrived(n, connection: Self.connection(1), openedConnection: false)
+            _ = admission.answered(n, connection: Self.connection(1), openedConnection: false)
         }
         #expect(admission.submit(11, origin: Self.origin) == [11])
-        _ = admission.headArrived(11, connection: Self.connection(2), openedConnection: true)
+        _ = admission.answered(11, connection: Self.connection(2), openedConnection: true)
         #expect(admission.limit(of: Self.origin) == 10)
         // Two connections of 10: 9 spare on the second.
         var started: [Int] = []
@@ -75,14 +75,14 @@ struct HTTP2AdmissionTests {
         #expect(started == Array(12...20))
         // Both full: the next one alone opens a third connection.
         var next: [Int] = []
-        for n in 12...20 { next += admission.headArrived(n, connection: Self.connection(2), openedConnection: false) }
+        for n in 12...20 { next += admission.answered(n, connection: Self.connection(2), openedConnection: false) }
         #expect(next == [21])
         #expect(admission.ended(99) == [])
         #expect(admission.submit(31, origin: Self.origin) == [])
         // A place freed on the first connection waits while the third one opens...
         #expect(admission.ended(5) == [])
         // ...which brings room for 10 more: the freed place and 9 on the new connection.
-        #expect(admission.headArrived(21, connection: Self.connection(3), openedConnection: true) == Array(22...31))
+        #expect(admission.answered(21, connection: Self.connection(3), openedConnection: true) == Array(22...31))
         #expect(admission.limit(of: Self.origin) == 10)
     }
 
@@ -92,11 +92,38 @@ struct HTTP2AdmissionTests {
         _ = admission.submit(2, origin: Self.origin)
         _ = admission.submit(3, origin: Self.origin)
         #expect(admission.ended(2) == [])
-        #expect(admission.headArrived(1, connection: Self.connection(1), openedConnection: true) == [3])
+        #expect(admission.answered(1, connection: Self.connection(1), openedConnection: true) == [3])
         // The first stream's end leaves the origin with no open stream: the next opens alone.
         #expect(admission.ended(1) == [])
         #expect(admission.ended(3) == [])
         #expect(admission.submit(4, origin: Self.origin) == [4])
         #expect(admission.submit(5, origin: Self.origin) == [])
+    }
+
+    /// An origin whose first connection did not negotiate h2 holds nothing back: every
+    /// transfer there needs a connection of its own.
+    @Test func anOriginWithoutHTTP2IsNotHeld() {
+        var admission = HTTP2Admission<Int>()
+        #expect(admission.submit(1, origin: Self.origin) == [1])
+        #expect(admission.submit(2, origin: Self.origin) == [])
+        #expect(admission.submit(3, origin: Self.origin) == [])
+        #expect(admission.negotiated(1, multiplexed: false) == [2, 3])
+        #expect(admission.submit(4, origin: Self.origin) == [4])
+    }
+
+    /// A transfer released after waiting its longest starts then, once; its place in the
+    /// queue is skipped.
+    @Test func aReleasedTransferStartsOnce() {
+        var admission = HTTP2Admission<Int>()
+        _ = admission.submit(1, origin: Self.origin)
+        _ = admission.submit(2, origin: Self.origin)
+        _ = admission.submit(3, origin: Self.origin)
+        #expect(admission.release(3) == [3])
+        #expect(admission.release(3) == [])
+        // The wave (1, and 3 released) ends with both heads; 3's place in the queue is skipped.
+        #expect(admission.answered(1, connection: Self.connection(1), openedConnection: true) == [])
+        #expect(admission.answered(3, connection: Self.connection(1), openedConnection: false) == [2])
+        #expect(admission.answered(2, connection: Self.connection(1), openedConnection: false) == [])
+        #expect(admission.submit(4, origin: Self.origin) == [4])
     }
 }

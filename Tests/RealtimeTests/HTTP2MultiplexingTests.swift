@@ -3,6 +3,7 @@ import Foundation
 import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
+import Synchronization
 import Testing
 
 /// Many clients of one process to one origin over HTTP/2 share connections, and each stream
@@ -217,6 +218,30 @@ struct HTTP2MultiplexingTests {
         #expect(ids == (1...50).map(String.init))
         await gate.open()
         #expect(await slowTask.value == (1...500).map(String.init))
+    }
+
+    /// A stream waits its turn only so long: a server slow to answer the first request (its
+    /// head comes after 8 s) does not hold the next request to the origin until then.
+    @Test func aSlowAnswerDoesNotHoldTheNextStream() async throws {
+        let peer = try await Self.h2()
+        defer { peer.terminate() }
+        let order = Order()
+        let slow = try client(peer, "/slow?delay=8")
+        let slowTask = Task {
+            for await event in slow.events { if case .open = event { order.append("slow") } }
+        }
+        // The slow request goes first: the next one is started once the slow one connects.
+        for await state in slow.stateChanges where state == .connecting(attempt: 1) { break }
+        let next = try client(peer, "/events?count=1&interval=0")
+        for await event in next.events { if case .open = event { order.append("next") } }
+        await slowTask.value
+        #expect(order.all == ["next", "slow"])
+    }
+
+    final class Order: Sendable {
+        private let names = Mutex<[String]>([])
+        func append(_ name: String) { names.withLock { $0.append(name) } }
+        var all: [String] { names.withLock { $0 } }
     }
 }
 #endif

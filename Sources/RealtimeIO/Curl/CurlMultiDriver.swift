@@ -1,5 +1,6 @@
 #if os(Linux)
 import CCurl
+import COpenSSL
 
 /// Drives one curl multi handle from an ``EventLoop`` with `curl_multi_socket_action`.
 ///
@@ -22,6 +23,8 @@ package final class CurlMultiDriver {
     /// Handles in curl's multi handle (the others wait for their turn in `admission`).
     private var attached: Set<UnsafeMutableRawPointer> = []
     private var admission = HTTP2Admission<UnsafeMutableRawPointer>()
+    /// The timers that start a waiting transfer after HTTP2Admission.maxHold.
+    private var holds: [UnsafeMutableRawPointer: TimerHandle] = [:]
 
     /// The driver of `loop`, created on first use. Loop thread only.
     package static func on(_ loop: EventLoop) -> CurlMultiDriver {
@@ -62,6 +65,7 @@ package final class CurlMultiDriver {
         curl_multi_cleanup(multi)
         if let timer { loop.cancel(timer) }
         for (_, r) in sockets { loop.deregister(r) }
+        for (_, hold) in holds { loop.cancel(hold) }
     }
 
     /// Number of transfers attached (for tests and diagnostics).
@@ -73,8 +77,8 @@ package final class CurlMultiDriver {
     ///
     /// `multiplexedOrigin` names the origin of a transfer that may be an HTTP/2 stream: it
     /// then starts when ``HTTP2Admission`` gives it its turn (at once, or once earlier
-    /// streams of the origin have their response heads, reported with
-    /// ``responseHeadArrived(_:)``), so that the origin's streams pack onto few connections.
+    /// streams of the origin have their connections, reported with
+    /// ``transferConnected(_:)``), so that the origin's streams pack onto few connections.
     @discardableResult
     package func add(_ easy: UnsafeMutableRawPointer, multiplexedOrigin: String? = nil, completion: @escaping (CURLcode) -> Void) -> Bool {
         precondition(loop.inEventLoop, "CurlMultiDriver.add must be called on the loop thread")
@@ -90,6 +94,13 @@ package final class CurlMultiDriver {
             start(admission.ended(easy))
             return false
         }
+        if !starting.contains(easy) {
+            // Waits its turn, for HTTP2Admission.maxHold at most.
+            holds[easy] = loop.schedule(after: HTTP2Admission<UnsafeMutableRawPointer>.maxHold) { [unowned self] in
+                self.holds[easy] = nil
+                self.start(self.admission.release(easy))
+            }
+        }
         start(starting.filter { $0 != easy })
         return true
     }
@@ -100,19 +111,44 @@ package final class CurlMultiDriver {
     package func remove(_ easy: UnsafeMutableRawPointer) {
         precondition(loop.inEventLoop, "CurlMultiDriver.remove must be called on the loop thread")
         guard completions.removeValue(forKey: easy) != nil else { return }
+        if let hold = holds.removeValue(forKey: easy) { loop.cancel(hold) }
         if attached.remove(easy) != nil { curl_multi_remove_handle(multi, easy) }
         start(admission.ended(easy))
     }
 
-    /// The transfer's final response head arrived: streams of its origin waiting for their
-    /// turn may start (after the action in progress; curl refuses changes from callbacks).
+    /// The transfer's connection is ready and its request about to go (libcurl's pre-request
+    /// callback): whether it negotiated `h2` tells whether its origin's transfers wait their
+    /// turn (they start after the action in progress; curl refuses changes from callbacks).
+    package func transferConnected(_ easy: UnsafeMutableRawPointer) {
+        precondition(loop.inEventLoop, "CurlMultiDriver.transferConnected must be called on the loop thread")
+        startAfterAction(admission.negotiated(easy, multiplexed: Self.negotiatedHTTP2(easy)))
+    }
+
+    /// The transfer's final response head arrived (the server accepted its stream): streams
+    /// of its origin waiting for their turn may start.
     package func responseHeadArrived(_ easy: UnsafeMutableRawPointer) {
         precondition(loop.inEventLoop, "CurlMultiDriver.responseHeadArrived must be called on the loop thread")
         var connects = 0
         let opened = rt_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0
-        let starting = admission.headArrived(easy, connection: Self.connection(of: easy), openedConnection: opened)
-        guard !starting.isEmpty else { return }
-        afterAction.append { [unowned self] in self.start(starting) }
+        startAfterAction(admission.answered(easy, connection: Self.address(of: easy), openedConnection: opened))
+    }
+
+    private func startAfterAction(_ handles: [UnsafeMutableRawPointer]) {
+        guard !handles.isEmpty else { return }
+        afterAction.append { [unowned self] in self.start(handles) }
+    }
+
+    /// Whether the transfer's TLS connection negotiated `h2` (ALPN), read from OpenSSL.
+    private static func negotiatedHTTP2(_ easy: UnsafeMutableRawPointer) -> Bool {
+        var raw: UnsafeMutableRawPointer?
+        guard rt_easy_getinfo_ptr(easy, CURLINFO_TLS_SSL_PTR, &raw) == CURLE_OK, let raw else { return false }
+        let session = raw.assumingMemoryBound(to: curl_tlssessioninfo.self).pointee
+        guard session.backend == CURLSSLBACKEND_OPENSSL, let ssl = session.internals else { return false }
+        var protocolName: UnsafePointer<UInt8>?
+        var length: UInt32 = 0
+        SSL_get0_alpn_selected(OpaquePointer(ssl), &protocolName, &length)
+        guard let protocolName, length == 2 else { return false }
+        return protocolName[0] == UInt8(ascii: "h") && protocolName[1] == UInt8(ascii: "2")
     }
 
     private func attach(_ easy: UnsafeMutableRawPointer) -> Bool {
@@ -124,6 +160,7 @@ package final class CurlMultiDriver {
     /// Attaches transfers whose turn came; one curl refuses ends with `CURLE_FAILED_INIT`.
     private func start(_ handles: [UnsafeMutableRawPointer]) {
         for easy in handles where completions[easy] != nil && !attached.contains(easy) {
+            if let hold = holds.removeValue(forKey: easy) { loop.cancel(hold) }
             guard !attach(easy) else { continue }
             _ = loop.schedule(after: .zero) { [unowned self] in self.completions[easy]?(CURLE_FAILED_INIT) }
         }
@@ -226,11 +263,17 @@ package final class CurlMultiDriver {
     /// The HTTP/2 connection a transfer last used; nil for another protocol.
     private static func connection(of easy: UnsafeMutableRawPointer) -> HTTP2ConnectionID? {
         var version = 0
+        guard rt_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK, version == Int(CURL_HTTP_VERSION_2_0)
+        else { return nil }
+        return address(of: easy)
+    }
+
+    /// The TCP connection a transfer last used (its local port and the remote address).
+    private static func address(of easy: UnsafeMutableRawPointer) -> HTTP2ConnectionID? {
         var localPort = 0
         var remotePort = 0
         var address: UnsafeMutablePointer<CChar>?
-        guard rt_easy_getinfo_long(easy, CURLINFO_HTTP_VERSION, &version) == CURLE_OK, version == Int(CURL_HTTP_VERSION_2_0),
-            rt_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &localPort) == CURLE_OK, localPort > 0,
+        guard rt_easy_getinfo_long(easy, CURLINFO_LOCAL_PORT, &localPort) == CURLE_OK, localPort > 0,
             rt_easy_getinfo_long(easy, CURLINFO_PRIMARY_PORT, &remotePort) == CURLE_OK,
             rt_easy_getinfo_str(easy, CURLINFO_PRIMARY_IP, &address) == CURLE_OK, let address
         else { return nil }

@@ -13,16 +13,25 @@ package struct HTTP2ConnectionID: Hashable, Sendable {
 
 /// When the HTTP/2 streams of one origin may start, so that they pack onto as few
 /// connections as the server's stream limit allows (a pure state machine: the driver
-/// submits, reports response heads and ends, and starts what it is told to).
+/// submits, reports when a transfer's connection is ready and when a transfer ends, and
+/// starts what it is told to).
+///
+/// A transfer counts as open once the server answered its request (its response head: the
+/// stream was accepted, not refused for the server's limit). A transfer never waits for
+/// that longer than ``maxHold`` (the driver then releases it), so a server slow to answer
+/// (a model behind a queue) delays the next request to it by that much at most. An origin
+/// whose first connection did not negotiate `h2` is not held at all: every transfer needs a
+/// connection of its own there.
 ///
 /// libcurl places a new stream on a connection of the origin that has room, and otherwise
 /// opens a connection, one per stream started while no connection has room: it does not
 /// wait for a connection it is still opening once it knows the origin multiplexes, and a
 /// burst sent before the server's `SETTINGS_MAX_CONCURRENT_STREAMS` arrived is refused and
 /// sent again on connections of their own. So streams of an origin start in waves:
-/// - while no stream of the origin is open, one starts (it opens the first connection);
+/// - while no stream of the origin is open, one starts (it opens the first connection and
+///   tells whether the origin multiplexes);
 /// - while the server's stream limit is unknown, in waves: once every stream of a wave has
-///   its response head, as many start as are open (doubling, as TCP's slow start does), so
+///   its head, as many start as are open (doubling, as TCP's slow start does), so
 ///   at most one wave overflows the first connection;
 /// - once the limit is known (learned when a stream had to open a new connection beside
 ///   open ones: the streams per connection then were the limit), as many as the open
@@ -38,6 +47,8 @@ package struct HTTP2Admission<Handle: Hashable> {
         /// Open streams per connection.
         var connections: [HTTP2ConnectionID: Int] = [:]
         var limit: Int?
+        /// Whether the origin's connections speak HTTP/2 (nil until one is ready).
+        var multiplexes: Bool?
 
         mutating func opened(_ handle: Handle, on connection: HTTP2ConnectionID) {
             open[handle] = connection
@@ -71,9 +82,33 @@ package struct HTTP2Admission<Handle: Hashable> {
         return admit(origin)
     }
 
+    /// The longest a transfer waits for its turn.
+    package static var maxHold: Duration { .milliseconds(500) }
+
+    /// The transfer's connection is ready: whether it negotiated HTTP/2 tells whether the
+    /// origin multiplexes (when it does not, everything waiting starts); returns the
+    /// transfers to start now.
+    package mutating func negotiated(_ handle: Handle, multiplexed: Bool) -> [Handle] {
+        guard let name = originOf[handle], origins[name]?.multiplexes != multiplexed else { return [] }
+        origins[name]?.multiplexes = multiplexed
+        return admit(name)
+    }
+
+    /// The transfer waited ``maxHold``: it starts now if it still waits (returned).
+    package mutating func release(_ handle: Handle) -> [Handle] {
+        // Submitted and neither starting, open nor gone: still in the queue.
+        guard let name = originOf[handle], var origin = origins[name], !origin.starting.contains(handle),
+            origin.open[handle] == nil, !origin.left.contains(handle)
+        else { return [] }
+        origin.left.insert(handle)  // its place in the queue is skipped when reached
+        origin.starting.insert(handle)
+        origins[name] = origin
+        return [handle]
+    }
+
     /// The transfer's response head arrived, on `connection` (nil when unknown), which it
     /// opened itself when `openedConnection`; returns the transfers to start now.
-    package mutating func headArrived(_ handle: Handle, connection: HTTP2ConnectionID?, openedConnection: Bool) -> [Handle] {
+    package mutating func answered(_ handle: Handle, connection: HTTP2ConnectionID?, openedConnection: Bool) -> [Handle] {
         guard let name = originOf[handle], var origin = origins[name], origin.starting.remove(handle) != nil else { return [] }
         if openedConnection, !origin.open.isEmpty, let connection, origin.connections[connection] == nil {
             origin.limit = max(origin.limit ?? 0, origin.connections.values.max() ?? 0)
@@ -97,6 +132,7 @@ package struct HTTP2Admission<Handle: Hashable> {
 
     /// How many more may start now.
     private static func room(_ origin: Origin) -> Int {
+        if origin.multiplexes == false { return Int.max }
         let starting = origin.starting.count
         guard !origin.open.isEmpty else { return max(0, 1 - starting) }
         // A wave as large as the streams open, once the last wave has its heads.

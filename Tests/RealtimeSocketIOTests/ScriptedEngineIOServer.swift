@@ -65,9 +65,15 @@ final class ScriptedEngineIOServer: Transport, Sendable {
     private func emit(_ event: TransportEvent) {
         let sink: (any TransportSink)? = state.withLock { s in
             guard !s.ended else { return nil }
-            if case .ended = event { s.ended = true }
             if s.sink == nil { s.early.append(event) }
-            return s.sink
+            let sink = s.sink
+            if case .ended = event {
+                // The end is the last event: the sink (the client, which holds this server
+                // through its factory) is let go, as a real transport does.
+                s.ended = true
+                s.sink = nil
+            }
+            return sink
         }
         var events = [event]
         _ = sink?.deliver(&events)

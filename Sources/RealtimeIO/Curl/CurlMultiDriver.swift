@@ -22,7 +22,12 @@ package final class CurlMultiDriver {
     private var afterAction: [() -> Void] = []
     /// Handles in curl's multi handle (the others wait for their turn in `admission`).
     private var attached: Set<UnsafeMutableRawPointer> = []
-    private var admission = HTTP2Admission<UnsafeMutableRawPointer>()
+    /// Turn-taking by ticket, not by handle: a freed handle's address may come back for
+    /// another transfer while a decision about the first is pending.
+    private var admission = HTTP2Admission<Int>()
+    private var nextTicket = 0
+    private var ticketOf: [UnsafeMutableRawPointer: Int] = [:]
+    private var transferOf: [Int: UnsafeMutableRawPointer] = [:]
     /// The timers that start a waiting transfer after HTTP2Admission.maxHold.
     private var holds: [UnsafeMutableRawPointer: TimerHandle] = [:]
 
@@ -88,20 +93,24 @@ package final class CurlMultiDriver {
             return true
         }
         completions[easy] = completion
-        let starting = admission.submit(easy, origin: multiplexedOrigin)
-        if starting.contains(easy), !attach(easy) {
+        let ticket = nextTicket
+        nextTicket += 1
+        ticketOf[easy] = ticket
+        transferOf[ticket] = easy
+        let starting = admission.submit(ticket, origin: multiplexedOrigin)
+        if starting.contains(ticket), !attach(easy) {
             completions[easy] = nil
-            start(admission.ended(easy))
+            forget(easy)
             return false
         }
-        if !starting.contains(easy) {
+        if !starting.contains(ticket) {
             // Waits its turn, for HTTP2Admission.maxHold at most.
-            holds[easy] = loop.schedule(after: HTTP2Admission<UnsafeMutableRawPointer>.maxHold) { [unowned self] in
+            holds[easy] = loop.schedule(after: HTTP2Admission<Int>.maxHold) { [unowned self] in
                 self.holds[easy] = nil
-                self.start(self.admission.release(easy))
+                self.start(self.admission.release(ticket))
             }
         }
-        start(starting.filter { $0 != easy })
+        start(starting.filter { $0 != ticket })
         return true
     }
 
@@ -113,7 +122,14 @@ package final class CurlMultiDriver {
         guard completions.removeValue(forKey: easy) != nil else { return }
         if let hold = holds.removeValue(forKey: easy) { loop.cancel(hold) }
         if attached.remove(easy) != nil { curl_multi_remove_handle(multi, easy) }
-        start(admission.ended(easy))
+        forget(easy)
+    }
+
+    /// Ends `easy`'s turn-taking: its ticket is spent, and whose turn came starts.
+    private func forget(_ easy: UnsafeMutableRawPointer) {
+        guard let ticket = ticketOf.removeValue(forKey: easy) else { return }
+        transferOf[ticket] = nil
+        start(admission.ended(ticket))
     }
 
     /// The transfer's connection is ready and its request about to go (libcurl's pre-request
@@ -121,21 +137,23 @@ package final class CurlMultiDriver {
     /// turn (they start after the action in progress; curl refuses changes from callbacks).
     package func transferConnected(_ easy: UnsafeMutableRawPointer) {
         precondition(loop.inEventLoop, "CurlMultiDriver.transferConnected must be called on the loop thread")
-        startAfterAction(admission.negotiated(easy, multiplexed: Self.negotiatedHTTP2(easy)))
+        guard let ticket = ticketOf[easy] else { return }
+        startAfterAction(admission.negotiated(ticket, multiplexed: Self.negotiatedHTTP2(easy)))
     }
 
     /// The transfer's final response head arrived (the server accepted its stream): streams
     /// of its origin waiting for their turn may start.
     package func responseHeadArrived(_ easy: UnsafeMutableRawPointer) {
         precondition(loop.inEventLoop, "CurlMultiDriver.responseHeadArrived must be called on the loop thread")
+        guard let ticket = ticketOf[easy] else { return }
         var connects = 0
         let opened = rt_easy_getinfo_long(easy, CURLINFO_NUM_CONNECTS, &connects) == CURLE_OK && connects > 0
-        startAfterAction(admission.answered(easy, connection: Self.address(of: easy), openedConnection: opened))
+        startAfterAction(admission.answered(ticket, connection: Self.address(of: easy), openedConnection: opened))
     }
 
-    private func startAfterAction(_ handles: [UnsafeMutableRawPointer]) {
-        guard !handles.isEmpty else { return }
-        afterAction.append { [unowned self] in self.start(handles) }
+    private func startAfterAction(_ tickets: [Int]) {
+        guard !tickets.isEmpty else { return }
+        afterAction.append { [unowned self] in self.start(tickets) }
     }
 
     /// Whether the transfer's TLS connection negotiated `h2` (ALPN), read from OpenSSL.
@@ -158,11 +176,15 @@ package final class CurlMultiDriver {
     }
 
     /// Attaches transfers whose turn came; one curl refuses ends with `CURLE_FAILED_INIT`.
-    private func start(_ handles: [UnsafeMutableRawPointer]) {
-        for easy in handles where completions[easy] != nil && !attached.contains(easy) {
+    private func start(_ tickets: [Int]) {
+        for ticket in tickets {
+            guard let easy = transferOf[ticket], completions[easy] != nil, !attached.contains(easy) else { continue }
             if let hold = holds.removeValue(forKey: easy) { loop.cancel(hold) }
             guard !attach(easy) else { continue }
-            _ = loop.schedule(after: .zero) { [unowned self] in self.completions[easy]?(CURLE_FAILED_INIT) }
+            _ = loop.schedule(after: .zero) { [unowned self] in
+                guard let easy = self.transferOf[ticket] else { return }
+                self.completions[easy]?(CURLE_FAILED_INIT)
+            }
         }
     }
 

@@ -130,11 +130,12 @@ struct MCPOptions {
                                     tools, prompts, resources (subscriptions/listen on 2026-07-28)
               --resource URI        with --listen, also the updates of this resource (repeatable)
               --changes N           with --listen, stop after N changes
-              --elicit JSON         answer every elicitation the server asks for with this result,
-                                    e.g. {"action": "accept", "content": {"ok": true}}
+              --elicit JSON|@PATH   answer every elicitation the server asks for with this result,
+                                    e.g. {"action": "accept", "content": {"ok": true}}, or the one in a file
               --roots URI,...       answer roots/list with these roots
-              --revision R          2025-11-25 (or 2025-06-18, 2025-03-26: initialize and a session)
-                                    or 2026-07-28 (stateless); default: negotiate
+              --revision R          2025-11-25 (or 2025-06-18, 2025-03-26: initialize and a session),
+                                    2026-07-28 (stateless) or 2024-11-05 (HTTP+SSE); default: negotiate,
+                                    falling back to HTTP+SSE when the server refuses Streamable HTTP
               -H 'Name: value'      request header (repeatable), e.g. Authorization: Bearer …
               --timeout S           request timeout (60)
             output: one JSON object per line: each tool as the server lists it (with "name");
@@ -178,16 +179,19 @@ struct MCPOptions {
                 guard let n = Int(try cursor.value()), n > 0 else { throw UsageError("--changes must be a positive integer") }
                 o.changes = n
             case "--elicit":
-                guard let value = try? MCPValue(json: Data(try cursor.value().utf8)), value["action"]?.stringValue != nil else {
-                    throw UsageError("--elicit must be a JSON object with an action")
+                let text = try cursor.value()
+                // `@PATH`: the answer is read from a file.
+                let json = text.hasPrefix("@") ? FileManager.default.contents(atPath: String(text.dropFirst())) : Data(text.utf8)
+                guard let json, let value = try? MCPValue(json: json), value["action"]?.stringValue != nil else {
+                    throw UsageError("--elicit must be a JSON object with an action (or @PATH of a file holding one)")
                 }
                 o.elicit = value
             case "--roots": o.roots = try cursor.value().split(separator: ",").map(String.init)
             case "--revision":
                 let text = try cursor.value()
                 let revision = MCPRevision(text)
-                guard [MCPRevision.v2025_03_26, .v2025_06_18, .v2025_11_25, .v2026_07_28].contains(revision) else {
-                    throw UsageError("--revision is 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28, not '\(text)'")
+                guard [MCPRevision.v2024_11_05, .v2025_03_26, .v2025_06_18, .v2025_11_25, .v2026_07_28].contains(revision) else {
+                    throw UsageError("--revision is 2024-11-05, 2025-03-26, 2025-06-18, 2025-11-25 or 2026-07-28, not '\(text)'")
                 }
                 o.configuration.revision = .fixed(revision)
             case "-H", "--header":

@@ -60,18 +60,32 @@ struct RtcatMCPTests {
         await peer.stop()
     }
 
-    @Test("--elicit and --roots answer a 2026-07-28 tool's input rounds")
+    @Test("--elicit (from a file) and --roots answer a 2026-07-28 tool's input rounds")
     func inputRounds() async throws {
         let peer = try await MCPPeer.sdk()
         defer { peer.peer.terminate() }
+        let answer = FileManager.default.temporaryDirectory.appendingPathComponent("rtcat-elicit-\(getpid()).json")
+        try Data(#"{"action": "accept", "content": {"ok": true}}"#.utf8).write(to: answer)
+        defer { try? FileManager.default.removeItem(at: answer) }
         let run = try await Self.rtcat([
             "--revision", "2026-07-28", "--call", "confirm", "--arguments", #"{"action": "deploy"}"#,
-            "--elicit", #"{"action": "accept", "content": {"ok": true}}"#, "--roots", "file:///a,file:///b",
+            "--elicit", "@" + answer.path, "--roots", "file:///a,file:///b",
             peer.url().absoluteString,
         ])
         #expect(run.status == 0, "\(run.stderr)")
         let text = run.lines.last?["content"]?.arrayValue?.first?["text"]?.stringValue
         #expect(text == "deploy: accept ok=True roots=2 state=round-2")
+        await peer.stop()
+    }
+
+    @Test("a server of the HTTP+SSE transport is listed through the negotiation's fallback")
+    func legacyServer() async throws {
+        let peer = try await MCPPeer.sdk(["--legacy-sse"])
+        defer { peer.peer.terminate() }
+        let list = try await Self.rtcat([peer.url("/sse").absoluteString])
+        #expect(list.status == 0, "\(list.stderr)")
+        let names = list.lines.compactMap { $0["name"]?.stringValue }
+        #expect(names.contains("echo"))
         await peer.stop()
     }
 

@@ -55,14 +55,7 @@ extension ScaleBenchmarks {
         let connections = ProcessProbe.loopRegistrations() - f.registrationsStart
         f.idle = Window.measure(idleSeconds, fleet)
         f.errors = fleet.errorsAfterOpen.load(ordering: .relaxed)
-        guard let close = fleet.closeAll() else { throw Failure(description: "sse-h2: clients did not finish after close()") }
-        f.closeSeconds = close
-        f.teardownSeconds = waitForTeardown(registrations: f.registrationsStart)
-        Thread.sleep(forTimeInterval: 2)
-        f.rssClosed = ProcessProbe.residentBytes()
-        f.heapClosed = ProcessProbe.heapInUseBytes()
-        ProcessProbe.trimHeap()
-        f.rssTrimmed = ProcessProbe.residentBytes()
+        try close(fleet, name: "sse-h2", &f)
         return http2Measurement(count: count, connections: connections, f)
     }
 

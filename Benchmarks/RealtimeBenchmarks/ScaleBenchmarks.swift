@@ -155,7 +155,14 @@ enum ScaleBenchmarks {
         f.heapQuiet = ProcessProbe.heapInUseBytes()
         f.errors = fleet.errorsAfterOpen.load(ordering: .relaxed)
 
-        guard let close = fleet.closeAll() else { throw Failure(description: "\(c.name): clients did not finish after close()") }
+        try close(fleet, name: c.name, &f)
+        return f
+    }
+
+    /// The close phase: every client closed, the loop's teardown awaited, then RSS and heap
+    /// 2 s later, and RSS after `malloc_trim`.
+    static func close(_ fleet: ScaleFleet, name: String, _ f: inout Figures) throws {
+        guard let close = fleet.closeAll() else { throw Failure(description: "\(name): clients did not finish after close()") }
         f.closeSeconds = close
         f.teardownSeconds = waitForTeardown(registrations: f.registrationsStart)
         Thread.sleep(forTimeInterval: 2)
@@ -163,7 +170,6 @@ enum ScaleBenchmarks {
         f.heapClosed = ProcessProbe.heapInUseBytes()
         ProcessProbe.trimHeap()
         f.rssTrimmed = ProcessProbe.residentBytes()
-        return f
     }
 
     /// Waits until the loop watches no more sockets than before the open (polling every

@@ -26,15 +26,24 @@ enum SSETranscript {
     static func decode<D: LLMStreamDecoder>(
         _ sse: String, with decoder: D, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> (deltas: [LLMDelta], error: RealtimeError?) {
+        try decodeEach(Chunking.all + [.fixed(1), .fixed(3), .fixed(5)], with: decoder, sourceLocation: sourceLocation) {
+            (chunking) throws(RealtimeError) in try messages(sse, chunking: chunking)
+        }
+    }
+
+    /// Decodes the messages `messages` gives for each chunking with a fresh `decoder`;
+    /// expects the same deltas (and the same thrown error, if any) each time and returns them.
+    static func decodeEach<D: LLMStreamDecoder>(
+        _ chunkings: [Chunking], with decoder: D, sourceLocation: SourceLocation,
+        messages: (Chunking) throws(RealtimeError) -> [Message]
+    ) throws -> (deltas: [LLMDelta], error: RealtimeError?) {
         var first: (deltas: [LLMDelta], error: RealtimeError?)?
-        for chunking in Chunking.all + [.fixed(1), .fixed(3), .fixed(5)] {
+        for chunking in chunkings {
             var d = decoder
             var deltas: [LLMDelta] = []
             var thrown: RealtimeError?
             do throws(RealtimeError) {
-                for message in try messages(sse, chunking: chunking) {
-                    try d.decode(message, into: &deltas)
-                }
+                for message in try messages(chunking) { try d.decode(message, into: &deltas) }
             } catch {
                 thrown = error
             }

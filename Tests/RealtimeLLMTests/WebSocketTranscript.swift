@@ -46,30 +46,17 @@ enum WebSocketTranscript {
     }
 
     /// Decodes `events` with a fresh `decoder` under every chunking; expects the same deltas
-    /// (and the same thrown error, if any) each time and returns them.
+    /// (and the same thrown error, if any) each time, every event received as one message,
+    /// and returns them.
     static func decode<D: LLMStreamDecoder>(
         _ events: [String], with decoder: D, sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> (deltas: [LLMDelta], error: RealtimeError?) {
         let bytes = wire(events)
-        var first: (deltas: [LLMDelta], error: RealtimeError?)?
-        for chunking in Chunking.all + [.fixed(7)] {
+        return try SSETranscript.decodeEach(Chunking.all + [.fixed(7)], with: decoder, sourceLocation: sourceLocation) {
+            (chunking) throws(RealtimeError) in
             let received = try messages(bytes, chunking: chunking)
             #expect(received.count == events.count, sourceLocation: sourceLocation)
-            var d = decoder
-            var deltas: [LLMDelta] = []
-            var thrown: RealtimeError?
-            do throws(RealtimeError) {
-                for message in received { try d.decode(message, into: &deltas) }
-            } catch {
-                thrown = error
-            }
-            if let first {
-                #expect(deltas == first.deltas, "chunking \(chunking) changed the deltas", sourceLocation: sourceLocation)
-                #expect(thrown == first.error, "chunking \(chunking) changed the error", sourceLocation: sourceLocation)
-            } else {
-                first = (deltas, thrown)
-            }
+            return received
         }
-        return first!
     }
 }

@@ -73,7 +73,7 @@ package final class CurlMultiDriver {
         for (_, hold) in holds { loop.cancel(hold) }
     }
 
-    /// Number of transfers attached (for tests and diagnostics).
+    /// Number of transfers attached or waiting their turn (for tests and diagnostics).
     package var activeTransfers: Int { completions.count }
 
     /// Attaches an easy handle; `completion` runs on the loop thread once the transfer
@@ -81,9 +81,10 @@ package final class CurlMultiDriver {
     /// Returns false (and does not attach) if curl refuses the handle.
     ///
     /// `multiplexedOrigin` names the origin of a transfer that may be an HTTP/2 stream: it
-    /// then starts when ``HTTP2Admission`` gives it its turn (at once, or once earlier
-    /// streams of the origin have their connections, reported with
-    /// ``transferConnected(_:)``), so that the origin's streams pack onto few connections.
+    /// then starts when ``HTTP2Admission`` gives it its turn (at once, once earlier streams
+    /// of the origin have their response heads, reported with ``responseHeadArrived(_:)``,
+    /// or after ``HTTP2Admission/maxHold``), so that the origin's streams pack onto few
+    /// connections.
     @discardableResult
     package func add(_ easy: UnsafeMutableRawPointer, multiplexedOrigin: String? = nil, completion: @escaping (CURLcode) -> Void) -> Bool {
         precondition(loop.inEventLoop, "CurlMultiDriver.add must be called on the loop thread")

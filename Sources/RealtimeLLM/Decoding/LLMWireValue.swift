@@ -1,3 +1,5 @@
+import RealtimeCore
+
 /// Any JSON value, decoded as part of an event, for the few places where a decoder hands
 /// on a JSON object as text (a Gemini `functionCall`'s `args`, a citation object) without
 /// parsing the event twice.
@@ -72,7 +74,7 @@ enum LLMWireValue: Decodable, Sendable, Hashable {
         case .bool(let value): out += value ? "true" : "false"
         case .integer(let value): out += String(value)
         case .number(let value): out += value.isFinite ? "\(value)" : "null"
-        case .string(let value): Self.writeString(value, to: &out)
+        case .string(let value): JSONString.append(value, to: &out)
         case .array(let values):
             out += "["
             for (n, value) in values.enumerated() {
@@ -84,29 +86,11 @@ enum LLMWireValue: Decodable, Sendable, Hashable {
             out += "{"
             for (n, key) in object.keys.sorted().enumerated() {
                 if n > 0 { out += "," }
-                Self.writeString(key, to: &out)
+                JSONString.append(key, to: &out)
                 out += ":"
                 object[key]!.write(to: &out)
             }
             out += "}"
         }
-    }
-
-    private static func writeString(_ text: String, to out: inout String) {
-        out += "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
     }
 }

@@ -27,13 +27,13 @@ public enum OpenAIRealtimeEvent {
 
     /// `conversation.item.create` of a user message with one `input_text` part.
     public static func userMessage(_ text: String) -> OutboundMessage {
-        .text(#"{"type":"conversation.item.create","item":{"type":"message","role":"user","content":[{"type":"input_text","text":\#(quoted(text))}]}}"#)
+        .text(#"{"type":"conversation.item.create","item":{"type":"message","role":"user","content":[{"type":"input_text","text":\#(JSONString.quoted(text))}]}}"#)
     }
 
     /// `conversation.item.create` of a `function_call_output` item: the result of the call
     /// `callID` (``LLMToolCall/id``), usually JSON text.
     public static func functionCallOutput(callID: String, output: String) -> OutboundMessage {
-        .text(#"{"type":"conversation.item.create","item":{"type":"function_call_output","call_id":\#(quoted(callID)),"output":\#(quoted(output))}}"#)
+        .text(#"{"type":"conversation.item.create","item":{"type":"function_call_output","call_id":\#(JSONString.quoted(callID)),"output":\#(JSONString.quoted(output))}}"#)
     }
 
     /// `response.create`: asks the model to respond to the conversation so far (with server
@@ -58,26 +58,6 @@ public enum OpenAIRealtimeEvent {
     /// server voice activity detection).
     public static func commitAudio() -> OutboundMessage {
         .text(#"{"type":"input_audio_buffer.commit"}"#)
-    }
-
-    /// `text` as a JSON string: quotes, backslashes and control characters escaped.
-    static func quoted(_ text: String) -> String {
-        var out = "\""
-        out.reserveCapacity(text.utf8.count + 2)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }
 

@@ -14,6 +14,7 @@ let package = Package(
     name: "swift-realtime",
     products: [
         .library(name: "Realtime", targets: ["Realtime"]),
+        .library(name: "RealtimeLLM", targets: ["RealtimeLLM"]),
         .library(name: "RealtimeMCP", targets: ["RealtimeMCP"]),
         .library(name: "RealtimeSocketIO", targets: ["RealtimeSocketIO"]),
         .library(name: "RealtimeGraphQL", targets: ["RealtimeGraphQL"]),
@@ -79,13 +80,15 @@ let package = Package(
             swiftSettings: swiftSettings
         ),
         .target(
-            name: "RealtimeLLM",
-            dependencies: ["RealtimeCore"],
+            name: "Realtime",
+            dependencies: ["RealtimeCore", "RealtimeIO", "RealtimeSSE", "RealtimeWebSocket"],
             swiftSettings: swiftSettings
         ),
+        // The LLM kit, its own product: the stream formats' decoders and the client's typed
+        // deltas, replies and presets on top of `Realtime`.
         .target(
-            name: "Realtime",
-            dependencies: ["RealtimeCore", "RealtimeIO", "RealtimeSSE", "RealtimeWebSocket", "RealtimeLLM"],
+            name: "RealtimeLLM",
+            dependencies: ["Realtime", "RealtimeCore"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -127,14 +130,14 @@ let package = Package(
         // MARK: Programs.
         .executableTarget(
             name: "rtcat",
-            dependencies: ["Realtime", "RealtimeMCP", "RealtimeTestServer"],
+            dependencies: ["Realtime", "RealtimeLLM", "RealtimeMCP", "RealtimeTestServer"],
             path: "Examples/rtcat",
             exclude: ["README.md"],
             swiftSettings: swiftSettings
         ),
         .executableTarget(
             name: "LLMChat",
-            dependencies: ["Realtime", "RealtimeTestServer"],
+            dependencies: ["Realtime", "RealtimeLLM", "RealtimeTestServer"],
             path: "Examples/LLMChat",
             swiftSettings: swiftSettings
         ),
@@ -215,7 +218,7 @@ let package = Package(
         .testTarget(
             name: "RealtimeTests",
             dependencies: [
-                "Realtime", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeTesting",
+                "Realtime", "RealtimeLLM", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeTesting",
             ],
             swiftSettings: swiftSettings
         ),

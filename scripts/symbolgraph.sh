@@ -19,7 +19,7 @@ for m in CCurl COpenSSL CZlib CLinux; do
 done
 reexported=()
 if [ "$module" = Realtime ]; then
-    reexported=(-experimental-allowed-reexported-modules=RealtimeCore,RealtimeIO,RealtimeSSE,RealtimeWebSocket,RealtimeLLM)
+    reexported=(-experimental-allowed-reexported-modules=RealtimeCore,RealtimeIO,RealtimeSSE,RealtimeWebSocket)
 fi
 swift-symbolgraph-extract -module-name "$module" -I "$modules" "${maps[@]}" \
     -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public \

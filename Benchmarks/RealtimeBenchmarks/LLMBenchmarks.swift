@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 import RealtimeTestServer
 
 /// The LLM kit: how fast the wire-format decoders turn chunks into deltas, against a bare

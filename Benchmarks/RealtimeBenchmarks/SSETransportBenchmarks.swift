@@ -1,6 +1,8 @@
 import Foundation
 import Realtime
 import RealtimeTestServer
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
 
 /// End-to-end SSE throughput over loopback: the in-process
 /// ``TestServer`` streams `/bulk` (a pre-rendered `text/event-stream` body) and, in the same
@@ -167,7 +169,7 @@ enum SSETransportBenchmarks {
         let env = ProcessInfo.processInfo.environment
         var request = TransportRequest(url: url)
         request.idleTimeout = .seconds(30)
-        var options = SSETransport.Options()
+        var options = SSEOptions()
         // Knobs for exploring: event buffer (events) and curl receive buffer (bytes).
         if let n = env["RT_BENCH_SSE_CAPACITY"].flatMap({ Int($0) }) { request.eventBufferCapacity = n }
         if let n = env["RT_BENCH_SSE_RECV_BUFFER"].flatMap({ Int($0) }) { options.receiveBufferSize = n }

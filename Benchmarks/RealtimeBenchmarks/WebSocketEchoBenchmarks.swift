@@ -1,6 +1,8 @@
 import Foundation
 import Realtime
 import RealtimeTestServer
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeWebSocket
 
 /// End-to-end WebSocket echo over loopback: messages per second through our
 /// client (``WebSocketTransport`` on the shared event loop) against the in-process
@@ -83,7 +85,7 @@ enum WebSocketEchoBenchmarks {
 
     /// One connection: a sender task and this task reading echoes. Returns seconds and echoes.
     static func swiftEcho(url: URL, count: Int) async -> (Double, Int) {
-        var options = WebSocketTransport.Options()
+        var options = WebSocketOptions()
         options.heartbeat = .disabled
         options.outboundQueueCapacity = 256
         var request = TransportRequest(url: url)

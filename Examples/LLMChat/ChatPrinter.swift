@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 
 /// What LLMChat writes: the conversation on standard output (unbuffered, so streamed text
 /// shows as it comes), notes on standard error.

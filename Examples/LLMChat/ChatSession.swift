@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 import RealtimeTestServer
 
 /// One chat: prompts come in, replies stream out through ``LLMReplies`` (one generation per

@@ -1,5 +1,7 @@
 import Foundation
 import Realtime
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeWebSocket
 
 /// `rtcat autobahn ws://HOST:PORT [--agent NAME] [--cases N-M] [--no-compression]`: the
 /// Autobahn|Testsuite client protocol against a fuzzing server. Asks `/getCaseCount`, runs
@@ -22,7 +24,7 @@ enum AutobahnCommand {
         var agent = "swift-realtime"
         var range: ClosedRange<Int>?
         var verbose = false
-        var compression = WebSocketTransport.Options.Compression.default
+        var compression = WebSocketOptions.Compression.default
         var i = 0
         while i < arguments.count {
             let arg = arguments[i]
@@ -79,14 +81,14 @@ enum AutobahnCommand {
 
     /// One WebSocket connection: collect (and optionally echo) messages until it ends.
     static func runSession(
-        url: String, echo: Bool, verbose: Bool, compression: WebSocketTransport.Options.Compression = .disabled
+        url: String, echo: Bool, verbose: Bool, compression: WebSocketOptions.Compression = .disabled
     ) async -> SessionResult {
         var result = SessionResult()
         guard let url = URL(string: url) else { return result }
         var request = TransportRequest(url: url)
         request.idleTimeout = nil
         request.connectTimeout = .seconds(30)
-        var options = WebSocketTransport.Options()
+        var options = WebSocketOptions()
         // Cases 9.x send up to 16 MiB; the fuzzing server needs no heartbeat.
         options.maxFrameSize = 64 << 20
         options.maxMessageSize = 64 << 20

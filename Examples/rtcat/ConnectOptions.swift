@@ -1,5 +1,8 @@
 import Foundation
 import Realtime
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
 
 /// The command line of `rtcat [options] URL`, parsed and checked, and turned into a
 /// ``RealtimeClient/Configuration``.

@@ -1,5 +1,5 @@
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 
 /// One `rtcat` connection: a ``RealtimeClient`` whose events are printed as JSON lines
 /// (``ConnectEventFormat``), optionally fed text messages to send. Used by `rtcat URL` and

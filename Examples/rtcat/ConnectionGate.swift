@@ -1,4 +1,5 @@
 import Realtime
+@_spi(Transport) import RealtimeCore
 
 /// What the `--send` side of a session needs of the connection: the transport of the current
 /// attempt (set by the transport factory), so that the end of input can start the closing

@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 import RealtimeTestServer
 
 /// `rtcat demo`: both transports through the same ``RealtimeClient``, against the embedded

@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 
 /// `rtcat llm [options] -d BODY URL`: POSTs an LLM request once and prints the streamed
 /// reply, decoded by its wire format, as JSON lines (``LLMReplyPrinter``, options in

@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 
 /// The command line of `rtcat llm`, parsed and checked, and turned into a finite LLM
 /// ``RealtimeClient/Configuration``.

@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 
 /// Prints a reply as `rtcat llm` lines (see ``LLMOptions/help``) while putting it together
 /// in an ``LLMTranscript``.

@@ -1,9 +1,10 @@
+@_spi(Transport) import RealtimeCore
 extension ClientStorage {
     /// The consumer's next envelope, under the consumer lock: from its hand, or (when the hand
     /// is empty) everything buffered, taken under the machine's lock in one acquisition. nil
     /// when nothing is buffered, or at the end (then ``ConsumerSide/ended`` is set). `resume`
     /// is set to the transport to tell to read again, after both locks are released
-    /// (``Transport/resumeDelivery()``). Inlined into the consumer's step: an envelope is
+    /// (`Transport.resumeDelivery()`). Inlined into the consumer's step: an envelope is
     /// large, and each move of one through a return is a `memcpy`.
     @inline(__always)
     func serve(_ c: inout ConsumerSide, resume: inout (any Transport)?) -> Envelope? {

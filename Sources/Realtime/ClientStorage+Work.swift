@@ -1,3 +1,4 @@
+@_spi(Transport) import RealtimeCore
 extension ClientStorage {
     /// What the driver does after releasing the client's lock: the machine's effects, and the
     /// objects they act on, taken from the storage under the lock in ``State/absorb(_:into:)``

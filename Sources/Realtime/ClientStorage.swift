@@ -1,4 +1,5 @@
 import Synchronization
+@_spi(Transport) import RealtimeCore
 
 /// The client's lock and everything under it: the state machine, the consumer's buffer, and
 /// what the driver keeps for the machine's effects (the live transport, the timer task,

@@ -1,6 +1,5 @@
 // The umbrella: `import Realtime` brings every public type of the SDK.
-@_exported import RealtimeCore
-@_exported import RealtimeIO
-@_exported import RealtimeSSE
-@_exported import RealtimeWebSocket
-@_exported import RealtimeLLM
+@_spi(Transport) @_exported import RealtimeCore
+@_spi(Transport) @_exported import RealtimeIO
+@_spi(Transport) @_exported import RealtimeSSE
+@_spi(Transport) @_exported import RealtimeWebSocket

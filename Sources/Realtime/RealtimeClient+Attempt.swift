@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+@_spi(Transport) import RealtimeCore
 
 extension RealtimeClient {
     /// Prepares attempt `plan.attempt` (headers, URL, transport) and hands the transport to

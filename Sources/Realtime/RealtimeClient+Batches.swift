@@ -1,3 +1,4 @@
+@_spi(Transport) import RealtimeCore
 extension RealtimeClient {
     /// The client's events with messages in batches: every message that arrived in one
     /// wake-up of the I/O thread in one ``MessageBatch``, and `open`, `error` and `closed`

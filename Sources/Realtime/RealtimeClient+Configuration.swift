@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 extension RealtimeClient {
     /// Everything a ``RealtimeClient`` can be told, with documented defaults. A value type:
@@ -123,7 +125,7 @@ extension RealtimeClient {
         /// answer late (a model in a queue, a slow tool): the connection still has to come up
         /// within the connect timeout. A late head fails the attempt with `connect_timeout`
         /// "no response head within …". nil: the connect timeout covers the head. Default nil
-        /// (the ``llm(body:headers:terminator:)-([UInt8],_,_)`` presets: 600 s).
+        /// (the `llm(body:headers:terminator:)` (RealtimeLLM) presets: 600 s).
         public var responseTimeout: Duration?
         /// No byte for this long means a dead connection (comments and control frames count).
         /// nil disables. Default 300 s (as LaunchDarkly's SDKs): long enough for a feed that
@@ -150,16 +152,16 @@ extension RealtimeClient {
         /// SSE transport settings beyond the request: parser limits (16 MiB events, lines as
         /// long as an event, 1 KiB ids), strict UTF-8, proxy (`sse.proxy`: libcurl's environment rules by default), HTTP/2, TCP
         /// keep-alive and user timeout.
-        /// Default `SSETransport.Options()`.
-        public var sse = SSETransport.Options()
+        /// Default `SSEOptions()`.
+        public var sse = SSEOptions()
         /// WebSocket transport settings beyond the request: frame and message limits
         /// (16 MiB each; the message limit also bounds a decompressed message), close-handshake
         /// timeout (5 s), outbound queue (64 messages), permessage-deflate (offered by default;
         /// `webSocket.compression = .disabled` turns it off), proxy (`webSocket.proxy`: the same
         /// environment rules as SSE by default; HTTP `CONNECT` proxies), TCP options. Its `heartbeat` is
         /// this configuration's ``heartbeat``.
-        /// Default `WebSocketTransport.Options()`.
-        public var webSocket = WebSocketTransport.Options()
+        /// Default `WebSocketOptions()`.
+        public var webSocket = WebSocketOptions()
         #endif
 
         // MARK: Sending
@@ -201,9 +203,8 @@ extension RealtimeClient {
         /// retried at backoff pace, and a dead path is noticed by the idle timeout or the
         /// heartbeat.
         ///
-        /// Default on Linux: the monitor of ``eventLoop`` (`eventLoop.networkMonitor`: netlink,
-        /// every interface but loopback, shared by the loop's clients; for the default loop it
-        /// is `LinuxNetworkMonitor.shared`). Reading this property returns that monitor.
+        /// Default on Linux: the event loop's monitor (netlink, every interface but loopback,
+        /// shared by the loop's clients). Reading this property returns that monitor.
         /// Elsewhere nil in this version.
         public var networkMonitor: (any NetworkMonitor)? {
             get {
@@ -248,30 +249,6 @@ extension RealtimeClient {
 
         /// A configuration with every documented default.
         public init() {}
-
-        /// A typical LLM request: POST with a JSON body, sent once (not repeated after a cut;
-        /// an error status is reported with its body and `Retry-After`), no reconnect after
-        /// the reply ends, and the reply's end marked by `terminator` (OpenAI's
-        /// `data: [DONE]` by default; `.eventType("message_stop")` for Anthropic; nil when
-        /// the server marks none: a clean end is then the end of the reply). Invalid UTF-8 in
-        /// the reply fails it with `invalid_utf8` (``SSETransport/Options/strictUTF8`` on):
-        /// a model's answer is never silently changed to U+FFFD. The server has 600 s
-        /// (``responseTimeout``) to start its answer once the request is sent, as a model
-        /// behind a queue may take minutes.
-        public static func llm(
-            body: [UInt8], headers: HTTPHeaders = HTTPHeaders(), terminator: StreamTerminator? = .data("[DONE]")
-        ) -> Configuration {
-            var c = Configuration()
-            c.method = "POST"
-            c.body = body
-            c.headers = headers
-            c.headers.replaceOrAdd(name: "Content-Type", value: "application/json")
-            c.reconnect = .finite
-            c.terminator = terminator
-            c.sse.strictUTF8 = true
-            c.responseTimeout = .seconds(600)
-            return c
-        }
 
         /// ``requestIsRepeatable``, resolved.
         var resolvedRequestIsRepeatable: Bool {

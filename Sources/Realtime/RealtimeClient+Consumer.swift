@@ -1,4 +1,5 @@
 import Synchronization
+@_spi(Transport) import RealtimeCore
 
 extension RealtimeClient {
     /// Starts the client on the first iteration; returns whether this is the first.

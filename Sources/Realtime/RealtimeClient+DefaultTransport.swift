@@ -1,9 +1,12 @@
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 extension RealtimeClient {
     /// The transports of this SDK, picked by the request URL's scheme: `SSETransport` for
     /// `http`/`https` (with ``Configuration/sse``) and `WebSocketTransport` for `ws`/`wss`,
     /// on ``Configuration/eventLoop``.
     /// A scheme whose transport is not available on this platform fails the attempt with
     /// `invalidConfiguration` (the client then stops with that error).
+    @_spi(Transport)
     public static func defaultTransportFactory(configuration: Configuration) -> TransportFactory {
         #if os(Linux)
         let sseOptions = configuration.sse

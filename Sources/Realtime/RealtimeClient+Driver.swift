@@ -1,3 +1,4 @@
+@_spi(Transport) import RealtimeCore
 extension RealtimeClient {
     /// Feeds one event to the state machine under the lock, then performs its effects.
     func handle(_ event: (inout ClientStateMachine, Duration) -> ClientStateMachine.Effects) {

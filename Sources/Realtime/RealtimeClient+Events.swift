@@ -9,6 +9,14 @@ extension RealtimeClient {
         /// Replaces the configuration's terminator when this iterator starts the client.
         var terminator: StreamTerminator?? = nil
 
+        init(client: RealtimeClient) { self.client = client }
+
+        /// The events of a reply whose decoder knows its end marker (the LLM kit's deltas).
+        package init(client: RealtimeClient, terminator: StreamTerminator?) {
+            self.client = client
+            self.terminator = .some(terminator)
+        }
+
         public func makeAsyncIterator() -> AsyncIterator {
             let first = client.startIfFirstIteration(terminator: terminator)
             return AsyncIterator(client: client, lifetime: first ? IteratorLifetime(client: client) : nil)

@@ -1,4 +1,5 @@
 import Synchronization
+@_spi(Transport) import RealtimeCore
 
 extension RealtimeClient {
     /// Runs ``Configuration/onOpen`` for attempt `attempt`, bounded by `deadline` on the

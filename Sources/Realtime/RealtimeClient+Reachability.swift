@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+@_spi(Transport) import RealtimeCore
 
 extension RealtimeClient {
     /// Whether reaching `url` needs a network interface at all: loopback hosts never do, so

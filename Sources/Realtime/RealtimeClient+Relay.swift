@@ -1,3 +1,4 @@
+@_spi(Transport) import RealtimeCore
 extension RealtimeClient {
     /// What one batch of an attempt's transport events carries, sorted out on the producer's
     /// thread before the lock is taken.
@@ -88,7 +89,7 @@ extension RealtimeClient {
     /// event out of `events`, moves the messages into the consumer's buffer and the control
     /// events into the state machine. Returns false when the consumer's buffer is full (the
     /// transport pauses reading until the consumer, having served half the buffer, calls
-    /// ``Transport/resumeDelivery()``). `cursor` holds the resume plan's cursor after the
+    /// `Transport.resumeDelivery()`). `cursor` holds the resume plan's cursor after the
     /// attempt's last message (see ``MessageLabels``), when the plan reads one; it is not held
     /// while the relay acts (a transport may deliver again from within, say its end on a close).
     func relay(_ events: inout [TransportEvent], attempt: Int, cursor: LockedValue<String?>?) -> Bool {

@@ -1,7 +1,8 @@
+@_spi(Transport) import RealtimeCore
 extension RealtimeClient {
     /// Sends a message (WebSocket). On an open connection it returns once the message is
     /// accepted into the connection's bounded outbound queue (waiting only while that queue
-    /// is full); accepted messages are written in order (see the ``Transport`` contract).
+    /// is full); accepted messages are written in order (see the `Transport` contract).
     ///
     /// While no connection is open, ``Configuration/sendPolicy`` decides: with
     /// ``SendPolicy/failFast`` (default) it throws `not_connected` at once; with

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+@_spi(Transport) import RealtimeCore
 
 /// A self-healing realtime connection: SSE for `http`/`https` URLs, WebSocket for `ws`/`wss`,
 /// one typed stream of ``ClientEvent``s for both.
@@ -47,6 +48,7 @@ import Foundation
 public final class RealtimeClient: Sendable {
     /// Makes the transport for one attempt. The default picks `SSETransport` or
     /// `WebSocketTransport` by ``TransportRequest/url``'s scheme; tests inject mocks.
+    @_spi(Transport)
     public typealias TransportFactory = @Sendable (TransportRequest) throws -> any Transport
 
     /// The URL given at creation (the first attempt's; redirects do not change it).
@@ -77,6 +79,7 @@ public final class RealtimeClient: Sendable {
     /// A client with an injected clock (backoff timers, stable-period measurement), random
     /// generator (jitter) and transport factory: how the tests drive the client
     /// deterministically with a manual clock, a seeded generator and scripted transports.
+    @_spi(Transport)
     public init<C: Clock, G: RandomNumberGenerator & Sendable>(
         url: URL, configuration: Configuration, clock: C, random: G,
         transportFactory: @escaping TransportFactory

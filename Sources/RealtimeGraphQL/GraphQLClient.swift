@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Realtime
+@_spi(Transport) import Realtime
 
 /// GraphQL subscriptions over one WebSocket with `graphql-transport-ws` (the protocol of
 /// The Guild's `graphql-ws`), on a ``RealtimeClient`` that reconnects with backoff.
@@ -49,10 +49,11 @@ public final class GraphQLClient: Sendable {
     }
 
     /// A client with an injected clock (backoff, the ack timeout), random generator (jitter)
-    /// and transport factory, as ``RealtimeClient/init(url:configuration:clock:random:transportFactory:)``:
+    /// and transport factory, as the client's own:
     /// how tests drive it without a network or without waiting. `transportFactory` nil makes
     /// the default transports, set up with the configuration the client derives (its
     /// heartbeat, which carries the keep-alive, included).
+    @_spi(Transport)
     public init<C: Clock, G: RandomNumberGenerator & Sendable>(
         url: URL, configuration: Configuration, clock: C, random: G,
         transportFactory: RealtimeClient.TransportFactory? = nil

@@ -1,4 +1,4 @@
-import Realtime
+@_spi(Transport) import Realtime
 
 extension GraphQLSession {
     /// Wraps `base`: every attempt's transport becomes a ``GraphQLTransport`` of this session.

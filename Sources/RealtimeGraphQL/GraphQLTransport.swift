@@ -1,5 +1,6 @@
 import Realtime
 import Synchronization
+@_spi(Transport) import RealtimeCore
 
 /// One attempt's transport, wrapped: the session sends on it (a message decided for this
 /// connection goes out on it or nowhere), closes it with 4400 when the server breaks the

@@ -1,4 +1,5 @@
 import Realtime
+@_spi(Transport) import RealtimeCore
 
 /// The sink a ``GraphQLTransport`` gives its inner transport: passes every event on, with the
 /// attempt's end rewritten by the session.

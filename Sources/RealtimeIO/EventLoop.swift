@@ -1,7 +1,7 @@
 #if os(Linux)
 import CLinux
 import Glibc
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import Synchronization
 
 /// One thread running epoll that owns sockets and timers for many connections.

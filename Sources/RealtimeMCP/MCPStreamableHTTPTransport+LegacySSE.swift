@@ -70,7 +70,7 @@ extension MCPStreamableHTTPTransport {
     /// The `endpoint` event's URL, resolved against the stream's URL and kept to its origin.
     nonisolated func legacyEndpoint(from message: Message) -> Result<URL, MCPError> {
         guard message.type == "endpoint", let text = message.text,
-            let endpoint = URL(string: text.trimmingCharacters(in: .whitespaces), relativeTo: url)?.absoluteURL
+            let endpoint = URL(string: String(text.trimmingASCIISpaces()), relativeTo: url)?.absoluteURL
         else {
             return .failure(MCPError(.invalidResponse, detail: "the HTTP+SSE stream did not start with an endpoint event"))
         }

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Realtime
+@_spi(Transport) import Realtime
 
 /// How the answer to one POST began.
 enum MCPPostHead: Sendable {

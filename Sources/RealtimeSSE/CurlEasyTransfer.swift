@@ -1,7 +1,7 @@
 #if os(Linux)
 import CCurl
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -18,7 +18,7 @@ import Foundation
 /// Loop thread only.
 final class CurlEasyTransfer: SSECurl {
     let request: TransportRequest
-    let options: SSETransport.Options
+    let options: SSEOptions
     let loop: EventLoop
     /// Unretained: the connection owns this object and outlives its handle.
     unowned(unsafe) var callbacks: (any SSECurlCallbacks)?
@@ -27,7 +27,7 @@ final class CurlEasyTransfer: SSECurl {
     /// curl's message for the last failure (`CURLOPT_ERRORBUFFER`, `CURL_ERROR_SIZE` bytes).
     private let errorBuffer: UnsafeMutablePointer<CChar>
 
-    init(request: TransportRequest, options: SSETransport.Options, loop: EventLoop) {
+    init(request: TransportRequest, options: SSEOptions, loop: EventLoop) {
         self.request = request
         self.options = options
         self.loop = loop

@@ -1,8 +1,8 @@
 #if os(Linux)
 import CCurl
 import Glibc
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 /// How a libcurl result becomes a ``RealtimeError``.
 ///

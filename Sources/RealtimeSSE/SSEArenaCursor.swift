@@ -1,5 +1,5 @@
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 /// The arena block the SSE connections of one event loop are filling, shared by all of them.
 ///

@@ -1,5 +1,5 @@
 #if os(Linux)
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// The attempt's timers: connect (up to the final response head), idle (no byte for too
 /// long) and the path-change probe.

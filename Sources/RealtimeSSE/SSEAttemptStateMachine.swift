@@ -1,5 +1,5 @@
 #if os(Linux)
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -17,7 +17,7 @@ import Foundation
 /// `jsonBody` (200 + JSON with a JSON body limit) → `finished`.
 ///
 /// Rules the machine keeps, whatever the order of events:
-/// - exactly one end: every path returns one ``TransportEnd``, and after it every event is
+/// - exactly one end: every path returns one `TransportEnd`, and after it every event is
 ///   ignored (a late timer, a chunk curl still had, a second close);
 /// - the connect timer bounds the whole chain up to the final response head, redirects
 ///   included; the idle timer starts at that head and counts any byte (body, header or trailer
@@ -50,7 +50,7 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
         package var responseTimeout: Duration?
         package var idleTimeout: Duration?
         package var maxRedirects: Int
-        /// ``SSETransport/Options/jsonBodyLimit``: with it, a JSON 200 is one message and a
+        /// ``SSEOptions/jsonBodyLimit``: with it, a JSON 200 is one message and a
         /// 202 an orderly end.
         package var jsonBodyLimit: Int?
         /// The content codings the installed libcurl decodes.

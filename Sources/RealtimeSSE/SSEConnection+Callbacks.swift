@@ -1,7 +1,7 @@
 #if os(Linux)
 import CCurl
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

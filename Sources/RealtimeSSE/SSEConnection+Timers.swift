@@ -1,6 +1,6 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 /// The attempt's timers on the loop: the machine decides (connect, idle, path-change probe),
 /// the connection keeps one handle per armed kind.

@@ -1,7 +1,7 @@
 #if os(Linux)
 import CCurl
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -22,7 +22,7 @@ import Foundation
 /// the timers (`+Timers`) and the event batch (``SSEEventBatcher``). This file holds the life
 /// cycle: start, pause and resume, completion, and the single exit ``perform(_:)``.
 ///
-/// **Thread rule:** created and used on the loop thread only (``SSETransport`` reaches it
+/// **Thread rule:** created and used on the loop thread only (`SSETransport` reaches it
 /// through a `LoopBound`). Curl calls ``received(_:_:)`` and ``headerLine(_:_:)`` from
 /// inside `curl_multi_socket_action`, so those never remove the easy handle themselves: they
 /// return 0 to make curl abort, and the completion tears down.
@@ -47,7 +47,7 @@ final class SSEConnection<Loop: LoopScheduler, Curl: SSECurl>: SSECurlCallbacks 
     /// curl returns.
     var batcher: SSEEventBatcher
 
-    init(request: TransportRequest, options: SSETransport.Options, loop: Loop, sink: any TransportSink, curl: Curl) {
+    init(request: TransportRequest, options: SSEOptions, loop: Loop, sink: any TransportSink, curl: Curl) {
         self.setup = Setup(request: request, proxy: options.proxy)
         self.attempt = request.attempt
         self.loop = loop

@@ -1,6 +1,6 @@
 #if os(Linux)
 import CCurl
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

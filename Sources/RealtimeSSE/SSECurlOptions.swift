@@ -1,8 +1,8 @@
 #if os(Linux)
 import CCurl
 import COpenSSL
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else
@@ -141,7 +141,7 @@ struct SSECurlOptions {
         }
     }
 
-    /// Keep-alive probes and `TCP_USER_TIMEOUT` (see ``SSETransport/Options``). libcurl sets
+    /// Keep-alive probes and `TCP_USER_TIMEOUT` (see ``SSEOptions``). libcurl sets
     /// the probe times; the probe count and the user timeout are set on the socket it creates.
     mutating func tcp(keepAlive: TCPKeepAlive?, userTimeout: Duration?) {
         if let keepAlive {

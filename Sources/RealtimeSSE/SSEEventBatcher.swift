@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// The events parsed during one curl action, waiting to go to the channel together (one lock
 /// and at most one consumer wake-up per action rather than per write callback), and where
@@ -23,7 +23,7 @@ struct SSEEventBatcher {
     /// The loop's current block, filled across batches (and connections) until the next event
     /// does not fit, then replaced by one from the shared pool. nil for the placeholder.
     private let cursor: SSEArenaCursor?
-    /// Set when the request asked for ``TransportEvent/messages(_:)`` batches: events are
+    /// Set when the request asked for `TransportEvent.messages(_:)` batches: events are
     /// packed here instead of becoming `Message`s.
     private let packs: Bool
     private var packed = PackedMessagesBuilder()

@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// The head of one HTTP response as libcurl reports it, line by line, through
 /// `CURLOPT_HEADERFUNCTION` (status line, fields, blank line; repeated for each 1xx,
@@ -76,14 +76,5 @@ package struct SSEResponseHead {
         guard let ct = headers["Content-Type"] else { return "none" }
         let media = ct.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
         return String(media.trimmingASCIISpaces().prefix(64))
-    }
-}
-
-extension StringProtocol {
-    func trimmingASCIISpaces() -> Substring {
-        let s = Substring(self)
-        guard let first = s.firstIndex(where: { $0 != " " && $0 != "\t" }) else { return s[s.endIndex...] }
-        let last = s.lastIndex(where: { $0 != " " && $0 != "\t" })!
-        return s[first...last]
     }
 }

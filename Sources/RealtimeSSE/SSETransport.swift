@@ -1,8 +1,8 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
-/// Server-Sent Events over libcurl: one connection attempt, per the ``Transport`` contract.
+/// Server-Sent Events over libcurl: one connection attempt, per the `Transport` contract.
 ///
 /// The request carries `Accept: text/event-stream`, `Cache-Control: no-cache`, the user's
 /// headers and, when resuming, `Last-Event-ID`; GET by default, or any method with a body
@@ -23,7 +23,7 @@ import RealtimeIO
 /// Every coding the installed libcurl decodes is advertised (`Accept-Encoding: gzip, deflate,
 /// br, zstd`) and decoded before parsing; a response in any other `Content-Encoding`, or a body
 /// that does not decode, ends with `invalid_content_encoding` and is never parsed as text.
-/// ``TransportEnd/requestWasDelivered`` is false only while no byte of the request can have
+/// `TransportEnd.requestWasDelivered` is false only while no byte of the request can have
 /// been written (libcurl's pre-request callback marks the moment), so a POST is never sent
 /// twice. Request header fields above 256 KiB, invalid header bytes and a proxy scheme libcurl
 /// cannot use are `invalid_configuration` before any I/O.
@@ -35,12 +35,13 @@ import RealtimeIO
 /// server instead of memory growing.
 ///
 /// Thread-safe: ``start(delivering:)`` and ``close(code:reason:)`` may be called from any thread.
+@_spi(Transport)
 public final class SSETransport: Transport {
     public var kind: TransportKind { .sse }
     /// The request this transport's attempts send.
     public var request: TransportRequest { core.request }
     /// The transport's options.
-    public var options: Options { core.options }
+    public var options: SSEOptions { core.options }
     let core: SSETransportCore<EventLoop, CurlEasyTransfer>
     /// The live attempt; created and used on the loop thread only. (Internal for the
     /// reference-cycle test.)
@@ -51,7 +52,7 @@ public final class SSETransport: Transport {
     ///     TLS, timeouts, redirect limit and event buffer size.
     ///   - options: transport settings (parser limits, proxy, HTTP/2, TCP keep-alive…).
     ///   - eventLoop: the loop that runs the transfer; ``EventLoop/shared`` by default.
-    public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
+    public init(request: TransportRequest, options: SSEOptions = SSEOptions(), eventLoop: EventLoop = .shared) {
         core = SSETransportCore(request: request, options: options, loop: eventLoop) { request, options, loop in
             CurlEasyTransfer(request: request, options: options, loop: loop)
         }
@@ -61,7 +62,7 @@ public final class SSETransport: Transport {
         core.start(delivering: sink)
     }
 
-    /// Reads again after the sink was full; see ``Transport/resumeDelivery()``.
+    /// Reads again after the sink was full; see `Transport.resumeDelivery()`.
     public func resumeDelivery() {
         core.resumeDelivery()
     }
@@ -72,7 +73,7 @@ public final class SSETransport: Transport {
     }
 
     /// Expects a byte (event or comment) within `timeout`, else ends the attempt with
-    /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
+    /// `idleTimeout`; see `Transport.verifyConnection(within:)`.
     public func verifyConnection(within timeout: Duration) {
         core.verifyConnection(within: timeout)
     }

@@ -1,9 +1,9 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
-/// The body of ``SSETransport``, generic over the seam: the scheduler its connection runs on
-/// and the curl transfer it drives. ``SSETransport`` is this on the epoll loop with
+/// The body of `SSETransport`, generic over the seam: the scheduler its connection runs on
+/// and the curl transfer it drives. `SSETransport` is this on the epoll loop with
 /// ``CurlEasyTransfer``; tests run it on a manual scheduler with a scripted transfer.
 ///
 /// The events of an attempt go from the connection straight to the sink given to
@@ -14,13 +14,13 @@ package final class SSETransportCore<Loop: LoopScheduler, Curl: SSECurl>: Transp
     typealias Connection = SSEConnection<Loop, Curl>
     package var kind: TransportKind { .sse }
     package let request: TransportRequest
-    package let options: SSETransport.Options
+    package let options: SSEOptions
     package let loop: Loop
     private let lifecycle = LockedValue(Lifecycle.idle)
     /// Makes the attempt's transfer from the request, the options and the loop; called once,
     /// on the loop thread, at the start (a function of its arguments, so it captures nothing:
     /// no closure context per transport).
-    private let makeCurl: @Sendable (TransportRequest, SSETransport.Options, Loop) -> Curl
+    private let makeCurl: @Sendable (TransportRequest, SSEOptions, Loop) -> Curl
     /// The live attempt; created and used on the loop thread only.
     let connection: LoopBound<Connection?, Loop>
 
@@ -33,8 +33,8 @@ package final class SSETransportCore<Loop: LoopScheduler, Curl: SSECurl>: Transp
 
     /// Prepares an attempt on `loop` whose transfer `makeCurl` creates; nothing happens
     /// before ``start(delivering:)``.
-    package init(request: TransportRequest, options: SSETransport.Options, loop: Loop,
-        makeCurl: @escaping @Sendable (TransportRequest, SSETransport.Options, Loop) -> Curl
+    package init(request: TransportRequest, options: SSEOptions, loop: Loop,
+        makeCurl: @escaping @Sendable (TransportRequest, SSEOptions, Loop) -> Curl
     ) {
         self.request = request
         self.options = options
@@ -76,24 +76,24 @@ package final class SSETransportCore<Loop: LoopScheduler, Curl: SSECurl>: Transp
         }
     }
 
-    /// See ``SSETransport/resumeDelivery()``.
+    /// See `SSETransport.resumeDelivery()`.
     package func resumeDelivery() {
         let box = connection
         loop.execute { box.value?.resume() }
     }
 
-    /// See ``SSETransport/send(_:)``.
+    /// See `SSETransport.send(_:)`.
     package func send(_ message: OutboundMessage) async throws {
         throw RealtimeError(.sendNotSupported, detail: "SSE is receive-only")
     }
 
-    /// See ``SSETransport/verifyConnection(within:)``.
+    /// See `SSETransport.verifyConnection(within:)`.
     package func verifyConnection(within timeout: Duration) {
         let box = connection
         loop.execute { box.value?.verify(within: timeout) }
     }
 
-    /// See ``SSETransport/close(code:reason:)``.
+    /// See `SSETransport.close(code:reason:)`.
     package func close(code: UInt16, reason: String) {
         let wasIdle: Bool = lifecycle.withLock { state in
             switch state {

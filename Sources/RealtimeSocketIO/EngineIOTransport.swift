@@ -1,5 +1,6 @@
 import Realtime
 import Synchronization
+@_spi(Transport) import RealtimeCore
 
 /// The WebSocket transport of one attempt with the Engine.IO layer on it: the server's
 /// messages pass through ``EngineIOLinkMachine`` on the transport's I/O thread, so pings are

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Realtime
+@_spi(Transport) import Realtime
 
 /// A Socket.IO v4 client (Engine.IO protocol v4, Socket.IO protocol v5) over the WebSocket
 /// transport, on a self-healing ``RealtimeClient``.
@@ -50,6 +50,7 @@ public final class SocketIOClient: Sendable {
 
     /// A client with an injected clock (backoff, heartbeat deadlines, ack timeouts) and
     /// transport factory: how tests drive it with a manual clock and scripted transports.
+    @_spi(Transport)
     public init<C: Clock>(
         url: URL, configuration: Configuration, clock: C, transportFactory: @escaping RealtimeClient.TransportFactory
     ) throws where C.Duration == Duration {

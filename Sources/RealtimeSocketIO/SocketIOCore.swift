@@ -1,4 +1,4 @@
-import Realtime
+@_spi(Transport) import Realtime
 import Synchronization
 
 /// What a ``SocketIOClient`` shares with its reader, its connection hook, its `messageID`

@@ -49,11 +49,11 @@ enum SocketIOEncoder {
         }
         var body = ""
         if let auth {
-            let object = try text(encoder, auth).trimmingCharacters(in: .whitespaces)
+            let object = try text(encoder, auth).trimmingASCIISpaces()
             guard object.hasPrefix("{"), object.hasSuffix("}") else {
                 throw SocketIOError(.invalidArgument, detail: "the auth payload of \(namespace) is not a JSON object")
             }
-            body = String(object.dropFirst().dropLast()).trimmingCharacters(in: .whitespaces)
+            body = String(object.dropFirst().dropLast().trimmingASCIISpaces())
         }
         if !body.isEmpty { fields.append(body) }
         let payload = fields.isEmpty ? (auth == nil ? "" : "{}") : "{" + fields.joined(separator: ",") + "}"

@@ -1,5 +1,5 @@
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 /// An in-memory ``ByteStream`` on a ``ManualLoop``, played by the test: it records what the
 /// owner writes, delivers the bytes the test feeds, and fails the way a socket fails.

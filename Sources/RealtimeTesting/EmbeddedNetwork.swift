@@ -4,7 +4,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeCore
 import RealtimeIO
 import RealtimeSSE
@@ -64,6 +64,7 @@ public final class EmbeddedNetwork: Sendable {
 
     /// Makes each attempt's transport: the production SSE or WebSocket transport (with the
     /// configuration's transport options) on ``loop``, its network a server of this network.
+    @_spi(Transport)
     public func transportFactory(_ configuration: RealtimeClient.Configuration) -> RealtimeClient.TransportFactory {
         var sseOptions = configuration.sse
         sseOptions.proxy = .none
@@ -78,7 +79,7 @@ public final class EmbeddedNetwork: Sendable {
         }
     }
 
-    private func sseTransport(_ request: TransportRequest, _ options: SSETransport.Options) -> any Transport {
+    private func sseTransport(_ request: TransportRequest, _ options: SSEOptions) -> any Transport {
         SSETransportCore(request: request, options: options, loop: loop) { [self] _, _, _ in
             let curl = ScriptedCurl()
             made.withLock { $0.sse.append(EmbeddedSSEServer(request: request, curl: curl, loop: loop)) }
@@ -86,7 +87,7 @@ public final class EmbeddedNetwork: Sendable {
         }
     }
 
-    private func webSocketTransport(_ request: TransportRequest, _ options: WebSocketTransport.Options) -> any Transport {
+    private func webSocketTransport(_ request: TransportRequest, _ options: WebSocketOptions) -> any Transport {
         let random = seed.withLock { s in
             s &+= 1
             return SplitMix64(seed: s)

@@ -3,8 +3,8 @@ import CCurl
 import Foundation
 import Glibc
 import Realtime
-import RealtimeCore
-import RealtimeSSE
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
 
 /// The server of one SSE attempt on an ``EmbeddedNetwork``, with libcurl between it and the
 /// production SSE connection played by the test: each call answers the request the way

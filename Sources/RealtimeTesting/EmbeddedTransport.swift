@@ -1,5 +1,5 @@
 #if os(Linux)
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// A production transport as the client of an ``EmbeddedNetwork`` sees it: every call goes to
 /// the transport itself; its start (which only queues work on the loop) is reported, so the

@@ -1,8 +1,8 @@
 #if os(Linux)
 import Foundation
 import Realtime
-import RealtimeCore
-import RealtimeWebSocket
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeWebSocket
 
 /// The server of one WebSocket attempt on an ``EmbeddedNetwork``, on the in-memory byte stream
 /// the production WebSocket connection reads and writes: the test accepts the TCP connection,

@@ -1,6 +1,6 @@
 import Realtime
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 import Synchronization
 
 /// The manual loop is also a `Clock`, and runs the timers of a `RealtimeClient` made with it

@@ -1,8 +1,8 @@
 #if os(Linux)
 import Glibc
 #endif
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 /// An event loop whose time moves only when the test moves it, and the clock of a
 /// `RealtimeClient` made with it: the production transports run on it (their I/O, idle and

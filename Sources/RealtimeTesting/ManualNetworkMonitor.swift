@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 
 /// A ``NetworkMonitor`` driven by hand: tests (and apps with their own reachability

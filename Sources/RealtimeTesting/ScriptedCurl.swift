@@ -1,7 +1,7 @@
 #if os(Linux)
 import CCurl
-import RealtimeCore
-import RealtimeSSE
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

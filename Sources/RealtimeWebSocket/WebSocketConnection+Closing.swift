@@ -1,6 +1,6 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 extension WebSocketConnection {
     /// `close()` from the application (any state).

@@ -4,8 +4,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 extension WebSocketConnection {
     /// Bytes of the server's answer to the opening handshake (RFC 6455 §4.1, §4.2.2), fed to

@@ -1,6 +1,6 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 extension WebSocketConnection {
     // MARK: - Receiving (RFC 6455 §5, §6.2)

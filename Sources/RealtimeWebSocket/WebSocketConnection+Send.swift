@@ -1,6 +1,6 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 extension WebSocketConnection {
     typealias SendEntry = SendMachine.Entry
@@ -55,7 +55,7 @@ extension WebSocketConnection {
     }
 
     /// Tells the machine what the stream holds for the kernel after a write: bytes left
-    /// waiting start the write-progress watch (``WebSocketTransport/Options/writeTimeout``).
+    /// waiting start the write-progress watch (``WebSocketOptions/writeTimeout``).
     /// Inside a batch the bytes are not handed over yet; the batch's end looks again.
     func watchWrites() {
         guard let stream, !machine.isClosed else { return }

@@ -1,6 +1,6 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
 extension WebSocketConnection {
     /// Arms `timer` for `deadline` (replacing an armed one of the same kind).

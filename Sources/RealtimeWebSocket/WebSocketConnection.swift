@@ -4,10 +4,10 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
-/// The loop-confined half of a ``WebSocketTransport``: the thin driver of a
+/// The loop-confined half of a `WebSocketTransport`: the thin driver of a
 /// ``WebSocketConnectionStateMachine``. It owns the socket, the handshake codec, the receive
 /// pipeline, the encoder and the timers, feeds the machine what happens, and performs the
 /// actions it returns.
@@ -28,7 +28,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
     typealias SendMachine = WebSocketSendMachine<Sender>
 
     let request: TransportRequest
-    let options: WebSocketTransport.Options
+    let options: WebSocketOptions
     let loop: Loop
     /// Where the attempt's events go (the owner's sink, attached at start).
     var events = TransportOutlet()
@@ -68,7 +68,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
 
     /// `random` (tests only) replaces the system generators for handshake keys and masks.
     init(
-        request: TransportRequest, options: WebSocketTransport.Options, loop: Loop,
+        request: TransportRequest, options: WebSocketOptions, loop: Loop,
         random: (any RandomNumberGenerator & Sendable)? = nil, makeStream: @escaping (_ readChunkSize: Int) -> Stream
     ) {
         self.request = request

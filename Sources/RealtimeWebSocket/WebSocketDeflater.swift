@@ -1,7 +1,7 @@
 #if os(Linux)
 import CZlib
 #endif
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// The sending half of permessage-deflate (RFC 7692 §7.2.1): compresses one whole message
 /// at a time with raw DEFLATE, for a frame with RSV1 set.

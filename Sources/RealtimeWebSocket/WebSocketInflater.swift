@@ -1,7 +1,7 @@
 #if os(Linux)
 import CZlib
 #endif
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// The receiving half of permessage-deflate (RFC 7692 §7.2.2): turns the frames of compressed
 /// messages (RSV1 on the first frame) back into plain frames for the message assembler,
@@ -11,7 +11,7 @@ import RealtimeCore
 ///   the final fragment the four bytes `00 00 ff ff` that the sender removed are appended
 ///   (§7.2.2).
 /// - Size: a message may not inflate beyond `maxMessageSize` (the transport's
-///   ``WebSocketTransport/Options/maxMessageSize``). zlib is stopped as soon as the output
+///   ``WebSocketOptions/maxMessageSize``). zlib is stopped as soon as the output
 ///   would cross it, so a decompression bomb costs at most that much memory and fails with
 ///   `messageTooLarge` (close code 1009, RFC 6455 §7.4.1).
 /// - Invalid DEFLATE data fails with `protocolViolation` and close code 1007 (the payload is

@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// The one queue between a WebSocket transport's `send` (any task) and the connection's byte
 /// stream, and the rules it keeps, without I/O: events in, actions out.

@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 extension WebSocketTarget {
     /// The proxy this target is reached through, nil for a direct connection.

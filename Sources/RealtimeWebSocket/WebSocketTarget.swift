@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// Where a WebSocket URL points: host, port, TLS or not, and the request target
 /// (RFC 6455 §3: `ws`/`wss` URIs; the default ports are 80 and 443).

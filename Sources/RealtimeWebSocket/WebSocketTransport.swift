@@ -1,10 +1,10 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 
-/// An RFC 6455 WebSocket client connection attempt: the ``Transport`` for `ws`/`wss` URLs.
+/// An RFC 6455 WebSocket client connection attempt: the `Transport` for `ws`/`wss` URLs.
 ///
-/// Keeps the ``Transport`` contract: one attempt, no reconnects of its own (that is
+/// Keeps the `Transport` contract: one attempt, no reconnects of its own (that is
 /// `RealtimeClient`'s job). It connects (DNS off the loop, TCP, TLS for `wss`), performs the
 /// opening handshake (following redirects up to ``TransportRequest/maxRedirects``), then
 /// delivers whole messages to the sink given to ``start(delivering:)``, answers pings, runs the heartbeat and idle timeout,
@@ -13,19 +13,20 @@ import RealtimeIO
 /// Threading: every method may be called from any thread or task. The connection itself
 /// lives on `eventLoop` (one epoll thread for all connections); outbound messages cross to it
 /// through its send queue, bounded and ordered.
+@_spi(Transport)
 public final class WebSocketTransport: Transport, Sendable {
     public var kind: TransportKind { .webSocket }
     /// The request this transport's attempts send.
     public var request: TransportRequest { core.request }
     /// The transport's options.
-    public var options: Options { core.options }
+    public var options: WebSocketOptions { core.options }
     /// The loop that runs the connection's I/O and timers.
     public var eventLoop: EventLoop { core.loop }
     let core: WebSocketTransportCore<EventLoop, SocketByteStream>
     var sends: LockedValue<WebSocketSendMachine<CheckedContinuation<Void, any Error>>> { core.sends }
 
     /// Prepares an attempt; nothing happens on the network before ``start(delivering:)``.
-    public init(request: TransportRequest, options: Options = Options(), eventLoop: EventLoop = .shared) {
+    public init(request: TransportRequest, options: WebSocketOptions = WebSocketOptions(), eventLoop: EventLoop = .shared) {
         let core = WebSocketTransportCore(request: request, options: options, loop: eventLoop) { readChunkSize in
             SocketByteStream(eventLoop: eventLoop, readChunkSize: readChunkSize)
         }
@@ -36,7 +37,7 @@ public final class WebSocketTransport: Transport, Sendable {
         core.start(delivering: sink)
     }
 
-    /// Reads again after the sink was full; see ``Transport/resumeDelivery()``.
+    /// Reads again after the sink was full; see `Transport.resumeDelivery()`.
     public func resumeDelivery() {
         core.resumeDelivery()
     }
@@ -53,7 +54,7 @@ public final class WebSocketTransport: Transport, Sendable {
     ///   without a trip through the event-loop thread, so a sequential loop of sends runs at
     ///   the speed of the queue; the loop writes everything queued since its last wake-up in
     ///   one system call (one `SSL_write` under TLS). The caller waits only while
-    ///   ``Options/outboundQueueCapacity`` messages or ``Options/maxOutboundBytes`` bytes are
+    ///   ``WebSocketOptions/outboundQueueCapacity`` messages or ``WebSocketOptions/maxOutboundBytes`` bytes are
     ///   accepted and not yet written (back-pressure). An accepted message is written unless
     ///   the connection ends first; such a loss is reported by the attempt's `ended`.
     /// - `flush: true`: returns once the frame is written to the socket (handed to the
@@ -75,7 +76,7 @@ public final class WebSocketTransport: Transport, Sendable {
     }
 
     /// Sends a ping and expects a byte within `timeout`, else ends the attempt with
-    /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
+    /// `idleTimeout`; see `Transport.verifyConnection(within:)`.
     public func verifyConnection(within timeout: Duration) {
         core.verifyConnection(within: timeout)
     }
@@ -89,7 +90,7 @@ public final class WebSocketTransport: Transport, Sendable {
 
     /// Ends the attempt at once: a best-effort close frame (1001, going away), then the socket
     /// is dropped without waiting for the server's answer — the network is gone, so the
-    /// closing handshake could only run into ``Options/closeTimeout``. Ends with `cancelled`.
+    /// closing handshake could only run into ``WebSocketOptions/closeTimeout``. Ends with `cancelled`.
     public func abort() {
         core.abort()
     }

@@ -1,10 +1,10 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
 import Synchronization
 
-/// The body of ``WebSocketTransport``, generic over the seam: the scheduler its connection
-/// runs on and the byte stream it opens. ``WebSocketTransport`` is this on the epoll loop with
+/// The body of `WebSocketTransport`, generic over the seam: the scheduler its connection
+/// runs on and the byte stream it opens. `WebSocketTransport` is this on the epoll loop with
 /// `SocketByteStream`; tests run it on a manual scheduler with an in-memory stream.
 ///
 /// Threading: every method may be called from any thread or task. The connection itself
@@ -15,7 +15,7 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
     typealias Connection = WebSocketConnection<Loop, Stream>
     package var kind: TransportKind { .webSocket }
     package let request: TransportRequest
-    package let options: WebSocketTransport.Options
+    package let options: WebSocketOptions
     package let loop: Loop
     /// The connection's send queue, which `send` reaches without a trip through the loop.
     let sends: LockedValue<Connection.SendMachine>
@@ -29,7 +29,7 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
     /// `makeStream`; nothing happens before ``start()``. `random` (tests only) replaces the
     /// system generators for handshake keys and masks.
     package init(
-        request: TransportRequest, options: WebSocketTransport.Options, loop: Loop,
+        request: TransportRequest, options: WebSocketOptions, loop: Loop,
         random: (any RandomNumberGenerator & Sendable)? = nil, makeStream: @escaping (_ readChunkSize: Int) -> Stream
     ) {
         self.request = request
@@ -47,7 +47,7 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
         loop.execute { connection.value.start(delivering: sink) }
     }
 
-    /// See ``Transport/resumeDelivery()``: one hop to the loop, which reads again if reading
+    /// See `Transport.resumeDelivery()`: one hop to the loop, which reads again if reading
     /// was paused for the sink.
     package func resumeDelivery() {
         let connection = self.connection
@@ -59,7 +59,7 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
         try await send(message, flush: false)
     }
 
-    /// See ``WebSocketTransport/send(_:flush:)``.
+    /// See `WebSocketTransport.send(_:flush:)`.
     package func send(_ message: OutboundMessage, flush: Bool) async throws {
         if case .ping(let payload) = message, payload.count > 125 {
             throw RealtimeError(.invalidConfiguration, detail: "a ping payload is at most 125 bytes (RFC 6455 §5.5)")
@@ -98,7 +98,7 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
     }
 
     /// Sends a ping and expects a byte within `timeout`, else ends the attempt with
-    /// `idleTimeout`; see ``Transport/verifyConnection(within:)``.
+    /// `idleTimeout`; see `Transport.verifyConnection(within:)`.
     package func verifyConnection(within timeout: Duration) {
         let connection = self.connection
         loop.execute { connection.value.verify(within: timeout) }
@@ -110,14 +110,14 @@ package final class WebSocketTransportCore<Loop: LoopScheduler, Stream: ByteStre
         continuation.resume(throwing: RealtimeError(.cancelled, detail: "send cancelled while waiting for room in the outbound queue"))
     }
 
-    /// See ``WebSocketTransport/close(code:reason:)``.
+    /// See `WebSocketTransport.close(code:reason:)`.
     package func close(code: UInt16, reason: String) {
         rejectQueuedSends()
         let connection = self.connection
         loop.execute { connection.value.close(code: code, reason: reason) }
     }
 
-    /// See ``WebSocketTransport/abort()``.
+    /// See `WebSocketTransport.abort()`.
     package func abort() {
         rejectQueuedSends()
         let connection = self.connection

@@ -2,7 +2,7 @@ import Dispatch
 import RealtimeTestSupport
 import Synchronization
 import Testing
-@testable import RealtimeCore
+@_spi(Transport) @testable import RealtimeCore
 
 /// The batch paths of ``BoundedChannel``: `send(contentsOf:)`, `send(draining:)`, and the
 /// consumer's private batch (taken in one lock), which must keep order, lose nothing, count

@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import RealtimeCore
+@_spi(Transport) @testable import RealtimeCore
 
 @Suite(.timeLimit(.minutes(1))) struct BoundedChannelTests {
     @Test func deliversInOrderThenEnds() async {

@@ -1,5 +1,5 @@
 import Foundation
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTestSupport
 import Testing
 

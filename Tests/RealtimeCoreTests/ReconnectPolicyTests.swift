@@ -1,7 +1,7 @@
 import RealtimeTestSupport
 import Testing
 
-@testable import RealtimeCore
+@_spi(Transport) @testable import RealtimeCore
 
 @Suite(.timeLimit(.minutes(1))) struct ReconnectPolicyTests {
     private func failed(_ error: RealtimeError, delivered: Bool = true) -> TransportEnd {

@@ -2,7 +2,7 @@ import Foundation
 import RealtimeTestSupport
 import Testing
 
-@testable import RealtimeCore
+@_spi(Transport) @testable import RealtimeCore
 
 /// The TLS cause table both transports classify by: a peer that vanished is a network failure
 /// the policy retries with backoff, every refusal is a `tls` stop, and the Errors article says

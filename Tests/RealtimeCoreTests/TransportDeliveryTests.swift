@@ -1,6 +1,6 @@
 import Synchronization
 import Testing
-@testable import RealtimeCore
+@_spi(Transport) @testable import RealtimeCore
 
 /// A transport reduced to its delivery: the test delivers into the sink it was started with,
 /// as the I/O thread would, and sees what the owner asked of it.

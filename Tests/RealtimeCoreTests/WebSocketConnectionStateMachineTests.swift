@@ -2,7 +2,7 @@ import Foundation
 import RealtimeTestSupport
 import Testing
 
-@testable import RealtimeCore
+@_spi(Transport) @testable import RealtimeCore
 
 /// The WebSocket connection's life as a table: each test is a sequence of events with the
 /// actions expected back, on a manual timeline (no I/O, no sleeping).

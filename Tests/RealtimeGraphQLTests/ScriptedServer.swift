@@ -1,6 +1,6 @@
 import Foundation
 import Realtime
-import RealtimeGraphQL
+@_spi(Transport) import RealtimeGraphQL
 import RealtimeTestSupport
 import Testing
 

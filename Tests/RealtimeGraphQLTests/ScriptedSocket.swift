@@ -1,6 +1,7 @@
 import Realtime
 import RealtimeGraphQL
 import Synchronization
+@_spi(Transport) import RealtimeCore
 
 /// A scripted WebSocket attempt: the test plays the graphql-transport-ws server. It reads
 /// what the client sent with ``nextSent()`` (in order, waiting without polling) and answers

@@ -2,7 +2,7 @@
 import CLinux
 import Foundation
 import RealtimeCore
-import RealtimeIO
+@_spi(Transport) import RealtimeIO
 import RealtimeTestSupport
 import Testing
 

@@ -1,6 +1,6 @@
 #if os(Linux)
 import CCurl
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTestSupport
 @testable import RealtimeSSE
 import Testing

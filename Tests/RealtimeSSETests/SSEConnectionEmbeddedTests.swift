@@ -1,7 +1,7 @@
 #if os(Linux)
 import CCurl
 import Glibc
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTesting
 import RealtimeTestSupport
 @testable import RealtimeSSE

@@ -1,5 +1,5 @@
 #if os(Linux)
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 @testable import RealtimeSSE
 import Testing
 

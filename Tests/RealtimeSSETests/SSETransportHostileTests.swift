@@ -1,6 +1,6 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeSSE
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
 import RealtimeTestServer
 import Testing
 #if canImport(FoundationEssentials)
@@ -62,7 +62,7 @@ struct SSETransportHostileTests {
     @Test("an unsupported proxy scheme is invalid_configuration before any I/O; the URL is never quoted")
     func unsupportedProxyScheme() async throws {
         for proxy in ["ftp://user:secret@127.0.0.1:21", "gopher://127.0.0.1"] {
-            var options = SSETransport.Options()
+            var options = SSEOptions()
             options.proxy = .url(proxy)
             let r = await run(SSETransport(request: request(server.url("/sse")), options: options))
             let end = try #require(r.end)

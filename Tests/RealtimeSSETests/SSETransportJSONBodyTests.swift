@@ -1,6 +1,6 @@
 #if os(Linux)
-import RealtimeCore
-import RealtimeSSE
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
 import RealtimeTestServer
 import Testing
 #if canImport(FoundationEssentials)
@@ -20,8 +20,8 @@ struct SSETransportJSONBodyTests {
         try server.start()
     }
 
-    func options(limit: Int? = 1 << 20) -> SSETransport.Options {
-        var o = SSETransport.Options()
+    func options(limit: Int? = 1 << 20) -> SSEOptions {
+        var o = SSEOptions()
         o.jsonBodyLimit = limit
         return o
     }

@@ -1,7 +1,7 @@
 #if os(Linux)
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeIO
-@testable import RealtimeSSE
+@_spi(Transport) @testable import RealtimeSSE
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing

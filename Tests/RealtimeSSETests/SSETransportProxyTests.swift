@@ -1,7 +1,7 @@
 #if os(Linux)
 import Glibc
-import RealtimeCore
-import RealtimeSSE
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
 import RealtimeTestServer
 import Testing
 #if canImport(FoundationEssentials)
@@ -45,8 +45,8 @@ struct SSETransportProxyTests {
         request(tlsServer.url(path)) { $0.tls.trustRoots = .file(certificates.caCertificateFile) }
     }
 
-    private func options(_ proxy: URL) -> SSETransport.Options {
-        var options = SSETransport.Options()
+    private func options(_ proxy: URL) -> SSEOptions {
+        var options = SSEOptions()
         options.proxy = .url(proxy.absoluteString)
         return options
     }

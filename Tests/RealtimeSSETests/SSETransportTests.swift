@@ -1,7 +1,7 @@
 #if os(Linux)
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeIO
-import RealtimeSSE
+@_spi(Transport) import RealtimeSSE
 import RealtimeTestServer
 import Testing
 #if canImport(FoundationEssentials)
@@ -264,18 +264,18 @@ struct SSETransportTests {
 
     @Test("an explicit proxy is used (a dead one fails the attempt)")
     func explicitProxy() async throws {
-        var options = SSETransport.Options()
+        var options = SSEOptions()
         options.proxy = .url("http://127.0.0.1:\(unusedPort())")
         let r = await run(SSETransport(request: request(server.url("/sse?count=1")), options: options))
         #expect(r.opened.isEmpty)
         #expect(r.end?.error?.code == .network)
-        let direct = SSETransport.Options()
+        let direct = SSEOptions()
         #expect(direct.proxy == .environment)
     }
 
     @Test("parser limits end the attempt with a typed error")
     func lineTooLong() async throws {
-        var options = SSETransport.Options()
+        var options = SSEOptions()
         options.limits = SSEParser.Limits(maxLineLength: 100, maxEventSize: 1000)
         let r = await run(SSETransport(request: request(server.url("/sse?count=2&size=5000")), options: options))
         #expect(r.messages.isEmpty)

@@ -3,6 +3,7 @@ import Realtime
 import RealtimeTestSupport
 import Synchronization
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// A scripted WebSocket transport playing an Engine.IO server: the test delivers what the
 /// server sends (``text(_:)``, ``binary(_:)``, ``end(_:)``) and reads what the client sent

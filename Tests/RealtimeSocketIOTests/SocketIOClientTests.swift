@@ -1,6 +1,6 @@
 import Foundation
 import Realtime
-import RealtimeSocketIO
+@_spi(Transport) import RealtimeSocketIO
 import RealtimeTestSupport
 import Testing
 

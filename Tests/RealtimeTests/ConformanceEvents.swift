@@ -1,5 +1,6 @@
 #if os(Linux)
 import Realtime
+@_spi(Transport) import RealtimeCore
 
 /// A started attempt's events, read the way the rig's environment reads them; holds the
 /// transport (one dropped without `close()` ends its attempt).

@@ -3,6 +3,7 @@ import Foundation
 import Realtime
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// A peer the conformance suite speaks to, and how time passes there. The tests are written
 /// once against this; the embedded rig moves time only when a test says so (so a deadline is

@@ -1,10 +1,14 @@
 #if os(Linux)
 import Foundation
 import Glibc
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// The chaos soak: 60 s of random faults, one after another, on a live SSE stream
 /// between two network namespaces: the client's link goes down, the server's packets are

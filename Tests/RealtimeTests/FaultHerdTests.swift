@@ -1,10 +1,11 @@
 #if os(Linux)
 import Foundation
 import Glibc
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeSSE
 
 /// The thundering herd: 1,000 SSE clients on one event loop, sharing one
 /// ``RetryBudget``, all connected to one loopback server that goes down for 1.5 s and comes

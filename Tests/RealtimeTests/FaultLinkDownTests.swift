@@ -1,9 +1,13 @@
 #if os(Linux)
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// Fault injection on real network namespaces (see ``FaultRig``): the server runs
 /// in one namespace, the client in another — its I/O loop thread entered the client

@@ -1,8 +1,12 @@
 #if os(Linux)
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// A path change under a live connection: the client's interface keeps a second
 /// address, and the one its connection is bound to is deleted. The network is still usable,

@@ -1,9 +1,13 @@
 #if os(Linux)
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// The scaffolding every fault test shares: two network namespaces joined by a veth
 /// pair, a client event loop whose thread entered the client namespace, the scripts/netns

@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 import RealtimeTestServer
 import Testing
 

@@ -1,8 +1,10 @@
 import Foundation
 @testable import Realtime
+import RealtimeLLM
 @testable import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// A Responses reply started in background mode, cut and resumed with
 /// `GET …/responses/{id}?stream=true&starting_after=N` (`ResumePlan.openAIResponses`):

@@ -1,5 +1,6 @@
 import Realtime
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// A scripted ``Transport``: the test decides what the "server" does by calling ``emit(_:)``.
 /// Keeps the contract (one `ended`, nothing after it, `close` ends with `cancelled`).

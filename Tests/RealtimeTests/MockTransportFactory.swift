@@ -1,5 +1,9 @@
-import Realtime
+@_spi(Transport) import Realtime
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// Records every request the client makes and hands out ``MockTransport``s; checks that
 /// attempts are single-flight (a new transport only after the previous one ended).

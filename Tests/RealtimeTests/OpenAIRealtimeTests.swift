@@ -1,6 +1,7 @@
 #if os(Linux)
 import Foundation
 import Realtime
+import RealtimeLLM
 import RealtimeTestSupport
 import Testing
 

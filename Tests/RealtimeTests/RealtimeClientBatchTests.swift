@@ -2,6 +2,7 @@ import Realtime
 import RealtimeTestSupport
 import Synchronization
 import Testing
+@_spi(Transport) import RealtimeCore
 
 extension ClientBatchEvent {
     /// `open(N)`, `[a,b,c]` for a batch's texts, `error(code,retry|stop)`, `closed(...)`.

@@ -1,7 +1,11 @@
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeWebSocket
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
 
 /// Defaults users should not trip over.
 @Suite(.timeLimit(.minutes(1))) struct RealtimeClientDefaultsTests {
@@ -45,13 +49,13 @@ import Testing
 
     /// The Transports article's WebSocket table.
     @Test func theWebSocketDefaultsAreTheDocumentedOnes() {
-        let o = WebSocketTransport.Options()
+        let o = WebSocketOptions()
         #expect(o.maxFrameSize == 16 << 20 && o.maxMessageSize == 16 << 20)
         #expect(o.closeTimeout == .seconds(5) && o.writeTimeout == .seconds(20))
         #expect(o.outboundQueueCapacity == 64 && o.maxOutboundBytes == 16 << 20)
         #expect(o.socket.noDelay && o.socket.userTimeout == .seconds(30))
         #expect(o.socket.keepAlive == TCPKeepAlive(idle: .seconds(30), interval: .seconds(10), count: 3))
-        #expect(SSETransport.Options().tcpKeepAlive == o.socket.keepAlive)
+        #expect(SSEOptions().tcpKeepAlive == o.socket.keepAlive)
     }
 
     /// `heartbeat` and `webSocket.heartbeat` are one setting: whichever is set reaches the

@@ -1,6 +1,8 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// The end of a finite stream: a configured terminator ends it at once; a clean end without
 /// it is `truncated`. Scripted transports, manual clock.

@@ -1,6 +1,7 @@
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// Every row of the failure-class table (the Errors article), through the whole client and its
 /// state machine, with scripted transports.

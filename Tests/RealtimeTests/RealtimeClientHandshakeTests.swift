@@ -1,6 +1,7 @@
 @testable import Realtime
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// The on-open hook as a handshake, on scripted transports: it receives as well as sends, the
 /// connection is ready (`open`, `isConnected`, `waitUntilOpen`, the outbox) only when it

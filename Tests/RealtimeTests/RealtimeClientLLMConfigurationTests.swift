@@ -1,5 +1,6 @@
 import Foundation
 import Realtime
+import RealtimeLLM
 import Testing
 
 /// The LLM request presets: JSON body from `Data` or an `Encodable`, the bearer token.

@@ -2,6 +2,7 @@ import Foundation
 import Realtime
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// Backoff, server hints, attempt limits, POST safety, credentials and back-pressure,
 /// through the client.

@@ -1,8 +1,12 @@
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestSupport
 import RealtimeTesting
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// Reachability policy: no attempt and no retry spent while the network is down,
 /// reconnect at once with a fresh backoff when it returns, verify on a path change.

@@ -2,6 +2,7 @@ import Foundation
 @testable import Realtime
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// `Configuration.resume` on scripted transports and the manual clock: a POST's reply whose
 /// cursor is in the data is resumed by a different request (a GET), every message exactly once,

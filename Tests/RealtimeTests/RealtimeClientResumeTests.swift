@@ -2,6 +2,7 @@ import Foundation
 import Realtime
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// The resume cursor is what the consumer *processed*, not what was received.
 @Suite(.timeLimit(.minutes(1))) struct RealtimeClientResumeTests {

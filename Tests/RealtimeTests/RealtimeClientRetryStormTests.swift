@@ -1,9 +1,13 @@
 #if os(Linux)
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// A server that sends `retry: 0` once and then fails must not be retried in a tight loop:
 /// the hint sets the base delay, failures in a row still back off exponentially, and no delay

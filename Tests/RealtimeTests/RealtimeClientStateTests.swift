@@ -1,8 +1,12 @@
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestSupport
 import RealtimeTesting
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// `state` and `stateChanges` say what the client is doing; attempts are counted over its
 /// life and per outage.

@@ -1,5 +1,5 @@
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeTestSupport
 import Testing
 

@@ -5,6 +5,7 @@ import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// The ``Transport`` contract (`Sources/RealtimeCore/Transport/Transport.swift`), run
 /// unchanged against the SSE and the WebSocket transport, each on two environments (see

@@ -4,6 +4,9 @@ import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// The same failure is worded the same way by both transports; SSE adds curl's number as a
 /// trailing `[curl N]` detail, never as the message.
@@ -74,9 +77,9 @@ struct TransportErrorWordingTests {
         let proxy = TestProxy(configuration: .init(hosts: ["origin.test": "127.0.0.1"]))
         try proxy.start()
         defer { proxy.stop() }
-        var sseOptions = SSETransport.Options()
+        var sseOptions = SSEOptions()
         sseOptions.proxy = .url(proxy.url.absoluteString)
-        var wsOptions = WebSocketTransport.Options()
+        var wsOptions = WebSocketOptions()
         wsOptions.proxy = .url(proxy.url.absoluteString)
         let trusted: (inout TransportRequest) -> Void = { $0.tls.trustRoots = .file(certificates.caCertificateFile) }
         let sseHost = await end(SSETransport(request: request("https://origin.test:\(server.port)/sse", trusted), options: sseOptions))
@@ -87,9 +90,9 @@ struct TransportErrorWordingTests {
 
     @Test("an unsupported proxy scheme is invalid_configuration before any I/O on both")
     func proxyScheme() async throws {
-        var sseOptions = SSETransport.Options()
+        var sseOptions = SSEOptions()
         sseOptions.proxy = .url("ftp://127.0.0.1:21")
-        var wsOptions = WebSocketTransport.Options()
+        var wsOptions = WebSocketOptions()
         wsOptions.proxy = .url("ftp://127.0.0.1:21")
         let sse = await end(SSETransport(request: request("http://127.0.0.1:9/sse"), options: sseOptions))
         let ws = await end(WebSocketTransport(request: request("ws://127.0.0.1:9/ws"), options: wsOptions))

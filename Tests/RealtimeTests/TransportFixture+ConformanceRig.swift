@@ -3,6 +3,7 @@ import Foundation
 import Realtime
 import RealtimeTestSupport
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// The loopback environment: the test server plays each scenario.
 extension TransportFixture: ConformanceRig {

@@ -2,6 +2,9 @@
 import Foundation
 import Realtime
 import RealtimeTestServer
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import RealtimeWebSocket
 
 /// One transport kind under the shared ``Transport`` contract on loopback: the test-server URL
 /// that makes the server do each thing on that protocol, what its messages read, and how to
@@ -102,7 +105,7 @@ struct TransportFixture: Sendable {
         case .sse:
             return SSETransport(request: request)
         case .webSocket:
-            var options = WebSocketTransport.Options()
+            var options = WebSocketOptions()
             options.heartbeat = .disabled
             options.closeTimeout = Self.closeTimeout
             return WebSocketTransport(request: request, options: options)

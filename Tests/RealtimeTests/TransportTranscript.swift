@@ -1,6 +1,7 @@
 #if os(Linux)
 import Realtime
 import Testing
+@_spi(Transport) import RealtimeCore
 
 /// Everything one transport attempt yielded, in order, with the checks every attempt must
 /// pass whatever happened (``Transport`` contract item 2).

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeIO
 import RealtimeTesting
 import RealtimeTestServer
@@ -28,8 +28,8 @@ final class EmbeddedWebSocket: @unchecked Sendable {
     private var serverEncoder = WebSocketFrameEncoder(role: .server)
 
     /// No heartbeat, no compression, no proxy: tests that want one say so.
-    static var quietOptions: WebSocketTransport.Options {
-        var options = WebSocketTransport.Options()
+    static var quietOptions: WebSocketOptions {
+        var options = WebSocketOptions()
         options.heartbeat = .disabled
         options.compression = .disabled
         options.proxy = .none
@@ -37,7 +37,7 @@ final class EmbeddedWebSocket: @unchecked Sendable {
     }
 
     init(
-        url: String = "ws://example.test/chat", options: WebSocketTransport.Options = EmbeddedWebSocket.quietOptions,
+        url: String = "ws://example.test/chat", options: WebSocketOptions = EmbeddedWebSocket.quietOptions,
         seed: UInt64 = 19, configure: (inout TransportRequest) -> Void = { _ in }
     ) {
         var request = TransportRequest(url: URL(string: url)!)

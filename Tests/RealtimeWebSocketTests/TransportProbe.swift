@@ -1,7 +1,7 @@
 import Foundation
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeIO
-import RealtimeWebSocket
+@_spi(Transport) import RealtimeWebSocket
 import RealtimeTestSupport
 
 /// Drives one ``WebSocketTransport`` in a test: starts it, reads its events with a deadline,
@@ -12,7 +12,7 @@ final class TransportProbe: @unchecked Sendable {
     let events: TransportEvents
     private var iterator: TransportEvents.AsyncIterator
 
-    init(_ url: URL, options: WebSocketTransport.Options = TransportProbe.quietOptions, configure: (inout TransportRequest) -> Void = { _ in }) {
+    init(_ url: URL, options: WebSocketOptions = TransportProbe.quietOptions, configure: (inout TransportRequest) -> Void = { _ in }) {
         var request = TransportRequest(url: url)
         request.connectTimeout = .seconds(10)
         configure(&request)
@@ -22,8 +22,8 @@ final class TransportProbe: @unchecked Sendable {
     }
 
     /// No heartbeat; tests that want one say so.
-    static var quietOptions: WebSocketTransport.Options {
-        var o = WebSocketTransport.Options()
+    static var quietOptions: WebSocketOptions {
+        var o = WebSocketOptions()
         o.heartbeat = .disabled
         return o
     }

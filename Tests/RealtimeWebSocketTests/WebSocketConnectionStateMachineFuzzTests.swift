@@ -3,7 +3,10 @@ import RealtimeTestSupport
 import Testing
 
 @testable import RealtimeCore
-import RealtimeWebSocket
+@_spi(Transport) import RealtimeWebSocket
+@_spi(Transport) import RealtimeIO
+@_spi(Transport) import RealtimeSSE
+@_spi(Transport) import Realtime
 
 /// Thousands of seeded random event sequences through the WebSocket connection machine,
 /// performed by a model driver that does exactly what the actions say, with invariants

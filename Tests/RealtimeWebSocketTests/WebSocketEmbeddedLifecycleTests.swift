@@ -1,6 +1,6 @@
 import RealtimeTestSupport
 import Testing
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTesting
 @testable import RealtimeWebSocket
 
@@ -13,7 +13,7 @@ import RealtimeTesting
     }
 
     /// A transport brought to `phase`.
-    static func transport(in phase: Phase, options: WebSocketTransport.Options = EmbeddedWebSocket.quietOptions) -> EmbeddedWebSocket {
+    static func transport(in phase: Phase, options: WebSocketOptions = EmbeddedWebSocket.quietOptions) -> EmbeddedWebSocket {
         let ws = EmbeddedWebSocket(options: options)
         switch phase {
         case .connecting:
@@ -150,7 +150,7 @@ import RealtimeTesting
             }
         }
 
-        var options: WebSocketTransport.Options {
+        var options: WebSocketOptions {
             var options = EmbeddedWebSocket.quietOptions
             switch self {
             case .heartbeatTimeout: options.heartbeat = .ping(every: .seconds(10), missedLimit: 2)

@@ -1,5 +1,5 @@
 import Testing
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTesting
 import RealtimeTestSupport
 @testable import RealtimeWebSocket
@@ -40,7 +40,7 @@ import RealtimeTestSupport
         }
     }
 
-    static var options: WebSocketTransport.Options {
+    static var options: WebSocketOptions {
         var options = EmbeddedWebSocket.quietOptions
         options.maxMessageSize = 128
         return options

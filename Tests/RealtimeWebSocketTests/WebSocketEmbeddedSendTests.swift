@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTesting
 import RealtimeTestSupport
 import Testing
@@ -24,7 +24,7 @@ import Testing
     /// An open transport whose send queue holds `queue` messages, behind a kernel buffer with
     /// no room: what is sent stays in the stream or the queue until the test makes room.
     static func openWithAFullKernel(
-        queue: Int, _ configure: (inout WebSocketTransport.Options) -> Void = { _ in },
+        queue: Int, _ configure: (inout WebSocketOptions) -> Void = { _ in },
         sourceLocation: SourceLocation = #_sourceLocation
     ) -> EmbeddedWebSocket {
         var options = EmbeddedWebSocket.quietOptions

@@ -1,13 +1,13 @@
 import RealtimeTestSupport
 import Testing
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTesting
 @testable import RealtimeWebSocket
 
 /// Every timeout of the WebSocket connection on the embedded loop: time moves only when the
 /// test moves it, so each deadline is hit exactly, never raced.
 @Suite(.timeLimit(.minutes(1)), .endsEmbeddedConnections) struct WebSocketEmbeddedTimerTests {
-    static func heartbeat(_ mode: HeartbeatPolicy.Mode, every interval: Duration = .seconds(10)) -> WebSocketTransport.Options {
+    static func heartbeat(_ mode: HeartbeatPolicy.Mode, every interval: Duration = .seconds(10)) -> WebSocketOptions {
         var options = EmbeddedWebSocket.quietOptions
         options.heartbeat = .ping(every: interval, missedLimit: 2, mode: mode)
         return options

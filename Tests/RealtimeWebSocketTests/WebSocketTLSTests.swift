@@ -1,6 +1,6 @@
 import Foundation
 import Testing
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTestSupport
 import RealtimeTestServer
 import RealtimeWebSocket

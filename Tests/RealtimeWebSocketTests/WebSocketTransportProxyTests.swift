@@ -1,7 +1,7 @@
 import Foundation
 import Glibc
 import Testing
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTestServer
 import RealtimeWebSocket
 
@@ -13,7 +13,7 @@ import RealtimeWebSocket
         try! TestCertificates.shared()
     }()
 
-    static func options(_ proxy: ProxyConfiguration) -> WebSocketTransport.Options {
+    static func options(_ proxy: ProxyConfiguration) -> WebSocketOptions {
         var o = TransportProbe.quietOptions
         o.proxy = proxy
         return o

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeTestSupport
 import RealtimeIO
-@testable import RealtimeWebSocket
+@_spi(Transport) @testable import RealtimeWebSocket
 
 /// Transport behaviour that needs a kernel or a peer: the epoll loop's timer heap, SIGPIPE,
 /// refused connections and DNS, send ordering from many tasks. The timeouts and the phases of

@@ -105,7 +105,7 @@ extension ClientStateMachine {
         /// The client finished or was closed: the event came after the end.
         case clientDone
         /// The transport reported what its attempt already had (a second open) or what needs
-        /// an open first (a terminator before the open): the ``Transport`` contract was broken.
+        /// an open first (a terminator before the open): the `Transport` contract was broken.
         case outOfOrder
     }
 

@@ -1,6 +1,6 @@
 /// The one bounded buffer between a producer (an I/O thread) and a single consumer, as a pure
 /// value: the client's buffer (kept under the lock that runs the client machine, so the relay
-/// numbers a batch and buffers it in one acquisition) and ``BoundedChannel``'s. It never
+/// numbers a batch and buffers it in one acquisition) and `BoundedChannel`'s. It never
 /// resumes anything itself: each step returns the consumer's waiter to resume, or whether the
 /// paused producer may read again, for the caller to act on once the lock is released.
 ///

@@ -25,6 +25,7 @@ import Synchronization
 /// `@inlinable` so it is specialised for the element type in client modules. (The class is
 /// public, its members `package`: with the class `package` too, the optimizer did not
 /// specialise it across modules, and every element went through generic metadata lookups.)
+@_spi(Transport)
 public final class BoundedChannel<Element: Sendable>: AsyncSequence, Sendable {
     @usableFromInline
     struct State {

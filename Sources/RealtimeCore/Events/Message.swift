@@ -38,7 +38,7 @@ public struct Message: Sendable, Hashable {
     /// `Configuration.messageID` read from the payload, else nil.
     public var id: String?
     /// An SSE comment (a line starting with `:`), delivered only when
-    /// `SSETransport.Options.reportsComments` asks for them; ``text`` is the comment after
+    /// `SSEOptions.reportsComments` asks for them; ``text`` is the comment after
     /// the colon, less one leading space. ``type`` and ``id`` are nil, and the resume cursor
     /// does not move. False for every event and WebSocket message.
     public var isComment = false

@@ -1,5 +1,5 @@
 /// What the client knows about the attempt that just ended, beyond its
-/// ``TransportEnd``; input to ``ReconnectPolicy/decide(_:context:backoff:using:)``.
+/// `TransportEnd`; input to ``ReconnectPolicy/decide(_:context:backoff:using:)``.
 package struct ReconnectContext: Sendable, Hashable {
     /// The attempt that ended, 1 for the client's first.
     package var attempt: Int

@@ -1,5 +1,5 @@
 /// When to connect again, by failure class (the table in the Errors article), the same for SSE and
-/// WebSocket. A pure function of the attempt's ``TransportEnd``, a `ReconnectContext` and
+/// WebSocket. A pure function of the attempt's `TransportEnd`, a `ReconnectContext` and
 /// the `Backoff` state: no clock, no I/O.
 ///
 /// | what happened | decision |

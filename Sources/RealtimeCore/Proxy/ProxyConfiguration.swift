@@ -1,6 +1,6 @@
 /// How a transport reaches its server: through the proxy the environment names, directly,
-/// or through a given proxy. `SSETransport.Options.proxy` and
-/// `WebSocketTransport.Options.proxy` both take it.
+/// or through a given proxy. `SSEOptions.proxy` and
+/// `WebSocketOptions.proxy` both take it.
 public enum ProxyConfiguration: Sendable, Hashable, CustomStringConvertible {
     /// libcurl's environment rules (default): `http_proxy` for `http`/`ws` (lowercase only),
     /// `https_proxy` or `HTTPS_PROXY` for `https`/`wss`, then `all_proxy` or `ALL_PROXY`;

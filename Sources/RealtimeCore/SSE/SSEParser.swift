@@ -29,7 +29,7 @@
 /// so it can move to the thread that reads the stream).
 ///
 /// The parser runs inside `SSETransport` (its ``Limits`` set through
-/// `SSETransport.Options.limits`). It is public for a transport of your own (for example
+/// `SSEOptions.limits`). It is public for a transport of your own (for example
 /// `URLSession`'s bytes on Apple platforms): feed it the body, read the events.
 ///
 /// ```swift

@@ -5,11 +5,11 @@
 ///    and returns at once. A transport never reconnects by itself: retry, backoff and resume
 ///    belong to `RealtimeClient`.
 /// 2. **Events, in order, ending once.** The sink receives at most one
-///    ``TransportEvent/opened(_:)``, then messages, then exactly one
-///    ``TransportEvent/ended(_:)``, from one thread at a time. Nothing is delivered after
+///    `TransportEvent.opened(_:)`, then messages, then exactly one
+///    `TransportEvent.ended(_:)`, from one thread at a time. Nothing is delivered after
 ///    `ended`. An attempt closed before it started delivers its `ended` when it starts.
 /// 3. **Nothing is lost, nothing is unbounded.** Messages are never dropped. When the sink
-///    reports it is full (``TransportSink/deliver(_:)`` returns false), the transport stops
+///    reports it is full (`TransportSink.deliver(_:)` returns false), the transport stops
 ///    reading from the network until ``resumeDelivery()`` (TCP back-pressure), instead of
 ///    buffering without bound.
 /// 4. **Partial data is never delivered.** An SSE event cut mid-way, or a WebSocket message
@@ -26,22 +26,23 @@
 ///    from any thread at any time, even before the connection opens. It ends the attempt
 ///    promptly (a WebSocket close handshake bounded in time), releases every socket, handle
 ///    and timer, and delivers `ended` with error `cancelled` unless already ended. (A
-///    consumer of ``TransportEvents`` that stops iterating, its task cancelled, closes the
+///    consumer of `TransportEvents` that stops iterating, its task cancelled, closes the
 ///    transport.)
 /// 7. **Never harm the host.** No SIGPIPE, no global signal handlers, no secret in any
 ///    error or log; every descriptor close-on-exec, so a process the host spawns does not
 ///    keep a connection open.
 /// 8. **Verify on request.** ``verifyConnection(within:)`` makes a live connection prove it
 ///    still works within a bound, or end with `idleTimeout`.
+@_spi(Transport)
 public protocol Transport: AnyObject, Sendable {
     /// Which protocol this transport speaks.
     var kind: TransportKind { get }
 
     /// Begins the attempt, delivering its events to `sink` on the I/O thread. Returns
-    /// immediately. For an `AsyncSequence` of the events, use ``TransportEvents``.
+    /// immediately. For an `AsyncSequence` of the events, use `TransportEvents`.
     func start(delivering sink: any TransportSink)
 
-    /// The sink has room again after ``TransportSink/deliver(_:)`` returned false: read from
+    /// The sink has room again after `TransportSink.deliver(_:)` returned false: read from
     /// the network again. Any thread; a call while reading is not paused does nothing.
     func resumeDelivery()
 

@@ -2,6 +2,7 @@
 ///
 /// A transport emits at most one `opened`, then any number of `message`/`messages`/`retryHint`,
 /// and always exactly one terminal `ended`, after which its stream finishes.
+@_spi(Transport)
 public enum TransportEvent: Sendable {
     /// The connection is live (SSE: 200 + `text/event-stream`; WebSocket: 101 accepted).
     case opened(ConnectionInfo)
@@ -18,6 +19,7 @@ public enum TransportEvent: Sendable {
 }
 
 /// How one connection attempt ended.
+@_spi(Transport)
 public struct TransportEnd: Sendable, Hashable {
     /// True for an orderly end (SSE EOF on a complete response, a WebSocket close handshake).
     public var clean: Bool

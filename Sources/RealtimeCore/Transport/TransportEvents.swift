@@ -1,7 +1,7 @@
 /// The events of one transport attempt as an `AsyncSequence`, for code that drives a
-/// ``Transport`` itself instead of through `RealtimeClient` (tests, tools, benchmarks).
+/// `Transport` itself instead of through `RealtimeClient` (tests, tools, benchmarks).
 ///
-/// Creating it starts the transport (``Transport/start(delivering:)``) with a sink that keeps
+/// Creating it starts the transport (`Transport.start(delivering:)`) with a sink that keeps
 /// at most `capacity` events (plus what one read delivers at once) for the consumer: when that
 /// many wait, the transport stops reading from the network, and it reads again once the
 /// consumer has taken half of them. It yields the attempt's events in order and finishes after
@@ -18,6 +18,7 @@
 ///     if case .message(let message) = event { print(message.text ?? "") }
 /// }
 /// ```
+@_spi(Transport)
 public final class TransportEvents: AsyncSequence, Sendable {
     public typealias Element = TransportEvent
     public typealias Failure = Never
@@ -62,7 +63,7 @@ public final class TransportEvents: AsyncSequence, Sendable {
 
 extension Transport {
     /// Starts this transport and returns its events as an `AsyncSequence`; see
-    /// ``TransportEvents``.
+    /// `TransportEvents`.
     public func eventStream(capacity: Int = 256) -> TransportEvents {
         TransportEvents(self, capacity: capacity)
     }

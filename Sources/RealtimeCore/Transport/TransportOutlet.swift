@@ -1,8 +1,8 @@
-/// A transport's side of its ``TransportSink``: the I/O thread's handle for delivering events,
+/// A transport's side of its `TransportSink`: the I/O thread's handle for delivering events,
 /// confined to that thread (a stored `var` of the connection object).
 ///
 /// Keeps two rules of the contract for every transport: nothing is delivered after `ended`, and
-/// an attempt that ends before it has a sink (closed before ``Transport/start(delivering:)``)
+/// an attempt that ends before it has a sink (closed before `Transport.start(delivering:)`)
 /// keeps what it would have delivered (its `ended`) until the sink arrives.
 package struct TransportOutlet {
     private var sink: (any TransportSink)?

@@ -45,7 +45,7 @@ public struct TransportRequest: Sendable {
     public var eventBufferCapacity: Int = 256
     /// 1 for the client's first attempt.
     public var attempt: Int = 1
-    /// Deliver messages as ``TransportEvent/messages(_:)`` batches (one per wake-up, data
+    /// Deliver messages as `TransportEvent.messages(_:)` batches (one per wake-up, data
     /// packed, no `String` per event) where the transport can: SSE does; WebSocket ignores
     /// it and sends `message`s. A batch holds at most ``eventBufferCapacity`` events (at
     /// least 16) and at most 32 KiB of data, or one larger event alone. Default false.

@@ -20,7 +20,7 @@ extension WebSocketConnectionStateMachine {
 
     /// The byte stream connected (TCP, the proxy tunnel, TLS): the opening handshake it holds
     /// goes out now, so from here on the request may have reached the server and every end
-    /// reports ``TransportEnd/requestWasDelivered`` true (the SSE transport marks the same
+    /// reports `TransportEnd.requestWasDelivered` true (the SSE transport marks the same
     /// moment with curl's pre-request callback).
     package mutating func streamConnected() {
         switch state {

@@ -1,18 +1,19 @@
 #if os(Linux)
 import Dispatch
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 extension EventLoop {
-    /// The network monitor of this loop: a ``LinuxNetworkMonitor`` on this loop, for every
+    /// The network monitor of this loop: a `LinuxNetworkMonitor` on this loop, for every
     /// interface, made on first use and shared by every client on the loop (one netlink
     /// socket). It is what a client uses by default (`RealtimeClient.Configuration`'s
-    /// `networkMonitor`), and ``LinuxNetworkMonitor/shared`` is the one of ``shared``.
+    /// `networkMonitor`), and `LinuxNetworkMonitor.shared` is the one of ``shared``.
     ///
     /// It is made on the loop's own thread, so it sees the network namespace that thread is
     /// in (a loop whose thread entered another namespace with setns(2) watches that
     /// namespace's interfaces, as the sockets made on it live there). The first use from
     /// another thread waits for the loop to make it (a netlink table dump: about a
     /// millisecond). ``shutdown()`` stops it.
+    @_spi(Transport)
     public var networkMonitor: LinuxNetworkMonitor {
         if let made = monitorSlot.withLock({ $0 }) { return made }
         let made: LinuxNetworkMonitor

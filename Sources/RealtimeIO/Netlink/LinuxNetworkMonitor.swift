@@ -1,7 +1,7 @@
 #if os(Linux)
 import CLinux
 import Glibc
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// A ``NetworkMonitor`` over a NETLINK_ROUTE socket (rtnetlink(7)) registered on an
 /// ``EventLoop``: it subscribes to link, IPv4/IPv6 address and route changes and, after each
@@ -12,6 +12,7 @@ import RealtimeCore
 ///
 /// Use ``shared`` for the whole process (one socket for every client), or a private one
 /// restricted to some ``interfaces`` (e.g. `["wlan0"]`, or a veth in tests).
+@_spi(Transport)
 public final class LinuxNetworkMonitor: NetworkMonitor {
     /// One monitor for the process on ``EventLoop/shared``, all interfaces: the shared
     /// loop's ``EventLoop/networkMonitor``, which clients use by default.

@@ -1,7 +1,7 @@
 #if os(Linux)
 import CLinux
 import Glibc
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// Opens a non-blocking TCP connection to the first of a host's resolved addresses that
 /// accepts it, in the resolver's order (RFC 6724), remembering why the last one failed so

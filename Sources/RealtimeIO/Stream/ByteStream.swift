@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// A connected, ordered, reliable byte stream (TCP, optionally wrapped in TLS): the only way
 /// transports reach the network, so that the codecs and state machines above it never see

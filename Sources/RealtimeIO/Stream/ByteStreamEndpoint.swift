@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// Where a ``ByteStream`` connects, and how.
 package struct ByteStreamEndpoint: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// Bytes accepted for a socket that the kernel has not taken yet, with the completions of
 /// the writes they belong to (the shape of swift-nio's pending-writes manager), without I/O.

@@ -1,4 +1,4 @@
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// The client side of an HTTP `CONNECT` tunnel (RFC 9110 §9.3.6), without I/O: the request
 /// to send to the proxy, then its answer, parsed until the head is complete.

@@ -1,7 +1,7 @@
 #if os(Linux)
 import CLinux
 import Glibc
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 extension SocketByteStream {
     // MARK: Writing

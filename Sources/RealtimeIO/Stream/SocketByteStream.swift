@@ -2,7 +2,7 @@
 import CLinux
 import Dispatch
 import Glibc
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// The Linux `ByteStream`: a non-blocking TCP socket on an ``EventLoop`` (epoll), with
 /// optional TLS through `TLSSession` (OpenSSL over memory BIOs).

@@ -1,6 +1,6 @@
 #if os(Linux)
 import COpenSSL
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// OpenSSL client contexts (`SSL_CTX`), one per ``TLSConfiguration``, shared by every
 /// connection made with that configuration.

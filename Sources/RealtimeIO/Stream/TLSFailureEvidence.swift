@@ -1,6 +1,6 @@
 #if os(Linux)
 import COpenSSL
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// What a failed TLS connection left behind, from which ``cause`` decides the
 /// ``TLSFailureCause``: the one decision both transports make, the WebSocket byte stream from

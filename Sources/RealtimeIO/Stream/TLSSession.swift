@@ -1,6 +1,6 @@
 #if os(Linux)
 import COpenSSL
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 
 /// A TLS client engine over two OpenSSL memory BIOs: ciphertext goes in and out as bytes,
 /// so the socket (and its non-blocking I/O, `MSG_NOSIGNAL` and back-pressure) stays ours and

@@ -16,7 +16,7 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
         coalesced(every: interval, clock: ContinuousClock(), maxPending: maxPending, merge: merge)
     }
 
-    /// ``coalesced(every:maxPending:merge:)`` timed by `clock` (tests pass a manual clock).
+    /// `coalesced(every:maxPending:merge:)` timed by `clock` (tests pass a manual clock).
     public func coalesced<C: Clock>(
         every interval: Duration = .seconds(1) / 30, clock: C, maxPending: Int = 1024,
         merge: @escaping @Sendable (inout Element, Element) -> Bool = { _, _ in false }
@@ -33,7 +33,7 @@ extension AsyncSequence where Self: Sendable, Element == LLMDelta {
         coalesced(every: interval, clock: ContinuousClock(), maxPending: maxPending, merge: LLMDelta.merge)
     }
 
-    /// ``coalesced(every:maxPending:)`` timed by `clock` (tests pass a manual clock).
+    /// `coalesced(every:maxPending:)` timed by `clock` (tests pass a manual clock).
     public func coalesced<C: Clock>(
         every interval: Duration = .seconds(1) / 30, clock: C, maxPending: Int = 1024
     ) -> CoalescedSequence<Self> where C.Duration == Duration {

@@ -51,7 +51,7 @@ package struct CoalescingStateMachine<Element, Failure: Error> {
     /// Elements waiting for the next batch (after merging).
     package var pendingCount: Int { pending.count }
 
-    /// Whether the source is paused because ``capacity`` elements wait.
+    /// Whether the source is paused because `capacity` elements wait.
     package var isProducerPaused: Bool { producerPaused }
 
     // MARK: Consumer
@@ -96,7 +96,7 @@ package struct CoalescingStateMachine<Element, Failure: Error> {
         /// Resume the waiting consumer with this batch.
         case deliver([Element])
         /// Arm a timer for this deadline (the consumer waits for it); then pause like
-        /// ``pause`` when `pause` is true.
+        /// `pause` when `pause` is true.
         case armTimer(Duration, pause: Bool)
         /// Stop reading the source until the consumer takes a batch (or goes away).
         case pause

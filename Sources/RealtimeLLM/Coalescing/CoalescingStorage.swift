@@ -1,7 +1,7 @@
 import RealtimeCore
 
 /// The I/O side of ``CoalescedSequence``: a task that reads the source, a timer task, and the
-/// consumer's and producer's continuations, around one ``CoalescingStateMachine``.
+/// consumer's and producer's continuations, around one `CoalescingStateMachine`.
 /// Continuations are resumed and tasks cancelled outside the lock.
 final class CoalescingStorage<Element: Sendable, Failure: Error>: Sendable {
     private typealias Machine = CoalescingStateMachine<Element, Failure>

@@ -23,7 +23,7 @@ import RealtimeCore
 ///   `max_tokens`, `refusal`, …), then the cumulative ``LLMDelta/usage(_:)``;
 /// - `error` → ``LLMDelta/error(_:)`` with code `stream_error` (the error's `type`, e.g.
 ///   `overloaded_error`, in the detail; the event's data as the body excerpt);
-/// - `message_stop` (the ``terminator``, where the client ends the reply without delivering
+/// - `message_stop` (the `terminator`, where the client ends the reply without delivering
 ///   it) and `ping` → nothing;
 /// - an event type this version does not know → ``LLMDelta/unrecognized(_:)`` with the type:
 ///   skipped whole, whatever its fields hold (Anthropic adds event types over time and asks

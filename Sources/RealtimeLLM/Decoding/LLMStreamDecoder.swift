@@ -10,11 +10,11 @@ import RealtimeCore
 ///   which content block is a tool call), fed every message of that reply once, in order.
 /// - `decode` appends zero or more deltas for one message. Events that carry nothing for
 ///   the reply (keep-alives, metadata, the format's end marker when the client delivers it)
-///   append nothing. ``terminator`` names the end marker, so the client can stop there.
+///   append nothing. `terminator` names the end marker, so the client can stop there.
 /// - An error object of the format is reported as an ``LLMDelta/error(_:)`` delta with code
 ///   `stream_error`, not thrown; nothing of the reply follows it.
 /// - A message the format cannot make sense of (not JSON, wrong shape) throws a
-///   ``RealtimeError`` (`protocol_violation`) whose description says what was wrong without
+///   `RealtimeError` (`protocol_violation`) whose description says what was wrong without
 ///   quoting the data; the reply ends there, with what was decoded before.
 /// - Never crash on input, and keep no more than a reply's worth of state.
 public protocol LLMStreamDecoder: Sendable {
@@ -41,7 +41,7 @@ extension LLMStreamDecoder {
 }
 
 extension LLMStreamDecoder {
-    /// The deltas of one message (see ``decode(_:into:)``).
+    /// The deltas of one message (see `decode(_:into:)`).
     public mutating func decode(_ message: Message) throws(RealtimeError) -> [LLMDelta] {
         var deltas: [LLMDelta] = []
         try decode(message, into: &deltas)

@@ -6,7 +6,7 @@ import Foundation
 import RealtimeCore
 
 /// JSON decoding shared by the built-in decoders: Foundation's `JSONDecoder`, with its
-/// failures turned into ``RealtimeError``s that name the format and the place in the
+/// failures turned into `RealtimeError`s that name the format and the place in the
 /// structure, never the data.
 enum LLMWireJSON {
     /// One decoder for every message: `JSONDecoder` is thread-safe and costly to create

@@ -4,7 +4,7 @@ import RealtimeCore
 /// on a JSON object as text (a Gemini `functionCall`'s `args`, a citation object) without
 /// parsing the event twice.
 ///
-/// ``json`` re-encodes it: object keys sorted, no spaces, strings escaped as RFC 8259 §7
+/// `json` re-encodes it: object keys sorted, no spaces, strings escaped as RFC 8259 §7
 /// requires, numbers as the shortest text that reads back the same.
 enum LLMWireValue: Decodable, Sendable, Hashable {
     case null

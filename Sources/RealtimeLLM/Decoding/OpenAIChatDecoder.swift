@@ -20,14 +20,14 @@ import RealtimeCore
 ///   `prompt_tokens_details.cached_tokens` when sent;
 /// - `{"error": {...}}` → ``LLMDelta/error(_:)`` with code `stream_error`, the error's
 ///   `type` (or `code`) in the detail and the event's data as the body excerpt;
-/// - `[DONE]` → nothing: it is the ``terminator``, where the client ends the reply without
+/// - `[DONE]` → nothing: it is the `terminator`, where the client ends the reply without
 ///   delivering it.
 ///
 /// - an object with neither `choices` nor `error` (`{"object":"keepalive"}`, which proxies
 ///   and local servers add) → ``LLMDelta/unrecognized(_:)`` with its `object` (or its SSE
 ///   `event:` type): skipped, the reply goes on.
 ///
-/// Only the choice numbered ``choice`` is followed (the one reply a request without `n`
+/// Only the choice numbered `choice` is followed (the one reply a request without `n`
 /// produces); chunks of other choices are skipped. `role`, `logprobs` and OpenRouter's
 /// `reasoning_details` are not decoded. A data that is not a JSON object, or a known field of
 /// the wrong type, throws `protocol_violation` (the reasoning fields, whose type differs
@@ -42,7 +42,7 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
     private var openCalls: Set<Int> = []
     /// Index given to each call id seen, for servers that omit `index`.
     private var indexByID: [String: Int] = [:]
-    /// The highest index in ``indexByID``: the next new id gets the one after it.
+    /// The highest index in `indexByID`: the next new id gets the one after it.
     private var highestIDIndex: Int?
     private var lastIndex: Int?
     private var finished = false

@@ -16,7 +16,7 @@ public enum OpenAIRealtimeEvent {
     /// `session.update` with `session`, the session's configuration as a JSON object
     /// (`{"type":"realtime","instructions":…,"tools":[…]}`).
     ///
-    /// - Throws: ``RealtimeError`` `invalid_configuration` when `session` is not a JSON object.
+    /// - Throws: `RealtimeError` `invalid_configuration` when `session` is not a JSON object.
     public static func sessionUpdate(session: [UInt8]) throws(RealtimeError) -> OutboundMessage {
         let text = String(decoding: session, as: UTF8.self)
         guard case .object = JSONEquivalence.parse(text, maxDepth: 512) else {

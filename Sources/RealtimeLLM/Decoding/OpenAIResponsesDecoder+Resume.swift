@@ -35,7 +35,7 @@ extension OpenAIResponsesDecoder {
         return idText + " " + number
     }
 
-    /// The parts of a cursor made by ``resumeCursor(after:previous:)``: nil for a string that
+    /// The parts of a cursor made by `resumeCursor(after:previous:)`: nil for a string that
     /// is not one (no space, a number that is not one, an id with spaces).
     package static func parseResumeCursor(_ cursor: String) -> (responseID: String?, sequenceNumber: Int?)? {
         let parts = cursor.split(separator: " ", maxSplits: 1, omittingEmptySubsequences: false)

@@ -2,7 +2,7 @@
 ///
 /// The formats cite in different shapes (a URL and a title, a file id, a character range of
 /// a document, a web search result), so the fields that most have are named here and the
-/// whole citation object is kept in ``json`` for the rest.
+/// whole citation object is kept in `json` for the rest.
 public struct LLMCitation: Sendable, Hashable {
     /// What the wire calls this kind of citation: the object's `type` (`url_citation`,
     /// `file_citation`, `char_location`, `web_search_result_location`, …); for Gemini, which

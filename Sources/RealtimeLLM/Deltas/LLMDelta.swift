@@ -4,12 +4,12 @@ import RealtimeCore
 /// ``LLMStreamDecoder``; an ``LLMTranscript`` puts the pieces together.
 ///
 /// The order of deltas is the order of the stream. A reply that ends normally carries a
-/// ``finish(_:)``; ``usage(_:)`` may come before or after it (OpenAI sends its usage chunk
-/// after the finish, Anthropic both in one `message_delta`). An ``error(_:)`` is always the
+/// `finish(_:)`; `usage(_:)` may come before or after it (OpenAI sends its usage chunk
+/// after the finish, Anthropic both in one `message_delta`). An `error(_:)` is always the
 /// last delta of a reply.
 ///
-/// The answer (``text(_:)``), the model's reasoning (``reasoning(_:)``), a refusal
-/// (``refusal(_:)``) and the sources it cites (``citation(_:)``) are apart, so an app can
+/// The answer (`text(_:)`), the model's reasoning (`reasoning(_:)`), a refusal
+/// (`refusal(_:)`) and the sources it cites (`citation(_:)`) are apart, so an app can
 /// show each its own way. The table in the LLM streaming article says which wire field of
 /// which format fills each case.
 public enum LLMDelta: Sendable, Hashable {
@@ -19,7 +19,7 @@ public enum LLMDelta: Sendable, Hashable {
     case text(String)
     /// A fragment of the model's reasoning: raw reasoning text, a summary of it, a block's
     /// signature or redacted (encrypted) reasoning, by block (see ``LLMReasoningDelta``).
-    /// Never part of ``text(_:)``.
+    /// Never part of `text(_:)`.
     case reasoning(LLMReasoningDelta)
     /// A fragment of a refusal: the text the model wrote instead of an answer when it
     /// declined (OpenAI `refusal`, Responses `response.refusal.delta`).
@@ -28,7 +28,7 @@ public enum LLMDelta: Sendable, Hashable {
     /// `citations_delta`, Gemini citation and grounding metadata), in stream order.
     case citation(LLMCitation)
     /// A fragment of the reply's audio, decoded (OpenAI Realtime audio replies; their
-    /// transcript is the reply's ``text(_:)``).
+    /// transcript is the reply's `text(_:)`).
     case audio(LLMAudioDelta)
     /// A fragment of a tool (function) call.
     case toolCall(LLMToolCallDelta)
@@ -102,7 +102,7 @@ extension LLMDelta {
         }
     }
 
-    /// The text of a ``text(_:)`` delta, else nil.
+    /// The text of a `text(_:)` delta, else nil.
     public var text: String? {
         if case .text(let t) = self { return t }
         return nil

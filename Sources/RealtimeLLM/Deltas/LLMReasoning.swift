@@ -2,9 +2,9 @@
 /// ``LLMReasoningDelta`` fragments.
 ///
 /// To continue an Anthropic conversation that used extended thinking with tools, send each
-/// block back in the assistant turn as the API requires: a block with a ``signature`` as
+/// block back in the assistant turn as the API requires: a block with a `signature` as
 /// `{"type": "thinking", "thinking": text, "signature": signature}`, a block with
-/// ``redactedData`` as `{"type": "redacted_thinking", "data": redactedData}`.
+/// `redactedData` as `{"type": "redacted_thinking", "data": redactedData}`.
 public struct LLMReasoning: Sendable, Hashable {
     /// The block's index (``LLMReasoningDelta/index``).
     public var index: Int

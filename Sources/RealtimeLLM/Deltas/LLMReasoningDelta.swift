@@ -1,8 +1,8 @@
 /// A fragment of the model's reasoning as it streams, kept apart from the answer's text.
 ///
 /// Reasoning comes in blocks (an Anthropic `thinking` block, a Responses reasoning summary
-/// part, a run of Gemini thought parts or of `reasoning_content`); ``index`` says which. Each
-/// fragment has a ``kind``, because the formats send things that are not all text to show:
+/// part, a run of Gemini thought parts or of `reasoning_content`); `index` says which. Each
+/// fragment has a `kind`, because the formats send things that are not all text to show:
 /// a signature vouches for a block and must go back to the provider unchanged, redacted
 /// reasoning is encrypted, and a summary is not what the model thought but what it wrote
 /// about it. Fragments of one block and kind, concatenated in stream order, are the whole
@@ -31,9 +31,9 @@ public struct LLMReasoningDelta: Sendable, Hashable {
     /// second, … in the order the blocks began (for Anthropic, the ordinal of the thinking
     /// block among the reply's thinking and redacted blocks, not its content-block index).
     public var index: Int
-    /// What ``fragment`` is.
+    /// What `fragment` is.
     public var kind: Kind
-    /// The next piece of the block's value of this ``kind`` (a signature or redacted data
+    /// The next piece of the block's value of this `kind` (a signature or redacted data
     /// usually arrives whole, in one fragment).
     public var fragment: String
 

@@ -7,7 +7,7 @@ public struct LLMToolCall: Sendable, Hashable {
     /// The tool's name (empty when the stream never sent one).
     public var name: String
     /// The arguments' JSON text: every fragment of this call, concatenated in stream order.
-    /// Complete once ``isComplete`` is true; the SDK does not parse it.
+    /// Complete once `isComplete` is true; the SDK does not parse it.
     public var arguments: String
     /// Whether the stream said this call is over (see ``LLMDelta/toolCallEnd(index:)``, or
     /// the reply's finish). A reply cut short can leave a call incomplete.

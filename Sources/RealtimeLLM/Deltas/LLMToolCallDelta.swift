@@ -1,5 +1,5 @@
 /// A fragment of a tool call as it streams: the first fragment of a call usually brings its
-/// ``id`` and ``name``, later ones only pieces of the arguments' JSON text.
+/// `id` and `name`, later ones only pieces of the arguments' JSON text.
 public struct LLMToolCallDelta: Sendable, Hashable {
     /// Which tool call of the reply this belongs to: 0 for the first call, 1 for the second, …
     /// (OpenAI's `tool_calls[].index`; for Anthropic, the ordinal of the `tool_use` block

@@ -13,7 +13,7 @@ import RealtimeCore
 /// ```
 ///
 /// Bounded: the text, reasoning, refusal, audio, citations and arguments together may hold
-/// ``maxBytes`` bytes (text counted in UTF-8); a delta
+/// `maxBytes` bytes (text counted in UTF-8); a delta
 /// that would go beyond is not applied and the transcript fails with `message_too_large`
 /// (nothing else is applied after an error).
 public struct LLMTranscript: Sendable, Hashable {
@@ -47,11 +47,11 @@ public struct LLMTranscript: Sendable, Hashable {
     /// model's output limit, low enough that a server streaming forever cannot exhaust memory.
     public let maxBytes: Int
     private var byteCount = 0
-    /// Where each call index is in ``toolCalls``: a fragment finds its call in O(1).
+    /// Where each call index is in `toolCalls`: a fragment finds its call in O(1).
     private var positionByIndex: [Int: Int] = [:]
-    /// Where each reasoning block index is in ``reasoning``.
+    /// Where each reasoning block index is in `reasoning`.
     private var reasoningPositionByIndex: [Int: Int] = [:]
-    /// Positions in ``toolCalls`` before which every call is complete, so a finish does not
+    /// Positions in `toolCalls` before which every call is complete, so a finish does not
     /// revisit the calls that ended one by one.
     private var firstOpenPosition = 0
 
@@ -159,7 +159,7 @@ public struct LLMTranscript: Sendable, Hashable {
         toolCalls[position].arguments += fragment.argumentsFragment
     }
 
-    /// Adds an empty call, keeping ``toolCalls`` in index order. Calls arrive in index order
+    /// Adds an empty call, keeping `toolCalls` in index order. Calls arrive in index order
     /// from every known server, which appends in O(1); a call that comes before others costs
     /// a shift of the ones after it.
     private mutating func insertCall(index: Int) -> Int {

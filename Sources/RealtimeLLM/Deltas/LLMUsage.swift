@@ -4,7 +4,7 @@
 /// it with `stream_options: {"include_usage": true}`); the Responses API sends it in
 /// `response.completed` (or `response.incomplete`); Anthropic sends the input count in
 /// `message_start` and cumulative output counts in `message_delta`; Gemini sends cumulative
-/// `usageMetadata` with its chunks. ``merged(with:)`` combines them the way
+/// `usageMetadata` with its chunks. `merged(with:)` combines them the way
 /// ``LLMTranscript`` does.
 ///
 /// The counts are the wire's, not normalised: OpenAI's and the Responses API's output

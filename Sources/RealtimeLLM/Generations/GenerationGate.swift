@@ -2,7 +2,7 @@
 /// machine: replies are numbered generations, a new one supersedes the old, and only the
 /// current generation's payloads reach the single consumer.
 ///
-/// - ``begin()`` starts generation n+1: payloads of older generations still queued are
+/// - `begin()` starts generation n+1: payloads of older generations still queued are
 ///   discarded, and their producers' later offers are rejected, so nothing of an old reply
 ///   is delivered once the new one has started.
 /// - A producer offers payloads stamped with its generation; the consumer takes them in
@@ -33,7 +33,7 @@ package struct GenerationGate<Payload> {
     package var isProducerWaiting: Bool { producerWaiting }
 
     package struct SupersedeAction {
-        /// The new generation's number (for ``begin()``; the current one for ``cancel()``).
+        /// The new generation's number (for `begin()`; the current one for `cancel()`).
         package var generation: Int
         /// Queued payloads of the old generation that were discarded.
         package var discarded: Int

@@ -1,6 +1,6 @@
 #if os(Linux)
 import CCurl
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeIO
 import RealtimeTesting
 import RealtimeTestSupport
@@ -25,7 +25,7 @@ final class EmbeddedSSE: @unchecked Sendable {
     let connection: LoopBound<Connection, ManualLoop>
 
     init(
-        url: String = "http://example.test/stream", options: SSETransport.Options = EmbeddedSSE.quietOptions,
+        url: String = "http://example.test/stream", options: SSEOptions = EmbeddedSSE.quietOptions,
         configure: (inout TransportRequest) -> Void = { _ in }
     ) {
         var request = TransportRequest(url: URL(string: url)!)
@@ -63,8 +63,8 @@ final class EmbeddedSSE: @unchecked Sendable {
     }
 
     /// No proxy from the environment: the tests' answers do not depend on the machine.
-    static var quietOptions: SSETransport.Options {
-        var options = SSETransport.Options()
+    static var quietOptions: SSEOptions {
+        var options = SSEOptions()
         options.proxy = .none
         return options
     }

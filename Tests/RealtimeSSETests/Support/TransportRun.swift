@@ -1,7 +1,7 @@
 #if os(Linux)
 import Glibc
-import RealtimeCore
-import RealtimeSSE
+@_spi(Transport) import RealtimeCore
+@_spi(Transport) import RealtimeSSE
 import RealtimeTestSupport
 #if canImport(FoundationEssentials)
 import FoundationEssentials

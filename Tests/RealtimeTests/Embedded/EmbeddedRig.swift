@@ -2,7 +2,7 @@
 import CCurl
 import Foundation
 import Realtime
-import RealtimeCore
+@_spi(Transport) import RealtimeCore
 import RealtimeIO
 import RealtimeTesting
 import RealtimeSSE
@@ -44,7 +44,7 @@ final class EmbeddedRig: ConformanceRig, @unchecked Sendable {
         let loop = self.loop
         switch kind {
         case .sse:
-            var options = SSETransport.Options()
+            var options = SSEOptions()
             options.proxy = .none
             return SSETransportCore(request: request, options: options, loop: loop) { [self] _, _, _ in
                 let curl = ScriptedCurl()
@@ -53,7 +53,7 @@ final class EmbeddedRig: ConformanceRig, @unchecked Sendable {
                 return curl
             }
         case .webSocket:
-            var options = WebSocketTransport.Options()
+            var options = WebSocketOptions()
             options.heartbeat = .disabled
             options.compression = .disabled
             options.proxy = .none

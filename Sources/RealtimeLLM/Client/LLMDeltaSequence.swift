@@ -1,6 +1,6 @@
-/// A ``RealtimeClient``'s reply as ``LLMDelta``s: each message decoded by an
+/// A `RealtimeClient`'s reply as ``LLMDelta``s: each message decoded by an
 /// ``LLMStreamDecoder``, and a failure that ends the reply as a last
-/// ``LLMDelta/error(_:)``. Made by ``RealtimeClient/deltas(format:)``.
+/// ``LLMDelta/error(_:)``. Made by `RealtimeClient.deltas(format:)`.
 ///
 /// - The sequence ends when the reply does: after the client's last event, after an error
 ///   object in the stream (`stream_error`), or after a message the decoder rejects
@@ -11,11 +11,11 @@
 /// - A client error after which the client gives up (`willRetry == false`: an HTTP status
 ///   with its body excerpt and `Retry-After`, a cut that cannot be repeated, a reply that
 ///   ended without its terminator (`truncated`), … with the cause of a wrapping error in
-///   ``RealtimeError/underlying``) is the last delta. Errors the client retries and the
+///   `RealtimeError.underlying`) is the last delta. Errors the client retries and the
 ///   `open`/`closed` events are not deltas.
 /// - Everything decoded before an error is delivered before it.
 ///
-/// Single pass, like ``RealtimeClient/events``: leaving the loop closes the client.
+/// Single pass, like `RealtimeClient.events`: leaving the loop closes the client.
 public struct LLMDeltaSequence<Decoder: LLMStreamDecoder>: AsyncSequence, Sendable {
     public typealias Element = LLMDelta
     public typealias Failure = Never
@@ -24,7 +24,7 @@ public struct LLMDeltaSequence<Decoder: LLMStreamDecoder>: AsyncSequence, Sendab
     let decoder: Decoder
 
     public func makeAsyncIterator() -> AsyncIterator {
-        let events = RealtimeClient.Events(client: client, terminator: .some(Decoder.terminator))
+        let events = RealtimeClient.Events(client: client, terminator: Decoder.terminator)
         return AsyncIterator(events: events.makeAsyncIterator(), client: client, decoder: decoder)
     }
 

@@ -6,20 +6,20 @@ extension RealtimeClient.Configuration {
     /// - `Authorization: Bearer <bearerToken>` on the upgrade request (never logged or shown
     ///   in an error); `beta` adds `OpenAI-Beta: realtime=v1` for servers on the beta
     ///   interface, whose event names ``OpenAIRealtimeDecoder`` reads as well.
-    /// - The handshake (``onOpen``): it waits for `session.created`, then sends
+    /// - The handshake (`onOpen`): it waits for `session.created`, then sends
     ///   `session.update` with `session` (when given: the session's configuration as a JSON
     ///   object) and waits for `session.updated`. Until then the connection is not ready:
-    ///   messages sent with the outbox on (``RealtimeClient/send(_:)`` with ``sendPolicy`` ``SendPolicy/queue(maxMessages:maxBytes:timeout:)``)
+    ///   messages sent with the outbox on (`RealtimeClient.send(_:)` with `sendPolicy` `SendPolicy.queue(maxMessages:maxBytes:timeout:)`)
     ///   wait, so a conversation item queued early reaches a configured session. The two
     ///   events are the handshake's and are not delivered. An `error` event instead fails the
     ///   attempt with `open_hook_failed`, the server's error (code `stream_error`, its message
     ///   as the body excerpt) as the underlying error; so does silence beyond
-    ///   ``onOpenTimeout`` (10 s).
-    /// - No reconnect (``ReconnectPolicy/never``): the conversation lives in the server's
-    ///   session, and a new connection is a new session without it. Set ``reconnect`` to
+    ///   `onOpenTimeout` (10 s).
+    /// - No reconnect (`ReconnectPolicy.never`): the conversation lives in the server's
+    ///   session, and a new connection is a new session without it. Set `reconnect` to
     ///   reconnect anyway; the handshake then configures each new session the same way.
     ///
-    /// - Throws: ``RealtimeError`` `invalid_configuration` when `session` is not a JSON object.
+    /// - Throws: `RealtimeError` `invalid_configuration` when `session` is not a JSON object.
     public static func openAIRealtime(
         bearerToken: String?, session: [UInt8]? = nil, beta: Bool = false, headers: HTTPHeaders = HTTPHeaders()
     ) throws(RealtimeError) -> Self {

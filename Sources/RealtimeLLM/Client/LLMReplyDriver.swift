@@ -1,4 +1,4 @@
-/// The I/O side of ``LLMReplies``: one ``GenerationGate`` of ``LLMReplyBatch``es, the current
+/// The I/O side of ``LLMReplies``: one `GenerationGate` of ``LLMReplyBatch``es, the current
 /// generation's client and pipeline task, and the consumer's and producer's continuations.
 /// Continuations are resumed, clients closed and tasks cancelled outside the lock.
 final class LLMReplyDriver: Sendable {

@@ -18,10 +18,10 @@ extension RealtimeClient.ResumePlan {
     /// for await delta in client.deltas(format: .openAIResponses) { … }   // every delta once, in order
     /// ```
     ///
-    /// The cursor (``RealtimeClient/lastEventID``) is `"<response id> <sequence number>"`;
-    /// keep it in a ``CursorStore`` and a restarted program resumes the same reply with its first
+    /// The cursor (`RealtimeClient.lastEventID`) is `"<response id> <sequence number>"`;
+    /// keep it in a `CursorStore` and a restarted program resumes the same reply with its first
     /// request. A reply still `queued` that a resume brings no further ends with `truncated`
-    /// after ``maxResumesWithoutProgress`` resumes in a row. Use it with
+    /// after `maxResumesWithoutProgress` resumes in a row. Use it with
     /// `deltas(format: .openAIResponses)` (or the decoder's terminator), whose end marker tells a
     /// complete reply from a cut one.
     public static var openAIResponses: Self {

@@ -12,9 +12,9 @@ extension RealtimeClient {
     /// if let error = reply.error { print("failed: \(error)") }
     /// ```
     ///
-    /// Iterating it iterates ``events`` (so iterate only one of them). Configure the client as
+    /// Iterating it iterates `events` (so iterate only one of them). Configure the client as
     /// a finite LLM request whose terminator is the format's
-    /// (``Configuration/llm(body:headers:terminator:)-([UInt8],_,_)`` with
+    /// (`Configuration.llm(body:headers:terminator:)-([UInt8],_,_)` with
     /// ``LLMStreamDecoder/terminator``): the reply then ends at the format's end marker even
     /// when the server keeps the connection open, and a reply cut before it ends with a
     /// `truncated` error.

@@ -20,18 +20,18 @@ import Foundation
 /// replies.start(client, format: .openAI)
 /// ```
 ///
-/// **Generations.** ``start(_:format:)`` numbers replies 1, 2, 3, … When a reply starts, the
+/// **Generations.** `start(_:format:)` numbers replies 1, 2, 3, … When a reply starts, the
 /// previous one is cancelled: its client is closed at once (the connection is released
 /// and its request is not repeated) and nothing of it is delivered any more, not even
 /// batches it had already queued. A reply that ends on its own gets a last batch
-/// (``LLMReplyBatch/isLast``); a superseded or ``cancel()``led one does not.
+/// (``LLMReplyBatch/isLast``); a superseded or `cancel()`led one does not.
 ///
 /// **Pace.** Each reply's deltas are coalesced (``CoalescedSequence``): a batch at most once
-/// per ``interval`` (default 1/30 s), the first at once, consecutive text merged. A
+/// per `interval` (default 1/30 s), the first at once, consecutive text merged. A
 /// consumer that lags holds back at most two batches per reply; meanwhile deltas keep
 /// merging, and beyond that the connection is paused.
 ///
-/// ``batches`` has a single consumer and ends after ``close()`` (or when the object goes
+/// `batches` has a single consumer and ends after `close()` (or when the object goes
 /// away).
 public final class LLMReplies: Sendable {
     /// The shortest time between two batches of a reply.
@@ -58,7 +58,7 @@ public final class LLMReplies: Sendable {
 
     /// Streams `client`'s reply as the new current reply, decoded by `format`; cancels the
     /// previous one. The client must not have been iterated (this iterates its events).
-    /// After ``close()`` the client is closed at once and nothing is delivered.
+    /// After `close()` the client is closed at once and nothing is delivered.
     ///
     /// - Returns: the new reply's generation number, carried by each of its batches.
     @discardableResult
@@ -66,9 +66,9 @@ public final class LLMReplies: Sendable {
         driver.start(client, format: format)
     }
 
-    /// Starts a reply from a URL and a configuration (see ``start(_:format:)``).
+    /// Starts a reply from a URL and a configuration (see `start(_:format:)`).
     ///
-    /// - Throws: what ``RealtimeClient/init(url:configuration:)`` throws, before anything
+    /// - Throws: what `RealtimeClient.init(url:configuration:)` throws, before anything
     ///   changes (the current reply goes on).
     @discardableResult
     public func start<Decoder: LLMStreamDecoder>(
@@ -83,7 +83,7 @@ public final class LLMReplies: Sendable {
         driver.cancel()
     }
 
-    /// Cancels the current reply and ends ``batches``; later starts deliver nothing.
+    /// Cancels the current reply and ends `batches`; later starts deliver nothing.
     public func close() {
         driver.close()
     }

@@ -189,15 +189,15 @@ extension MCPClient {
 
     // MARK: Incoming
 
-    func read(_ stream: AsyncThrowingStream<Data, any Error>) async {
+    func read(_ stream: AsyncThrowingStream<MCPInbound, any Error>) async {
         do {
-            for try await data in stream { await handle(data) }
+            for try await message in stream { await handle(message.value) }
         } catch {}
         failAll(MCPError(.notConnected, detail: "the transport closed"))
     }
 
-    private func handle(_ data: Data) async {
-        guard let value = try? MCPValue(json: data), case .object(let message) = value else { return }
+    private func handle(_ value: MCPValue) async {
+        guard case .object(let message) = value else { return }
         if let method = message["method"]?.stringValue {
             if let id = message["id"] {
                 await accept(id: id, method: method, params: message["params"])

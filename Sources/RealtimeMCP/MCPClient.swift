@@ -71,7 +71,7 @@ public actor MCPClient {
     public func connect() async throws -> MCPServerInfo {
         try await transport.connect()
         if reader == nil {
-            let stream = await transport.receive()
+            let stream = transport.inbound
             reader = Task { await self.read(stream) }
         }
         let info: MCPServerInfo

@@ -19,9 +19,9 @@ import Realtime
 struct MCPStreamMachine {
     enum Action: Equatable {
         /// Hand this message to the receiver.
-        case deliver(Data)
+        case deliver(MCPInbound)
         /// Hand over the response; the stream is done (close it).
-        case complete(Data)
+        case complete(MCPInbound)
         /// Nothing to deliver (a priming event, a replayed id, a message after the response).
         case ignore
         /// The stream is broken: close it and fail the request with this error.
@@ -79,16 +79,17 @@ struct MCPStreamMachine {
             if case .array = value { return failed(MCPError(.invalidResponse, detail: "a JSON-RPC batch")) }
             return failed(MCPError(.invalidResponse, detail: "a message is not a JSON-RPC object"))
         }
-        if object["method"] != nil { return .deliver(data) }
+        let message = MCPInbound(value, data: data)
+        if object["method"] != nil { return .deliver(message) }
         guard object["result"] != nil || object["error"] != nil else {
             return failed(MCPError(.invalidResponse, detail: "a message is neither request, notification nor response"))
         }
-        guard let requestID else { return .deliver(data) }
+        guard let requestID else { return .deliver(message) }
         guard object["id"] == requestID else {
             return failed(MCPError(.unknownResponseID, detail: "a response on this stream answers another request"))
         }
         isDone = true
-        return .complete(data)
+        return .complete(message)
     }
 
     /// The connection ended or was cut; `willReconnect` says whether the client would

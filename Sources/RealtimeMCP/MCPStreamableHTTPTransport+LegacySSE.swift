@@ -82,8 +82,11 @@ extension MCPStreamableHTTPTransport {
         return .success(endpoint)
     }
 
+    /// A message of the HTTP+SSE stream; one that is not JSON is not a JSON-RPC message and
+    /// is skipped, as on the other streams' reader.
     private func legacyReceived(_ data: Data) {
-        continuation.yield(data)
+        guard let message = MCPInbound(parsing: data) else { return }
+        continuation.yield(message)
     }
 
     /// The stream is the session: once it ends, nothing more can be received.

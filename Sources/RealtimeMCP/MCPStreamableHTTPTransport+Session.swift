@@ -47,8 +47,8 @@ extension MCPStreamableHTTPTransport {
 
     private func serverStreamReceived(_ message: Message) {
         switch serverMachine.received(message.text ?? "", eventID: message.id) {
-        case .deliver(let data), .complete(let data):
-            continuation.yield(data)
+        case .deliver(let message), .complete(let message):
+            continuation.yield(message)
         case .ignore:
             break
         case .fail:

@@ -67,7 +67,7 @@ extension MCPStreamableHTTPTransport {
         if error.code == .httpStatus, let excerpt = error.bodyExcerpt, let requestID,
             let value = try? MCPValue(json: Data(excerpt.utf8)), value["error"] != nil, value["id"] == requestID
         {
-            continuation.yield(value.jsonData)
+            continuation.yield(MCPInbound(value))
             return
         }
         if error.status == 404, sessionID != nil {
@@ -150,12 +150,12 @@ extension MCPStreamableHTTPTransport {
         let action = stream.machine.received(message.text ?? "", eventID: message.id)
         streams[key] = stream
         switch action {
-        case .deliver(let data):
-            deliver(data)
-        case .complete(let data):
+        case .deliver(let message):
+            deliver(message)
+        case .complete(let message):
             streams.removeValue(forKey: key)
             stream.client.close()
-            deliver(data)
+            deliver(message)
         case .ignore:
             break
         case .fail(let error):
@@ -183,14 +183,14 @@ extension MCPStreamableHTTPTransport {
     }
 
     /// Hands a server message over, first noting what the transport itself needs from it.
-    private func deliver(_ data: Data) {
-        if let pending = pendingInitialize, let value = try? MCPValue(json: data), value["id"] == pending,
-            let version = value["result"]?["protocolVersion"]?.stringValue
+    private func deliver(_ message: MCPInbound) {
+        if let pending = pendingInitialize, message.value["id"] == pending,
+            let version = message.value["result"]?["protocolVersion"]?.stringValue
         {
             pendingInitialize = nil
             revision = MCPRevision(version)
         }
-        continuation.yield(data)
+        continuation.yield(message)
     }
 
     /// The response the transport writes for a request whose stream failed.
@@ -209,6 +209,6 @@ extension MCPStreamableHTTPTransport {
                 "data": .object(data),
             ],
         ]
-        continuation.yield(response.jsonData)
+        continuation.yield(MCPInbound(response))
     }
 }

@@ -43,8 +43,9 @@ public actor MCPStreamableHTTPTransport {
     public internal(set) var legacyEndpoint: URL?
     var legacyStream: RealtimeClient?
 
-    let incoming: AsyncThrowingStream<Data, any Error>
-    let continuation: AsyncThrowingStream<Data, any Error>.Continuation
+    /// The server's messages, each parsed once (``MCPClient`` reads them from here).
+    let inbound: AsyncThrowingStream<MCPInbound, any Error>
+    let continuation: AsyncThrowingStream<MCPInbound, any Error>.Continuation
     var connected = false
     var streams: [Int: RequestStream] = [:]
     var nextStreamKey = 1
@@ -69,7 +70,7 @@ public actor MCPStreamableHTTPTransport {
         self.url = url
         self.configuration = configuration
         self.revision = configuration.revision
-        (incoming, continuation) = AsyncThrowingStream<Data, any Error>.makeStream()
+        (inbound, continuation) = AsyncThrowingStream<MCPInbound, any Error>.makeStream()
     }
 
     /// Checks the URL; the session itself starts with the first message (`initialize`).
@@ -99,7 +100,21 @@ public actor MCPStreamableHTTPTransport {
     }
 
     /// The messages from the server, in arrival order, each once.
-    public func receive() -> AsyncThrowingStream<Data, any Error> { incoming }
+    /// One consumer: ``MCPClient`` or a JSON-RPC layer of your own, not both.
+    public func receive() -> AsyncThrowingStream<Data, any Error> {
+        let inbound = self.inbound
+        return AsyncThrowingStream { continuation in
+            let task = Task {
+                do {
+                    for try await message in inbound { continuation.yield(message.data) }
+                    continuation.finish()
+                } catch {
+                    continuation.finish(throwing: error)
+                }
+            }
+            continuation.onTermination = { _ in task.cancel() }
+        }
+    }
 
     /// The revision to speak from now on (``MCPClient`` sets it after negotiating).
     public func use(revision: MCPRevision?) {

@@ -19,8 +19,8 @@ struct MCPStreamMachineTests {
     @Test("the response completes the stream; what follows is ignored")
     func completes() {
         var m = MCPStreamMachine(requestID: 7, maxResumes: 2)
-        #expect(m.received(progress, eventID: nil) == .deliver(Data(progress.utf8)))
-        #expect(m.received(response, eventID: nil) == .complete(Data(response.utf8)))
+        #expect(m.received(progress, eventID: nil) == .deliver(MCPInbound(parsing: Data(progress.utf8))!))
+        #expect(m.received(response, eventID: nil) == .complete(MCPInbound(parsing: Data(response.utf8))!))
         #expect(m.received(response, eventID: nil) == .ignore)
         #expect(m.ended(willReconnect: true, error: nil) == .finished)
     }
@@ -28,11 +28,11 @@ struct MCPStreamMachineTests {
     @Test("a replayed event (same id, same data) is not delivered again; an id-less event after it is")
     func replay() {
         var m = MCPStreamMachine(requestID: 7, maxResumes: 2)
-        #expect(m.received(progress, eventID: "1") == .deliver(Data(progress.utf8)))
+        #expect(m.received(progress, eventID: "1") == .deliver(MCPInbound(parsing: Data(progress.utf8))!))
         #expect(m.received(progress, eventID: "1") == .ignore)
         let other = #"{"jsonrpc":"2.0","method":"notifications/message","params":{}}"#
         // WHATWG: an event without an id field carries the last id.
-        #expect(m.received(other, eventID: "1") == .deliver(Data(other.utf8)))
+        #expect(m.received(other, eventID: "1") == .deliver(MCPInbound(parsing: Data(other.utf8))!))
     }
 
     @Test("a stream that ends before the response without an id fails; no resume, no re-POST")
@@ -75,7 +75,7 @@ struct MCPStreamMachineTests {
     @Test("the server's GET stream delivers responses (a resumed stream may carry one)")
     func serverStream() {
         var m = MCPStreamMachine(requestID: nil, maxResumes: 0)
-        #expect(m.received(response, eventID: "3") == .deliver(Data(response.utf8)))
+        #expect(m.received(response, eventID: "3") == .deliver(MCPInbound(parsing: Data(response.utf8))!))
     }
 
     @Test("the seen-event set stays bounded on an endless stream")
@@ -85,7 +85,7 @@ struct MCPStreamMachineTests {
             _ = m.received(progress, eventID: "\(i)")
         }
         // The oldest ids were forgotten: replaying the first is delivered again, the newest is not.
-        #expect(m.received(progress, eventID: "0") == .deliver(Data(progress.utf8)))
+        #expect(m.received(progress, eventID: "0") == .deliver(MCPInbound(parsing: Data(progress.utf8))!))
         #expect(m.received(progress, eventID: "31") == .ignore)
     }
 }

@@ -5,7 +5,7 @@ extension MCPClient {
     /// A listen stream in progress: where its changes go and what it asked for.
     struct Listener {
         var filter: MCPSubscriptionFilter
-        var sink: AsyncThrowingStream<MCPChange, any Error>.Continuation
+        var sink: MCPChangeQueue
         /// What the server acknowledged on the current stream (nil before the ack).
         var honored: MCPSubscriptionFilter?
     }
@@ -27,18 +27,32 @@ extension MCPClient {
     /// capabilities offer it), then the matching notifications (they reach ``notifications``
     /// too).
     ///
+    /// A reader that is behind loses nothing and holds little: a change that is already
+    /// waiting is not queued again (every change is a level trigger), so however many
+    /// notifications a server sends, what waits is at most each distinct change once.
+    ///
     /// Ending the iteration (or cancelling its task) ends the subscription: the listen
     /// request is cancelled on the server. ``close()`` ends the sequence; on a client that is
     /// closed it ends at once with `not_connected`.
     public nonisolated func listen(_ filter: MCPSubscriptionFilter) -> AsyncThrowingStream<MCPChange, any Error> {
-        let (changes, sink) = AsyncThrowingStream<MCPChange, any Error>.makeStream(
-            bufferingPolicy: .bufferingNewest(max(1, configuration.notificationBuffer)))
-        let task = Task { await self.runListen(filter, sink) }
-        sink.onTermination = { _ in task.cancel() }
-        return changes
+        let sink = MCPChangeQueue()
+        let subscription = ListenTask(Task { await self.runListen(filter, sink) })
+        return AsyncThrowingStream {
+            // The subscription lives as long as the sequence: dropping it cancels the task.
+            let change = try await sink.next()
+            withExtendedLifetime(subscription) {}
+            return change
+        }
     }
 
-    private func runListen(_ filter: MCPSubscriptionFilter, _ sink: AsyncThrowingStream<MCPChange, any Error>.Continuation) async {
+    /// Cancels a listen's task when its sequence goes away.
+    private final class ListenTask: Sendable {
+        let task: Task<Void, Never>
+        init(_ task: Task<Void, Never>) { self.task = task }
+        deinit { task.cancel() }
+    }
+
+    private func runListen(_ filter: MCPSubscriptionFilter, _ sink: MCPChangeQueue) async {
         guard !isClosed else { return sink.finish(throwing: MCPError(.notConnected, detail: "closed")) }
         do {
             if let revision = server?.revision, !revision.isStateless {
@@ -55,7 +69,7 @@ extension MCPClient {
     }
 
     /// `subscriptions/listen` again and again, until a JSON-RPC error or cancellation.
-    private func listenStreams(_ filter: MCPSubscriptionFilter, _ sink: AsyncThrowingStream<MCPChange, any Error>.Continuation) async throws {
+    private func listenStreams(_ filter: MCPSubscriptionFilter, _ sink: MCPChangeQueue) async throws {
         var failures = 0
         while !Task.isCancelled, !isClosed {
             let id = MCPValue.number(Double(nextID))
@@ -77,7 +91,7 @@ extension MCPClient {
     }
 
     /// An earlier revision: the session's notifications, after `resources/subscribe`.
-    private func listenOnSession(_ filter: MCPSubscriptionFilter, _ sink: AsyncThrowingStream<MCPChange, any Error>.Continuation) async throws {
+    private func listenOnSession(_ filter: MCPSubscriptionFilter, _ sink: MCPChangeQueue) async throws {
         if server?.capabilities["resources"]?["subscribe"] == .bool(true) {
             for uri in filter.resourceURIs { try await subscribe(uri) }
         }

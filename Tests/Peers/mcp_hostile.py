@@ -42,6 +42,11 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
               notifications/prompts/list_changed (not honored); the first stream is then
               cut, the second ends with the listen result, the third is answered with the
               JSON-RPC error -32601. GET /listen/listens counts the listen requests
+  listenflood a 2026-07-28 server whose listen stream is acknowledged (toolsListChanged and
+              the resources "file:///a" and "file:///last"), then sends resources/updated
+              "file:///a", 20000 notifications/tools/list_changed and 20000 prompts list changes
+              (not honored) interleaved, resources/updated "file:///last", and stays open;
+              GET /listenflood/flood answers once the flood is written
 
 GET /<case>/posts returns the POST count per "method id" key (notifications counted as
 "method -"); every test asserts no key was POSTed twice. GET /<case>/gets returns how many
@@ -113,7 +118,7 @@ async def handle_post(request):
             "serverInfo": {"name": "hostile", "version": "1"}}}
         session = "bad id" if case == "badsession" else "s1"
         return web.json_response(body, headers={"Mcp-Session-Id": session})
-    if method == "server/discover" and case == "listen":
+    if method == "server/discover" and case in ("listen", "listenflood"):
         return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {
             "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": True}}}})
     if method == "server/discover":
@@ -121,6 +126,8 @@ async def handle_post(request):
                                   "error": {"code": -32601, "message": "Method not found"}})
     if method == "subscriptions/listen" and case == "listen":
         return await listen(request, message)
+    if method == "subscriptions/listen" and case == "listenflood":
+        return await listen_flood(request, message)
     if method is None and "id" in message:
         ANSWERS.setdefault(case, []).append(message)
         answered(case).set()
@@ -237,6 +244,36 @@ async def listen(request, message):
     return response
 
 
+FLOODED = asyncio.Event()
+
+
+async def handle_flood(request):
+    await FLOODED.wait()
+    return web.json_response({"written": True})
+
+
+async def listen_flood(request, message):
+    """The `listenflood` case: one change the reader needs, buried under a flood."""
+    meta = {"io.modelcontextprotocol/subscriptionId": message["id"]}
+    response = await stream_response(request)
+    honored = {"toolsListChanged": True, "resourceSubscriptions": ["file:///a", "file:///last"]}
+    await response.write(sse({"jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged",
+                              "params": {"notifications": honored, "_meta": meta}}))
+
+    def note(method, **params):
+        return sse({"jsonrpc": "2.0", "method": method, "params": {**params, "_meta": meta}})
+
+    await response.write(note("notifications/resources/updated", uri="file:///a"))
+    tools, prompts = note("notifications/tools/list_changed"), note("notifications/prompts/list_changed")
+    for _ in range(40):
+        await response.write((tools + prompts) * 500)
+    await response.write(note("notifications/resources/updated", uri="file:///last"))
+    FLOODED.set()
+    for _ in range(600):
+        await asyncio.sleep(0.1)
+    return response
+
+
 async def reissue(request, message):
     """The `reissue` case: a cut stream (no event id) on the first answer of each kind."""
     rid = message["id"]
@@ -324,6 +361,7 @@ async def main():
     app.router.add_get("/{case}/runs", handle_runs)
     app.router.add_get("/{case}/listens", handle_listens)
     app.router.add_get("/{case}/lists", handle_lists)
+    app.router.add_get("/{case}/flood", handle_flood)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.SockSite(runner, sock)

@@ -1,5 +1,5 @@
 import Foundation
-import RealtimeMCP
+@testable import RealtimeMCP
 import RealtimeTestSupport
 import Testing
 
@@ -106,5 +106,84 @@ struct MCPListCacheTests {
         #expect(try await peer.record("/cached/lists")["count"] == 3)
         await client.close()
         await peer.stop()
+    }
+}
+
+/// A listen stream that floods: the reader that is behind keeps each distinct change once.
+@Suite("MCP listen flood", .timeLimit(.minutes(2)))
+struct MCPListenFloodTests {
+    @Test("a flood of level triggers is coalesced; the change buried under it is not dropped")
+    func floodIsCoalesced() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .negotiate
+        let client = MCPClient(url: peer.url("/listenflood/mcp"), configuration: c)
+        try await client.connect()
+        let filter = MCPSubscriptionFilter(toolsListChanged: true, promptsListChanged: true, resourceURIs: ["file:///a", "file:///last"])
+        var changes = client.listen(filter).makeAsyncIterator()
+        let honored = MCPSubscriptionFilter(toolsListChanged: true, resourceURIs: ["file:///a", "file:///last"])
+        #expect(try await changes.next() == .listening(honored: honored))
+        // The reader falls behind: it reads again only once the server wrote the whole flood.
+        #expect(try await peer.record("/listenflood/flood")["written"] == .bool(true))
+        var seen: [MCPChange] = []
+        while let change = try await changes.next() {
+            seen.append(change)
+            if change == .resourceUpdated(uri: "file:///last") { break }
+        }
+        // Whatever the reader's pace: the first change is there, prompts (not honored) are
+        // not, and no change follows itself (one waiting is never queued twice).
+        #expect(seen.first == .resourceUpdated(uri: "file:///a"), "\(seen.prefix(5))")
+        #expect(seen.contains(.toolsListChanged))
+        #expect(Set(seen).isSubset(of: [.resourceUpdated(uri: "file:///a"), .toolsListChanged, .resourceUpdated(uri: "file:///last")]))
+        #expect(seen.count <= 20_002, "\(seen.count) changes")
+        print("MCP listen flood: 40000 notifications (20000 honored) reached the reader as \(seen.count) changes")
+        await client.close()
+        await peer.stop()
+    }
+}
+
+/// ``MCPChangeBuffer``: each change waits once; a waiting reader gets the next at once.
+@Suite("MCP change buffer")
+struct MCPChangeBufferTests {
+    @Test("a change already waiting is not queued again; once read, it queues again")
+    func coalesces() {
+        var b = MCPChangeBuffer()
+        let r1 = b.yield(.toolsListChanged)
+        #expect(r1 == .none)
+        let r2 = b.yield(.resourceUpdated(uri: "a"))
+        #expect(r2 == .none)
+        var queued = 0
+        for _ in 0..<1000 where b.yield(.toolsListChanged) != .none { queued += 1 }
+        #expect(queued == 0)
+        #expect(b.coalesced == 1000)
+        guard case .change(.toolsListChanged) = b.next() else { Issue.record("not tools first"); return }
+        let r3 = b.yield(.toolsListChanged)
+        #expect(r3 == .none)
+        guard case .change(.resourceUpdated(uri: "a")) = b.next() else { Issue.record("not a second"); return }
+        guard case .change(.toolsListChanged) = b.next() else { Issue.record("tools not queued again"); return }
+        guard case .wait = b.next() else { Issue.record("not waiting"); return }
+        let r4 = b.yield(.promptsListChanged)
+        #expect(r4 == .resume(.promptsListChanged), "a waiting reader gets it directly")
+    }
+
+    @Test("the end comes after every waiting change; a reader that leaves stops waiting")
+    func finishes() {
+        var b = MCPChangeBuffer()
+        _ = b.yield(.toolsListChanged)
+        let r5 = b.finish(MCPError(.notConnected))
+        #expect(r5 == false, "no reader waits")
+        let r6 = b.yield(.promptsListChanged)
+        #expect(r6 == .none)
+        guard case .change(.toolsListChanged) = b.next() else { Issue.record("the change before the end was lost"); return }
+        guard case .finished(let failure?) = b.next(), (failure as? MCPError)?.code == .notConnected else {
+            Issue.record("no end"); return
+        }
+        var waiting = MCPChangeBuffer()
+        guard case .wait = waiting.next() else { Issue.record("not waiting"); return }
+        let r7 = waiting.readerLeft()
+        #expect(r7)
+        let r8 = waiting.yield(.toolsListChanged)
+        #expect(r8 == .none, "queued, not handed to a reader that left")
     }
 }

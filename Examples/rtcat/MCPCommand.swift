@@ -10,7 +10,7 @@ import RealtimeMCP
 enum MCPCommand {
     static let subcommand = Subcommand(
         name: "mcp",
-        usage: "[--call NAME [--arguments JSON] | --listen KINDS [--resource URI ...] [--changes N]] [--elicit JSON] [--roots URI,...] "
+        usage: "[--call NAME [--arguments JSON] | --listen KINDS [--resource URI ...] [--changes N]] [--elicit JSON|ask] [--roots URI,...] "
             + "[--revision 2025-11-25|2026-07-28] [-H 'Name: value' ...] [--timeout S] URL",
         summary: "list an MCP server's tools (one JSON line each), call one and print its progress and result, or print its changes\n"
             + MCPOptions.help,
@@ -65,7 +65,11 @@ enum MCPCommand {
     /// The answers `--elicit` and `--roots` give the server's requests (and the input
     /// requests of a 2026-07-28 multi-round call).
     static func answerInputs(_ client: MCPClient, _ options: MCPOptions) async throws {
-        if let elicit = options.elicit { await client.setRequestHandler("elicitation/create") { _ in elicit } }
+        if options.elicitAsks {
+            await client.setRequestHandler("elicitation/create") { params in await ElicitationPrompt.answer(params) }
+        } else if let elicit = options.elicit {
+            await client.setRequestHandler("elicitation/create") { _ in elicit }
+        }
         if let roots = options.roots {
             let list = MCPValue.array(roots.map { ["uri": .string($0)] })
             await client.setRequestHandler("roots/list") { _ in ["roots": list] }
@@ -119,6 +123,8 @@ struct MCPOptions {
     var listen: MCPSubscriptionFilter?
     var changes: Int?
     var elicit: MCPValue?
+    /// `--elicit ask`: each elicitation is asked on the terminal.
+    var elicitAsks = false
     var roots: [String]?
     var configuration = MCPClient.Configuration()
 
@@ -132,6 +138,9 @@ struct MCPOptions {
               --changes N           with --listen, stop after N changes
               --elicit JSON|@PATH   answer every elicitation the server asks for with this result,
                                     e.g. {"action": "accept", "content": {"ok": true}}, or the one in a file
+              --elicit ask          ask each elicitation on the terminal: its message and fields
+                                    on stderr, the answers from stdin (accept/decline/cancel, then
+                                    a line per field; end of input cancels)
               --roots URI,...       answer roots/list with these roots
               --revision R          2025-11-25 (or 2025-06-18, 2025-03-26: initialize and a session),
                                     2026-07-28 (stateless) or 2024-11-05 (HTTP+SSE); default: negotiate,
@@ -180,6 +189,10 @@ struct MCPOptions {
                 o.changes = n
             case "--elicit":
                 let text = try cursor.value()
+                if text == "ask" {
+                    o.elicitAsks = true
+                    continue
+                }
                 // `@PATH`: the answer is read from a file.
                 let json = text.hasPrefix("@") ? FileManager.default.contents(atPath: String(text.dropFirst())) : Data(text.utf8)
                 guard let json, let value = try? MCPValue(json: json), value["action"]?.stringValue != nil else {

@@ -14,13 +14,13 @@ struct RtcatMCPTests {
         var stderr: String
     }
 
-    static func rtcat(_ arguments: [String]) async throws -> Run {
+    static func rtcat(_ arguments: [String], input: String = "") async throws -> Run {
         guard let url = BuiltExecutable.url(named: "rtcat") else {
             Issue.record("rtcat binary not found; run `swift build` first")
             return Run(status: -1, lines: [], stderr: "")
         }
         let run = try await offloaded {
-            try SpawnedProcess.run(url.path, ["mcp"] + arguments, input: .bytes([]), timeout: .seconds(60))
+            try SpawnedProcess.run(url.path, ["mcp"] + arguments, input: .bytes(Array(input.utf8)), timeout: .seconds(60))
         }
         let lines = run.outputText.split(separator: "\n").map { line -> MCPValue in
             guard let value = try? MCPValue(json: Data(line.utf8)) else {
@@ -75,6 +75,26 @@ struct RtcatMCPTests {
         #expect(run.status == 0, "\(run.stderr)")
         let text = run.lines.last?["content"]?.arrayValue?.first?["text"]?.stringValue
         #expect(text == "deploy: accept ok=True roots=2 state=round-2")
+        await peer.stop()
+    }
+
+    @Test("--elicit ask: the form is asked on the terminal and answered from standard input")
+    func elicitationPrompt() async throws {
+        let peer = try await MCPPeer.sdk()
+        defer { peer.peer.terminate() }
+        for (input, expected) in [
+            ("\nmaybe\ny\n", "deploy: accept ok=True roots=1 state=round-2"),
+            ("decline\n", "deploy: decline ok=None roots=1 state=round-2"),
+        ] {
+            let run = try await Self.rtcat([
+                "--revision", "2026-07-28", "--call", "confirm", "--arguments", #"{"action": "deploy"}"#,
+                "--elicit", "ask", "--roots", "file:///a", peer.url().absoluteString,
+            ], input: input)
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(run.lines.last?["content"]?.arrayValue?.first?["text"]?.stringValue == expected, "\(run.lines)")
+            #expect(run.stderr.contains("Confirm deploy?"), "the server's message is shown")
+            if input.hasPrefix("\n") { #expect(run.stderr.contains("not a boolean"), "an answer that does not fit is asked again") }
+        }
         await peer.stop()
     }
 

@@ -42,6 +42,12 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
               notifications/prompts/list_changed (not honored); the first stream is then
               cut, the second ends with the listen result, the third is answered with the
               JSON-RPC error -32601. GET /listen/listens counts the listen requests
+  evilorigin  an HTTP+SSE (2024-11-05) server: the GET stream's endpoint event names this same
+              server under another origin (http://localhost:<port>/evilorigin/mcp); a POST
+              that followed it would be counted in /evilorigin/posts
+  stateloop   a 2026-07-28 server whose tools/call answers input_required (an elicitation and
+              requestState "state-<n>") every time, forever; GET /stateloop/states lists the
+              requestState each tools/call POST carried (null for the first)
   listenflood a 2026-07-28 server whose listen stream is acknowledged (toolsListChanged and
               the resources "file:///a" and "file:///last"), then sends resources/updated
               "file:///a", 20000 notifications/tools/list_changed and 20000 prompts list changes
@@ -118,7 +124,7 @@ async def handle_post(request):
             "serverInfo": {"name": "hostile", "version": "1"}}}
         session = "bad id" if case == "badsession" else "s1"
         return web.json_response(body, headers={"Mcp-Session-Id": session})
-    if method == "server/discover" and case in ("listen", "listenflood"):
+    if method == "server/discover" and case in ("listen", "listenflood", "stateloop"):
         return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {
             "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": True}}}})
     if method == "server/discover":
@@ -135,6 +141,13 @@ async def handle_post(request):
         return web.Response(status=202)
     if case == "reissue":
         return await reissue(request, message)
+    if case == "stateloop" and method == "tools/call":
+        STATES.append(message.get("params", {}).get("requestState"))
+        ask = {"method": "elicitation/create", "params": {
+            "message": "again?", "requestedSchema": {"type": "object", "properties": {}}}}
+        return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {
+            "resultType": "input_required", "inputRequests": {"again": ask},
+            "requestState": f"state-{len(STATES)}"}})
     if case == "cached" and method == "tools/list":
         LISTS["count"] += 1
         return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {
@@ -220,6 +233,7 @@ async def misbehave(case, request, message):
 
 REPLAY = {}
 RUNS = {}
+STATES = []
 LISTENS = {"count": 0}
 LISTS = {"count": 0}
 
@@ -291,6 +305,10 @@ async def reissue(request, message):
     return web.json_response(result(rid))
 
 
+async def handle_states(request):
+    return web.json_response(STATES)
+
+
 async def handle_lists(request):
     return web.json_response(LISTS)
 
@@ -306,6 +324,12 @@ async def handle_runs(request):
 async def handle_get(request):
     case = request.match_info["case"]
     last = request.headers.get("Last-Event-ID")
+    if case == "evilorigin":
+        response = await stream_response(request)
+        await response.write(f"event: endpoint\ndata: http://localhost:{request.url.port}/evilorigin/mcp\n\n".encode())
+        for _ in range(100):
+            await asyncio.sleep(0.1)
+        return response
     if last is not None:
         RESUMES[case] = RESUMES.get(case, 0) + 1
     if case.startswith("cutting") and last is not None and case in REPLAY:
@@ -362,6 +386,7 @@ async def main():
     app.router.add_get("/{case}/listens", handle_listens)
     app.router.add_get("/{case}/lists", handle_lists)
     app.router.add_get("/{case}/flood", handle_flood)
+    app.router.add_get("/{case}/states", handle_states)
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     site = web.SockSite(runner, sock)

@@ -39,6 +39,46 @@ struct MCPHostileServerTests {
         return MCPClient(url: peer.url("/\(name)/mcp"), configuration: c)
     }
 
+    /// A server that asks for input forever: the client stops after its bound, having sent
+    /// each round's requestState back untouched, and the call fails with a clear error.
+    @Test("an input_required loop ends after maxInputRounds; every requestState went back as sent")
+    func requestStateLoop() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let outcome = try await Self.call(peer, "stateloop", configure: { $0.revision = .negotiate; $0.maxInputRounds = 8 }) { client in
+            await client.setRequestHandler("elicitation/create") { _ in ["action": "accept", "content": [:]] }
+        }
+        Self.expectFailure(outcome, .invalidResponse)
+        if case .failure(let error) = outcome { #expect(error.detail?.contains("more than 8 times") == true, "\(error)") }
+        let states = try await peer.record("/stateloop/states").arrayValue ?? []
+        #expect(states.count == 9, "the first call and 8 rounds: \(states.count)")
+        #expect(states == [.null] + (1...8).map { .string("state-\($0)") })
+        try await peer.expectNoRepeatedPOST("/stateloop/posts")
+        await peer.stop()
+    }
+
+    /// An HTTP+SSE server whose endpoint event names another origin: nothing is POSTed there
+    /// (the request headers, credentials included, would go with it).
+    @Test("an HTTP+SSE endpoint on another origin is refused before any POST")
+    func endpointOnAnotherOrigin() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2024_11_05)
+        c.transport.headers.add(name: "Authorization", value: "Bearer secret")
+        let client = MCPClient(url: peer.url("/evilorigin/mcp"), configuration: c)
+        do {
+            try await client.connect()
+            Issue.record("connected through an endpoint on another origin")
+        } catch let error as MCPError {
+            #expect(error.code == .invalidResponse, "\(error)")
+            #expect(error.description.contains("another origin"), "\(error)")
+        }
+        #expect(try await peer.record("/evilorigin/posts").objectValue?.isEmpty == true, "no POST reached the other origin")
+        await client.close()
+        await peer.stop()
+    }
+
     static func expectFailure(_ outcome: Result<MCPToolResult, MCPError>, _ code: MCPError.Code, sourceLocation: SourceLocation = #_sourceLocation) {
         switch outcome {
         case .success: Issue.record("the call succeeded", sourceLocation: sourceLocation)

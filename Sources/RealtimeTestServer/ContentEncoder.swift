@@ -7,13 +7,13 @@ import CZlib
 /// events are not held back by the compressor.
 ///
 /// Not thread-safe: it belongs to the connection's thread.
-public final class ContentEncoder {
+package final class ContentEncoder {
     /// The `Content-Encoding` value this encoder produces.
-    public let name: String
+    package let name: String
     private var stream = z_stream()
 
     /// nil for a coding other than `gzip` and `deflate`.
-    public convenience init?(name: String) {
+    package convenience init?(name: String) {
         switch name {
         case "gzip": self.init(name: name, windowBits: 15 + 16)
         case "deflate": self.init(name: name, windowBits: 15)
@@ -24,7 +24,7 @@ public final class ContentEncoder {
     /// A raw DEFLATE stream without the zlib wrapper: the payload format of WebSocket
     /// permessage-deflate (RFC 7692 §7.2.1: each message ends with a sync flush, whose
     /// `00 00 FF FF` tail the sender removes), for tests that play a compressing server.
-    public static func permessageDeflate() -> ContentEncoder? {
+    package static func permessageDeflate() -> ContentEncoder? {
         ContentEncoder(name: "permessage-deflate", windowBits: -15)
     }
 
@@ -40,12 +40,12 @@ public final class ContentEncoder {
     }
 
     /// The compressed form of `bytes`, flushed to a byte boundary.
-    public func encode(_ bytes: [UInt8]) -> [UInt8] {
+    package func encode(_ bytes: [UInt8]) -> [UInt8] {
         run(bytes, flush: Z_SYNC_FLUSH)
     }
 
     /// The end of the compressed stream (and the gzip trailer).
-    public func finish() -> [UInt8] {
+    package func finish() -> [UInt8] {
         run([], flush: Z_FINISH)
     }
 

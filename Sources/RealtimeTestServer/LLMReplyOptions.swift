@@ -5,9 +5,9 @@ import RealtimeCore
 /// and `/v1/responses`, `/llm/gemini`), parsed from the query, and the reply they describe. Public so tests can build their expectations from
 /// the same canned text the server streams. Every parameter is documented in
 /// ``TestServer/endpointReference``.
-public struct LLMReplyOptions: Sendable, Hashable {
+package struct LLMReplyOptions: Sendable, Hashable {
     /// The wire format, chosen by the path.
-    public enum Format: String, Sendable, Hashable {
+    package enum Format: String, Sendable, Hashable {
         /// OpenAI Chat Completions chunks.
         case openAI = "openai"
         /// Anthropic Messages events.
@@ -19,7 +19,7 @@ public struct LLMReplyOptions: Sendable, Hashable {
     }
 
     /// What the stream carries.
-    public enum Reply: String, Sendable, Hashable {
+    package enum Reply: String, Sendable, Hashable {
         /// Text deltas, a finish and usage.
         case text
         /// A short text, then two tool calls with their arguments in fragments.
@@ -29,7 +29,7 @@ public struct LLMReplyOptions: Sendable, Hashable {
     }
 
     /// What happens after the reply.
-    public enum End: String, Sendable, Hashable {
+    package enum End: String, Sendable, Hashable {
         /// The terminator (`data: [DONE]`, `event: message_stop`, `response.completed`; Gemini
         /// has none), then the end of the body.
         case done
@@ -41,33 +41,33 @@ public struct LLMReplyOptions: Sendable, Hashable {
 
     /// The text pieces a `reply=text` stream sends, one delta each, in order: multi-byte
     /// code points (2, 3 and 4 bytes) and characters that need JSON escapes.
-    public static let pieces = ["Hé", "llo", ", wör", "ld", "! ", "日本", "語 ", "🌍", " \"ok\"", "\n"]
+    package static let pieces = ["Hé", "llo", ", wör", "ld", "! ", "日本", "語 ", "🌍", " \"ok\"", "\n"]
 
     /// The wire format of the reply.
-    public var format: Format
+    package var format: Format
     /// `reply`: text, tools or error (text).
-    public var reply = Reply.text
+    package var reply = Reply.text
     /// `end`: done, hold or truncate (done).
-    public var end = End.done
+    package var end = End.done
     /// `count`: text deltas, cycling through ``pieces`` (as many as there are pieces).
-    public var count = LLMReplyOptions.pieces.count
+    package var count = LLMReplyOptions.pieces.count
     /// `interval_ms`: pause before each event after the first, ms (0).
-    public var intervalMilliseconds = 0
+    package var intervalMilliseconds = 0
     /// `split=1`: write every event in 3-byte writes (chunks), so code points and JSON are
     /// cut across reads.
-    public var split = false
+    package var split = false
     /// `echo=1`: the text is `You said: ` and the last user message of the request body.
-    public var echo = false
+    package var echo = false
     /// `status`: answer this status with the format's JSON error body instead of a stream.
-    public var status: Int?
+    package var status: Int?
     /// `retry_after`: with `status`, a `Retry-After` header.
-    public var retryAfter: String?
+    package var retryAfter: String?
     /// `unknown=1`: after the first text delta, an event the format does not define
     /// (OpenAI `{"object":"keepalive"}`; an Anthropic event type `content_block_summary`
     /// whose fields have other shapes than the known events'), which a client skips.
-    public var unknownEvent = false
+    package var unknownEvent = false
     /// `invalid_utf8=1`: the second text piece (`llo`) is sent as `l`, the byte 0xFF, `o`.
-    public var invalidUTF8 = false
+    package var invalidUTF8 = false
     /// `reasoning=1`: before the text, the model's reasoning in the format's shape
     /// (``reasoningPieces``): OpenAI-compatible `reasoning_content`, an Anthropic `thinking`
     /// block with its signature (``reasoningSignature``), a Responses reasoning item with a
@@ -95,15 +95,15 @@ public struct LLMReplyOptions: Sendable, Hashable {
     var replyQuery: [String: String] = [:]
     /// `endless=1`: after the reply's text, text deltas of ``endlessPieceBytes`` bytes
     /// without end (bounded at ``endlessLimit`` bytes), until the client goes away.
-    public var endless = false
+    package var endless = false
     /// `piece_bytes`: the size of each `endless=1` delta, bytes (65536).
-    public var endlessPieceBytes = 1 << 16
+    package var endlessPieceBytes = 1 << 16
     /// The most an `endless=1` stream sends before it gives up and ends (truncated): four
     /// times a transcript's default limit.
-    public static let endlessLimit = 256 << 20
+    package static let endlessLimit = 256 << 20
 
     /// Options for `format` from the endpoint's query parameters.
-    public init(format: Format, query: [String: String] = [:]) {
+    package init(format: Format, query: [String: String] = [:]) {
         self.format = format
         if let v = query["reply"].flatMap(Reply.init(rawValue:)) { reply = v }
         if let v = query["end"].flatMap(End.init(rawValue:)) { end = v }
@@ -126,14 +126,14 @@ public struct LLMReplyOptions: Sendable, Hashable {
     }
 
     /// The reasoning a `reasoning=1` reply sends before its text, one fragment each.
-    public static let reasoningPieces = ["Thinking about ", "the réply…"]
+    package static let reasoningPieces = ["Thinking about ", "the réply…"]
 
     /// The signature of a `reasoning=1` Anthropic thinking block (and of a Gemini part).
-    public static let reasoningSignature = "EqQBsigTest=="
+    package static let reasoningSignature = "EqQBsigTest=="
 
     /// The id of a Responses reply: `resp_` and the hex of its ``replyQuery`` (keys sorted),
     /// so `GET /v1/responses/{id}` can replay the reply without the server keeping state.
-    public var responseID: String {
+    package var responseID: String {
         let query = replyQuery.keys.sorted().map { "\($0)=\(replyQuery[$0]!)" }.joined(separator: "&")
         return "resp_" + query.utf8.map { byte in
             let hex = String(byte, radix: 16)
@@ -160,7 +160,7 @@ public struct LLMReplyOptions: Sendable, Hashable {
     }
 
     /// The text deltas of the reply to `requestBody`.
-    public func textPieces(requestBody: [UInt8] = []) -> [String] {
+    package func textPieces(requestBody: [UInt8] = []) -> [String] {
         if echo {
             let prompt = Self.lastUserMessage(requestBody) ?? "(nothing)"
             return ["You said: "] + prompt.split(separator: " ", omittingEmptySubsequences: false).enumerated().map {
@@ -172,17 +172,17 @@ public struct LLMReplyOptions: Sendable, Hashable {
     }
 
     /// One `endless=1` delta: ``endlessPieceBytes`` ASCII letters.
-    public var endlessPiece: String {
+    package var endlessPiece: String {
         String(repeating: "abcdefghijklmnop", count: endlessPieceBytes / 16 + 1).prefix(endlessPieceBytes).description
     }
 
     /// The whole text of the reply (``textPieces(requestBody:)`` joined).
-    public func text(requestBody: [UInt8] = []) -> String {
+    package func text(requestBody: [UInt8] = []) -> String {
         textPieces(requestBody: requestBody).joined()
     }
 
     /// The JSON body of an error answer (`status=`), in the format's shape.
-    public func errorBody(status: Int) -> String {
+    package func errorBody(status: Int) -> String {
         switch (format, status) {
         case (.openAI, 429):
             return #"{"error":{"message":"Rate limit reached for requests","type":"requests","param":null,"code":"rate_limit_exceeded"}}"#
@@ -206,13 +206,13 @@ public struct LLMReplyOptions: Sendable, Hashable {
     }
 
     /// The tool calls of `reply=tools`: name and complete arguments JSON, streamed in pieces.
-    public static let toolCalls: [(id: String, name: String, arguments: [String])] = [
+    package static let toolCalls: [(id: String, name: String, arguments: [String])] = [
         ("call_weather", "get_weather", [#"{"city""#, #": "Zü"#, #"rich"}"#]),
         ("call_time", "get_time", [#"{"tz": "#, #""CET"}"#]),
     ]
 
     /// The text a `reply=tools` stream sends before its calls.
-    public static let toolPreamble = "Let me check."
+    package static let toolPreamble = "Let me check."
 
     /// `messages[-1].content` of an OpenAI or Anthropic request, `input` (a string or the
     /// last input item's content) of a Responses request, `contents[-1].parts` of a Gemini

@@ -4,9 +4,9 @@ import Glibc
 
 /// The loopback address the test server binds (127.0.0.1, or ::1), as a `sockaddr` for
 /// `bind(2)` or `connect(2)`. Public so raw-socket tests reach the server the same way.
-public enum LoopbackAddress {
+package enum LoopbackAddress {
     /// Calls `body` with the loopback `sockaddr` for `port` and its length.
-    public static func withSockaddr<T>(
+    package static func withSockaddr<T>(
         ipv6: Bool, port: UInt16, _ body: (UnsafePointer<sockaddr>, socklen_t) -> T
     ) -> T {
         if ipv6 {

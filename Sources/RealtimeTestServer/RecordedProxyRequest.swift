@@ -2,9 +2,9 @@ import RealtimeCore
 
 /// One request a ``TestProxy`` received, as tests check it. Secrets stay out: the
 /// `Proxy-Authorization` value is never kept, only whether the header was there.
-public struct RecordedProxyRequest: Sendable, Hashable {
+package struct RecordedProxyRequest: Sendable, Hashable {
     /// What the proxy did with the request.
-    public enum Outcome: Sendable, Hashable {
+    package enum Outcome: Sendable, Hashable {
         /// `CONNECT`: answered 200 and relayed bytes both ways.
         case tunnelled
         /// Absolute-form request (`GET http://…`): sent on to the origin, answer streamed back.
@@ -16,15 +16,15 @@ public struct RecordedProxyRequest: Sendable, Hashable {
     }
 
     /// `CONNECT` or the forwarded method.
-    public var method: String
+    package var method: String
     /// `host:port` for CONNECT, the absolute URL otherwise.
-    public var target: String
+    package var target: String
     /// The request line as sent (`CONNECT 127.0.0.1:443 HTTP/1.1`).
-    public var requestLine: String
+    package var requestLine: String
     /// The request's header fields without `Proxy-Authorization`.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// Whether the request carried a `Proxy-Authorization` field (its value is not kept).
-    public var carriedProxyAuthorization: Bool
+    package var carriedProxyAuthorization: Bool
     /// What the proxy did with the request.
-    public var outcome: Outcome
+    package var outcome: Outcome
 }

@@ -5,38 +5,38 @@ import RealtimeCore
 ///
 /// Recorded before the response is written: once a client has seen any response
 /// byte, its request is in ``TestServer/requests``.
-public struct RecordedRequest: Sendable, Hashable {
+package struct RecordedRequest: Sendable, Hashable {
     /// `GET`, `POST`, …
-    public var method: String
+    package var method: String
     /// The request target exactly as sent (`/sse?count=3`).
-    public var target: String
+    package var target: String
     /// The percent-decoded path (`/sse`).
-    public var path: String
+    package var path: String
     /// The raw query string without `?` (empty when absent).
-    public var rawQuery: String
+    package var rawQuery: String
     /// Percent-decoded query parameters; the last occurrence of a name wins.
-    public var query: [String: String]
+    package var query: [String: String]
     /// `HTTP/1.1` or `HTTP/1.0`.
-    public var version: String
+    package var version: String
     /// The request's headers as received.
-    public var headers: HTTPHeaders
+    package var headers: HTTPHeaders
     /// The request body, de-chunked (empty for none).
-    public var body: [UInt8]
+    package var body: [UInt8]
     /// Whether the connection used TLS.
-    public var isTLS: Bool
+    package var isTLS: Bool
     /// The one-line subject of the client certificate when mutual TLS was used.
-    public var clientCertificateSubject: String?
+    package var clientCertificateSubject: String?
     /// 1 for the first connection the server accepted since `init`, then 2, 3, … (counts across restarts).
-    public var connectionNumber: Int
+    package var connectionNumber: Int
     /// How many earlier requests had the same target (path and query): 0 for the first.
     /// Cut schedules use it to cut successive reconnects at different points.
-    public var attempt: Int
+    package var attempt: Int
 
     /// The body decoded as UTF-8 (invalid bytes replaced).
-    public var bodyText: String { String(decoding: body, as: UTF8.self) }
+    package var bodyText: String { String(decoding: body, as: UTF8.self) }
 
     /// `Last-Event-ID` parsed as an integer, when present and numeric.
-    public var lastEventID: Int? { headers["Last-Event-ID"].flatMap { Int($0.trimmingASCIISpaces) } }
+    package var lastEventID: Int? { headers["Last-Event-ID"].flatMap { Int($0.trimmingASCIISpaces) } }
 }
 
 extension String {

@@ -2,37 +2,37 @@
 /// can assert what a client sent (messages, pings for heartbeat tests, its close code).
 ///
 /// Updated live while the connection runs; read it through ``TestServer/webSocketSessions``.
-public struct RecordedWebSocketSession: Sendable, Hashable {
+package struct RecordedWebSocketSession: Sendable, Hashable {
     /// The connection's ``RecordedRequest/connectionNumber`` (matches its upgrade request).
-    public var connectionNumber: Int
+    package var connectionNumber: Int
     /// The request target of the upgrade.
-    public var target: String
+    package var target: String
     /// The subprotocol the server selected, if any.
-    public var subprotocol: String?
+    package var subprotocol: String?
     /// Text messages received, in order (the first 1,000).
-    public var textMessages: [String] = []
+    package var textMessages: [String] = []
     /// Binary messages received, in order (the first 1,000).
-    public var binaryMessages: [[UInt8]] = []
+    package var binaryMessages: [[UInt8]] = []
     /// Messages received in total (text and binary).
-    public var messageCount = 0
+    package var messageCount = 0
     /// Pings the client sent.
-    public var pingsReceived = 0
+    package var pingsReceived = 0
     /// Pongs the client sent (answers to the server's pings).
-    public var pongsReceived = 0
+    package var pongsReceived = 0
     /// Pings the server sent.
-    public var pingsSent = 0
+    package var pingsSent = 0
     /// Application-level heartbeat messages the server sent (`heartbeat_ms`).
-    public var heartbeatsSent = 0
+    package var heartbeatsSent = 0
     /// Whether a close frame arrived from the client.
-    public var receivedClose = false
+    package var receivedClose = false
     /// The code in the client's close frame (nil: none or empty payload).
-    public var closeCode: UInt16?
+    package var closeCode: UInt16?
     /// The reason in the client's close frame, if any.
-    public var closeReason: String?
+    package var closeReason: String?
     /// The close code the server sent when the client broke the protocol (1002, 1007, 1009, …).
-    public var protocolErrorCode: UInt16?
+    package var protocolErrorCode: UInt16?
     /// Whether the connection has ended.
-    public var ended = false
+    package var ended = false
 
     static let recordLimit = 1000
 }

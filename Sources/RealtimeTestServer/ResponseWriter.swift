@@ -8,9 +8,9 @@ import RealtimeCore
 /// connection cleanly unless the handler already cut or aborted it.
 /// Every method throws ``Interrupted`` once the connection is gone (cut, client
 /// closed, server stopped): let it propagate out of the handler.
-public final class ResponseWriter {
+package final class ResponseWriter {
     /// How the response body is delimited (RFC 9112 §6).
-    public enum Framing: Sendable, Hashable {
+    package enum Framing: Sendable, Hashable {
         /// `Transfer-Encoding: chunked`; each ``write(_:)-([UInt8])`` is one chunk.
         case chunked
         /// `Content-Length: n`.
@@ -22,28 +22,28 @@ public final class ResponseWriter {
     }
 
     /// The connection is gone: cut on purpose, closed by the client, or the server stopped.
-    public struct Interrupted: Error, Sendable {}
+    package struct Interrupted: Error, Sendable {}
 
     /// The request being answered (already recorded in ``TestServer/requests``).
-    public let request: RecordedRequest
+    package let request: RecordedRequest
     /// Cut the connection after this many body bytes (nil = never). Chunk framing
     /// is not counted: a cut inside a chunk leaves the chunk incomplete.
-    public var cutAfterBodyBytes: Int?
+    package var cutAfterBodyBytes: Int?
     /// Cut with a TCP RST instead of a FIN (and without a TLS close_notify either way).
-    public var cutWithReset = false
+    package var cutWithReset = false
     /// When set, body bytes are written one per write (one chunk each), pausing this many
     /// milliseconds between them (0 = no pause, but still one segment per byte).
-    public var dripDelayMilliseconds: Int?
+    package var dripDelayMilliseconds: Int?
     /// Compresses every body write from now on (set it, and the `Content-Encoding` header,
     /// before the first); the compressed stream is ended by ``finish()``. Cuts, drips and
     /// ``bodyBytesWritten`` then count compressed bytes, as they travel.
-    public var contentEncoder: ContentEncoder?
+    package var contentEncoder: ContentEncoder?
     /// Body bytes written so far (excluding chunk framing).
-    public private(set) var bodyBytesWritten = 0
+    package private(set) var bodyBytesWritten = 0
     /// Whether the head was written.
-    public private(set) var headWritten = false
+    package private(set) var headWritten = false
     /// How the body is framed (none until the head is written).
-    public private(set) var framing: Framing = .none
+    package private(set) var framing: Framing = .none
 
     let connection: ServerConnection
     private var finished = false
@@ -57,7 +57,7 @@ public final class ResponseWriter {
 
     /// Writes the status line and headers. Adds the framing header and `Connection: close`
     /// (the server serves one request per connection), unless `headers` already has them.
-    public func writeHead(status: Int, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), framing: Framing)
+    package func writeHead(status: Int, reason: String? = nil, headers: HTTPHeaders = HTTPHeaders(), framing: Framing)
         throws
     {
         var head = "HTTP/1.1 \(status) \(reason ?? Self.reasonPhrase(status))\r\n"
@@ -78,14 +78,14 @@ public final class ResponseWriter {
     /// Writes `head` byte for byte, for the heads ``writeHead(status:reason:headers:framing:)``
     /// will not produce (interim 1xx responses before the final one, an HTTP/1.0 status line,
     /// a malformed field); later body writes use `framing`. `head` must end with the blank line.
-    public func writeRawHead(_ head: String, framing: Framing) throws {
+    package func writeRawHead(_ head: String, framing: Framing) throws {
         try guarded { try connection.write(head) }
         headWritten = true
         self.framing = framing
     }
 
     /// Writes body bytes with the response's framing, honouring the cut and drip settings.
-    public func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         guard !bytes.isEmpty else { return }
         let bytes = contentEncoder?.encode(bytes) ?? bytes
         if let delay = dripDelayMilliseconds {
@@ -99,15 +99,15 @@ public final class ResponseWriter {
     }
 
     /// Writes `text` as UTF-8 body bytes.
-    public func write(_ text: String) throws { try write(Array(text.utf8)) }
+    package func write(_ text: String) throws { try write(Array(text.utf8)) }
 
     /// Writes bytes to the connection as they are: no framing, no cut, no drip.
-    public func writeRaw(_ bytes: [UInt8]) throws {
+    package func writeRaw(_ bytes: [UInt8]) throws {
         try guarded { try connection.write(bytes) }
     }
 
     /// Ends the body (the terminating chunk for chunked framing) and closes cleanly.
-    public func finish() throws {
+    package func finish() throws {
         guard !finished else { return }
         if let encoder = contentEncoder, !connection.isClosed {
             contentEncoder = nil
@@ -119,31 +119,31 @@ public final class ResponseWriter {
     }
 
     /// Pauses; throws ``Interrupted`` early when the client hangs up or the server stops.
-    public func sleep(milliseconds: Int) throws {
+    package func sleep(milliseconds: Int) throws {
         guard connection.sleep(milliseconds: milliseconds) else { throw Interrupted() }
     }
 
     /// Sends nothing more and waits until the client closes or the server stops (a stall).
-    public func hold() throws -> Never {
+    package func hold() throws -> Never {
         connection.holdUntilClosed()
         throw Interrupted()
     }
 
     /// Reads nothing more until the client hangs up or the server stops, then ends the
     /// handler (the client's writes stall: its peer does not read).
-    public func holdWithoutReading() throws -> Never {
+    package func holdWithoutReading() throws -> Never {
         connection.holdWithoutReading()
         throw Interrupted()
     }
 
     /// Drops the connection now without finishing the body.
-    public func abort(reset: Bool = false) {
+    package func abort(reset: Bool = false) {
         finished = true
         connection.abort(reset: reset)
     }
 
     /// Reads raw bytes the client sends after the request (WebSocket frames); 0 at end of stream.
-    public func read(into buffer: inout [UInt8]) throws -> Int {
+    package func read(into buffer: inout [UInt8]) throws -> Int {
         try guarded { try buffer.withUnsafeMutableBytes { try connection.read(into: $0) } }
     }
 

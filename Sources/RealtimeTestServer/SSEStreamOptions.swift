@@ -5,9 +5,9 @@ import RealtimeCore
 /// Public so a test can compute byte offsets (e.g. where a multi-byte code point sits)
 /// from the same renderer the server uses: `SSEStreamOptions(query: q).body(resumingAfter: nil)`.
 /// Every parameter is documented in ``TestServer/endpointReference``.
-public struct SSEStreamOptions: Sendable, Hashable {
+package struct SSEStreamOptions: Sendable, Hashable {
     /// The line ending the stream uses (`line_ending=`).
-    public enum LineEnding: String, Sendable, Hashable {
+    package enum LineEnding: String, Sendable, Hashable {
         /// `\n`.
         case lf
         /// `\r\n`.
@@ -24,7 +24,7 @@ public struct SSEStreamOptions: Sendable, Hashable {
     }
 
     /// What happens after the last event.
-    public enum End: String, Sendable, Hashable {
+    package enum End: String, Sendable, Hashable {
         /// End the body and close (default).
         case close
         /// Keep the connection open, sending nothing (or `:` comments every `ping_ms`).
@@ -34,7 +34,7 @@ public struct SSEStreamOptions: Sendable, Hashable {
     }
 
     /// How the body is framed (`framing=`).
-    public enum BodyFraming: String, Sendable, Hashable {
+    package enum BodyFraming: String, Sendable, Hashable {
         /// `Transfer-Encoding: chunked`.
         case chunked
         /// No length: the body ends when the connection closes.
@@ -44,73 +44,73 @@ public struct SSEStreamOptions: Sendable, Hashable {
     }
 
     /// `count`: number of events (10).
-    public var count = 10
+    package var count = 10
     /// `start`: id of the first event (1).
-    public var start = 1
+    package var start = 1
     /// `interval_ms`: pause between events, ms (0: one burst).
-    public var intervalMilliseconds = 0
+    package var intervalMilliseconds = 0
     /// `retry`: a `retry:` field sent first, ms.
-    public var retry: Int?
+    package var retry: Int?
     /// `event`: an `event:` field on every event.
-    public var eventType: String?
+    package var eventType: String?
     /// `size`: pad each event's data to this many bytes with `x`.
-    public var dataSize: Int?
+    package var dataSize: Int?
     /// `utf8=1`: append ``utf8Suffix`` to each event's data.
-    public var utf8 = false
+    package var utf8 = false
     /// `invalid_utf8=1`: append ``invalidUTF8Suffix`` to each event's data.
-    public var invalidUTF8 = false
+    package var invalidUTF8 = false
     /// `newline`: the line ending (lf).
-    public var lineEnding = LineEnding.lf
+    package var lineEnding = LineEnding.lf
     /// `bom=1`: start the body with a UTF-8 BOM.
-    public var byteOrderMark = false
+    package var byteOrderMark = false
     /// `end`: what happens after the last event (close).
-    public var end = End.close
+    package var end = End.close
     /// `ping_ms`: with `end=hold`, a `:ping` comment every N ms.
-    public var pingMilliseconds: Int?
+    package var pingMilliseconds: Int?
     /// `framing`: chunked, close-delimited or Content-Length (chunked).
-    public var framing = BodyFraming.chunked
+    package var framing = BodyFraming.chunked
     /// `cut`: drop the connection after this many body bytes.
-    public var cut: Int?
+    package var cut: Int?
     /// `reset=1`: drop with a TCP RST instead of a FIN.
-    public var reset = false
+    package var reset = false
     /// `cuts`: the cut schedule's number of cut connections (see ``scheduledCut(attempt:remainingBytes:)``).
-    public var cuts: Int?
+    package var cuts: Int?
     /// `seed`: the cut schedule's seed (1).
-    public var seed: UInt64 = 1
+    package var seed: UInt64 = 1
     /// `stall=1`: headers, then nothing.
-    public var stall = false
+    package var stall = false
     /// `stall_after`: this many body bytes, then nothing.
-    public var stallAfter: Int?
+    package var stallAfter: Int?
     /// `drip=1` / `drip_ms`: one body byte per write, this many ms apart.
-    public var dripMilliseconds: Int?
+    package var dripMilliseconds: Int?
     /// `status`: answer this status with a text body instead of the stream (200: the stream).
-    public var status = 200
+    package var status = 200
     /// `fail_attempts`: only the first N connections to the URL get `status`.
-    public var failAttempts: Int?
+    package var failAttempts: Int?
     /// `location`: a `Location` header with `status` (absent when nil).
-    public var location: String?
+    package var location: String?
     /// `retry_after`: a `Retry-After` header with `status`.
-    public var retryAfter: String?
+    package var retryAfter: String?
     /// `body`: the body sent with `status` (`status CODE`).
-    public var errorBody: String?
+    package var errorBody: String?
     /// `content_type`: the stream's `Content-Type` (`text/event-stream`).
-    public var contentType = "text/event-stream"
+    package var contentType = "text/event-stream"
     /// `endless=1`: `data: xxxx…` without a line end.
-    public var endless = false
+    package var endless = false
     /// Required bearer token: requests without `Authorization: Bearer <token>` get 401.
-    public var requiredToken: String?
+    package var requiredToken: String?
     /// `endless_bytes`: with `endless`, stop after N bytes and stall.
-    public var endlessBytes: Int?
+    package var endlessBytes: Int?
     /// `encoding`: a `Content-Encoding`; `gzip` and `deflate` compress the body (chunked or
     /// close framing), any other name is sent with the body uncompressed.
-    public var encoding: String?
+    package var encoding: String?
     /// `before_head`: what the server does after reading the request, instead of answering.
-    public var beforeHead: BeforeHead?
+    package var beforeHead: BeforeHead?
     /// `long_header`: a response head with a header line of this many bytes, never finished.
-    public var longHeader: Int?
+    package var longHeader: Int?
 
     /// A failure after the request was read and before any response byte.
-    public enum BeforeHead: String, Sendable, Hashable {
+    package enum BeforeHead: String, Sendable, Hashable {
         /// Close the connection (FIN): the client sees an empty reply.
         case close
         /// Reset the connection (RST).
@@ -120,16 +120,16 @@ public struct SSEStreamOptions: Sendable, Hashable {
     }
 
     /// Text appended to each event's data with `utf8=1`: 2-, 3- and 4-byte code points.
-    public static let utf8Suffix = " h\u{E9}llo \u{20AC} \u{1F600} \u{65E5}\u{672C}"
+    package static let utf8Suffix = " h\u{E9}llo \u{20AC} \u{1F600} \u{65E5}\u{672C}"
     /// Bytes appended to each event's data with `invalid_utf8=1`: a lone 0xFF, an
     /// invalid 2-byte sequence, an encoded surrogate, and a truncated 3-byte sequence.
-    public static let invalidUTF8Suffix: [UInt8] = [0x20, 0xFF, 0x20, 0xC3, 0x28, 0x20, 0xED, 0xA0, 0x80, 0x20, 0xE2, 0x82]
+    package static let invalidUTF8Suffix: [UInt8] = [0x20, 0xFF, 0x20, 0xC3, 0x28, 0x20, 0xED, 0xA0, 0x80, 0x20, 0xE2, 0x82]
 
     /// The defaults of the endpoint with no query.
-    public init() {}
+    package init() {}
 
     /// Options parsed from the endpoint's query parameters.
-    public init(query: [String: String]) {
+    package init(query: [String: String]) {
         func int(_ name: String) -> Int? { query[name].flatMap { Int($0) } }
         func flag(_ name: String) -> Bool { query[name].map { $0 != "0" && $0 != "false" } ?? false }
         count = max(0, int("count") ?? count)
@@ -167,10 +167,10 @@ public struct SSEStreamOptions: Sendable, Hashable {
     }
 
     /// The id of the last event of the stream.
-    public var lastID: Int { start + count - 1 }
+    package var lastID: Int { start + count - 1 }
 
     /// The bytes of the event with `id`: `id:`, optional `event:`, `data:`, blank line.
-    public func event(id: Int) -> [UInt8] {
+    package func event(id: Int) -> [UInt8] {
         let newline = lineEnding.bytes
         var bytes = Array("id: \(id)".utf8) + newline
         if let eventType { bytes += Array("event: \(eventType)".utf8) + newline }
@@ -184,20 +184,20 @@ public struct SSEStreamOptions: Sendable, Hashable {
     }
 
     /// What precedes the first event: an optional BOM and `retry:` field.
-    public var preamble: [UInt8] {
+    package var preamble: [UInt8] {
         var bytes: [UInt8] = byteOrderMark ? [0xEF, 0xBB, 0xBF] : []
         if let retry { bytes += Array("retry: \(retry)".utf8) + lineEnding.bytes + lineEnding.bytes }
         return bytes
     }
 
     /// The ids the server sends to a request carrying `Last-Event-ID: lastEventID` (nil: none).
-    public func ids(resumingAfter lastEventID: Int?) -> ClosedRange<Int>? {
+    package func ids(resumingAfter lastEventID: Int?) -> ClosedRange<Int>? {
         let first = max(start, (lastEventID ?? (start - 1)) + 1)
         return first <= lastID ? first...lastID : nil
     }
 
     /// The whole body the server sends when not cut: preamble, then the events after `lastEventID`.
-    public func body(resumingAfter lastEventID: Int?) -> [UInt8] {
+    package func body(resumingAfter lastEventID: Int?) -> [UInt8] {
         var bytes = preamble
         if let ids = ids(resumingAfter: lastEventID) {
             for id in ids { bytes += event(id: id) }
@@ -211,7 +211,7 @@ public struct SSEStreamOptions: Sendable, Hashable {
     /// Cut points are uniform in 1…2·T/N bytes (T = size of the whole stream), clamped to
     /// stop before the end, so N successive connections are all cut and the cuts spread
     /// over the stream at arbitrary bytes: mid-line, mid-field, mid-code-point.
-    public func scheduledCut(attempt: Int, remainingBytes: Int) -> Int? {
+    package func scheduledCut(attempt: Int, remainingBytes: Int) -> Int? {
         scheduledCut(attempt: attempt, remainingBytes: remainingBytes, totalBytes: body(resumingAfter: nil).count)
     }
 

@@ -8,7 +8,7 @@ import COpenSSL
 /// A TLS server that misbehaves during the handshake (``TestServer/Configuration/TLS/handshakeFault``):
 /// the first three vanish the way an overloaded or restarting server does, the last two
 /// refuse the way a misconfigured one does.
-public enum TLSHandshakeFault: Sendable, Hashable, CaseIterable {
+package enum TLSHandshakeFault: Sendable, Hashable, CaseIterable {
     /// Reads the client's first record (the ClientHello), then resets the connection
     /// (`SO_LINGER` 0: a TCP RST, as a full accept queue or a crashing server gives).
     case resetAfterClientHello

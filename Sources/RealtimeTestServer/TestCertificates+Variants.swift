@@ -6,7 +6,7 @@ extension TestCertificates {
     /// of what a client must refuse: `subjectAltName` without the host the client dials fails
     /// its host name check, a negative `days` gives a certificate that has already expired.
     /// Generated once per `name` for the process, next to this CA's files.
-    public func server(
+    package func server(
         _ name: String, subjectAltName: String = "DNS:localhost,IP:127.0.0.1,IP:::1", days: Int = 2
     ) throws -> TestServer.Configuration.TLS {
         try Self.variants.withLock { made in
@@ -29,7 +29,7 @@ extension TestCertificates {
 
     /// A self-signed server certificate for the loopback names: no CA vouches for it, so a
     /// client that verifies refuses it whatever it trusts.
-    public static func selfSignedServer() throws -> TestServer.Configuration.TLS {
+    package static func selfSignedServer() throws -> TestServer.Configuration.TLS {
         try variants.withLock { made in
             if let tls = made["self-signed"] { return tls }
             let directory = NSTemporaryDirectory() + "realtime-test-certificates-\(getpid())/self-signed"

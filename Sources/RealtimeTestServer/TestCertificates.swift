@@ -15,26 +15,26 @@ import COpenSSL
 /// tls.trustRoots = .file(certificates.caCertificateFile)
 /// tls.pinnedPublicKeys = [certificates.serverPublicKeyPin]
 /// ```
-public struct TestCertificates: Sendable, Hashable {
+package struct TestCertificates: Sendable, Hashable {
     /// PEM file of the test CA certificate (use as the client's trust root).
-    public var caCertificateFile: String
+    package var caCertificateFile: String
     /// PEM file of the CA's private key (to sign more certificates in a test).
-    public var caKeyFile: String
+    package var caKeyFile: String
     /// PEM file of the server certificate; SANs `localhost`, `127.0.0.1`, `::1`.
-    public var serverCertificateFile: String
+    package var serverCertificateFile: String
     /// The server's private key (PEM).
-    public var serverKeyFile: String
+    package var serverKeyFile: String
     /// PEM file of a client certificate (CN `realtime-test-client`) signed by the CA.
-    public var clientCertificateFile: String
+    package var clientCertificateFile: String
     /// The client certificate's private key (PEM).
-    public var clientKeyFile: String
+    package var clientKeyFile: String
     /// The server's public key pin, `sha256//<base64 SHA-256 of the DER SubjectPublicKeyInfo>`
     /// (curl's `--pinnedpubkey` format, ``TLSConfiguration/pinnedPublicKeys``).
-    public var serverPublicKeyPin: String
+    package var serverPublicKeyPin: String
 
     /// The certificates could not be generated; the description says why.
-    public struct Failure: Error, CustomStringConvertible {
-        public var description: String
+    package struct Failure: Error, CustomStringConvertible {
+        package var description: String
     }
 
     /// One set per `name` for the whole process, generated on first use under the temporary
@@ -42,7 +42,7 @@ public struct TestCertificates: Sendable, Hashable {
     /// runs `openssl` six times, synchronously, and a dozen suites doing that at once held the
     /// threads async tests run on for seconds. Ask for another `name` for a second, unrelated
     /// CA (a certificate the first CA did not sign).
-    public static func shared(_ name: String = "default") throws -> TestCertificates {
+    package static func shared(_ name: String = "default") throws -> TestCertificates {
         try sharedSets.withLock { sets in
             if let existing = sets[name] { return existing }
             let directory = NSTemporaryDirectory() + "realtime-test-certificates-\(getpid())/\(name)"
@@ -56,7 +56,7 @@ public struct TestCertificates: Sendable, Hashable {
 
     /// Generates the CA, server and client certificates into `directory` (created if
     /// missing; existing files are overwritten). Takes about a tenth of a second.
-    public static func generate(in directory: String) throws -> TestCertificates {
+    package static func generate(in directory: String) throws -> TestCertificates {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         func path(_ name: String) -> String { (directory as NSString).appendingPathComponent(name) }
         let certificates = TestCertificates(
@@ -88,7 +88,7 @@ public struct TestCertificates: Sendable, Hashable {
     }
 
     /// The `sha256//…` pin of the public key in a PEM private key file.
-    public static func publicKeyPin(ofKeyFile keyFile: String, scratch: String) throws -> String {
+    package static func publicKeyPin(ofKeyFile keyFile: String, scratch: String) throws -> String {
         try runOpenSSL(["pkey", "-in", keyFile, "-pubout", "-outform", "DER", "-out", scratch])
         let der = try [UInt8](Data(contentsOf: URL(fileURLWithPath: scratch)))
         var digest = [UInt8](repeating: 0, count: Int(SHA256_DIGEST_LENGTH))

@@ -28,9 +28,9 @@ import CLinux
 /// ``Configuration/timeout``); a tunnel then runs one thread per direction with a 16 KiB
 /// buffer each. An end of stream is passed on as a half-close; an error closes both sides.
 /// `stop()` shuts every socket down and waits (up to 10 s) for the threads.
-public final class TestProxy: Sendable {
+package final class TestProxy: Sendable {
     /// The configuration the proxy was made with.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     struct State: Sendable {
         var running = false
@@ -46,7 +46,7 @@ public final class TestProxy: Sendable {
     private let threads = DispatchGroup()
 
     /// A proxy; call `start()` to listen.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
     }
 
@@ -57,29 +57,29 @@ public final class TestProxy: Sendable {
     // MARK: Addresses and records
 
     /// The bound port (0 before `start()`).
-    public var port: UInt16 { state.withLock { $0.port } }
+    package var port: UInt16 { state.withLock { $0.port } }
     /// `http://127.0.0.1:PORT`.
-    public var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
+    package var url: URL { URL(string: "http://127.0.0.1:\(port)")! }
     /// `http://user:password@127.0.0.1:PORT`, userinfo percent-encoded (RFC 3986 §3.2.1).
-    public func url(user: String, password: String) -> URL {
+    package func url(user: String, password: String) -> URL {
         let allowed = CharacterSet.alphanumerics.union(CharacterSet(charactersIn: "-._~"))
         let u = user.addingPercentEncoding(withAllowedCharacters: allowed) ?? user
         let p = password.addingPercentEncoding(withAllowedCharacters: allowed) ?? password
         return URL(string: "http://\(u):\(p)@127.0.0.1:\(port)")!
     }
     /// Every request received since `start()` (or ``clearRequests()``), in arrival order.
-    public var requests: [RecordedProxyRequest] { state.withLock { $0.requests } }
+    package var requests: [RecordedProxyRequest] { state.withLock { $0.requests } }
     /// Forgets the recorded requests.
-    public func clearRequests() { state.withLock { $0.requests.removeAll() } }
+    package func clearRequests() { state.withLock { $0.requests.removeAll() } }
     /// Client connections accepted so far.
-    public var connectionsAccepted: Int { state.withLock { $0.connectionsAccepted } }
+    package var connectionsAccepted: Int { state.withLock { $0.connectionsAccepted } }
     /// Sockets (client and origin sides) open right now.
-    public var openSockets: Int { state.withLock { $0.active.count } }
+    package var openSockets: Int { state.withLock { $0.active.count } }
 
     // MARK: Lifecycle
 
     /// Binds 127.0.0.1 on a free port and starts accepting. A no-op when running.
-    public func start() throws {
+    package func start() throws {
         guard !state.withLock({ $0.running }) else { return }
         let (listener, port) = try Socket.listen(ipv6: false, port: 0, backlog: 128)
         let wakeFD = eventfd(0, Int32(EFD_CLOEXEC))
@@ -93,7 +93,7 @@ public final class TestProxy: Sendable {
     }
 
     /// Closes the listener and every tunnel at once and waits (up to 10 s) for the threads.
-    public func stop() {
+    package func stop() {
         let taken: (listener: Int32, wakeFD: Int32)? = state.withLock {
             guard $0.running else { return nil }
             $0.running = false

@@ -2,26 +2,26 @@ import RealtimeCore
 
 extension TestServer {
     /// A custom endpoint: runs on the connection's thread, may block, and answers through the writer.
-    public typealias Handler = @Sendable (ResponseWriter) throws -> Void
+    package typealias Handler = @Sendable (ResponseWriter) throws -> Void
 
     /// How a ``TestServer`` listens and what it serves.
-    public struct Configuration: Sendable {
+    package struct Configuration: Sendable {
         /// TLS settings (PEM files, as produced by ``TestCertificates``).
-        public struct TLS: Sendable, Hashable {
+        package struct TLS: Sendable, Hashable {
             /// The server's certificate chain (PEM).
-            public var certificateFile: String
+            package var certificateFile: String
             /// The server's private key (PEM).
-            public var privateKeyFile: String
+            package var privateKeyFile: String
             /// CA bundle used to verify client certificates (mutual TLS).
-            public var clientCAFile: String?
+            package var clientCAFile: String?
             /// Refuse the handshake when the client presents no valid certificate.
-            public var requireClientCertificate: Bool
+            package var requireClientCertificate: Bool
             /// Misbehave during every handshake instead of serving (a reset, a close or a stall
             /// after the ClientHello; no version or cipher in common). Default nil.
-            public var handshakeFault: TLSHandshakeFault?
+            package var handshakeFault: TLSHandshakeFault?
 
             /// TLS settings with these files.
-            public init(
+            package init(
                 certificateFile: String, privateKeyFile: String, clientCAFile: String? = nil,
                 requireClientCertificate: Bool = false, handshakeFault: TLSHandshakeFault? = nil
             ) {
@@ -34,7 +34,7 @@ extension TestServer {
 
             /// The server certificate of `certificates`; with `requireClientCertificate`,
             /// clients must present a certificate signed by its CA.
-            public init(
+            package init(
                 certificates: TestCertificates, requireClientCertificate: Bool = false,
                 handshakeFault: TLSHandshakeFault? = nil
             ) {
@@ -46,16 +46,16 @@ extension TestServer {
         }
 
         /// Port to bind; 0 (default) picks a free one at the first `start()` and keeps it for restarts.
-        public var port: UInt16
+        package var port: UInt16
         /// Also listen on `::1` (same port). Default false.
-        public var ipv6: Bool
+        package var ipv6: Bool
         /// Serve HTTPS/WSS instead of HTTP/WS. Default nil (plain).
-        public var tls: TLS?
+        package var tls: TLS?
         /// Custom endpoints by exact path; they take precedence over the built-in ones.
-        public var routes: [String: Handler]
+        package var routes: [String: Handler]
 
         /// A configuration; port 0 picks a free one.
-        public init(port: UInt16 = 0, ipv6: Bool = false, tls: TLS? = nil, routes: [String: Handler] = [:]) {
+        package init(port: UInt16 = 0, ipv6: Bool = false, tls: TLS? = nil, routes: [String: Handler] = [:]) {
             self.port = port
             self.ipv6 = ipv6
             self.tls = tls

@@ -83,7 +83,7 @@ extension TestServer {
     ///
     /// Every request is recorded in ``requests`` whatever the endpoint; routes given in
     /// ``Configuration/routes`` or ``setHandler(path:_:)`` take precedence.
-    public static let endpointReference = """
+    package static let endpointReference = """
         swift-realtime test server endpoints
 
         /sse   an SSE stream of events `id: K` / `data: event K`

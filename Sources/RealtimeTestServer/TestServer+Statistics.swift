@@ -1,17 +1,17 @@
 extension TestServer {
     /// Counters for assertions in soak and leak tests.
-    public struct Statistics: Sendable, Hashable {
+    package struct Statistics: Sendable, Hashable {
         /// Connections accepted since `init`.
-        public var connectionsAccepted = 0
+        package var connectionsAccepted = 0
         /// Connections open right now.
-        public var activeConnections = 0
+        package var activeConnections = 0
         /// Connections cut on purpose (`cut`, `cuts`, a handler's ``ResponseWriter/cutAfterBodyBytes``).
-        public var cuts = 0
+        package var cuts = 0
         /// TLS handshakes that failed (wrong CA on the client, missing client certificate, …).
-        public var failedHandshakes = 0
+        package var failedHandshakes = 0
         /// Bytes the kernel took from every connection so far (heads, bodies, frames; counted
         /// before TLS, once a whole write is taken). It stops growing while clients stop
         /// reading: back-pressure tests watch it.
-        public var bytesWritten = 0
+        package var bytesWritten = 0
     }
 }

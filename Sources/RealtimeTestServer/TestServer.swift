@@ -20,14 +20,17 @@ import RealtimeCore
 /// at once, waking any sleeping or stalled endpoint. `start()` after `stop()`
 /// binds the same port again, so clients can test reconnects across a restart.
 /// The endpoints and their query parameters are listed in ``endpointReference``.
+///
+/// Outside this package only a façade is public: ``runDemoServer(port:ipv6:certificateDirectory:)``
+/// and the URLs of a running server, what the examples' `--demo` modes need.
 public final class TestServer: Sendable {
     /// The configuration the server was made with.
-    public let configuration: Configuration
+    package let configuration: Configuration
 
     private let core: TestServerCore
 
     /// A server; call `start()` to listen.
-    public init(configuration: Configuration = Configuration()) {
+    package init(configuration: Configuration = Configuration()) {
         self.configuration = configuration
         self.core = TestServerCore(configuration: configuration)
     }
@@ -41,13 +44,13 @@ public final class TestServer: Sendable {
     /// The bound port (the configured one before the first `start()`).
     public var port: UInt16 { core.state.withLock { $0.port } }
     /// Whether the server is listening.
-    public var isRunning: Bool { core.state.withLock { $0.running } }
+    package var isRunning: Bool { core.state.withLock { $0.running } }
     /// `http://127.0.0.1:PORT` (or `https://` with TLS).
-    public var baseURL: URL { URL(string: "\(configuration.tls == nil ? "http" : "https")://127.0.0.1:\(port)")! }
+    package var baseURL: URL { URL(string: "\(configuration.tls == nil ? "http" : "https")://127.0.0.1:\(port)")! }
     /// `ws://127.0.0.1:PORT` (or `wss://` with TLS).
-    public var wsBaseURL: URL { URL(string: "\(configuration.tls == nil ? "ws" : "wss")://127.0.0.1:\(port)")! }
+    package var wsBaseURL: URL { URL(string: "\(configuration.tls == nil ? "ws" : "wss")://127.0.0.1:\(port)")! }
     /// `http://[::1]:PORT` (or `https://`); only served when ``Configuration/ipv6`` is set.
-    public var ipv6BaseURL: URL { URL(string: "\(configuration.tls == nil ? "http" : "https")://[::1]:\(port)")! }
+    package var ipv6BaseURL: URL { URL(string: "\(configuration.tls == nil ? "http" : "https")://[::1]:\(port)")! }
 
     /// `baseURL` + `pathAndQuery` (e.g. `"/sse?count=3"`).
     public func url(_ pathAndQuery: String) -> URL { URL(string: baseURL.absoluteString + pathAndQuery)! }
@@ -57,15 +60,15 @@ public final class TestServer: Sendable {
     // MARK: Recorded state
 
     /// Every request received since `init` (or ``clearRequests()``), in arrival order.
-    public var requests: [RecordedRequest] { core.state.withLock { $0.requests } }
+    package var requests: [RecordedRequest] { core.state.withLock { $0.requests } }
     /// Requests whose path is `path`.
-    public func requests(path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
+    package func requests(path: String) -> [RecordedRequest] { requests.filter { $0.path == path } }
     /// What happened on each `/ws` connection (messages, pings, close codes), in order.
-    public var webSocketSessions: [RecordedWebSocketSession] { core.state.withLock { $0.webSocketSessions } }
+    package var webSocketSessions: [RecordedWebSocketSession] { core.state.withLock { $0.webSocketSessions } }
 
     /// Forgets recorded requests and WebSocket sessions and resets the per-target attempt
     /// counters (cut schedules restart).
-    public func clearRequests() {
+    package func clearRequests() {
         core.state.withLock {
             $0.webSocketSessions.removeAll()
             $0.requests.removeAll()
@@ -73,10 +76,10 @@ public final class TestServer: Sendable {
         }
     }
     /// Counters of what the server has served.
-    public var statistics: Statistics { core.state.withLock { $0.statistics } }
+    package var statistics: Statistics { core.state.withLock { $0.statistics } }
 
     /// Adds or replaces a custom endpoint at `path` while running.
-    public func setHandler(path: String, _ handler: Handler?) {
+    package func setHandler(path: String, _ handler: Handler?) {
         core.state.withLock { $0.routes[path] = handler }
     }
 
@@ -84,7 +87,7 @@ public final class TestServer: Sendable {
 
     /// Binds and starts accepting. Throws when the port is taken or TLS files do not load.
     /// A no-op when already running.
-    public func start() throws { try core.start() }
+    package func start() throws { try core.start() }
 
     /// Closes the listeners and every open connection (streams end abruptly), wakes every
     /// sleeping or stalled endpoint, and waits (up to 10 s) for the server's threads to end.

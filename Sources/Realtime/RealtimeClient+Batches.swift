@@ -36,8 +36,6 @@ extension RealtimeClient {
 
     /// See ``RealtimeClient/batches``.
     public struct Batches: AsyncSequence, Sendable {
-        public typealias Element = ClientBatchEvent
-        public typealias Failure = Never
         let client: RealtimeClient
 
         public func makeAsyncIterator() -> AsyncIterator {
@@ -47,8 +45,6 @@ extension RealtimeClient {
 
         public struct AsyncIterator: AsyncIteratorProtocol {
             /// Each element is one batch of events.
-            public typealias Element = ClientBatchEvent
-            public typealias Failure = Never
             let client: RealtimeClient
             /// Closes the client when the last copy of the first iterator goes away.
             let lifetime: IteratorLifetime?

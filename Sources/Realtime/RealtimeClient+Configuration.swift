@@ -135,8 +135,8 @@ extension RealtimeClient {
         public var idleTimeout: Duration? = .seconds(300)
         /// Redirects followed per attempt. Default 10.
         public var maxRedirects: Int = 10
-        /// Header names that carry a credential beyond the built-in rule
-        /// (``HTTPHeaders/isSensitive(_:)``: any name containing `auth`, `key`, `token`,
+        /// Header names that carry a credential beyond the built-in rule (the one that also
+        /// redacts logs and descriptions: any name containing `auth`, `key`, `token`,
         /// `secret`, `session`, `cookie`, `password`, `signature`, `credential` or `access`,
         /// and `sig`, `pwd`, `pass`, `passwd`, `jwt`), compared ignoring case: never sent to
         /// another origin after a redirect, on either transport. Default none.

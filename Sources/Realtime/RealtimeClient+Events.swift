@@ -4,7 +4,6 @@ extension RealtimeClient {
     /// Single consumer: the first iterator starts the client; further iterators end at
     /// once. Leaving the `for await` loop (or cancelling its task) closes the client.
     public struct Events: AsyncSequence, Sendable {
-        public typealias Element = ClientEvent
         let client: RealtimeClient
         /// Replaces the configuration's terminator when this iterator starts the client.
         var terminator: StreamTerminator?? = nil

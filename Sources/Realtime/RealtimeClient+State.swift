@@ -48,8 +48,6 @@ extension RealtimeClient {
 
     /// See ``RealtimeClient/stateChanges``.
     public struct StateChanges: AsyncSequence, Sendable {
-        public typealias Element = State
-        public typealias Failure = Never
         let client: RealtimeClient
 
         public func makeAsyncIterator() -> AsyncIterator {

@@ -19,7 +19,7 @@ import Foundation
 /// - 307/308 (§15.4.8, §15.4.9): method and body are kept.
 /// - When the body is dropped, its content-specific header fields go with it (§15.4 step 5).
 /// - When the target's origin (scheme, host, port; RFC 6454) differs from the current one,
-///   every credential-bearing user header (``HTTPHeaders/isSensitive(_:markedSensitive:)``:
+///   every credential-bearing user header (`HTTPHeaders.isSensitive(_:markedSensitive:)`:
 ///   `Authorization`, `Proxy-Authorization`, `Cookie`, names containing `auth`, `key`,
 ///   `token`, `secret`, `session`, `cookie`, `password` or `signature`, and the names in
 ///   ``TransportRequest/sensitiveHeaderNames``) is removed (§15.4 step 3). Once removed it

@@ -6,9 +6,6 @@
 /// Timeouts, redirects, TLS and headers come from the request; these are the knobs that
 /// belong to the transport itself. Every field has a documented default.
 public struct SSEOptions: Sendable {
-    /// How the transport reaches the server (``ProxyConfiguration``): libcurl's
-    /// environment rules, no proxy, or a given proxy of any scheme libcurl supports.
-    public typealias Proxy = ProxyConfiguration
 
     /// Size bounds for the parser: 16 MiB events, lines as long as an event, 1 KiB ids
     /// (a longer `id` is ignored, never sent back as `Last-Event-ID`). See
@@ -24,7 +21,7 @@ public struct SSEOptions: Sendable {
     public var reportsComments = false
     /// Default ``ProxyConfiguration/environment``. A proxy's refusal (`CONNECT` answered
     /// non-2xx, or 407) ends the attempt with a `proxy` error carrying its status.
-    public var proxy: Proxy = .environment
+    public var proxy: ProxyConfiguration = .environment
     /// Ask for HTTP/2 on `https` when libcurl offers it (ALPN); HTTP/1.1 otherwise and on
     /// plain `http`. Default true.
     ///

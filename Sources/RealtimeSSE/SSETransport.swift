@@ -14,7 +14,7 @@
 /// Redirects follow RFC 9110 §15.4: 303 turns any method but HEAD into a GET without a body,
 /// 301/302 turn POST (only) into a GET without a body, 307/308 keep method and body; a dropped
 /// body takes its `Content-*` headers with it; credential headers (`Authorization`, `Cookie`,
-/// every name ``HTTPHeaders/isSensitive(_:)`` matches and the request's
+/// every name `HTTPHeaders.isSensitive(_:)` matches and the request's
 /// ``TransportRequest/sensitiveHeaderNames``) never go to another origin. A missing, empty or
 /// non-HTTP `Location`, an `https` → `http` redirect (unless
 /// ``TransportRequest/allowsInsecureRedirects``), or one redirect too many, fails with

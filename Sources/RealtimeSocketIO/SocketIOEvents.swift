@@ -1,7 +1,5 @@
 /// The events of a ``SocketIOClient``, in the order the server sent them; iterate once.
 public struct SocketIOEvents: AsyncSequence, Sendable {
-    public typealias Element = SocketIOEvent
-    public typealias Failure = Never
 
     let inbox: SocketIOInbox
 

@@ -153,7 +153,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
     }
 
     /// The user's headers for a handshake to `url`. Off the first origin, every header that
-    /// may carry a credential stays behind (``HTTPHeaders/isSensitive(_:markedSensitive:)``,
+    /// may carry a credential stays behind (`HTTPHeaders.isSensitive(_:markedSensitive:)`,
     /// the rule the SSE transport follows). Credentials in the URL (`ws://user:pw@host/`) become `Authorization: Basic`
     /// as libcurl sends them for SSE: unless the user set `Authorization` themselves, and
     /// only to the URL's own origin (a redirect's `Location` may carry its own).

@@ -66,9 +66,7 @@ public struct WebSocketOptions: Sendable {
     /// end to end through the tunnel, with SNI and certificate checks against the origin
     /// host. The connect timeout covers the tunnel. A refusal (non-2xx) ends the attempt
     /// with a `proxy` error carrying the status (407 and 403 are not retried).
-    public var proxy: Proxy = .environment
-    /// See ``ProxyConfiguration``.
-    public typealias Proxy = ProxyConfiguration
+    public var proxy: ProxyConfiguration = .environment
     /// TCP settings: `TCP_NODELAY`, keepalive, `TCP_USER_TIMEOUT`, read size. The connect
     /// timeout comes from ``TransportRequest/connectTimeout`` instead.
     public var socket: TCPOptions = TCPOptions()

@@ -1,8 +1,10 @@
 /// An ordered list of HTTP header fields with case-insensitive lookup.
 ///
 /// Names keep the case they were given; comparisons ignore ASCII case (RFC 9110 §5.1).
-/// `description` never prints the value of a credential-bearing field (see ``isSensitive(_:)``),
-/// so a header list can be logged or put in an error without leaking secrets.
+/// `description` never prints the value of a credential-bearing field (a name containing
+/// `auth`, `key`, `token`, `secret`, `session`, `cookie`, `password`, `signature`,
+/// `credential` or `access`, or one of `sig`, `pwd`, `pass`, `passwd`, `jwt`), so a header
+/// list can be logged or put in an error without leaking secrets.
 public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, ExpressibleByDictionaryLiteral {
     /// One header line: a name and its value.
     public struct Field: Sendable, Hashable {
@@ -71,7 +73,7 @@ public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, Expressi
     /// contain one. Deliberately broad: a name wrongly counted as a credential is only
     /// redacted in logs and dropped on a cross-origin redirect, while a credential missed is
     /// printed or sent to another origin.
-    public static let sensitiveNameParts = [
+    package static let sensitiveNameParts = [
         "auth", "key", "token", "secret", "session", "cookie", "password", "signature", "credential", "access",
     ]
 
@@ -82,16 +84,16 @@ public struct HTTPHeaders: Sendable, Hashable, CustomStringConvertible, Expressi
     /// Whether a name's value may carry a credential: the one rule for what a cross-origin
     /// redirect leaves behind (both transports, RFC 9110 §15.4) and for what is redacted in
     /// descriptions and logs (header values, and URL query and fragment values, see
-    /// `URLRedaction`). True when the name contains one of ``sensitiveNameParts`` or is one
+    /// `URLRedaction`). True when the name contains one of `sensitiveNameParts` or is one
     /// of the short credential names (`sig`, `pwd`, `pass`, `passwd`, `jwt`), ignoring case.
-    public static func isSensitive(_ name: String) -> Bool {
+    package static func isSensitive(_ name: String) -> Bool {
         let lower = name.lowercased()
         return sensitiveWholeNames.contains(lower) || sensitiveNameParts.contains { lower.contains($0) }
     }
 
-    /// ``isSensitive(_:)``, or one of the names the user marked sensitive (compared ignoring
+    /// `isSensitive(_:)`, or one of the names the user marked sensitive (compared ignoring
     /// ASCII case), e.g. `TransportRequest.sensitiveHeaderNames`.
-    public static func isSensitive(_ name: String, markedSensitive marked: [String]) -> Bool {
+    package static func isSensitive(_ name: String, markedSensitive marked: [String]) -> Bool {
         isSensitive(name) || marked.contains { equalsIgnoringCase($0, name) }
     }
 

@@ -25,7 +25,7 @@ package struct HTTPOrigin: Hashable, Sendable {
 
 extension HTTPHeaders {
     /// These fields without the ones that may carry a credential
-    /// (``isSensitive(_:markedSensitive:)`` with the user's `marked` names), order kept: what
+    /// (`isSensitive(_:markedSensitive:)` with the user's `marked` names), order kept: what
     /// may be sent to another origin after a redirect (RFC 9110 §15.4 step 3).
     package func removingSensitive(markedSensitive marked: [String] = []) -> HTTPHeaders {
         HTTPHeaders(fields.filter { !Self.isSensitive($0.name, markedSensitive: marked) }.map { ($0.name, $0.value) })

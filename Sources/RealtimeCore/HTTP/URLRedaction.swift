@@ -27,7 +27,7 @@
 ///   percent-encoded in a value, `next=%2Fcb%3Ftoken%3D…`).
 /// - A value is hidden when its name, percent-decoded, is sensitive by the one rule for
 ///   credential names, the one that also decides which headers a cross-origin redirect
-///   leaves behind (``HTTPHeaders/isSensitive(_:)``: it contains `auth`, `key`, `token`,
+///   leaves behind (`HTTPHeaders.isSensitive(_:)`: it contains `auth`, `key`, `token`,
 ///   `secret`, `session`, `cookie`, `password`, `signature`, `credential` or `access`, so
 ///   `access_token`, `api_key`, `X-Amz-Signature`, `sessionid`…, or is one of the short
 ///   names `sig`, `pwd`, `pass`, `passwd`, `jwt`). Every occurrence of a repeated name is

@@ -33,7 +33,7 @@ public struct TransportRequest: Sendable {
     public var idleTimeout: Duration? = .seconds(300)
     /// Redirects followed (SSE responses, WebSocket handshakes) before failing. Default 10.
     public var maxRedirects: Int = 10
-    /// Header names that carry a credential beyond those ``HTTPHeaders/isSensitive(_:)``
+    /// Header names that carry a credential beyond those `HTTPHeaders.isSensitive(_:)`
     /// recognises (compared ignoring case): never forwarded to another origin on a redirect.
     /// Default none.
     public var sensitiveHeaderNames: [String] = []

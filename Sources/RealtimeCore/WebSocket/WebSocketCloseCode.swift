@@ -46,7 +46,7 @@ public enum WebSocketCloseCode {
     /// registered for the wire, 3000–4999 belong to libraries and applications. Everything
     /// else — below 1000, 1004–1006 and 1015 (reserved or local-only), the unassigned
     /// 1016–2999, and 5000 and above — is a protocol error when received (close with 1002).
-    public static func isValidOnWire(_ code: UInt16) -> Bool {
+    package static func isValidOnWire(_ code: UInt16) -> Bool {
         switch code {
         case 1000...1003, 1007...1014, 3000...4999: return true
         default: return false

@@ -140,7 +140,7 @@ package struct WebSocketHandshake: Sendable {
     }
 
     /// The request head for logs: every line of ``request`` with the values of credential-bearing
-    /// headers (``HTTPHeaders/isSensitive(_:)``: `Authorization`, `Cookie`, tokens…) replaced
+    /// headers (`HTTPHeaders.isSensitive(_:)`: `Authorization`, `Cookie`, tokens…) replaced
     /// by `<redacted>`. Never log ``request`` itself.
     package var redactedRequestDescription: String {
         String(decoding: request, as: UTF8.self)

@@ -17,8 +17,6 @@
 ///
 /// Single pass, like `RealtimeClient.events`: leaving the loop closes the client.
 public struct LLMDeltaSequence<Decoder: LLMStreamDecoder>: AsyncSequence, Sendable {
-    public typealias Element = LLMDelta
-    public typealias Failure = Never
 
     let client: RealtimeClient
     let decoder: Decoder
@@ -29,9 +27,6 @@ public struct LLMDeltaSequence<Decoder: LLMStreamDecoder>: AsyncSequence, Sendab
     }
 
     public struct AsyncIterator: AsyncIteratorProtocol {
-        /// Each element is one decoded delta.
-        public typealias Element = LLMDelta
-        public typealias Failure = Never
 
         var events: RealtimeClient.Events.AsyncIterator
         let client: RealtimeClient

@@ -150,6 +150,9 @@ final class WebSocketServerSession {
         }
         for output in outputs {
             switch output {
+            case .string(let text):
+                // Only a client's receiver makes these (a client's frames are masked).
+                preconditionFailure("a server's receiver read \(text.utf8.count) bytes as a client")
             case .text(let bytes):
                 record {
                     $0.messageCount += 1

@@ -50,7 +50,7 @@ extension WebSocketConnection {
 
     private func handle(_ output: WebSocketMessageAssembler.Output, now: Loop.Instant) {
         switch output {
-        case .text, .binary:
+        case .text, .string, .binary:
             guard let message = output.message else { return }
             switch machine.messageReceived(message, now: now) {
             case .deliver:

@@ -125,3 +125,70 @@ private typealias H = WebSocketTestHelpers
         #expect(try H.receive(wire, chunking: chunking) == [.text(text)])
     }
 }
+
+/// A whole text frame in one read becomes a `String` where it lies in the read buffer (no
+/// frame, no byte array); everything else takes the frame path, with the same results.
+@Suite struct WebSocketWholeTextTests {
+    /// Each output of one read of `bytes`.
+    static func outputs(_ bytes: [UInt8], maxMessageSize: Int = 1 << 20) throws(RealtimeError) -> [WebSocketMessageAssembler.Output] {
+        var receiver = WebSocketReceiver(role: .client, maxMessageSize: maxMessageSize)
+        return try receiver.receive(bytes)
+    }
+
+    static func isString(_ output: WebSocketMessageAssembler.Output) -> Bool {
+        if case .string = output { return true }
+        return false
+    }
+
+    @Test("7-bit, 16-bit and 64-bit lengths, and an empty message, are read from the buffer")
+    func lengths() throws {
+        for text in ["", "hello €", String(repeating: "a", count: 300), String(repeating: "b", count: 70_000)] {
+            let out = try Self.outputs(WebSocketTestHelpers.frame(.text, Array(text.utf8)))
+            #expect(out == [.string(text)])
+            #expect(out.allSatisfy(Self.isString), "\(text.utf8.count) bytes took the frame path")
+        }
+    }
+
+    @Test("two messages and a ping in one read: each message from the buffer, in order")
+    func several() throws {
+        let wire = WebSocketTestHelpers.frame(.text, Array("one".utf8)) + WebSocketTestHelpers.frame(.ping, [7])
+            + WebSocketTestHelpers.frame(.text, Array("two".utf8))
+        let out = try Self.outputs(wire)
+        #expect(out == [.text(Array("one".utf8)), .ping([7]), .string("two")])
+        #expect(Self.isString(out[0]) && Self.isString(out[2]))
+    }
+
+    @Test("invalid UTF-8 in a whole frame fails with 1007, and the receiver stays failed")
+    func invalid() {
+        var receiver = WebSocketReceiver(role: .client)
+        #expect(throws: RealtimeError.self) { _ = try receiver.receive(WebSocketTestHelpers.frame(.text, [0x61, 0xC3, 0x28])) }
+        do {
+            _ = try receiver.receive(WebSocketTestHelpers.frame(.text, [0x61, 0xFF]))
+        } catch {
+            #expect(error.code == .invalidUTF8)
+            #expect(error.closeCode == 1007)
+        }
+        do {
+            _ = try receiver.receive(WebSocketTestHelpers.frame(.text, Array("fine".utf8)))
+            Issue.record("a failed receiver took a message")
+        } catch {
+            #expect(error.code == .invalidUTF8, "the first failure stays")
+        }
+    }
+
+    @Test("fragments, a frame over the size limit, and a masked frame take the frame path")
+    func notWhole() throws {
+        let fragmented = WebSocketTestHelpers.frame(.text, Array("ab".utf8), fin: false)
+            + WebSocketTestHelpers.frame(.continuation, Array("c".utf8))
+        #expect(try Self.outputs(fragmented).map(Self.isString) == [false])
+        let big = WebSocketTestHelpers.frame(.text, Array(repeating: 0x61, count: 200))
+        do {
+            _ = try Self.outputs(big, maxMessageSize: 100)
+            Issue.record("a message over maxMessageSize was taken")
+        } catch {
+            #expect(error.code == .messageTooLarge)
+        }
+        let masked = WebSocketTestHelpers.frame(.text, Array("x".utf8), key: WebSocketMaskingKey(1, 2, 3, 4))
+        #expect(throws: RealtimeError.self) { _ = try Self.outputs(masked) }
+    }
+}

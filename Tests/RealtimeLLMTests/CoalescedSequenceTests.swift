@@ -85,11 +85,22 @@ import Testing
         }
         var received: [Int] = []
         while true {
-            async let batch = batches.next()
-            clock.advance(by: .milliseconds(10))
-            guard let batch = try await batch else { break }
-            #expect(batch.count <= 3)
-            received += batch
+            // The clock moves whenever the window's timer waits, until the batch is out: moved
+            // once before the timer starts, it would leave that timer waiting for good.
+            let batch = Task { try await batches.next() }
+            let done = LockedValue(false)
+            let watcher = Task {
+                _ = try? await batch.value
+                done.withLock { $0 = true }
+            }
+            while !done.withLock({ $0 }) {
+                if clock.sleeperCount > 0 { clock.advance(by: .milliseconds(10)) }
+                await Task.yield()
+            }
+            await watcher.value
+            guard let next = try await batch.value else { break }
+            #expect(next.count <= 3)
+            received += next
         }
         await sender.value
         #expect(received == Array(1...50))

@@ -40,6 +40,7 @@ import Testing
         frames.map { frame in
             switch frame {
             case .text(let bytes): return String(decoding: bytes, as: UTF8.self)
+            case .string(let text): return text
             case .binary(let bytes): return "<\(bytes.count) B>"
             case .ping(let payload): return "ping \(payload)"
             case .pong(let payload): return "pong \(payload)"

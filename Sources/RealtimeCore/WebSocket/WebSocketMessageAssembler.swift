@@ -21,9 +21,14 @@
     @usableFromInline package static let defaultMaxMessageSize = 64 * 1024 * 1024
 
     /// What the caller receives.
+    ///
+    /// Equal outputs are the same event: `.string(s)` equals `.text` of the same bytes.
     @usableFromInline package enum Output: Sendable, Hashable {
         /// A complete text message; its bytes are valid UTF-8.
         case text([UInt8])
+        /// A complete text message that arrived as one frame in one read, made a `String`
+        /// straight from the read buffer (see ``wholeText(_:)``).
+        case string(String)
         /// A complete binary message.
         case binary([UInt8])
         /// A ping: the caller must answer with a pong carrying the same payload (RFC 6455 §5.5.2),
@@ -40,10 +45,30 @@
         @usableFromInline package var message: Message? {
             switch self {
             case .text(let bytes): return Message(content: .text(String(decoding: bytes, as: UTF8.self)))
+            case .string(let text): return Message(content: .text(text))
             case .binary(let bytes): return Message(content: .binary(bytes))
             default: return nil
             }
         }
+
+        /// The event with a text message's bytes in one form (what equality compares).
+        private var canonical: Canonical {
+            switch self {
+            case .text(let bytes): .text(bytes)
+            case .string(let text): .text(Array(text.utf8))
+            case .binary(let bytes): .binary(bytes)
+            case .ping(let payload): .ping(payload)
+            case .pong(let payload): .pong(payload)
+            case .close(let code, let reason): .close(code, reason)
+            }
+        }
+
+        private enum Canonical: Hashable {
+            case text([UInt8]), binary([UInt8]), ping([UInt8]), pong([UInt8]), close(UInt16?, String)
+        }
+
+        @usableFromInline package static func == (a: Output, b: Output) -> Bool { a.canonical == b.canonical }
+        @usableFromInline package func hash(into hasher: inout Hasher) { hasher.combine(canonical) }
     }
 
     /// Largest message accepted, in bytes (the sum of its fragments). Default ``defaultMaxMessageSize``.
@@ -60,6 +85,23 @@
 
     @usableFromInline package init(maxMessageSize: Int = WebSocketMessageAssembler.defaultMaxMessageSize) {
         self.maxMessageSize = maxMessageSize
+    }
+
+    /// Between messages, neither failed nor closed: a whole text frame may skip the frame
+    /// and go to ``wholeText(_:)``.
+    @usableFromInline package var acceptsWholeText: Bool {
+        messageOpcode == nil && inspected == 0 && !closed && failure == nil
+    }
+
+    /// A whole text message (one frame, FIN, uncompressed, within ``maxMessageSize``) read
+    /// where it lies in the read buffer: validated once, as it becomes a `String`, with no
+    /// intermediate byte array. Invalid UTF-8 fails as in ``receive(_:)`` (1007).
+    @usableFromInline package mutating func wholeText(_ payload: UnsafeRawBufferPointer) throws(RealtimeError) -> Output {
+        guard let text = String(validating: payload, as: UTF8.self) else {
+            failure = Self.invalidText
+            throw Self.invalidText
+        }
+        return .string(text)
     }
 
     /// Early checks on a frame that has not fully arrived: the fragmentation rules and size limit

@@ -40,7 +40,12 @@
     /// returns nil with `input` empty when more bytes are needed.
     @inlinable
     package mutating func next(from input: inout UnsafeRawBufferPointer) throws(RealtimeError) -> WebSocketMessageAssembler.Output? {
-        while let frame = try decoder.next(from: &input) {
+        while true {
+            // A whole text message in this read: a String from the read buffer, no frame.
+            if assembler.acceptsWholeText, let payload = decoder.wholeTextFrame(from: &input, limit: assembler.maxMessageSize) {
+                return try assembler.wholeText(payload)
+            }
+            guard let frame = try decoder.next(from: &input) else { break }
             if let output = try assembler.receive(try inflater.inflate(frame)) { return output }
         }
         // Input exhausted inside a frame: check what we have so far (fail fast), unless it is

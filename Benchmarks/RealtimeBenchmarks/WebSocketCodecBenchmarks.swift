@@ -123,7 +123,8 @@ enum WebSocketCodecBenchmarks {
         return wire
     }
 
-    /// Every message through a `WebSocketReceiver` (framing, message rules, UTF-8); returns payload bytes.
+    /// Every message through a `WebSocketReceiver` (framing, message rules, UTF-8) into the
+    /// SDK's `Message`, as the transport does; returns payload bytes.
     @inline(never)
     static func receive(_ wire: [UInt8]) throws -> Int {
         var receiver = WebSocketReceiver(role: .client)
@@ -131,10 +132,24 @@ enum WebSocketCodecBenchmarks {
         try wire.withUnsafeBytes { raw in
             var input = raw
             while let out = try receiver.next(from: &input) {
-                switch out {
-                case .binary(let b), .text(let b): n &+= b.count
-                default: break
-                }
+                if let message = out.message { n &+= message.payloadByteCount }
+            }
+        }
+        return n
+    }
+
+    /// The same through frames only (decoder, assembler, `Message`): the path a text message
+    /// split over reads or fragments takes, and every one took before whole frames were read
+    /// from the buffer.
+    @inline(never)
+    static func receiveFrames(_ wire: [UInt8]) throws -> Int {
+        var decoder = WebSocketFrameDecoder(role: .client)
+        var assembler = WebSocketMessageAssembler()
+        var n = 0
+        try wire.withUnsafeBytes { raw in
+            var input = raw
+            while let frame = try decoder.next(from: &input) {
+                if let message = try assembler.receive(frame)?.message { n &+= message.payloadByteCount }
             }
         }
         return n
@@ -191,9 +206,11 @@ enum WebSocketCodecBenchmarks {
         messages.goals = [goal("≥ 10 GB/s", messages.megabytesPerSecond >= 10_000)]
         var text = try run("decode-64KiB-ascii-text(+UTF-8)", ascii, payloadBytes: bytes, items: copies, header: 10, payload: size, receive)
         text.goals = [goal("≥ 5 GB/s", text.megabytesPerSecond >= 5_000)]
+        let textFrames = try run("decode-64KiB-ascii-text(+UTF-8, frame path)", ascii, payloadBytes: bytes, items: copies, header: 10, payload: size, receiveFrames)
+        text.extra.append(("vs frame path", textFrames.seconds / text.seconds))
         let mixedRun = try run("decode-64KiB-cjk-emoji-text(+UTF-8)", mixed, payloadBytes: cjk.count * copies, items: copies,
                                header: cjk.count > 65535 ? 10 : 4, payload: cjk.count, receive)
-        return [frameOnly, messages, text, mixedRun]
+        return [frameOnly, messages, text, textFrames, mixedRun]
     }
 
     static func decodeTiny() throws -> [Measurement] {
@@ -203,8 +220,10 @@ enum WebSocketCodecBenchmarks {
         var frameOnly = try run("decode-16B-binary(frames)", binary, payloadBytes: 16 * count, items: count, header: 2, payload: 16, decodeFrames)
         frameOnly.goals = [goal("≥ 20 M frames/s", frameOnly.itemsPerSecond >= 20e6)]
         let messages = try run("decode-16B-binary(messages)", binary, payloadBytes: 16 * count, items: count, header: 2, payload: 16, receive)
-        let texts = try run("decode-16B-text(messages,+UTF-8)", text, payloadBytes: 16 * count, items: count, header: 2, payload: 16, receive)
-        return [frameOnly, messages, texts]
+        var texts = try run("decode-16B-text(messages,+UTF-8)", text, payloadBytes: 16 * count, items: count, header: 2, payload: 16, receive)
+        let textFrames = try run("decode-16B-text(messages,+UTF-8, frame path)", text, payloadBytes: 16 * count, items: count, header: 2, payload: 16, receiveFrames)
+        texts.extra.append(("vs frame path", textFrames.seconds / texts.seconds))
+        return [frameOnly, messages, texts, textFrames]
     }
 
     // MARK: UTF-8

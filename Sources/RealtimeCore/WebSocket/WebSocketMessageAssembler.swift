@@ -94,10 +94,21 @@
     }
 
     /// A whole text message (one frame, FIN, uncompressed, within ``maxMessageSize``) read
-    /// where it lies in the read buffer: validated once, as it becomes a `String`, with no
+    /// where it lies in the read buffer and copied once, into the `String`, with no
     /// intermediate byte array. Invalid UTF-8 fails as in ``receive(_:)`` (1007).
     @usableFromInline package mutating func wholeText(_ payload: UnsafeRawBufferPointer) throws(RealtimeError) -> Output {
-        guard let text = String(validating: payload, as: UTF8.self) else {
+        let text: String?
+        if payload.count <= 128 {
+            // Short: the SIMD validator and a plain copy cost less than the generic
+            // validating initialiser's setup (measured in `ws-codec/decode-16B-text`).
+            var validator = UTF8Validator()
+            let valid = validator.validate(payload) && validator.finish()
+            text = valid ? String(decoding: payload.assumingMemoryBound(to: UInt8.self), as: UTF8.self) : nil
+        } else {
+            // Longer: validated while copied, one pass (`ws-codec/decode-64KiB-*-text`).
+            text = String(validating: payload, as: UTF8.self)
+        }
+        guard let text else {
             failure = Self.invalidText
             throw Self.invalidText
         }

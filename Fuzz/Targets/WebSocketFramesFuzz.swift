@@ -146,6 +146,10 @@ enum WebSocketFramesFuzz {
             case .text(let bytes):
                 require(bytes.count <= config.maxMessageSize, "text of \(bytes.count) bytes over \(config.maxMessageSize)")
                 require(String(validating: bytes, as: UTF8.self) != nil, "text message is not UTF-8: \(short(bytes))")
+            case .string(let text):
+                // A whole text frame read from the buffer (a client's receiver only).
+                require(config.role == .client, "a server's receiver read a text frame as a client")
+                require(text.utf8.count <= min(config.maxMessageSize, config.maxFrameSize), "text of \(text.utf8.count) bytes over the limits")
             case .binary(let bytes):
                 require(bytes.count <= config.maxMessageSize, "binary of \(bytes.count) bytes over \(config.maxMessageSize)")
             case .ping(let bytes), .pong(let bytes):

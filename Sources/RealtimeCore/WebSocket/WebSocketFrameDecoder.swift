@@ -88,23 +88,12 @@
     /// frame pending, and `input` moved past it; nil, `input` untouched, for anything else
     /// (which ``next(from:)`` then decodes). The payload stays in the caller's buffer.
     @usableFromInline package mutating func wholeTextFrame(from input: inout UnsafeRawBufferPointer, limit: Int) -> UnsafeRawBufferPointer? {
-        guard failure == nil, current == nil, stagedCount == 0, role == .client, input.count >= 2, input[0] == 0x81 else { return nil }
-        let b1 = input[1]
-        var size = 2
-        var length = UInt64(b1)
-        if b1 == 126 {
-            guard input.count >= 4 else { return nil }
-            size = 4
-            length = UInt64(input[2]) << 8 | UInt64(input[3])
-        } else if b1 == 127 {
-            guard input.count >= 10 else { return nil }
-            size = 10
-            length = (2..<10).reduce(0) { $0 << 8 | UInt64(input[$1]) }
-        } else if b1 > 127 {
-            return nil  // masked: the general path refuses it
-        }
-        guard length <= UInt64(min(limit, maxFrameSize)), input.count - size >= Int(length) else { return nil }
-        let end = size + Int(length)
+        guard failure == nil, current == nil, stagedCount == 0, role == .client, input.count >= 2, input[0] == 0x81,
+            let size = try? Self.headerSize(input, role: role), input.count >= size,
+            let header = try? parseHeader(input), header.maskingKey == nil,
+            header.payloadLength <= limit, input.count - size >= header.payloadLength
+        else { return nil }
+        let end = size + header.payloadLength
         let payload = UnsafeRawBufferPointer(rebasing: input[size..<end])
         input = UnsafeRawBufferPointer(rebasing: input[end...])
         return payload

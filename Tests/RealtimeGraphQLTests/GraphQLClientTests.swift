@@ -60,7 +60,10 @@ import Testing
         var results = iterator
         for seq in 1...3 { first.receive(ScriptedServer.tick(1, seq)) }
         #expect(Self.seq(try await results.next()) == 1)
-        // 2 and 3 wait in the subscription's buffer: the cursor is the newest received.
+        // The router answers the ping after it routed 2 and 3, which wait in the
+        // subscription's buffer: the cursor is the newest received, not the newest read.
+        first.receive(#"{"type":"ping"}"#)
+        #expect(await first.nextSent() == #"{"type":"pong"}"#)
         first.cut()
         await server.advance(by: .seconds(1))
         let second = try await server.connect()

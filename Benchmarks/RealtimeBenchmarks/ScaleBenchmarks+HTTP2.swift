@@ -56,7 +56,10 @@ extension ScaleBenchmarks {
         f.idle = Window.measure(idleSeconds, fleet)
         f.errors = fleet.errorsAfterOpen.load(ordering: .relaxed)
         try close(fleet, name: "sse-h2", &f)
-        return http2Measurement(count: count, connections: connections, f)
+        var m = http2Measurement(count: count, connections: connections, f)
+        let go = GoComparison.measure(url: url, count: count, window: openWindow, caFile: certificates.caCertificateFile)
+        GoComparison.append(go, ours: Double(f.rssIdle - f.rssStart) / Double(count) / 1024, to: &m)
+        return m
     }
 
     static func http2Measurement(count: Int, connections: Int, _ f: Figures) -> Measurement {

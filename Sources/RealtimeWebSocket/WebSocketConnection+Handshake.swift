@@ -33,6 +33,8 @@ extension WebSocketConnection {
     }
 
     private func upgrade(_ upgraded: WebSocketHandshake.Upgraded) {
+        // RFC 6455 §4.1: established; the next connection to this address may open.
+        stream?.openingEnded()
         if let agreed = upgraded.deflate {
             do {
                 try startCompression(agreed)
@@ -99,6 +101,7 @@ extension WebSocketConnection {
         case .contentLength(let n): wanted = min(wanted, n)
         case .chunked, .untilClose: break
         }
+        stream?.openingEnded()  // refused: failed, as far as RFC 6455 §4.1 is concerned
         let body = Array(leftover.prefix(wanted))
         refusal = (head, body, wanted)
         switch machine.handshakeRefused(now: loop.now, bodyComplete: body.count >= wanted) {

@@ -149,7 +149,7 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
         self.handshake = handshake
         stream.connect(to: ByteStreamEndpoint(
             host: target.host, port: target.port, tls: target.secure ? request.tls : nil, options: socketOptions,
-            proxy: proxy))
+            proxy: proxy, pendingLimit: options.maxConnectingPerAddress))
     }
 
     /// The user's headers for a handshake to `url`. Off the first origin, every header that
@@ -176,6 +176,10 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
         if machine.isHandshaking, let handshake, let stream = self.stream {
             stream.write(handshake.request, completion: nil)
         }
+    }
+
+    func byteStreamBeginsAfterWaiting(_ stream: any ByteStream) {
+        if let deadline = machine.streamBeginsAfterWaiting(now: loop.now) { arm(.connect, at: deadline) }
     }
 
     func byteStream(_ stream: any ByteStream, didRead bytes: UnsafeRawBufferPointer) {

@@ -70,6 +70,17 @@ public struct WebSocketOptions: Sendable {
     /// TCP settings: `TCP_NODELAY`, keepalive, `TCP_USER_TIMEOUT`, read size. The connect
     /// timeout comes from ``TransportRequest/connectTimeout`` instead.
     public var socket: TCPOptions = TCPOptions()
+    /// How many connections may be opening at once to one IP address and port. RFC 6455
+    /// §4.1 allows one: a connection (TCP, TLS, the HTTP upgrade) begins only once the one
+    /// before it to the same address is established or has failed, so ten thousand clients
+    /// started together open one after another, in the order they asked, and never
+    /// overflow the server's accept queue. The line is shared by every client on the same
+    /// event loop (the shared one by default), whatever their host names; through a
+    /// proxy, which resolves the name, the host name and port stand for the address. A
+    /// connection that waited gets its whole connect timeout from the end of its wait.
+    /// A larger value (a fleet to one distant server) lets that many open together, outside
+    /// the RFC's rule; nil removes the limit. Default 1.
+    public var maxConnectingPerAddress: Int? = 1
 
     /// Whether permessage-deflate (RFC 7692) is offered, and with which parameters.
     public enum Compression: Sendable, Hashable {

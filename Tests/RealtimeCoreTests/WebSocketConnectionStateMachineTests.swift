@@ -53,6 +53,23 @@ import Testing
         #expect(m.timerFired(.connect, now: Self.at(20)) == .none, "a stale timer does nothing")
     }
 
+    /// RFC 6455 §4.1: a connection that waited for its turn to open gets its whole connect
+    /// timeout from the end of the wait; once its request may have gone, nothing moves it.
+    @Test func aStreamThatWaitedForItsTurnGetsTheWholeConnectTimeoutFromThen() {
+        var m = Self.machine()
+        _ = m.start(now: Self.at(0))
+        #expect(m.streamBeginsAfterWaiting(now: Self.at(9)) == Self.at(19))
+        #expect(m.deadlines[.connect] == Self.at(19), "the driver re-arms the one connect timer")
+        m.streamConnected()
+        #expect(m.streamBeginsAfterWaiting(now: Self.at(12)) == nil)
+        guard case .end(let ending) = m.timerFired(.connect, now: Self.at(19)) else {
+            Issue.record("expected the end")
+            return
+        }
+        #expect(ending.end.error?.code == .connectTimeout)
+        #expect(m.streamBeginsAfterWaiting(now: Self.at(20)) == nil, "nothing after the end")
+    }
+
     @Test func openingArmsHeartbeatAndIdleAndDisarmsConnect() {
         var m = Self.machine(heartbeat: .ping(every: .seconds(30)), idle: .seconds(60))
         _ = m.start(now: Self.at(0))

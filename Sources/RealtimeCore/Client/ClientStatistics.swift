@@ -33,5 +33,5 @@ public struct ClientStatistics: Sendable, Hashable {
     public var cursorSaveFailures = 0
 
     /// Statistics with every counter at zero.
-    public init() {}
+    package init() {}
 }

@@ -18,6 +18,14 @@ extension WebSocketConnectionStateMachine {
         return .connect(url, deadline: arm(.connect, at: now.advanced(by: configuration.connectTimeout)))
     }
 
+    /// The byte stream waited for its turn to open (RFC 6455 §4.1: one connection at a time
+    /// in CONNECTING per address) and begins now: the `connect` deadline runs from here, as
+    /// if the attempt began now. nil when nothing is to re-arm.
+    package mutating func streamBeginsAfterWaiting(now: Instant) -> Instant? {
+        guard case .handshaking = state, !requestMayHaveBeenSent, deadlines[.connect] != nil else { return nil }
+        return arm(.connect, at: now.advanced(by: configuration.connectTimeout))
+    }
+
     /// The byte stream connected (TCP, the proxy tunnel, TLS): the opening handshake it holds
     /// goes out now, so from here on the request may have reached the server and every end
     /// reports `TransportEnd.requestWasDelivered` true (the SSE transport marks the same

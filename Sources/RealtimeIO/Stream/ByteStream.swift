@@ -51,6 +51,15 @@ package protocol ByteStream: AnyObject, Sendable {
     /// the kernel (a last close frame), pending writes fail with `notConnected`, no delegate
     /// callback follows. Idempotent.
     func close()
+
+    /// The owner's opening handshake is over (upgraded or refused): the next stream waiting
+    /// for the same address may begin (``ByteStreamEndpoint/pendingLimit``). Idempotent; the
+    /// end of the stream does the same.
+    func openingEnded()
+}
+
+extension ByteStream {
+    package func openingEnded() {}
 }
 
 /// Callbacks of a ``ByteStream``, always on its event loop thread.
@@ -62,4 +71,11 @@ package protocol ByteStreamDelegate: AnyObject {
     /// The stream is over: `nil` for an orderly end of file from the peer, otherwise why it
     /// failed (`dnsFailure`, `network`, `connectTimeout`, `tls`, ...). Called once.
     func byteStream(_ stream: any ByteStream, didCloseWith error: RealtimeError?)
+    /// The stream waited for its turn to open (``ByteStreamEndpoint/pendingLimit``) and
+    /// connects now: the wait was not part of the attempt.
+    func byteStreamBeginsAfterWaiting(_ stream: any ByteStream)
+}
+
+extension ByteStreamDelegate {
+    package func byteStreamBeginsAfterWaiting(_ stream: any ByteStream) {}
 }

@@ -11,14 +11,7 @@ extension SocketByteStream {
         precondition(phase == .idle, "SocketByteStream.connect called twice")
         self.endpoint = endpoint
         phase = .resolving
-        if let timeout = endpoint.options.connectTimeout {
-            connectTimer = eventLoop.schedule(after: timeout) { [weak self] in
-                guard let self, self.phase != .open, self.phase != .closed else { return }
-                self.connectTimer = nil
-                let via = endpoint.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? ""
-                self.fail(RealtimeError(.connectTimeout, detail: "connect to \(endpoint.host):\(endpoint.port)\(via) timed out"))
-            }
-        }
+        armConnectTimer()
         let loop = eventLoop
         // Through a proxy only the proxy's name is resolved here; it resolves the endpoint.
         let (host, port) = endpoint.proxy.map { ($0.host, $0.port) } ?? (endpoint.host, endpoint.port)
@@ -31,6 +24,18 @@ extension SocketByteStream {
         }
     }
 
+    /// The connect timeout, from now (the start, or the end of a wait for the stream's turn).
+    private func armConnectTimer() {
+        guard let endpoint, let timeout = endpoint.options.connectTimeout else { return }
+        if let t = connectTimer { eventLoop.cancel(t) }
+        connectTimer = eventLoop.schedule(after: timeout) { [weak self] in
+            guard let self, self.phase != .open, self.phase != .closed else { return }
+            self.connectTimer = nil
+            let via = endpoint.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? ""
+            self.fail(RealtimeError(.connectTimeout, detail: "connect to \(endpoint.host):\(endpoint.port)\(via) timed out"))
+        }
+    }
+
     private func resolved(_ result: Result<[ResolvedAddress], ResolvedAddress.DNSError>) {
         guard phase == .resolving, let endpoint else { return }
         switch result {
@@ -40,9 +45,46 @@ extension SocketByteStream {
         case .success(let list):
             // Through a proxy the addresses are the proxy's.
             connector = AddressConnector(addresses: list, options: endpoint.options, host: endpoint.proxy?.host ?? endpoint.host)
-            phase = .connecting
-            tryNextAddress()
+            guard let limit = endpoint.pendingLimit else { return beginConnecting() }
+            let entry = eventLoop.pendingConnections.enter(Self.pendingKey(endpoint, list), limit: max(1, limit)) {
+                [weak self] in self?.admittedAfterWaiting()
+            }
+            pendingTicket = entry.ticket
+            if entry.admitted { beginConnecting() }
         }
+    }
+
+    /// Whose turn a stream waits for (RFC 6455 §4.1, erratum 3473): the first address it
+    /// will try and the port, however the host is named; through a proxy, which resolves
+    /// the name, the host name and port.
+    static func pendingKey(_ endpoint: ByteStreamEndpoint, _ addresses: [ResolvedAddress]) -> String {
+        if endpoint.proxy == nil, let first = addresses.first { return "\(first.numericHost) \(endpoint.port)" }
+        return "name \(endpoint.host) \(endpoint.port)"
+    }
+
+    private func admittedAfterWaiting() {
+        guard phase == .resolving, pendingTicket != nil else { return }
+        delegate?.byteStreamBeginsAfterWaiting(self)
+        guard phase == .resolving else { return }
+        armConnectTimer()
+        beginConnecting()
+    }
+
+    private func beginConnecting() {
+        phase = .connecting
+        tryNextAddress()
+    }
+
+    /// The owner's opening handshake is over: the next stream waiting for this address may go.
+    package func openingEnded() {
+        precondition(eventLoop.inEventLoop, "SocketByteStream must be used on its event loop")
+        leavePendingLine()
+    }
+
+    func leavePendingLine() {
+        guard let ticket = pendingTicket else { return }
+        pendingTicket = nil
+        eventLoop.pendingConnections.leave(ticket)
     }
 
     private func tryNextAddress() {

@@ -42,6 +42,8 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
     var tls: TLSSession?
     /// The `CONNECT` exchange while ``Phase/tunnelling``.
     var tunnel: ProxyTunnel?
+    /// The stream's place in its address's line while it opens (``ByteStreamEndpoint/pendingLimit``).
+    var pendingTicket: PendingConnectionGate.Ticket?
 
     /// Bytes for the kernel (ciphertext under TLS) and the completions of their writes.
     var outbound = OutboundBuffer()
@@ -67,7 +69,13 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
     }
 
     deinit {
-        // Normally `close()` released everything. If the owner dropped an open stream, the
+        // Normally `close()` released everything. A stream dropped while it opened gives up
+        // its place in the line, on the loop.
+        if let ticket = pendingTicket {
+            let loop = eventLoop
+            if loop.inEventLoop { loop.pendingConnections.leave(ticket) } else { loop.execute { loop.pendingConnections.leave(ticket) } }
+        }
+        // If the owner dropped an open stream, the
         // descriptor must leave epoll before it is closed (a reused descriptor number must
         // never inherit this registration), and only the loop thread may deregister.
         guard fd >= 0 else { return }
@@ -280,6 +288,7 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     private func tearDown(_ pendingError: RealtimeError) {
         phase = .closed
+        leavePendingLine()
         if let t = connectTimer {
             eventLoop.cancel(t)
             connectTimer = nil

@@ -178,6 +178,10 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
         }
     }
 
+    func byteStreamWaitsForItsTurn(_ stream: any ByteStream) {
+        if machine.streamWaitsForItsTurn() { cancel(.connect) }
+    }
+
     func byteStreamBeginsAfterWaiting(_ stream: any ByteStream) {
         if let deadline = machine.streamBeginsAfterWaiting(now: loop.now) { arm(.connect, at: deadline) }
     }

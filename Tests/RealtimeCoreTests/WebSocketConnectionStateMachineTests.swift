@@ -53,21 +53,38 @@ import Testing
         #expect(m.timerFired(.connect, now: Self.at(20)) == .none, "a stale timer does nothing")
     }
 
-    /// RFC 6455 §4.1: a connection that waited for its turn to open gets its whole connect
-    /// timeout from the end of the wait; once its request may have gone, nothing moves it.
-    @Test func aStreamThatWaitedForItsTurnGetsTheWholeConnectTimeoutFromThen() {
+    /// RFC 6455 §4.1: a connection waiting for its turn to open has no connect deadline; it
+    /// gets the whole timeout from the end of the wait. Once its request may have gone,
+    /// nothing moves the deadline.
+    @Test func aStreamWaitingForItsTurnHasTheWholeConnectTimeoutFromTheEndOfTheWait() {
         var m = Self.machine()
         _ = m.start(now: Self.at(0))
-        #expect(m.streamBeginsAfterWaiting(now: Self.at(9)) == Self.at(19))
-        #expect(m.deadlines[.connect] == Self.at(19), "the driver re-arms the one connect timer")
+        let waits = m.streamWaitsForItsTurn()
+        #expect(waits)
+        #expect(m.deadlines.armed.isEmpty, "waiting is not part of the attempt")
+        #expect(m.timerFired(.connect, now: Self.at(10)) == .none, "a stale timer does nothing")
+        let begins = m.streamBeginsAfterWaiting(now: Self.at(45))
+        #expect(begins == Self.at(55))
+        let again = m.streamBeginsAfterWaiting(now: Self.at(46))
+        #expect(again == nil, "once")
         m.streamConnected()
-        #expect(m.streamBeginsAfterWaiting(now: Self.at(12)) == nil)
-        guard case .end(let ending) = m.timerFired(.connect, now: Self.at(19)) else {
+        let waitsAfterConnecting = m.streamWaitsForItsTurn()
+        #expect(!waitsAfterConnecting)
+        guard case .end(let ending) = m.timerFired(.connect, now: Self.at(55)) else {
             Issue.record("expected the end")
             return
         }
         #expect(ending.end.error?.code == .connectTimeout)
-        #expect(m.streamBeginsAfterWaiting(now: Self.at(20)) == nil, "nothing after the end")
+        let afterEnd = m.streamBeginsAfterWaiting(now: Self.at(60))
+        #expect(afterEnd == nil, "nothing after the end")
+    }
+
+    @Test func aStreamThatNeverWaitedKeepsItsDeadline() {
+        var m = Self.machine()
+        _ = m.start(now: Self.at(0))
+        let begins = m.streamBeginsAfterWaiting(now: Self.at(5))
+        #expect(begins == nil)
+        #expect(m.deadlines[.connect] == Self.at(10))
     }
 
     @Test func openingArmsHeartbeatAndIdleAndDisarmsConnect() {

@@ -18,11 +18,22 @@ extension WebSocketConnectionStateMachine {
         return .connect(url, deadline: arm(.connect, at: now.advanced(by: configuration.connectTimeout)))
     }
 
-    /// The byte stream waited for its turn to open (RFC 6455 §4.1: one connection at a time
-    /// in CONNECTING per address) and begins now: the `connect` deadline runs from here, as
-    /// if the attempt began now. nil when nothing is to re-arm.
+    /// The byte stream waits for its turn to open (RFC 6455 §4.1: one connection at a time
+    /// in CONNECTING per address): the wait is not part of the attempt, so the `connect`
+    /// deadline is off until ``streamBeginsAfterWaiting(now:)``. True: cancel its timer.
+    package mutating func streamWaitsForItsTurn() -> Bool {
+        guard case .handshaking = state, !requestMayHaveBeenSent, deadlines[.connect] != nil else { return false }
+        deadlines[.connect] = nil
+        waitingForTurn = true
+        return true
+    }
+
+    /// The byte stream's turn came: the `connect` deadline runs from now, whole. nil when
+    /// nothing is to arm (it did not wait, or the attempt ended meanwhile).
     package mutating func streamBeginsAfterWaiting(now: Instant) -> Instant? {
-        guard case .handshaking = state, !requestMayHaveBeenSent, deadlines[.connect] != nil else { return nil }
+        guard waitingForTurn else { return nil }
+        waitingForTurn = false
+        guard case .handshaking = state, !requestMayHaveBeenSent else { return nil }
         return arm(.connect, at: now.advanced(by: configuration.connectTimeout))
     }
 

@@ -151,6 +151,9 @@ package struct WebSocketConnectionStateMachine<Instant: InstantProtocol>: Sendab
     /// A byte stream of this attempt connected, so a handshake request may have reached a
     /// server (its bytes go out at once); stays true across redirects.
     package internal(set) var requestMayHaveBeenSent = false
+    /// The byte stream waits for its turn to open (RFC 6455 §4.1): the `connect` deadline
+    /// is off until it begins.
+    var waitingForTurn = false
     /// Our close frame reached the kernel (``closeFrameWritten()``).
     var closeFrameWrittenToKernel = false
     /// The handshake succeeded: from here on every end reports a close code.

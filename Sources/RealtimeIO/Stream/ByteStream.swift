@@ -71,11 +71,14 @@ package protocol ByteStreamDelegate: AnyObject {
     /// The stream is over: `nil` for an orderly end of file from the peer, otherwise why it
     /// failed (`dnsFailure`, `network`, `connectTimeout`, `tls`, ...). Called once.
     func byteStream(_ stream: any ByteStream, didCloseWith error: RealtimeError?)
-    /// The stream waited for its turn to open (``ByteStreamEndpoint/pendingLimit``) and
-    /// connects now: the wait was not part of the attempt.
+    /// The stream waits for its turn to open (``ByteStreamEndpoint/pendingLimit``): the wait
+    /// is not part of the attempt (the stream's own connect timeout is off meanwhile).
+    func byteStreamWaitsForItsTurn(_ stream: any ByteStream)
+    /// The stream's turn came: it connects now.
     func byteStreamBeginsAfterWaiting(_ stream: any ByteStream)
 }
 
 extension ByteStreamDelegate {
+    package func byteStreamWaitsForItsTurn(_ stream: any ByteStream) {}
     package func byteStreamBeginsAfterWaiting(_ stream: any ByteStream) {}
 }

@@ -50,7 +50,12 @@ extension SocketByteStream {
                 [weak self] in self?.admittedAfterWaiting()
             }
             pendingTicket = entry.ticket
-            if entry.admitted { beginConnecting() }
+            if entry.admitted { return beginConnecting() }
+            if let t = connectTimer {
+                eventLoop.cancel(t)
+                connectTimer = nil
+            }
+            delegate?.byteStreamWaitsForItsTurn(self)
         }
     }
 

@@ -64,6 +64,8 @@ enum ScaleBenchmarks {
         name: "scale", benchmarks: cases.map { c in Benchmark(name: c.name) { [try run(c.withCountOverride)] } } + http2Benchmarks)
 
     static let openWindow = ProcessInfo.processInfo.environment["RT_BENCH_SCALE_WINDOW"].flatMap { Int($0) } ?? 1_000
+    /// The peer's listen queue (`RT_BENCH_SCALE_BACKLOG`; default 4,096, asyncio's own is 100).
+    static let backlog = ProcessInfo.processInfo.environment["RT_BENCH_SCALE_BACKLOG"].flatMap { Int($0) }
     static let heartbeat: Duration = .seconds(5)
     static let idleSeconds = 6.0
     static let trickleIntervalMilliseconds = 500
@@ -108,7 +110,8 @@ enum ScaleBenchmarks {
     static func run(_ c: Case) throws -> Measurement {
         ProcessProbe.raiseDescriptorLimit()
         let certificates = c.tls ? try TestCertificates.shared("scale") : nil
-        let peer = try ScalePeer(tls: certificates.map { ($0.serverCertificateFile, $0.serverKeyFile) })
+        let peer = try ScalePeer(
+            tls: certificates.map { ($0.serverCertificateFile, $0.serverKeyFile) }, arguments: backlog.map { ["--backlog", "\($0)"] } ?? [])
         defer { peer.stop() }
         let scheme = c.kind == .sse ? (c.tls ? "https" : "http") : (c.tls ? "wss" : "ws")
         let url = URL(string: "\(scheme)://127.0.0.1:\(peer.port)/\(c.kind.rawValue)")!

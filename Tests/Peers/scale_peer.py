@@ -313,6 +313,7 @@ def tls_context(args):
 
 def window_argument(parser):
     parser.add_argument("--server-window", type=int, default=15, help="deflate window unless the client limits it")
+    parser.add_argument("--backlog", type=int, default=4096, help="listen queue (asyncio's default is 100)")
 
 
 async def main():
@@ -322,7 +323,7 @@ async def main():
     sock = peer_common.bind_socket(args.host)
     loop = asyncio.get_running_loop()
     server = await loop.create_server(
-        lambda: Connection(peer), sock=sock, ssl=tls_context(args), backlog=4096
+        lambda: Connection(peer), sock=sock, ssl=tls_context(args), backlog=args.backlog
     )
     pump = asyncio.create_task(peer.pump())
     stop = asyncio.Event()

@@ -47,8 +47,15 @@ let package = Package(
         .systemLibrary(name: "CLinux"),
 
         // MARK: Library modules, bottom-up.
+        // The one JSON value type and its parser (MCP's values, heartbeat replies compared as
+        // JSON, rtcat's output); re-exported by RealtimeMCP, not by Realtime.
+        .target(
+            name: "RealtimeJSON",
+            swiftSettings: swiftSettings
+        ),
         .target(
             name: "RealtimeCore",
+            dependencies: ["RealtimeJSON"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -88,12 +95,12 @@ let package = Package(
         // deltas, replies and presets on top of `Realtime`.
         .target(
             name: "RealtimeLLM",
-            dependencies: ["Realtime", "RealtimeCore"],
+            dependencies: ["Realtime", "RealtimeCore", "RealtimeJSON"],
             swiftSettings: swiftSettings
         ),
         .target(
             name: "RealtimeMCP",
-            dependencies: ["Realtime", "RealtimeCore"],
+            dependencies: ["Realtime", "RealtimeCore", "RealtimeJSON"],
             swiftSettings: swiftSettings
         ),
         .target(
@@ -130,7 +137,7 @@ let package = Package(
         // MARK: Programs.
         .executableTarget(
             name: "rtcat",
-            dependencies: ["Realtime", "RealtimeLLM", "RealtimeMCP", "RealtimeTestServer"],
+            dependencies: ["Realtime", "RealtimeJSON", "RealtimeLLM", "RealtimeMCP", "RealtimeTestServer"],
             path: "Examples/rtcat",
             exclude: ["README.md"],
             swiftSettings: swiftSettings
@@ -175,7 +182,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeCoreTests",
-            dependencies: ["RealtimeCore", "RealtimeTestServer", "RealtimeTestSupport"],
+            dependencies: ["RealtimeCore", "RealtimeJSON", "RealtimeTestServer", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

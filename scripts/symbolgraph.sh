@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Extracts the symbol graph of one library product from the debug build into OUTDIR
 # (default .build/symbolgraph). `Realtime` (the default) is the umbrella with every module it
-# re-exports; another product is its own module. Needs `swift build` first. Used by the public
+# re-exports, `RealtimeMCP` comes with RealtimeJSON (its values); another product is its own
+# module. Needs `swift build` first. Used by the public
 # API check (scripts/api-check.sh, scripts/public-api.py) and the DocC build (scripts/docs.sh).
 #
 #   symbolgraph.sh [OUTDIR] [MODULE]
@@ -18,9 +19,10 @@ for m in CCurl COpenSSL CZlib CLinux; do
     maps+=(-Xcc "-fmodule-map-file=$root/Sources/$m/module.modulemap")
 done
 reexported=()
-if [ "$module" = Realtime ]; then
-    reexported=(-experimental-allowed-reexported-modules=RealtimeCore,RealtimeIO,RealtimeSSE,RealtimeWebSocket)
-fi
+case "$module" in
+    Realtime) reexported=(-experimental-allowed-reexported-modules=RealtimeCore,RealtimeIO,RealtimeSSE,RealtimeWebSocket) ;;
+    RealtimeMCP) reexported=(-experimental-allowed-reexported-modules=RealtimeJSON) ;;
+esac
 swift-symbolgraph-extract -module-name "$module" -I "$modules" "${maps[@]}" \
     -target "$(uname -m)-unknown-linux-gnu" -minimum-access-level public \
     -skip-synthesized-members -emit-extension-block-symbols \

@@ -1,10 +1,12 @@
 import Foundation
+import RealtimeJSON
 
 /// Writes JSON objects, one per line, to a file descriptor with `write(2)` through a buffer
 /// (one system call per 64 KiB, not per line).
 ///
 /// Format: `{"key": value, "key2": value2}` — a space after each colon and comma, keys in the
-/// given order (nested objects alike). Strings are escaped per RFC 8259: `"` and `\`, and every control character
+/// given order (a nested object's in sorted order); a whole number is written without a
+/// fraction (`1`, not `1.0`), a non-finite one as `null`. Strings are escaped per RFC 8259: `"` and `\`, and every control character
 /// below U+0020 (`\n`, `\r`, `\t`, `\b`, `\f`, others as `\u00XX`). Everything else, U+FFFD
 /// included, is written as UTF-8. Swift strings are always valid Unicode, so the output is
 /// always valid JSON whatever bytes the input had.
@@ -56,12 +58,25 @@ struct JSONLineWriter {
     private mutating func appendValue(_ value: JSONValue) {
         switch value {
         case .string(let s): appendString(s)
-        case .int(let i): buffer.append(contentsOf: String(i).utf8)
-        case .double(let d): buffer.append(contentsOf: (d.isFinite ? String(d) : "null").utf8)
+        case .number(let d): buffer.append(contentsOf: Self.number(d).utf8)
         case .bool(let b): buffer.append(contentsOf: (b ? "true" : "false").utf8)
         case .null: buffer.append(contentsOf: "null".utf8)
-        case .object(let fields): appendObject(fields.lazy.map { (key: $0.key, value: $0.value) })
+        case .array(let elements):
+            buffer.append(UInt8(ascii: "["))
+            for (i, element) in elements.enumerated() {
+                if i > 0 { buffer.append(contentsOf: [UInt8(ascii: ","), UInt8(ascii: " ")]) }
+                appendValue(element)
+            }
+            buffer.append(UInt8(ascii: "]"))
+        case .object(let members): appendObject(members.sorted { $0.key < $1.key }.lazy.map { (key: $0.key, value: $0.value) })
         }
+    }
+
+    /// A whole number below 2^53 without a fraction, others as Swift's shortest decimal.
+    static func number(_ d: Double) -> String {
+        guard d.isFinite else { return "null" }
+        if d == d.rounded(), abs(d) < 9.0e15 { return String(Int64(d)) }
+        return String(d)
     }
 
     /// Writes everything buffered.
@@ -119,4 +134,11 @@ struct JSONLineWriter {
         }
         buffer.append(UInt8(ascii: "\""))
     }
+}
+
+extension JSONValue {
+    /// An integer, as rtcat's lines write it.
+    static func int(_ value: Int) -> JSONValue { .number(Double(value)) }
+    /// A number of seconds or another fraction.
+    static func double(_ value: Double) -> JSONValue { .number(value) }
 }

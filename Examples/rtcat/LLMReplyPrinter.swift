@@ -1,3 +1,4 @@
+import RealtimeJSON
 import Foundation
 import Realtime
 import RealtimeLLM
@@ -60,12 +61,12 @@ struct LLMReplyPrinter {
     }
 
     static func usage(_ usage: LLMUsage) -> JSONValue {
-        var fields: [JSONValue.Field] = []
-        if let n = usage.inputTokens { fields.append(.init("inputTokens", .int(n))) }
-        if let n = usage.outputTokens { fields.append(.init("outputTokens", .int(n))) }
-        if let n = usage.totalTokens { fields.append(.init("totalTokens", .int(n))) }
-        if let n = usage.reasoningTokens { fields.append(.init("reasoningTokens", .int(n))) }
-        if let n = usage.cachedInputTokens { fields.append(.init("cachedInputTokens", .int(n))) }
+        var fields: [String: JSONValue] = [:]
+        fields["inputTokens"] = usage.inputTokens.map(JSONValue.int)
+        fields["outputTokens"] = usage.outputTokens.map(JSONValue.int)
+        fields["totalTokens"] = usage.totalTokens.map(JSONValue.int)
+        fields["reasoningTokens"] = usage.reasoningTokens.map(JSONValue.int)
+        fields["cachedInputTokens"] = usage.cachedInputTokens.map(JSONValue.int)
         return .object(fields)
     }
 
@@ -106,7 +107,7 @@ struct LLMReplyPrinter {
         if let body = chain.lazy.compactMap(\.bodyExcerpt).first { fields.append(("body", .string(body))) }
         if let retryAfter = chain.lazy.compactMap(\.retryAfter).first {
             let seconds = ConnectEventFormat.seconds(retryAfter)
-            fields.append(("retryAfter", seconds.rounded() == seconds ? .int(Int(seconds)) : .double(seconds)))
+            fields.append(("retryAfter", .double(seconds)))
         }
         if let cause = causes.first { fields.append(("cause", .string(cause.description))) }
         return fields

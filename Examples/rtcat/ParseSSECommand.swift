@@ -1,3 +1,4 @@
+import RealtimeJSON
 import Foundation
 import Realtime
 

@@ -1,3 +1,5 @@
+import RealtimeJSON
+
 /// A heartbeat carried in ordinary messages, for servers that ignore WebSocket ping frames
 /// and expect, say, `{"type":"ping"}` and answer `{"type":"pong"}`, or that send their own
 /// pings and expect an answer.
@@ -78,13 +80,15 @@ public struct ApplicationHeartbeat: Sendable {
     /// One expected text: byte for byte, or as the same JSON value when it is JSON.
     package struct TextMatcher: Sendable {
         let expected: String
-        let json: JSONEquivalence.Value?
+        let json: JSONValue?
         /// The longest message parsed as JSON, in bytes.
         let parseLimit: Int
+        /// The deepest nesting of a reply parsed as JSON.
+        package static let maxDepth = 64
 
         package init(_ expected: String) {
             self.expected = expected
-            json = JSONEquivalence.parse(expected)
+            json = JSONValue.parse(expected, maxDepth: Self.maxDepth)
             parseLimit = expected.utf8.count * 4 + 1024
         }
 
@@ -92,7 +96,7 @@ public struct ApplicationHeartbeat: Sendable {
             guard let text = message.text else { return false }
             if text.utf8.elementsEqual(expected.utf8) { return true }
             guard let json, text.utf8.count <= parseLimit else { return false }
-            return JSONEquivalence.parse(text) == json
+            return JSONValue.parse(text, maxDepth: Self.maxDepth) == json
         }
     }
 }

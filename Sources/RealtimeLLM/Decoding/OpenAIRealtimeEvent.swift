@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import RealtimeCore
+import RealtimeJSON
 
 /// The client events an app sends in an OpenAI Realtime session (OpenAI API reference,
 /// "Realtime client events"), as messages for `RealtimeClient.send`.
@@ -19,7 +20,7 @@ public enum OpenAIRealtimeEvent {
     /// - Throws: `RealtimeError` `invalid_configuration` when `session` is not a JSON object.
     public static func sessionUpdate(session: [UInt8]) throws(RealtimeError) -> OutboundMessage {
         let text = String(decoding: session, as: UTF8.self)
-        guard case .object = JSONEquivalence.parse(text, maxDepth: 512) else {
+        guard case .object = JSONValue.parse(text) else {
             throw RealtimeError(.invalidConfiguration, detail: "the Realtime session configuration is not a JSON object")
         }
         return .text(#"{"type":"session.update","session":\#(text)}"#)

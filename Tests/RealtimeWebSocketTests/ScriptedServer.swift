@@ -17,18 +17,8 @@ final class ScriptedServer: @unchecked Sendable {
     /// - Parameter responseHeaders: extra header lines for the 101 (each ending in CRLF), e.g.
     ///   a `Sec-WebSocket-Extensions` answer.
     init(responseHeaders: String = "", script: @escaping @Sendable (Int32) -> Void) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        addr.sin_port = 0
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        listen(fd, 4)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        port = Int(UInt16(bigEndian: addr.sin_port))
+        let (fd, port) = Self.listen(backlog: 4)
+        self.port = port
         listener = fd
         thread = Thread {
             let client = accept(fd, nil, nil)
@@ -51,6 +41,22 @@ final class ScriptedServer: @unchecked Sendable {
     }
 
     var url: URL { URL(string: "ws://127.0.0.1:\(port)/")! }
+
+    /// A listening TCP socket on 127.0.0.1 and an ephemeral port.
+    static func listen(backlog: Int32) -> (fd: Int32, port: Int) {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var addr = sockaddr_in()
+        addr.sin_family = sa_family_t(AF_INET)
+        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
+        addr.sin_port = 0
+        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
+        Glibc.listen(fd, backlog)
+        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
+        return (fd, Int(UInt16(bigEndian: addr.sin_port)))
+    }
 
     deinit {
         shutdown(listener, Int32(SHUT_RDWR))

@@ -79,18 +79,7 @@ final class HandshakeCountingServer: @unchecked Sendable {
     init(silentConnections: Int = 0) throws {
         self.silentConnections = silentConnections
         (requests, requestArrived) = AsyncStream.makeStream()
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var one: Int32 = 1
-        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
-        var addr = sockaddr_in()
-        addr.sin_family = sa_family_t(AF_INET)
-        addr.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var len = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, len) } }
-        listen(fd, 128)
-        _ = withUnsafeMutablePointer(to: &addr) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &len) } }
-        port = Int(UInt16(bigEndian: addr.sin_port))
-        listener = fd
+        (listener, port) = ScriptedServer.listen(backlog: 128)
         Thread { [self] in acceptLoop() }.start()
     }
 

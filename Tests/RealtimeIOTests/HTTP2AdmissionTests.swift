@@ -3,7 +3,8 @@ import Testing
 
 /// The turn-taking of an origin's HTTP/2 streams, event by event: one opens the first
 /// connection, then waves that double while the server's limit is unknown, then as many as
-/// the connections have room for, and one at a time to open the next connection.
+/// the connections have room for, and one at a time to open the next connection; a transfer
+/// held past its longest wait does not open a connection beside the one being opened for it.
 @Suite(.timeLimit(.minutes(1)))
 struct HTTP2AdmissionTests {
     static let origin = "https://example.com:443"
@@ -125,5 +126,40 @@ struct HTTP2AdmissionTests {
         #expect(admission.answered(3, connection: Self.connection(1), openedConnection: false) == [2])
         #expect(admission.answered(2, connection: Self.connection(1), openedConnection: false) == [])
         #expect(admission.submit(4, origin: Self.origin) == [4])
+    }
+
+    /// Two connections of 10, both full, and stream 21 opening the third; 22...35 wait.
+    static func twoFullConnectionsAndAnOpener() -> HTTP2Admission<Int> {
+        var admission = HTTP2Admission<Int>()
+        _ = admission.submit(1, origin: Self.origin)
+        _ = admission.answered(1, connection: Self.connection(1), openedConnection: true)
+        for n in 2...10 {
+            _ = admission.submit(n, origin: Self.origin)
+            _ = admission.answered(n, connection: Self.connection(1), openedConnection: false)
+        }
+        _ = admission.submit(11, origin: Self.origin)
+        _ = admission.answered(11, connection: Self.connection(2), openedConnection: true)
+        for n in 12...20 {
+            _ = admission.submit(n, origin: Self.origin)
+            _ = admission.answered(n, connection: Self.connection(2), openedConnection: false)
+        }
+        #expect(admission.submit(21, origin: Self.origin) == [21], "the opener")
+        for n in 22...35 { #expect(admission.submit(n, origin: Self.origin) == []) }
+        return admission
+    }
+
+    /// A transfer whose longest wait ends while the next connection is being opened for it
+    /// keeps its place instead of opening another connection beside it; one that waits for
+    /// heads on connections with room is released as before.
+    @Test func aReleaseWaitsForTheConnectionBeingOpened() {
+        var admission = Self.twoFullConnectionsAndAnOpener()
+        #expect(admission.release(22) == [])
+        #expect(admission.release(35) == [])
+        #expect(admission.answered(21, connection: Self.connection(3), openedConnection: true) == Array(22...30))
+        #expect(admission.release(31) == [31], "waiting for heads, not for a connection: released as before")
+        // The opener failed before it connected: the next one opens the connection instead.
+        var other = Self.twoFullConnectionsAndAnOpener()
+        #expect(other.ended(21) == [22])
+        #expect(other.release(23) == [])
     }
 }

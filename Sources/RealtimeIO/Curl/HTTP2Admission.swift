@@ -35,7 +35,11 @@ package struct HTTP2ConnectionID: Hashable, Sendable {
 ///   at most one wave overflows the first connection;
 /// - once the limit is known (learned when a stream had to open a new connection beside
 ///   open ones: the streams per connection then were the limit), as many as the open
-///   connections have room for, or one when they are full (it opens the next connection).
+///   connections have room for, or one when they are full (it opens the next connection);
+///   a transfer whose ``maxHold`` ends while that connection opens waits for it instead of
+///   opening another beside it. (Counting the new connection's places once it is ready,
+///   before that stream's head, is too early: libcurl has not read the server's settings
+///   then and opens a connection per stream.)
 package struct HTTP2Admission<Handle: Hashable> {
     private struct Origin {
         var queue: [Handle] = []
@@ -49,6 +53,9 @@ package struct HTTP2Admission<Handle: Hashable> {
         var limit: Int?
         /// Whether the origin's connections speak HTTP/2 (nil until one is ready).
         var multiplexes: Bool?
+        /// Streams started, once the limit is known, while the connections were full: each
+        /// opens the next connection.
+        var openers: Set<Handle> = []
 
         mutating func opened(_ handle: Handle, on connection: HTTP2ConnectionID) {
             open[handle] = connection
@@ -94,12 +101,15 @@ package struct HTTP2Admission<Handle: Hashable> {
         return admit(name)
     }
 
-    /// The transfer waited ``maxHold``: it starts now if it still waits (returned).
+    /// The transfer waited ``maxHold``: it starts now if it still waits (returned), unless the
+    /// origin's connections are full and the next one is being opened for it: it would only
+    /// open another beside it.
     package mutating func release(_ handle: Handle) -> [Handle] {
         // Submitted and neither starting, open nor gone: still in the queue.
         guard let name = originOf[handle], var origin = origins[name], !origin.starting.contains(handle),
             origin.open[handle] == nil, !origin.left.contains(handle)
         else { return [] }
+        if origin.limit != nil, !origin.openers.isEmpty, Self.spare(origin) - origin.starting.count <= 0 { return [] }
         origin.left.insert(handle)  // its place in the queue is skipped when reached
         origin.starting.insert(handle)
         origins[name] = origin
@@ -110,6 +120,7 @@ package struct HTTP2Admission<Handle: Hashable> {
     /// opened itself when `openedConnection`; returns the transfers to start now.
     package mutating func answered(_ handle: Handle, connection: HTTP2ConnectionID?, openedConnection: Bool) -> [Handle] {
         guard let name = originOf[handle], var origin = origins[name], origin.starting.remove(handle) != nil else { return [] }
+        origin.openers.remove(handle)
         if openedConnection, !origin.open.isEmpty, let connection, origin.connections[connection] == nil {
             origin.limit = max(origin.limit ?? 0, origin.connections.values.max() ?? 0)
         }
@@ -121,6 +132,7 @@ package struct HTTP2Admission<Handle: Hashable> {
     /// The transfer ended (or left before it started); returns the transfers to start now.
     package mutating func ended(_ handle: Handle) -> [Handle] {
         guard let name = originOf.removeValue(forKey: handle), var origin = origins[name] else { return [] }
+        origin.openers.remove(handle)
         if origin.starting.remove(handle) == nil, !origin.closed(handle) {
             origin.left.insert(handle)  // still queued: skipped when its turn comes
         }
@@ -136,20 +148,29 @@ package struct HTTP2Admission<Handle: Hashable> {
         let starting = origin.starting.count
         guard !origin.open.isEmpty else { return max(0, 1 - starting) }
         // A wave as large as the streams open, once the last wave has its heads.
-        guard let limit = origin.limit else { return starting == 0 ? origin.open.count : 0 }
-        let spare = origin.connections.count * limit - origin.open.count
-        return max(0, max(spare, 1) - starting)
+        guard origin.limit != nil else { return starting == 0 ? origin.open.count : 0 }
+        // Full: one opens the next connection (none while it is starting).
+        return max(0, max(Self.spare(origin), 1) - starting)
+    }
+
+    /// Places on the origin's connections that no open stream holds; the limit is known.
+    private static func spare(_ origin: Origin) -> Int {
+        (origin.limit ?? 0) * origin.connections.count - origin.open.count
     }
 
     private mutating func admit(_ name: String) -> [Handle] {
         guard var origin = origins[name] else { return [] }
         var started: [Handle] = []
         var room = Self.room(origin)
+        // Started while the known limit leaves no place: it opens the next connection.
+        let opens = origin.limit != nil && origin.multiplexes != false && !origin.open.isEmpty
+            && Self.spare(origin) - origin.starting.count <= 0
         while room > 0, origin.waiting > 0 {
             let next = origin.queue[origin.queueStart]
             origin.queueStart += 1
             if origin.left.remove(next) != nil { continue }
             origin.starting.insert(next)
+            if opens { origin.openers.insert(next) }
             started.append(next)
             room -= 1
         }

@@ -5,9 +5,10 @@
 #   Fuzz/fuzz.sh [--seconds N] [--jobs J] [--build-only] [Target...]
 #
 # Each target is RealtimeCore's sources (one module, compiled once with -sanitize=fuzzer,
-# address) plus Fuzz/Support and one Fuzz/Targets/<Target>Fuzz.swift. SwiftPM cannot add
-# -sanitize=fuzzer to a single target, so this calls swiftc directly; RealtimeCore has no
-# dependencies, and the WebSocket target adds the two zlib files of RealtimeWebSocket.
+# address, over RealtimeJSON, its one dependency) plus Fuzz/Support and one
+# Fuzz/Targets/<Target>Fuzz.swift. SwiftPM cannot add -sanitize=fuzzer to a single target,
+# so this calls swiftc directly; the WebSocket target adds the two zlib files of
+# RealtimeWebSocket.
 # Everything goes to .build-fuzz/ (binaries, the corpus each run grows, crash artifacts);
 # the seed corpus in Fuzz/Corpus/<Target>/ is read, never written.
 set -euo pipefail
@@ -62,11 +63,18 @@ newer_than() {
 
 mkdir -p "$out/core" "$out/bin" "$out/corpus" "$out/artifacts" "$out/logs"
 start=$(date +%s)
+json_sources=$(find Sources/RealtimeJSON -name '*.swift' | sort)
 core_sources=$(find Sources/RealtimeCore -name '*.swift' | sort)
-if newer_than "$out/core/RealtimeCore.o" $core_sources Fuzz/fuzz.sh; then
+if newer_than "$out/core/RealtimeJSON.o" $json_sources Fuzz/fuzz.sh; then
+    say "compiling RealtimeJSON with -sanitize=fuzzer,address"
+    swiftc "${swift_flags[@]}" -wmo -module-name RealtimeJSON \
+        -emit-module -emit-module-path "$out/core/RealtimeJSON.swiftmodule" \
+        -c -o "$out/core/RealtimeJSON.o" $json_sources
+fi
+if newer_than "$out/core/RealtimeCore.o" $core_sources "$out/core/RealtimeJSON.o" Fuzz/fuzz.sh; then
     say "compiling RealtimeCore with -sanitize=fuzzer,address"
     # -enable-testing: targets reach internal helpers (the UTF-8 validators) with @testable.
-    swiftc "${swift_flags[@]}" -wmo -enable-testing -module-name RealtimeCore \
+    swiftc "${swift_flags[@]}" -wmo -enable-testing -module-name RealtimeCore -I "$out/core" \
         -emit-module -emit-module-path "$out/core/RealtimeCore.swiftmodule" \
         -c -o "$out/core/RealtimeCore.o" $core_sources
 fi
@@ -79,7 +87,7 @@ compile_target() {
         $(extra_flags "$t" | sed "s|Sources/|$root/Sources/|g") \
         "$root"/Fuzz/Support/*.swift "$root/Fuzz/Targets/${t}Fuzz.swift" \
         $(extra_sources "$t" | sed "s|Sources/|$root/Sources/|g") \
-        "$root/$out/core/RealtimeCore.o" -o "$t")
+        "$root/$out/core/RealtimeCore.o" "$root/$out/core/RealtimeJSON.o" -o "$t")
 }
 
 # Targets compile $jobs at a time (each is small; linking dominates).
@@ -93,7 +101,7 @@ for t in "${selected[@]}"; do
     src="Fuzz/Targets/${t}Fuzz.swift"
     [ -f "$src" ] || { echo "fuzz: no target $t (have: ${all_targets[*]})" >&2; exit 2; }
     # shellcheck disable=SC2046
-    newer_than "$out/bin/$t" "$src" Fuzz/Support $(extra_sources "$t") "$out/core/RealtimeCore.o" || continue
+    newer_than "$out/bin/$t" "$src" Fuzz/Support $(extra_sources "$t") "$out/core/RealtimeCore.o" "$out/core/RealtimeJSON.o" || continue
     say "compiling $t"
     while [ ${#pids[@]} -ge "$jobs" ]; do reap; done
     compile_target "$t" & pids+=($!); names+=("$t")

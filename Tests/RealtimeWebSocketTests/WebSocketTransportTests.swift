@@ -261,9 +261,9 @@ import RealtimeIO
             }
             let transport = probe.transport
             let first = Task { try await transport.send(.text("first"), flush: true) }
-            // Wait (bounded) until the first message is the one holding the queue: a later
-            // send then has to wait.
-            for _ in 0..<200 where transport.sends.withLock({ $0.inFlight }) == 0 { await Task.yield() }
+            // Wait until the first message is the one holding the queue (the deadline bounds
+            // it; a count of yields is the machine's load): a later send then has to wait.
+            while transport.sends.withLock({ $0.inFlight }) == 0, !Task.isCancelled { await Task.yield() }
             #expect(transport.sends.withLock { $0.inFlight } == 1)
             let second = Task { try await transport.send(.text("second")) }
             second.cancel()
@@ -293,7 +293,7 @@ import RealtimeIO
             let probe = TransportProbe(URL(string: "ws://127.0.0.1:\(server.port)/")!, options: options)
             let transport = probe.transport
             let first = Task { try await transport.send(.text("first")) }
-            for _ in 0..<200 where transport.sends.withLock({ $0.inFlight }) == 0 { await Task.yield() }
+            while transport.sends.withLock({ $0.inFlight }) == 0, !Task.isCancelled { await Task.yield() }
             let second = Task {
                 withUnsafeCurrentTask { $0?.cancel() }
                 try await transport.send(.text("second"))

@@ -56,10 +56,8 @@ struct HTTP2AdmissionTests {
         #expect(admission.answered(4, connection: Self.connection(1), openedConnection: false) == [5, 6, 7, 8])
     }
 
-    /// A stream that had to open a second connection beside a connection carrying 10
-    /// teaches the limit; from then on the streams fill the room there is, and one at a time
-    /// opens the next connection.
-    @Test func theLimitIsLearnedThenRespected() {
+    /// Streams 1...10 open on connection 1 (the limit not learned yet).
+    static func oneFullConnectionOfTen() -> HTTP2Admission<Int> {
         var admission = HTTP2Admission<Int>()
         _ = admission.submit(1, origin: Self.origin)
         _ = admission.answered(1, connection: Self.connection(1), openedConnection: true)
@@ -67,6 +65,14 @@ struct HTTP2AdmissionTests {
             _ = admission.submit(n, origin: Self.origin)
             _ = admission.answered(n, connection: Self.connection(1), openedConnection: false)
         }
+        return admission
+    }
+
+    /// A stream that had to open a second connection beside a connection carrying 10
+    /// teaches the limit; from then on the streams fill the room there is, and one at a time
+    /// opens the next connection.
+    @Test func theLimitIsLearnedThenRespected() {
+        var admission = Self.oneFullConnectionOfTen()
         #expect(admission.submit(11, origin: Self.origin) == [11])
         _ = admission.answered(11, connection: Self.connection(2), openedConnection: true)
         #expect(admission.limit(of: Self.origin) == 10)
@@ -130,13 +136,7 @@ struct HTTP2AdmissionTests {
 
     /// Two connections of 10, both full, and stream 21 opening the third; 22...35 wait.
     static func twoFullConnectionsAndAnOpener() -> HTTP2Admission<Int> {
-        var admission = HTTP2Admission<Int>()
-        _ = admission.submit(1, origin: Self.origin)
-        _ = admission.answered(1, connection: Self.connection(1), openedConnection: true)
-        for n in 2...10 {
-            _ = admission.submit(n, origin: Self.origin)
-            _ = admission.answered(n, connection: Self.connection(1), openedConnection: false)
-        }
+        var admission = Self.oneFullConnectionOfTen()
         _ = admission.submit(11, origin: Self.origin)
         _ = admission.answered(11, connection: Self.connection(2), openedConnection: true)
         for n in 12...20 {

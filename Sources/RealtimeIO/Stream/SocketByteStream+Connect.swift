@@ -27,13 +27,19 @@ extension SocketByteStream {
     /// The connect timeout, from now (the start, or the end of a wait for the stream's turn).
     private func armConnectTimer() {
         guard let endpoint, let timeout = endpoint.options.connectTimeout else { return }
-        if let t = connectTimer { eventLoop.cancel(t) }
+        cancelConnectTimer()
         connectTimer = eventLoop.schedule(after: timeout) { [weak self] in
             guard let self, self.phase != .open, self.phase != .closed else { return }
             self.connectTimer = nil
             let via = endpoint.proxy.map { " through the proxy \($0.host):\($0.port)" } ?? ""
             self.fail(RealtimeError(.connectTimeout, detail: "connect to \(endpoint.host):\(endpoint.port)\(via) timed out"))
         }
+    }
+
+    func cancelConnectTimer() {
+        guard let t = connectTimer else { return }
+        eventLoop.cancel(t)
+        connectTimer = nil
     }
 
     private func resolved(_ result: Result<[ResolvedAddress], ResolvedAddress.DNSError>) {
@@ -51,10 +57,7 @@ extension SocketByteStream {
             }
             pendingTicket = entry.ticket
             if entry.admitted { return beginConnecting() }
-            if let t = connectTimer {
-                eventLoop.cancel(t)
-                connectTimer = nil
-            }
+            cancelConnectTimer()
             delegate?.byteStreamWaitsForItsTurn(self)
         }
     }
@@ -208,10 +211,7 @@ extension SocketByteStream {
     private func becomeOpen() {
         guard phase != .closed else { return }
         phase = .open
-        if let t = connectTimer {
-            eventLoop.cancel(t)
-            connectTimer = nil
-        }
+        cancelConnectTimer()
         updateInterest()
         delegate?.byteStreamDidConnect(self)
         if phase == .open { flush() }

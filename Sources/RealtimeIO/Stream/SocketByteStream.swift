@@ -75,9 +75,9 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
             let loop = eventLoop
             if loop.inEventLoop { loop.pendingConnections.leave(ticket) } else { loop.execute { loop.pendingConnections.leave(ticket) } }
         }
-        // If the owner dropped an open stream, the
-        // descriptor must leave epoll before it is closed (a reused descriptor number must
-        // never inherit this registration), and only the loop thread may deregister.
+        // If the owner dropped an open stream, the descriptor must leave epoll before it is
+        // closed (a reused descriptor number must never inherit this registration), and only
+        // the loop thread may deregister.
         guard fd >= 0 else { return }
         let fd = self.fd
         let registration = self.registration
@@ -289,10 +289,7 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
     private func tearDown(_ pendingError: RealtimeError) {
         phase = .closed
         leavePendingLine()
-        if let t = connectTimer {
-            eventLoop.cancel(t)
-            connectTimer = nil
-        }
+        cancelConnectTimer()
         releaseSocket()
         tls = nil
         tunnel = nil

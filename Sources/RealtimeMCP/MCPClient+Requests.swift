@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Realtime
+@_spi(Transport) import RealtimeCore
 
 extension MCPClient {
     /// Sends a request and waits for its result. Cancelling the calling task cancels the
@@ -189,10 +190,8 @@ extension MCPClient {
 
     // MARK: Incoming
 
-    func read(_ stream: AsyncThrowingStream<MCPInbound, any Error>) async {
-        do {
-            for try await message in stream { await handle(message.value) }
-        } catch {}
+    func read(_ stream: BoundedChannel<MCPInbound>) async {
+        for await message in stream { await handle(message.value) }
         failAll(MCPError(.notConnected, detail: "the transport closed"))
     }
 

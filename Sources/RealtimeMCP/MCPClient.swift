@@ -71,7 +71,7 @@ public actor MCPClient {
     public func connect() async throws -> MCPServerInfo {
         try await transport.connect()
         if reader == nil {
-            let stream = transport.inbound
+            let stream = transport.inbound.channel
             reader = Task { await self.read(stream) }
         }
         let info: MCPServerInfo

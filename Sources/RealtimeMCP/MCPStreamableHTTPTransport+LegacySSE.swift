@@ -53,8 +53,12 @@ extension MCPStreamableHTTPTransport {
                 found.yield(legacyEndpoint(from: message))
                 found.finish()
             case .event(let message):
-                if message.type == nil || message.type == "message", let text = message.text {
-                    await legacyReceived(Data(text.utf8))
+                // One that is not JSON is not a JSON-RPC message and is skipped, as on the other
+                // streams' reader.
+                if message.type == nil || message.type == "message", let text = message.text,
+                    let parsed = MCPInbound(parsing: Data(text.utf8)), let pause = inbound.send(parsed)
+                {
+                    await inbound.waitForRoom(pause)
                 }
             case .error(let failure) where !failure.willRetry && !announced:
                 found.yield(.failure(MCPError(.transport, status: failure.error.status, underlying: failure.error)))
@@ -82,17 +86,10 @@ extension MCPStreamableHTTPTransport {
         return .success(endpoint)
     }
 
-    /// A message of the HTTP+SSE stream; one that is not JSON is not a JSON-RPC message and
-    /// is skipped, as on the other streams' reader.
-    private func legacyReceived(_ data: Data) {
-        guard let message = MCPInbound(parsing: data) else { return }
-        continuation.yield(message)
-    }
-
     /// The stream is the session: once it ends, nothing more can be received.
     private func legacyStreamEnded(_ client: RealtimeClient) {
         guard legacyStream === client else { return }
         legacyStream = nil
-        continuation.finish()
+        inbound.finish()
     }
 }

@@ -31,7 +31,7 @@ extension MCPStreamableHTTPTransport {
             case .open:
                 await serverStreamOpened()
             case .event(let message):
-                await serverStreamReceived(message)
+                if let pause = await serverStreamReceived(message) { await inbound.waitForRoom(pause) }
             case .error(let e) where !e.willRetry:
                 await serverStreamStopped(e.error)
             case .error, .closed:
@@ -45,16 +45,17 @@ extension MCPStreamableHTTPTransport {
 
     private func serverStreamOpened() { hasServerStream = true }
 
-    private func serverStreamReceived(_ message: Message) {
+    private func serverStreamReceived(_ message: Message) -> MCPInboundQueue.Pause? {
         switch serverMachine.received(message.text ?? "", eventID: message.id) {
         case .deliver(let message), .complete(let message):
-            continuation.yield(message)
+            return inbound.send(message)
         case .ignore:
-            break
+            return nil
         case .fail:
             // A broken server stream ends; the requests' own streams go on.
             serverStream?.close()
             serverStream = nil
+            return nil
         }
     }
 

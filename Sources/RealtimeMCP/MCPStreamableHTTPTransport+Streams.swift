@@ -67,7 +67,7 @@ extension MCPStreamableHTTPTransport {
         if error.code == .httpStatus, let excerpt = error.bodyExcerpt, let requestID,
             let value = try? MCPValue(json: Data(excerpt.utf8)), value["error"] != nil, value["id"] == requestID
         {
-            continuation.yield(MCPInbound(value))
+            inbound.send(MCPInbound(value))
             return
         }
         if error.status == 404, sessionID != nil {
@@ -94,7 +94,7 @@ extension MCPStreamableHTTPTransport {
                 head.yield(.opened(info))
                 head.finish()
             case .event(let message):
-                await received(message, key: key)
+                if let pause = await received(message, key: key) { await inbound.waitForRoom(pause) }
             case .error(let e):
                 // The client withdrawing a reconnect it had announced (a 202 or 204 answering
                 // the retried request after a 401): the request's end, not a failure of it.
@@ -145,23 +145,26 @@ extension MCPStreamableHTTPTransport {
         sessionID = id
     }
 
-    private func received(_ message: Message, key: Int) {
-        guard var stream = streams[key] else { return }
+    /// Feeds one event of a request's stream to its machine; a ``MCPInboundQueue/Pause`` when
+    /// the pump must wait for the reader before it reads on.
+    private func received(_ message: Message, key: Int) -> MCPInboundQueue.Pause? {
+        guard var stream = streams[key] else { return nil }
         let action = stream.machine.received(message.text ?? "", eventID: message.id)
         streams[key] = stream
         switch action {
         case .deliver(let message):
-            deliver(message)
+            return deliver(message)
         case .complete(let message):
             streams.removeValue(forKey: key)
             stream.client.close()
-            deliver(message)
+            return deliver(message)
         case .ignore:
-            break
+            return nil
         case .fail(let error):
             streams.removeValue(forKey: key)
             stream.client.close()
             fail(stream.requestID, with: error)
+            return nil
         }
     }
 
@@ -183,14 +186,14 @@ extension MCPStreamableHTTPTransport {
     }
 
     /// Hands a server message over, first noting what the transport itself needs from it.
-    private func deliver(_ message: MCPInbound) {
+    private func deliver(_ message: MCPInbound) -> MCPInboundQueue.Pause? {
         if let pending = pendingInitialize, message.value["id"] == pending,
             let version = message.value["result"]?["protocolVersion"]?.stringValue
         {
             pendingInitialize = nil
             revision = MCPRevision(version)
         }
-        continuation.yield(message)
+        return inbound.send(message)
     }
 
     /// The response the transport writes for a request whose stream failed.
@@ -209,6 +212,6 @@ extension MCPStreamableHTTPTransport {
                 "data": .object(data),
             ],
         ]
-        continuation.yield(MCPInbound(response))
+        inbound.send(MCPInbound(response))
     }
 }

@@ -4,6 +4,7 @@ import FoundationEssentials
 import Foundation
 #endif
 import Realtime
+@_spi(Transport) import RealtimeCore
 
 /// The Model Context Protocol's Streamable HTTP transport, client side: raw JSON-RPC
 /// messages in and out of one MCP endpoint.
@@ -43,9 +44,8 @@ public actor MCPStreamableHTTPTransport {
     public internal(set) var legacyEndpoint: URL?
     var legacyStream: RealtimeClient?
 
-    /// The server's messages, each parsed once (``MCPClient`` reads them from here).
-    let inbound: AsyncThrowingStream<MCPInbound, any Error>
-    let continuation: AsyncThrowingStream<MCPInbound, any Error>.Continuation
+    /// The server's messages, each parsed once, bounded (``MCPClient`` reads them from here).
+    let inbound = MCPInboundQueue()
     var connected = false
     var streams: [Int: RequestStream] = [:]
     var nextStreamKey = 1
@@ -70,7 +70,6 @@ public actor MCPStreamableHTTPTransport {
         self.url = url
         self.configuration = configuration
         self.revision = configuration.revision
-        (inbound, continuation) = AsyncThrowingStream<MCPInbound, any Error>.makeStream()
     }
 
     /// Checks the URL; the session itself starts with the first message (`initialize`).
@@ -96,24 +95,16 @@ public actor MCPStreamableHTTPTransport {
             await deleteSession(sessionID)
         }
         sessionID = nil
-        continuation.finish()
+        inbound.finish()
     }
 
     /// The messages from the server, in arrival order, each once.
-    /// One consumer: ``MCPClient`` or a JSON-RPC layer of your own, not both.
+    /// One consumer: ``MCPClient`` or a JSON-RPC layer of your own, not both. The transport
+    /// reads ahead of it by at most 64 messages: beyond that the streams stop being read until
+    /// the consumer catches up (nothing is dropped). Cancelling the consuming task ends it.
     public func receive() -> AsyncThrowingStream<Data, any Error> {
-        let inbound = self.inbound
-        return AsyncThrowingStream { continuation in
-            let task = Task {
-                do {
-                    for try await message in inbound { continuation.yield(message.data) }
-                    continuation.finish()
-                } catch {
-                    continuation.finish(throwing: error)
-                }
-            }
-            continuation.onTermination = { _ in task.cancel() }
-        }
+        let channel = inbound.channel
+        return AsyncThrowingStream { await channel.next()?.data }
     }
 
     /// The revision to speak from now on (``MCPClient`` sets it after negotiating).

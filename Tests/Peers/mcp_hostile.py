@@ -58,6 +58,7 @@ GET /<case>/posts returns the POST count per "method id" key (notifications coun
 "method -"); every test asserts no key was POSTed twice. GET /<case>/gets returns how many
 GETs with Last-Event-ID the case received; GET /<case>/answers the answers the client POSTed
 to the server's requests; GET /<case>/deletes the Mcp-Session-Id of every DELETE.
+GET /<case>/stopped waits (30 s at most) for the endless writer to find its stream closed.
 """
 
 import asyncio
@@ -73,10 +74,15 @@ RESUMES = {}
 ANSWERS = {}
 ANSWERED = {}
 DELETES = {}
+STOPPED = {}
 
 
 def answered(case):
     return ANSWERED.setdefault(case, asyncio.Event())
+
+
+def stopped(case):
+    return STOPPED.setdefault(case, asyncio.Event())
 
 
 def record(case, message):
@@ -186,11 +192,25 @@ async def misbehave(case, request, message):
     elif case == "badid":
         await response.write(sse(result(999)))
     elif case == "endless":
-        for n in range(100000):
-            await response.write(sse(progress(token, n)))
-            await asyncio.sleep(0.05)
+        try:
+            for n in range(100000):
+                await response.write(sse(progress(token, n)))
+                await asyncio.sleep(0.05)
+        except (ConnectionError, RuntimeError):
+            # The client closed the stream (its request ended): the writer stops here.
+            stopped(case).set()
+            raise
     elif case == "early":
         await response.write(sse(progress(token, 1)))
+    elif case == "progressflood":
+        # 5,000 notifications with room to spare in each, then the answer: a reader that is
+        # behind must slow this down, not buffer it.
+        pad = "p" * 200
+        for n in range(5000):
+            note = progress(token, n)
+            note["params"]["message"] = pad
+            await response.write(sse(note))
+        await response.write(sse(result(rid)))
     elif case.startswith("asks"):
         await response.write(sse({"jsonrpc": "2.0", "id": "ask", "method": "sampling/createMessage", "params": {}}))
         try:
@@ -367,6 +387,16 @@ async def handle_answers(request):
     return web.json_response(ANSWERS.get(request.match_info["case"], []))
 
 
+async def handle_stopped(request):
+    # Whether the case's endless writer stopped because the client closed its stream, waiting
+    # up to 30 s for it.
+    try:
+        await asyncio.wait_for(stopped(request.match_info["case"]).wait(), timeout=30)
+        return web.json_response(True)
+    except asyncio.TimeoutError:
+        return web.json_response(False)
+
+
 async def handle_deletes(request):
     return web.json_response(DELETES.get(request.match_info["case"], []))
 
@@ -382,6 +412,7 @@ async def main():
     app.router.add_get("/{case}/gets", handle_gets)
     app.router.add_get("/{case}/answers", handle_answers)
     app.router.add_get("/{case}/deletes", handle_deletes)
+    app.router.add_get("/{case}/stopped", handle_stopped)
     app.router.add_get("/{case}/runs", handle_runs)
     app.router.add_get("/{case}/listens", handle_listens)
     app.router.add_get("/{case}/lists", handle_lists)

@@ -96,8 +96,17 @@ struct MCPHostileServerTests {
         Self.expectFailure(try await Self.call(peer, "badid"), .unknownResponseID)
         Self.expectFailure(try await Self.call(peer, "early"), .streamEnded)
         // The timeout covers the session set-up too: generous for a loaded machine.
-        let endless = try await Self.call(peer, "endless") { $0.requestTimeout = .seconds(5) }
-        Self.expectFailure(endless, .timeout)
+        let endless = Self.client(peer, "endless") { $0.requestTimeout = .seconds(5) }
+        try await endless.connect()
+        do {
+            _ = try await endless.callTool("t")
+            Issue.record("an endless answer ended")
+        } catch let error as MCPError {
+            #expect(error.code == .timeout, "\(error)")
+        }
+        // Asked while the session is still open: the request's end closed its stream.
+        #expect(try await peer.record("/endless/stopped") == true, "the timed-out request's stream is closed, not read on")
+        await endless.close()
         let big = try await Self.call(peer, "bigjson") { $0.transport.maxMessageBytes = 1 << 20 }
         Self.expectFailure(big, .transport)
         if case .failure(let error) = big { #expect(error.underlying?.code == .messageTooLarge) }

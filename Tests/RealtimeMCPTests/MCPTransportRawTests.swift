@@ -1,5 +1,6 @@
 import Foundation
-import RealtimeMCP
+@testable import RealtimeMCP
+@_spi(Transport) import RealtimeCore
 import RealtimeTestSupport
 import Testing
 
@@ -36,6 +37,37 @@ struct MCPTransportRawTests {
         #expect(await transport.failure(for: 2)?.code == .streamEnded)
         await transport.disconnect()
         try await peer.expectNoRepeatedPOST("/early/posts")
+        await peer.stop()
+    }
+
+    /// A server that floods a reader that is behind: the transport reads at most the queue's
+    /// capacity ahead of it, then stops reading the stream (the pump waits for room), and the
+    /// reader still gets every message, in order. With an unbounded queue no pump ever waits
+    /// and this test runs into its time limit.
+    @Test("a flood to a reader that reads nothing fills the queue to its bound, then waits; every message arrives in order")
+    func floodToAReaderThatIsBehindIsBounded() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let transport = MCPStreamableHTTPTransport(url: peer.url("/progressflood/mcp"))
+        try await transport.connect()
+        var messages = await transport.receive().makeAsyncIterator()
+        let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
+        try await transport.send(Data(initialize.utf8))
+        _ = try #require(try await messages.next())
+        try await transport.send(Data(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.utf8))
+        try await transport.send(Data(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":7}}}"#.utf8))
+        let queue = await transport.inbound
+        await queue.untilAPumpWaits()
+        #expect(queue.channel.bufferedCount <= MCPInboundQueue.capacity, "\(queue.channel.bufferedCount) queued")
+        var progress: [Double] = []
+        var response: MCPValue?
+        while response == nil, let data = try await messages.next() {
+            let value = try MCPValue(json: data)
+            if value["id"] == 2 { response = value } else if let n = value["params"]?["progress"]?.numberValue { progress.append(n) }
+        }
+        #expect(progress == (0..<5000).map(Double.init), "\(progress.count) progress notifications")
+        #expect(response?["result"] != nil)
+        await transport.disconnect()
         await peer.stop()
     }
 }

@@ -47,6 +47,13 @@ public final class EmbeddedNetwork: Sendable {
         self.loop = loop
     }
 
+    /// Ends the network as the test ends, after its clients are closed: runs what they queued
+    /// (each transport's cancellation), then drops the timers still armed and whatever is
+    /// queued later (``ManualLoop/shutdown()``), so nothing the test made outlives it.
+    public func shutdown() {
+        loop.shutdown()
+    }
+
     /// A client on this network: its clock is ``loop``, its transports this network's. The
     /// configuration's event loop and proxies do not apply, nor does the default network
     /// monitor (the host's interfaces are not the test's network; set a

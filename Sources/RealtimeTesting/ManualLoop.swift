@@ -46,6 +46,8 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
         var nextID: UInt64 = 0
         var runner: pthread_t?
         var depth = 0
+        /// Set by ``shutdown()``: work queued or armed from then on is dropped.
+        var isShutDown = false
     }
 
     private let state = LockedValue(State())
@@ -69,6 +71,7 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
 
     package func execute(_ task: @escaping @Sendable () -> Void) {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
+            guard !s.isShutDown else { return [] }
             s.tasks.append(task)
             defer { s.workWaiters = [] }
             return s.workWaiters
@@ -93,6 +96,7 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     package func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerHandle {
         let id = state.withLock { s -> UInt64 in
             s.nextID += 1
+            guard !s.isShutDown else { return s.nextID }
             s.timers[s.nextID] = Timer(deadline: deadline, sequence: s.nextID, body: body)
             return s.nextID
         }
@@ -112,6 +116,24 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
 
     /// Work queued and not yet run.
     public var pendingTaskCount: Int { state.withLock { $0.tasks.count } }
+
+    /// Ends the loop, as a test ends: runs what is queued, then drops the timers still armed
+    /// (they would never fire) and any work queued or armed from now on (a transport released
+    /// after the test queues its own cancellation). What that work held is released with it, so
+    /// a connection whose timer or task was left behind does not outlive the test in a cycle
+    /// with its loop. Call ``pendingTimerCount`` first to check that nothing was left armed.
+    public func shutdown() {
+        run()
+        let dropped = state.withLock { s -> (tasks: [@Sendable () -> Void], timers: [UInt64: Timer]) in
+            s.isShutDown = true
+            defer {
+                s.tasks = []
+                s.timers = [:]
+            }
+            return (s.tasks, s.timers)
+        }
+        _ = dropped  // released here, outside the lock
+    }
 
     /// Runs `body` as loop work (on the loop's thread, as far as ``inEventLoop`` can tell),
     /// then everything it queued: what a test does to play the network or a caller.

@@ -29,6 +29,10 @@ final class EmbeddedClient: @unchecked Sendable {
         client = try network.client(url: URL(string: url)!, configuration: configuration, random: SeededGenerator(seed: seed))
     }
 
+    /// What the test left queued (the close's cancellation of the transport) runs, and what
+    /// is still armed is dropped, so no connection outlives the test in a cycle with its loop.
+    deinit { network.shutdown() }
+
     /// Runs what the client and its transports queued.
     func run() { loop.run() }
 

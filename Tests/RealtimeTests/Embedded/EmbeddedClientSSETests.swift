@@ -231,6 +231,7 @@ import Testing
         await texts.wait("both events") { $0.count == 2 }
         client.close()
         await consumer.value
+        network.shutdown()
         #expect(texts.value == ["hello", "again"])
     }
 }

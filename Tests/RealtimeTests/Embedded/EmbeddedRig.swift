@@ -122,6 +122,9 @@ final class EmbeddedRig: ConformanceRig, @unchecked Sendable {
         settle()
         if loop.pendingTimerCount > 0 { pass(.seconds(600)) }
         #expect(loop.pendingTimerCount == 0, "a timer outlived the test's attempts")
+        // A transport released after this (its deinit queues its cancellation) must not keep
+        // the loop alive in a cycle.
+        loop.shutdown()
     }
 }
 #endif

@@ -1,0 +1,71 @@
+@_spi(Transport) import RealtimeIO
+import RealtimeTestSupport
+import RealtimeTesting
+import Testing
+
+/// The manual loop's promises: time moves only when the test moves it, timers fire in deadline
+/// order (ties in the order armed) seeing their own deadline as now, and a shut-down loop
+/// runs what was queued, then keeps nothing.
+@Suite(.timeLimit(.minutes(1))) struct ManualLoopTests {
+    final class Log: @unchecked Sendable {
+        var entries: [String] = []
+    }
+
+    /// A reference whose release the test can observe.
+    final class Token: Sendable {}
+
+    @Test func timersFireInDeadlineOrderTiesInArmingOrderAtTheirOwnDeadline() {
+        let loop = ManualLoop()
+        let log = Log()
+        let start = loop.now
+        for (name, seconds) in [("c", 3), ("a", 1), ("b1", 2), ("b2", 2)] {
+            _ = loop.schedule(at: start.advanced(by: .seconds(seconds))) {
+                log.entries.append("\(name)@\(start.duration(to: loop.now))")
+            }
+        }
+        loop.advanceTime(by: .milliseconds(1999))
+        #expect(log.entries == ["a@1.0 seconds"])
+        loop.advanceTime(by: .seconds(2))
+        #expect(log.entries == ["a@1.0 seconds", "b1@2.0 seconds", "b2@2.0 seconds", "c@3.0 seconds"])
+        #expect(loop.now == start.advanced(by: .milliseconds(3999)))
+    }
+
+    @Test func queuedWorkRunsOnlyWhenTheTestRunsTheLoopAndACancelledTimerNever() {
+        let loop = ManualLoop()
+        let log = Log()
+        loop.execute { log.entries.append("task") }
+        let timer = loop.schedule(at: loop.now.advanced(by: .seconds(1))) { log.entries.append("timer") }
+        #expect(log.entries.isEmpty && loop.pendingTaskCount == 1 && loop.pendingTimerCount == 1)
+        loop.run()
+        loop.cancel(timer)
+        loop.advanceTime(by: .seconds(5))
+        #expect(log.entries == ["task"])
+        #expect(loop.pendingTimerCount == 0)
+    }
+
+    @Test func shutdownRunsWhatIsQueuedThenDropsTimersAndLaterWorkReleasingWhatTheyHeld() {
+        let loop = ManualLoop()
+        let log = Log()
+        weak var heldByTimer: Token?
+        weak var heldByLateTask: Token?
+        do {
+            let token = Token()
+            heldByTimer = token
+            loop.execute { log.entries.append("queued") }
+            _ = loop.schedule(at: loop.now.advanced(by: .seconds(1))) { _ = token; log.entries.append("timer") }
+        }
+        loop.shutdown()
+        #expect(log.entries == ["queued"])
+        #expect(loop.pendingTimerCount == 0 && heldByTimer == nil, "the armed timer and what it held are gone")
+        do {
+            let token = Token()
+            heldByLateTask = token
+            loop.execute { _ = token; log.entries.append("late") }
+            _ = loop.schedule(at: loop.now) { log.entries.append("late timer") }
+        }
+        #expect(heldByLateTask == nil, "work queued after the shutdown is not kept")
+        loop.advanceTime(by: .seconds(10))
+        #expect(log.entries == ["queued"])
+        #expect(loop.pendingTaskCount == 0 && loop.pendingTimerCount == 0)
+    }
+}

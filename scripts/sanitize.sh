@@ -66,6 +66,7 @@ skips=(
     # Instrumented, it also loads both cores for over a minute beside every other suite.
     'SSETransportOpenCloseCycleTests/openCloseCycles\('
     'RtcatTests/webSocketSendToAPeerThatDoesNotReadKeepsMemoryBounded\('  # rtcat's peak RSS under 100 MB (shadow memory adds to it)
+    'SSEParserTests/hugeEventInOneByteChunksIsLinear\('  # 3 million one-byte feeds within the suite's minute (its point is linear time)
 )
 skip_regex="$(IFS='|'; echo "${skips[*]}")"
 say "skipping ${#skips[@]} time- or memory-bound tests: $skip_regex"

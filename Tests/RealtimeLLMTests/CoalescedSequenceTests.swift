@@ -75,6 +75,34 @@ import Testing
         #expect(thrown is Boom)
     }
 
+    enum Outcome: Sendable {
+        case batch([Int]?)
+        case timerWaits
+    }
+
+    /// The next batch from `next`, moving the clock by `window` each time the coalescer's timer
+    /// waits (moved before the timer starts, it would leave that timer waiting for good): the
+    /// batch and the next sleeper race in a task group, so nothing spins.
+    static func nextBatch(
+        clock: ManualClock, window: Duration, _ next: @escaping @Sendable () async throws -> [Int]?
+    ) async throws -> [Int]? {
+        try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask { .batch(try await next()) }
+            group.addTask { await clock.waitForSleepers(1); return .timerWaits }
+            while let outcome = try await group.next() {
+                switch outcome {
+                case .batch(let batch):
+                    group.cancelAll()
+                    return batch
+                case .timerWaits:
+                    clock.advance(by: window)
+                    group.addTask { await clock.waitForSleepers(1); return .timerWaits }
+                }
+            }
+            return nil
+        }
+    }
+
     @Test func aFullBufferPausesTheSourceAndBatchesStayWithinIt() async throws {
         let clock = ManualClock()
         let source = TestSource<Int>()
@@ -84,21 +112,7 @@ import Testing
             await source.finish()
         }
         var received: [Int] = []
-        while true {
-            // The clock moves whenever the window's timer waits, until the batch is out: moved
-            // once before the timer starts, it would leave that timer waiting for good.
-            let batch = Task { try await batches.next() }
-            let done = LockedValue(false)
-            let watcher = Task {
-                _ = try? await batch.value
-                done.withLock { $0 = true }
-            }
-            while !done.withLock({ $0 }) {
-                if clock.sleeperCount > 0 { clock.advance(by: .milliseconds(10)) }
-                await Task.yield()
-            }
-            await watcher.value
-            guard let next = try await batch.value else { break }
+        while let next = try await Self.nextBatch(clock: clock, window: .milliseconds(10), { try await batches.next() }) {
             #expect(next.count <= 3)
             received += next
         }

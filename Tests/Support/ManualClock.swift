@@ -20,7 +20,7 @@ public final class ManualClock: Clock, Sendable {
         var sleepers: [Sleeper] = []
         var nextID: UInt64 = 0
         /// Tasks waiting for at least `count` sleepers.
-        var watchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var watchers: [(id: UInt64, count: Int, continuation: CheckedContinuation<Void, Never>)] = []
 
         /// The watchers whose count is reached, removed.
         mutating func dueWatchers() -> [CheckedContinuation<Void, Never>] {
@@ -41,15 +41,25 @@ public final class ManualClock: Clock, Sendable {
     public var sleeperCount: Int { state.withLock { $0.sleepers.count } }
 
     /// Waits until at least `count` tasks sleep on this clock (a timer was armed): what a
-    /// test waits for before it moves time, instead of polling ``sleeperCount``.
+    /// test waits for before it moves time, instead of polling ``sleeperCount``. Returns early
+    /// when the waiting task is cancelled (a test racing it against another outcome).
     public func waitForSleepers(_ count: Int = 1) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let ready: Bool = state.withLock { s in
-                if s.sleepers.count >= count { return true }
-                s.watchers.append((count, c))
-                return false
+        let id = state.withLock { s -> UInt64 in s.nextID += 1; return s.nextID }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let ready: Bool = state.withLock { s in
+                    if s.sleepers.count >= count || Task.isCancelled { return true }
+                    s.watchers.append((id, count, c))
+                    return false
+                }
+                if ready { c.resume() }
             }
-            if ready { c.resume() }
+        } onCancel: {
+            let c: CheckedContinuation<Void, Never>? = state.withLock { s in
+                guard let i = s.watchers.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.watchers.remove(at: i).continuation
+            }
+            c?.resume()
         }
     }
 

@@ -165,4 +165,5 @@ import Testing
 final class Counter: Sendable {
     private let value = Mutex(0)
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
+    var count: Int { value.withLock { $0 } }
 }

@@ -129,7 +129,11 @@ struct GraphQLStrawberryTests {
             seen.append(try #require(result.data).ticks.seq)
         }
         #expect(seen == [1, 2, 3])
-        #expect(client.realtime.statistics.attempts == 2)
+        // At least one retry, each with a payload of its own. (A machine loaded enough to take
+        // 300 ms from the second upgrade to its connection_init gets 4408 again, and retries.)
+        let attempts = client.realtime.statistics.attempts
+        #expect(attempts >= 2)
+        #expect(calls.count == attempts, "a fresh payload per attempt")
         await peer.stop()
     }
 

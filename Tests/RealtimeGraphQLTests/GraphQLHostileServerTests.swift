@@ -52,7 +52,7 @@ struct GraphQLHostileServerTests {
     }
 
     static func stats(_ peer: PythonPeer, _ name: String) async throws -> Stats {
-        let (data, _) = try await URLSession.shared.data(from: peer.url(scheme: "http", path: "/stats/\(name)"))
+        let data = try await LoopbackHTTP.get(peer.url(scheme: "http", path: "/stats/\(name)"))
         return try JSONDecoder().decode(Stats.self, from: data)
     }
 

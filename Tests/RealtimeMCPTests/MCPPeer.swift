@@ -25,19 +25,19 @@ struct MCPPeer {
 
     /// How often each JSON-RPC message was POSTed (`"method id"` keys).
     func postCounts(_ path: String = "/posts") async throws -> [String: Int] {
-        let (data, _) = try await URLSession.shared.data(from: url(path))
+        let data = try await LoopbackHTTP.get(url(path))
         return try JSONDecoder().decode([String: Int].self, from: data)
     }
 
     /// A JSON record of the hostile peer (`/<case>/gets`, `/<case>/answers`, `/<case>/deletes`).
     func record(_ path: String) async throws -> MCPValue {
-        let (data, _) = try await URLSession.shared.data(from: url(path))
+        let data = try await LoopbackHTTP.get(url(path))
         return try MCPValue(json: data)
     }
 
     /// The progress values the peer's event store replayed to resumed streams, in order.
     func replayedProgress() async throws -> [Double] {
-        let (data, _) = try await URLSession.shared.data(from: url("/replays"))
+        let data = try await LoopbackHTTP.get(url("/replays"))
         return try JSONDecoder().decode([Double].self, from: data)
     }
 

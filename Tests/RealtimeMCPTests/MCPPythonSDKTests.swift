@@ -134,7 +134,7 @@ struct MCPPythonSDKTests {
     /// The server saw the 100-step call cancelled (its handler got CancelledError).
     static func expectCancelledOnServer(_ peer: MCPPeer) async throws {
         // The server answers once the cancellation reached the tool's task (at most 10 s).
-        let (data, _) = try await URLSession.shared.data(from: peer.url("/cancelled?steps=100"))
+        let data = try await LoopbackHTTP.get(peer.url("/cancelled?steps=100"))
         #expect(try JSONDecoder().decode([Int].self, from: data).contains(100), "the server never cancelled the call")
     }
 

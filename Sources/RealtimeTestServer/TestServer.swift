@@ -77,6 +77,8 @@ public final class TestServer: Sendable {
     }
     /// Counters of what the server has served.
     package var statistics: Statistics { core.state.withLock { $0.statistics } }
+    /// Returns once at least `count` TLS handshakes have failed on the server's side.
+    package func waitForFailedHandshakes(_ count: Int) async { await core.waitForFailedHandshakes(count) }
 
     /// Adds or replaces a custom endpoint at `path` while running.
     package func setHandler(path: String, _ handler: Handler?) {

@@ -29,6 +29,8 @@ final class TestServerCore: Sendable {
         var statistics = TestServer.Statistics()
         var routes: [String: TestServer.Handler]
         var tls: TLSServerContext?
+        /// Tasks waiting for a number of failed handshakes (``waitForFailedHandshakes(_:)``).
+        var handshakeWaiters: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
     }
 
     let state: LockedValue<State>
@@ -153,6 +155,29 @@ final class TestServerCore: Sendable {
         }
     }
 
+    /// Returns once at least `count` TLS handshakes have failed on the server's side: a client
+    /// that gave up on the handshake may be done before the server even accepted it.
+    func waitForFailedHandshakes(_ count: Int) async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let reached = state.withLock { s -> Bool in
+                guard s.statistics.failedHandshakes < count else { return true }
+                s.handshakeWaiters.append((count, waiter))
+                return false
+            }
+            if reached { waiter.resume() }
+        }
+    }
+
+    private func handshakeFailed() {
+        let due = state.withLock { s -> [CheckedContinuation<Void, Never>] in
+            s.statistics.failedHandshakes += 1
+            let n = s.statistics.failedHandshakes
+            defer { s.handshakeWaiters.removeAll { $0.count <= n } }
+            return s.handshakeWaiters.filter { $0.count <= n }.map(\.continuation)
+        }
+        for waiter in due { waiter.resume() }
+    }
+
     private func serve(fd: Int32, wakeFD: Int32, number: Int, tls: TLSServerContext?) {
         let connection = ServerConnection(fd: fd, wakeFD: wakeFD) { [state] count in
             state.withLock { $0.statistics.bytesWritten += count }
@@ -169,13 +194,13 @@ final class TestServerCore: Sendable {
         if let tls {
             if let fault = tls.handshakeFault, fault.vanishes {
                 fault.play(fd: fd, wakeFD: wakeFD)
-                state.withLock { $0.statistics.failedHandshakes += 1 }
+                handshakeFailed()
                 return
             }
             do {
                 try connection.startTLS(context: tls.context)
             } catch {
-                state.withLock { $0.statistics.failedHandshakes += 1 }
+                handshakeFailed()
                 return
             }
         }

@@ -8,20 +8,30 @@ import Testing
 /// `receive`.
 @Suite("MCP transport, raw messages", .timeLimit(.minutes(3)), .serialized)
 struct MCPTransportRawTests {
-    @Test("a request whose stream ends before its response gets the transport's -32000 response naming stream_ended")
-    func streamEndedResponse() async throws {
-        let peer = try await MCPPeer.hostile()
-        defer { peer.peer.terminate() }
-        let transport = MCPStreamableHTTPTransport(url: peer.url("/early/mcp"))
+    /// A transport on the hostile peer's `/<name>/mcp`, its session initialized on 2025-11-25
+    /// by raw messages: the transport, the answer to `initialize`, and what it receives next.
+    static func initialize(
+        _ peer: MCPPeer, _ name: String
+    ) async throws -> (MCPStreamableHTTPTransport, MCPValue, AsyncThrowingStream<Data, any Error>.AsyncIterator) {
+        let transport = MCPStreamableHTTPTransport(url: peer.url("/\(name)/mcp"))
         try await transport.connect()
         var messages = await transport.receive().makeAsyncIterator()
         let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
         try await transport.send(Data(initialize.utf8))
         let initialized = try MCPValue(json: try #require(try await messages.next()))
+        try await transport.send(Data(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.utf8))
+        return (transport, initialized, messages)
+    }
+
+    @Test("a request whose stream ends before its response gets the transport's -32000 response naming stream_ended")
+    func streamEndedResponse() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        let (transport, initialized, receiving) = try await Self.initialize(peer, "early")
+        var messages = receiving
         #expect(initialized["result"]?["protocolVersion"] == "2025-11-25")
         #expect(await transport.sessionID == "s1")
         #expect(await transport.revision == .v2025_11_25)
-        try await transport.send(Data(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.utf8))
         #expect(await transport.hasServerStream == false)  // the hostile server answers GET with 405
         try await transport.send(Data(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}"#.utf8))
         var response: MCPValue?
@@ -48,13 +58,8 @@ struct MCPTransportRawTests {
     func floodToAReaderThatIsBehindIsBounded() async throws {
         let peer = try await MCPPeer.hostile()
         defer { peer.peer.terminate() }
-        let transport = MCPStreamableHTTPTransport(url: peer.url("/progressflood/mcp"))
-        try await transport.connect()
-        var messages = await transport.receive().makeAsyncIterator()
-        let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
-        try await transport.send(Data(initialize.utf8))
-        _ = try #require(try await messages.next())
-        try await transport.send(Data(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.utf8))
+        let (transport, _, receiving) = try await Self.initialize(peer, "progressflood")
+        var messages = receiving
         try await transport.send(Data(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":7}}}"#.utf8))
         let queue = await transport.inbound
         await queue.untilAPumpWaits()

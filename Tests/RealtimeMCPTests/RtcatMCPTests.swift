@@ -127,7 +127,9 @@ struct RtcatMCPTests {
         let publisher = MCPPythonSDKTests.client(peer.url(), revision: .fixed(.v2026_07_28))
         try await publisher.connect()
         for _ in 0..<100 where finished.value == 0 {
-            _ = try await publisher.callTool("publish", arguments: ["kind": "tools"])
+            // The publisher only drives the test (rtcat is what is tested): a publication that
+            // fails on a loaded machine is simply made again on the next round.
+            _ = try? await publisher.callTool("publish", arguments: ["kind": "tools"])
             try await Task.sleep(for: .milliseconds(100))
         }
         let run = try await listener.value

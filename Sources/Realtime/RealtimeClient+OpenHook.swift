@@ -184,7 +184,7 @@ private final class OpenHookRace: Sendable {
         var early: RealtimeError??
         var done = false
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func begin(_ c: CheckedContinuation<RealtimeError?, Never>, cancelling tasks: [ClientTimer]) {
         let early: RealtimeError?? = state.withLock { s in

@@ -1,5 +1,6 @@
 import Realtime
 import Synchronization
+import RealtimeCore
 
 /// The driver of a ``GraphQLSessionMachine`` for one ``GraphQLClient``: it feeds the machine
 /// the handshake (the client's on-open hook), the server's messages (the router, the one
@@ -18,7 +19,7 @@ final class GraphQLSession: Sendable {
         var tasks: [Task<Void, Never>] = []
     }
 
-    let state = Mutex(State())
+    let state = LockedValue(State())
     let configuration: GraphQLClient.Configuration
     let outgoing: AsyncStream<Outgoing>.Continuation
     private let outgoingStream: AsyncStream<Outgoing>

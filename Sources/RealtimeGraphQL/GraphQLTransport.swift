@@ -11,7 +11,7 @@ final class GraphQLTransport: Transport {
     let attempt: Int
     private weak let session: GraphQLSession?
     /// Why the session closed the connection, once it did.
-    private let violation = Mutex<String?>(nil)
+    private let violation = LockedValue<String?>(nil)
 
     init(inner: any Transport, attempt: Int, session: GraphQLSession) {
         self.inner = inner

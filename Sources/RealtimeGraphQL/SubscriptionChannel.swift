@@ -1,12 +1,13 @@
 import Synchronization
+import RealtimeCore
 
 /// The driver of a ``SubscriptionBuffer``: the router pushes (waiting while it is full), the
 /// subscription's iterator takes; continuations are resumed outside the lock.
 final class SubscriptionChannel<Element: Sendable>: Sendable {
-    private let buffer: Mutex<SubscriptionBuffer<Element>>
+    private let buffer: LockedValue<SubscriptionBuffer<Element>>
 
     init(capacity: Int) {
-        buffer = Mutex(SubscriptionBuffer(capacity: capacity))
+        buffer = LockedValue(SubscriptionBuffer(capacity: capacity))
     }
 
     /// Hands `element` to the consumer, waiting while the buffer is full; false when the

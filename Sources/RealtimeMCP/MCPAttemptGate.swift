@@ -1,5 +1,6 @@
 import Realtime
 import Synchronization
+import RealtimeCore
 
 /// Decides, for each connection attempt of one request's ``RealtimeClient``, whether it is
 /// the POST or a resumption: the request goes out once (again only when the server refused
@@ -12,7 +13,7 @@ final class MCPAttemptGate: Sendable {
         var credentialsRejected = false
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Records the headers provider's context (called before each attempt).
     func willAttempt(credentialsRejected: Bool) {

@@ -20,7 +20,7 @@ final class EngineIOTransport: Transport, TransportSink, Sendable {
     }
 
     let inner: any Transport
-    private let state: Mutex<State>
+    private let state: LockedValue<State>
     private let sleep: @Sendable (Duration) async throws -> Void
     private let onOpenPacket: @Sendable (EngineIOOpenPacket) -> Void
 
@@ -33,7 +33,7 @@ final class EngineIOTransport: Transport, TransportSink, Sendable {
         self.inner = inner
         self.sleep = sleep
         self.onOpenPacket = onOpenPacket
-        state = Mutex(State(machine: EngineIOLinkMachine(maxAttachments: maxAttachments)))
+        state = LockedValue(State(machine: EngineIOLinkMachine(maxAttachments: maxAttachments)))
     }
 
     func start(delivering sink: any TransportSink) {

@@ -5,6 +5,7 @@ import Foundation
 #endif
 import Realtime
 import Synchronization
+import RealtimeCore
 
 extension SocketIOCore {
     /// The client's on-open hook: the Engine.IO open packet, a CONNECT per namespace (auth,
@@ -96,7 +97,7 @@ extension SocketIOCore {
     /// Accepts the first binary message no BINARY packet still held before it owns: the
     /// predicate sees the held messages in order, counting what each packet is owed.
     private static func unclaimedBinary() -> @Sendable (Message) -> Bool {
-        let owed = Mutex(0)
+        let owed = LockedValue(0)
         return { message in
             guard case .binary = message.content else {
                 if let text = message.text, text.hasPrefix("45") || text.hasPrefix("46"),

@@ -1,5 +1,6 @@
 @_spi(Transport) import Realtime
 import Synchronization
+import RealtimeCore
 
 /// What a ``SocketIOClient`` shares with its reader, its connection hook, its `messageID`
 /// and the Engine.IO layer of each attempt: one lock over ``State``.
@@ -36,11 +37,11 @@ final class SocketIOCore: Sendable {
     }
 
     let configuration: SocketIOClient.Configuration
-    let state = Mutex(State())
+    let state = LockedValue(State())
     let inbox: SocketIOInbox
     let gate = SocketIOSendGate()
     let sleep: @Sendable (Duration) async throws -> Void
-    let realtime = Mutex(WeakClient())
+    let realtime = LockedValue(WeakClient())
 
     init(configuration: SocketIOClient.Configuration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
         self.configuration = configuration

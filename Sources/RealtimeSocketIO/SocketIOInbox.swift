@@ -1,4 +1,5 @@
 import Synchronization
+import RealtimeCore
 
 /// The bounded buffer between the client's reader and the application's iterator: the reader
 /// waits while it is full (nothing is dropped), one consumer takes from it.
@@ -13,7 +14,7 @@ final class SocketIOInbox: Sendable {
     }
 
     let capacity: Int
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(capacity: Int) {
         precondition(capacity > 0, "SocketIOInbox capacity must be positive")

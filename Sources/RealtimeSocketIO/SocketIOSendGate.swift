@@ -1,4 +1,5 @@
 import Synchronization
+import RealtimeCore
 
 /// A first-come first-served async lock: an emit holds it while it hands its packet (and its
 /// attachments) to the connection, so no other packet lands between a BINARY packet and its
@@ -9,7 +10,7 @@ final class SocketIOSendGate: Sendable {
         var waiters: [CheckedContinuation<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     func withGate<T>(_ body: () async throws -> T) async throws -> T {
         await acquire()

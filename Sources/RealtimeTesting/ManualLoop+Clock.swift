@@ -47,7 +47,7 @@ private final class Sleeper: Sendable {
         var cancelTimer: (@Sendable (TimerHandle) -> Void)?
         var done: (any Error)??
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Keeps the continuation; false (and resumed) when the sleep is already over (a
     /// cancellation came first).

@@ -1,11 +1,12 @@
 import RealtimeTestSupport
 import Synchronization
+import RealtimeCore
 import Testing
 
 /// The test-support gate that bounds how many children a parallel suite starts at once.
 @Suite(.timeLimit(.minutes(1))) struct SlotsTests {
     final class Meter: Sendable {
-        let state = Mutex((now: 0, peak: 0, done: 0))
+        let state = LockedValue((now: 0, peak: 0, done: 0))
         func enter() { state.withLock { $0.now += 1; $0.peak = max($0.peak, $0.now) } }
         func leave() { state.withLock { $0.now -= 1; $0.done += 1 } }
     }

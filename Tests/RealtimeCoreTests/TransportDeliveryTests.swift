@@ -6,7 +6,7 @@ import Testing
 /// as the I/O thread would, and sees what the owner asked of it.
 private final class ScriptedTransport: Transport {
     let kind = TransportKind.sse
-    let sink = Mutex<(any TransportSink)?>(nil)
+    let sink = LockedValue<(any TransportSink)?>(nil)
     let resumes = Atomic<Int>(0)
     let closes = Atomic<Int>(0)
 
@@ -28,7 +28,7 @@ private final class ScriptedTransport: Transport {
 
 /// Collects what it is given; full at `capacity` events.
 private final class RecordingSink: TransportSink {
-    let received = Mutex<[TransportEvent]>([])
+    let received = LockedValue<[TransportEvent]>([])
     let capacity: Int
 
     init(capacity: Int = .max) { self.capacity = capacity }

@@ -3,6 +3,7 @@ import Realtime
 import RealtimeGraphQL
 import RealtimeTestSupport
 import Synchronization
+import RealtimeCore
 import Testing
 
 /// What each graphql-transport-ws close code does to a `GraphQLClient` (scripted server,
@@ -163,7 +164,7 @@ import Testing
 
 /// Numbers from 1, from any task.
 final class Counter: Sendable {
-    private let value = Mutex(0)
+    private let value = LockedValue(0)
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
 }

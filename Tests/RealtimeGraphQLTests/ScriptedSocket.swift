@@ -17,7 +17,7 @@ final class ScriptedSocket: Transport {
         /// The close the client asked for (code, reason).
         var closedWith: (UInt16, String)?
     }
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let sentStream: AsyncStream<String>
     private let sentInput: AsyncStream<String>.Continuation
     private let onStart: @Sendable (ScriptedSocket) -> Void

@@ -2,11 +2,12 @@ import Foundation
 import RealtimeMCP
 import RealtimeTestSupport
 import Synchronization
+import RealtimeCore
 import Testing
 
 /// The messages the elicitation handler was shown.
 final class Messages: Sendable {
-    private let values = Mutex<[String]>([])
+    private let values = LockedValue<[String]>([])
     func append(_ message: String) { values.withLock { $0.append(message) } }
     var all: [String] { values.withLock { $0 } }
 }

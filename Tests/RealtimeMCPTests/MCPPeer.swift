@@ -5,6 +5,7 @@ import FoundationNetworking
 import RealtimeMCP
 import RealtimeTestSupport
 import Synchronization
+import RealtimeCore
 import Testing
 
 /// The MCP peers of `Tests/Peers/` (`mcp_server.py`: the Python `mcp` SDK's server;
@@ -55,7 +56,7 @@ struct MCPPeer {
 
 /// Collects progress notifications from the I/O side.
 final class ProgressLog: Sendable {
-    private let values = Mutex<[Double]>([])
+    private let values = LockedValue<[Double]>([])
     func append(_ p: MCPProgress) { values.withLock { $0.append(p.progress) } }
     var all: [Double] { values.withLock { $0 } }
 }
@@ -63,7 +64,7 @@ final class ProgressLog: Sendable {
 
 /// Counts calls from any thread.
 final class Counter: Sendable {
-    private let count = Mutex(0)
+    private let count = LockedValue(0)
     func increment() { count.withLock { $0 += 1 } }
     var value: Int { count.withLock { $0 } }
 }

@@ -20,7 +20,7 @@ final class ScriptedEngineIOServer: Transport, Sendable {
 
     let kind = TransportKind.webSocket
     let request: TransportRequest
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     init(request: TransportRequest) {
         self.request = request
@@ -115,7 +115,7 @@ final class ScriptedEngineIOServer: Transport, Sendable {
 
     /// Hands out one scripted server per attempt, and waits for the next.
     final class Factory: Sendable {
-        private let state = Mutex<(made: [ScriptedEngineIOServer], waiter: (Int, CheckedContinuation<ScriptedEngineIOServer, Never>)?)>(([], nil))
+        private let state = LockedValue<(made: [ScriptedEngineIOServer], waiter: (Int, CheckedContinuation<ScriptedEngineIOServer, Never>)?)>(([], nil))
 
         func make(_ request: TransportRequest) throws -> any Transport {
             let server = ScriptedEngineIOServer(request: request)

@@ -4,6 +4,7 @@ import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Synchronization
+import RealtimeCore
 import Testing
 
 /// Many clients of one process to one origin over HTTP/2 share connections, and each stream
@@ -239,7 +240,7 @@ struct HTTP2MultiplexingTests {
     }
 
     final class Order: Sendable {
-        private let names = Mutex<[String]>([])
+        private let names = LockedValue<[String]>([])
         func append(_ name: String) { names.withLock { $0.append(name) } }
         var all: [String] { names.withLock { $0 } }
     }

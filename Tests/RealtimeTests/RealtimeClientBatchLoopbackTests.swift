@@ -4,6 +4,7 @@ import Realtime
 import RealtimeTestServer
 import RealtimeTestSupport
 import Synchronization
+import RealtimeCore
 import Testing
 
 /// `client.batches` with the real SSE transport on loopback: packed batches, exact resume
@@ -61,7 +62,7 @@ struct RealtimeClientBatchLoopbackTests {
         defer { c.close() }
         var it = c.batches.makeAsyncIterator()
         guard case .open? = await it.next() else { Issue.record("no open"); return }
-        let expired = Mutex(false)
+        let expired = LockedValue(false)
         let guardTask = WallTime.expire(after: .seconds(10)) {
             expired.withLock { $0 = true }
             c.close()
@@ -75,7 +76,7 @@ struct RealtimeClientBatchLoopbackTests {
 
     @Test func aRestartFromTheStoredCursorDeliversEveryIDOnce() async throws {
         defer { server.stop() }
-        let stored = Mutex<String?>(nil)
+        let stored = LockedValue<String?>(nil)
         let store = CursorStore(load: { stored.withLock { $0 } }, save: { id in stored.withLock { $0 = id } })
         let path = "/sse?count=2000&size=200&end=204"
         var ids: [Int] = []

@@ -60,7 +60,7 @@ import RealtimeTestSupport
 final class HandshakeCountingServer: @unchecked Sendable {
     let port: Int
     private let listener: Int32
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
     private let silentConnections: Int
 
     private struct State {

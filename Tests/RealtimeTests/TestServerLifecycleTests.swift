@@ -1,6 +1,7 @@
 import Foundation
 import RealtimeCore
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// Start, stop, restart, addresses and custom routes of the test server.

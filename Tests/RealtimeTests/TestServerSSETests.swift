@@ -1,5 +1,6 @@
 import Foundation
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// The `/sse` and `/bulk` endpoints of the test server, checked byte by byte with a raw socket.

@@ -1,5 +1,6 @@
 import RealtimeCore
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// The `/ws` endpoint of the test server, driven by a raw client using the RealtimeCore codec.

@@ -5,24 +5,31 @@ import Glibc
 #endif
 
 /// A minimal blocking HTTP client over a raw socket, for testing the test server's
-/// wire behaviour (exact bytes, framing, cuts, resets) without any library in between.
-/// Every read has a 5 s timeout so a broken server fails a test instead of hanging it.
-final class TestServerRawClient {
-    enum End: Equatable {
+/// wire behaviour (exact bytes, framing, cuts, resets) without any library in between, and
+/// for reading a loopback peer's records (``LoopbackHTTP``). Every read has a timeout (5 s
+/// unless told) so a broken server fails a test instead of hanging it.
+public final class TestServerRawClient {
+    public enum End: Equatable, Sendable {
         case eof, reset, timeout
     }
 
-    struct Response {
-        var bytes: [UInt8]
-        var end: End
-        var head: String {
+    public struct Response: Sendable {
+        public var bytes: [UInt8]
+        public var end: End
+
+        public init(bytes: [UInt8], end: End) {
+            self.bytes = bytes
+            self.end = end
+        }
+
+        public var head: String {
             guard let range = find([13, 10, 13, 10]) else { return "" }
             return String(decoding: bytes[..<range], as: UTF8.self)
         }
-        var statusCode: Int? {
+        public var statusCode: Int? {
             head.split(separator: " ").dropFirst().first.flatMap { Int($0) }
         }
-        func header(_ name: String) -> String? {
+        public func header(_ name: String) -> String? {
             for line in head.split(separator: "\r\n").dropFirst() {
                 let parts = line.split(separator: ":", maxSplits: 1)
                 if parts.count == 2, parts[0].lowercased() == name.lowercased() {
@@ -32,21 +39,21 @@ final class TestServerRawClient {
             return nil
         }
         /// The raw body bytes after the head (still chunk-framed if chunked).
-        var rawBody: [UInt8] {
+        public var rawBody: [UInt8] {
             guard let range = find([13, 10, 13, 10]) else { return [] }
             return Array(bytes[(range + 4)...])
         }
         /// The body with chunk framing removed (a truncated last chunk keeps its received bytes).
-        var body: [UInt8] {
+        public var body: [UInt8] {
             guard header("Transfer-Encoding")?.lowercased() == "chunked" else { return rawBody }
             return Self.dechunk(rawBody).body
         }
         /// The sizes of the chunks, in order (for chunked responses).
-        var chunkSizes: [Int] { Self.dechunk(rawBody).sizes }
+        public var chunkSizes: [Int] { Self.dechunk(rawBody).sizes }
         /// Whether the chunked body ended with its terminating zero-size chunk.
-        var chunkedComplete: Bool { Self.dechunk(rawBody).complete }
+        public var chunkedComplete: Bool { Self.dechunk(rawBody).complete }
 
-        func find(_ needle: [UInt8]) -> Int? {
+        public func find(_ needle: [UInt8]) -> Int? {
             guard bytes.count >= needle.count else { return nil }
             for i in 0...(bytes.count - needle.count) where Array(bytes[i..<i + needle.count]) == needle {
                 return i
@@ -54,7 +61,7 @@ final class TestServerRawClient {
             return nil
         }
 
-        static func dechunk(_ raw: [UInt8]) -> (body: [UInt8], sizes: [Int], complete: Bool) {
+        public static func dechunk(_ raw: [UInt8]) -> (body: [UInt8], sizes: [Int], complete: Bool) {
             var body: [UInt8] = []
             var sizes: [Int] = []
             var i = 0
@@ -73,11 +80,11 @@ final class TestServerRawClient {
         }
     }
 
-    let fd: Int32
+    public let fd: Int32
 
-    init(port: UInt16, ipv6: Bool = false) throws {
+    public init(port: UInt16, ipv6: Bool = false, readTimeoutSeconds: Int = 5) throws {
         fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var timeout = timeval(tv_sec: 5, tv_usec: 0)
+        var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let result = LoopbackAddress.withSockaddr(ipv6: ipv6, port: port) { connect(fd, $0, $1) }
         guard result == 0 else {
@@ -89,11 +96,11 @@ final class TestServerRawClient {
 
     deinit { close(fd) }
 
-    func send(_ text: String) {
+    public func send(_ text: String) {
         send(Array(text.utf8))
     }
 
-    func send(_ bytes: [UInt8]) {
+    public func send(_ bytes: [UInt8]) {
         var offset = 0
         while offset < bytes.count {
             let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -103,7 +110,7 @@ final class TestServerRawClient {
     }
 
     /// Sends `GET target` (or another method) with extra header lines and an optional body.
-    func request(_ target: String, method: String = "GET", headers: [String] = [], body: String? = nil) {
+    public func request(_ target: String, method: String = "GET", headers: [String] = [], body: String? = nil) {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for header in headers { text += header + "\r\n" }
         if let body { text += "Content-Length: \(body.utf8.count)\r\n" }
@@ -112,7 +119,7 @@ final class TestServerRawClient {
     }
 
     /// Reads whatever arrives within `milliseconds` (or until EOF): for checking a stall.
-    func read(for milliseconds: Int32) -> (bytes: [UInt8], end: End?) {
+    public func read(for milliseconds: Int32) -> (bytes: [UInt8], end: End?) {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         let deadline = DispatchTime.now().uptimeNanoseconds + UInt64(milliseconds) * 1_000_000
@@ -128,8 +135,8 @@ final class TestServerRawClient {
         }
     }
 
-    /// Reads until EOF, a reset, the 5 s timeout, or `limit` bytes.
-    func readToEnd(limit: Int = 64 << 20) -> Response {
+    /// Reads until EOF, a reset, the read timeout, or `limit` bytes.
+    public func readToEnd(limit: Int = 64 << 20) -> Response {
         var bytes: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while bytes.count < limit {
@@ -145,7 +152,7 @@ final class TestServerRawClient {
     }
 
     /// One request, whole response.
-    static func fetch(
+    public static func fetch(
         port: UInt16, _ target: String, method: String = "GET", headers: [String] = [], body: String? = nil,
         ipv6: Bool = false
     ) throws -> Response {

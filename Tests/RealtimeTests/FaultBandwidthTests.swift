@@ -28,7 +28,7 @@ import Testing
             let started = ContinuousClock.now
             let client = try rig.makeClient()
             defer { client.close() }
-            let log = FaultEventLog(client, lastID: count)
+            let log = FaultEventLog(client)
             try await bounded("all \(count) messages: \(log.summary)", seconds: 20) { log.lastID == count }
             let elapsed = ContinuousClock.now - started
             let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18

@@ -21,7 +21,7 @@ import Testing
                 c.connectTimeout = .seconds(3)
             }
             defer { client.close() }
-            let log = FaultEventLog(client, lastID: nil)
+            let log = FaultEventLog(client)
             for n in 1...3 {
                 // Hang guards, not measurements: a lookup of `.invalid` fails in milliseconds.
                 try await bounded("failed attempt \(n): \(log.summary)", seconds: 15) { log.errors.count >= n }

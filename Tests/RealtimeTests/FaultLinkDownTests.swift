@@ -38,7 +38,7 @@ import Testing
                 if status.reachability == .reachable { reachableAt.withLock { $0 = $0 ?? .now } }
             }
             defer { monitor.cancel(observation) }
-            let log = FaultEventLog(client, lastID: count)
+            let log = FaultEventLog(client)
 
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
             let attemptsBefore = client.statistics.attempts

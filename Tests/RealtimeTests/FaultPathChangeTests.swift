@@ -38,7 +38,7 @@ struct FaultPathChangeTests {
                 $0.pathChangeProbeTimeout = probe
             }
             defer { client.close() }
-            let log = FaultEventLog(client, lastID: count)
+            let log = FaultEventLog(client)
 
             try await bounded("a few messages", seconds: 10) { log.ids.count >= 4 }
             let errorsBefore = log.errors.count

@@ -22,7 +22,7 @@ import Testing
             // end the connection.
             let client = try rig.makeClient(clock: clock) { $0.idleTimeout = .seconds(60) }
             defer { client.close() }
-            let log = FaultEventLog(client, lastID: count)
+            let log = FaultEventLog(client)
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
             let opensBefore = log.opens.count
             let errorsBefore = log.errors.count
@@ -65,7 +65,7 @@ import Testing
                 c.backoff = .exponential(initial: .milliseconds(200), maximum: step, jitter: .none)
             }
             defer { client.close() }
-            let log = FaultEventLog(client, lastID: count)
+            let log = FaultEventLog(client)
             try await bounded("30 messages: \(log.summary)", seconds: 10) { log.ids.count >= 30 }
             let opensBefore = log.opens.count
             let endsBefore = log.ends.count
@@ -132,7 +132,7 @@ import Testing
             }
             defer { client.close() }
             let startedAt = ContinuousClock.now
-            let log = FaultEventLog(client, lastID: nil)
+            let log = FaultEventLog(client)
             try await bounded("a timed-out attempt: \(log.summary)", seconds: 20) { log.errors.count >= 1 }
             let first = log.errors[0].at - startedAt
             await clock.waitForSleepers()
@@ -167,7 +167,7 @@ import Testing
             }
             defer { client.close() }
             let startedAt = ContinuousClock.now
-            let log = FaultEventLog(client, lastID: count)
+            let log = FaultEventLog(client)
             try await bounded("\(count) dripped messages: \(log.summary)", seconds: 10) { log.lastID == count }
             let texts = log.entries.compactMap { e in if case .event(let m) = e.event { m.text } else { nil } }
             let expected = (1...count).map { kind == .sse ? "event \($0)" : "\($0)|event \($0) xxxxxxxxxx" }

@@ -40,7 +40,7 @@ import Testing
             try await rig.startServer(count: 10_000, intervalMilliseconds: 20)
             let client = try rig.makeClient { Self.kernelOnly(&$0, keepAlive: false, userTimeout: .seconds(1)) }
             defer { client.close() }
-            let log = FaultEventLog(client, lastID: nil)
+            let log = FaultEventLog(client)
             try await bounded("10 messages: \(log.summary)", seconds: 10) { log.ids.count >= 10 }
             try await rig.dropServerTraffic(true)
             let droppedAt = ContinuousClock.now
@@ -59,7 +59,7 @@ import Testing
             let userTimeout = Duration.seconds(2)
             let client = try rig.makeClient { Self.kernelOnly(&$0, keepAlive: true, userTimeout: userTimeout) }
             defer { client.close() }
-            let log = FaultEventLog(client, lastID: nil)
+            let log = FaultEventLog(client)
             try await bounded("10 messages: \(log.summary)", seconds: 10) { log.ids.count >= 10 }
             let droppingAt = ContinuousClock.now
             try await rig.dropServerTraffic(true)
@@ -80,7 +80,7 @@ import Testing
             let userTimeout = Duration.seconds(1)
             let client = try rig.makeClient { Self.kernelOnly(&$0, keepAlive: false, userTimeout: userTimeout) }
             defer { client.close() }
-            let log = FaultEventLog(client, lastID: nil)
+            let log = FaultEventLog(client)
             try await bounded("10 messages: \(log.summary)", seconds: 10) { log.ids.count >= 10 }
             try await rig.dropServerTraffic(true)
             let sendingAt = ContinuousClock.now

@@ -37,6 +37,11 @@ struct SSECurlOptions {
         // Never let curl raise or catch signals in the host process.
         check(rt_easy_setopt_long(easy, CURLOPT_NOSIGNAL, 1), "nosignal")
         check(rt_easy_setopt_long(easy, CURLOPT_NOPROGRESS, 1), "noprogress")
+        // A transfer that ends while its host name is still resolving (a connect timeout, a
+        // close) must not wait for curl's resolver thread: libcurl would join it, blocking the
+        // event loop, and every connection on it, for as long as getaddrinfo takes (seconds
+        // with an unresponsive DNS server). The thread finishes on its own and frees its state.
+        check(rt_easy_setopt_long(easy, CURLOPT_QUICK_EXIT, 1), "quick exit")
         // Redirects are ours (see SSEHop): curl 7.88 breaks RFC 9110 rules.
         check(rt_easy_setopt_long(easy, CURLOPT_FOLLOWLOCATION, 0), "followlocation")
         check(rt_easy_setopt_long(easy, CURLOPT_CONNECTTIMEOUT_MS, Self.milliseconds(connectTimeout)), "connect timeout")

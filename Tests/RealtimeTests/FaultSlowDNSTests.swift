@@ -28,6 +28,13 @@ import Testing
         let resolvConf = FileManager.default.temporaryDirectory.appendingPathComponent("resolv-silent-\(getpid()).conf")
         try "nameserver \(dns.address)\noptions timeout:30 attempts:1\n".write(to: resolvConf, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: resolvConf) }
+        let probe = try await offloaded {
+            try SpawnedProcess.run("/usr/bin/unshare", ["-m", "sh", "-c", "mount --bind \(resolvConf.path) /etc/resolv.conf"], timeout: .seconds(20))
+        }
+        guard probe.termination?.status == 0 else {
+            print("SKIPPED (slow DNS): cannot make a mount namespace here: \(probe.errorText)")
+            return
+        }
         let script = "mount --bind \(resolvConf.path) /etc/resolv.conf && exec \(rtcat.path) --connect-timeout 1 --max-retries 1 http://slow-dns.test/sse"
         // Two attempts (1 s each, and the backoff between them): bounded far beyond that,
         // below the 30 s lookup the loop would wait for if an attempt's end joined the resolver.

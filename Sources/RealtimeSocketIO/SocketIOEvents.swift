@@ -1,4 +1,7 @@
 /// The events of a ``SocketIOClient``, in the order the server sent them; iterate once.
+///
+/// A consumer whose task is cancelled stops waiting: `next()` returns nil, and the client
+/// keeps running (close it with ``SocketIOClient/close()``).
 public struct SocketIOEvents: AsyncSequence, Sendable {
 
     let inbox: SocketIOInbox

@@ -47,27 +47,46 @@ final class SocketIOInbox: Sendable {
         consumer?.resume(returning: event)
     }
 
-    /// The next event, or nil once finished and drained.
+    /// The next event, or nil once finished and drained, or when the consumer's task is
+    /// cancelled (it stops waiting; what is buffered stays for a later iteration).
     func next() async -> SocketIOEvent? {
-        await withCheckedContinuation { (c: CheckedContinuation<SocketIOEvent?, Never>) in
-            let (ready, producer): (SocketIOEvent??, CheckedContinuation<Void, Never>?) = state.withLock { s in
-                if s.count > 0 {
-                    let event = s.queue[s.head]
-                    s.head += 1
-                    if s.head > 64, s.head * 2 > s.queue.count {
-                        s.queue.removeFirst(s.head)
-                        s.head = 0
-                    }
-                    defer { s.producer = nil }
-                    return (.some(event), s.producer)
-                }
-                if s.finished { return (.some(nil), nil) }
-                precondition(s.consumer == nil, "SocketIOClient.events has one consumer")
-                s.consumer = c
-                return (nil, nil)
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<SocketIOEvent?, Never>) in
+                let (ready, producer) = take(orWait: c)
+                producer?.resume()
+                if let ready { c.resume(returning: ready) }
             }
-            producer?.resume()
-            if let ready { c.resume(returning: ready) }
+        } onCancel: {
+            let waiting = state.withLock { s in
+                defer { s.consumer = nil }
+                return s.consumer
+            }
+            waiting?.resume(returning: nil)
+        }
+    }
+
+    /// Under the lock: the next event (and the producer it releases), nil for the end or a
+    /// cancelled consumer, or `c` parked as the waiting consumer (`ready` is then nil).
+    private func take(
+        orWait c: CheckedContinuation<SocketIOEvent?, Never>
+    ) -> (ready: SocketIOEvent??, producer: CheckedContinuation<Void, Never>?) {
+        state.withLock { s in
+            if s.count > 0 {
+                let event = s.queue[s.head]
+                s.head += 1
+                if s.head > 64, s.head * 2 > s.queue.count {
+                    s.queue.removeFirst(s.head)
+                    s.head = 0
+                }
+                defer { s.producer = nil }
+                return (.some(event), s.producer)
+            }
+            // Checked under the lock the cancellation handler takes: either it finds the
+            // consumer parked here, or the consumer sees the cancellation now.
+            if s.finished || Task.isCancelled { return (.some(nil), nil) }
+            precondition(s.consumer == nil, "SocketIOClient.events has one consumer")
+            s.consumer = c
+            return (nil, nil)
         }
     }
 

@@ -1,6 +1,7 @@
 #if os(Linux)
 import CCurl
 import COpenSSL
+import Glibc
 
 /// Drives one curl multi handle from an ``EventLoop`` with `curl_multi_socket_action`.
 ///
@@ -16,7 +17,7 @@ package final class CurlMultiDriver {
     /// The raw multi handle (for options such as `CURLMOPT_MAX_HOST_CONNECTIONS`).
     package let multi: UnsafeMutableRawPointer
     private let loop: EventLoop
-    private var sockets: [Int32: IORegistration] = [:]
+    private var sockets = CurlSocketTable<IORegistration>()
     private var timer: TimerHandle?
     private var completions: [UnsafeMutableRawPointer: (CURLcode) -> Void] = [:]
     private var afterAction: [() -> Void] = []
@@ -69,7 +70,7 @@ package final class CurlMultiDriver {
         for easy in attached { curl_multi_remove_handle(multi, easy) }
         curl_multi_cleanup(multi)
         if let timer { loop.cancel(timer) }
-        for (_, r) in sockets { loop.deregister(r) }
+        for r in sockets.registrations { loop.deregister(r) }
         for (_, hold) in holds { loop.cancel(hold) }
     }
 
@@ -208,23 +209,38 @@ package final class CurlMultiDriver {
 
     private func socketChanged(_ fd: Int32, _ what: Int32) {
         if what == CURL_POLL_REMOVE {
-            if let r = sockets.removeValue(forKey: fd) { loop.deregister(r) }
+            if let r = sockets.remove(fd) { loop.deregister(r) }
             return
         }
         var interest: IOInterest = []
         if what & CURL_POLL_IN != 0 { interest.insert(.readable) }
         if what & CURL_POLL_OUT != 0 { interest.insert(.writable) }
-        if let r = sockets[fd] {
+        let identity = Self.identity(of: fd)
+        switch sockets.announce(fd, identity: identity) {
+        case .modify(let r):
             loop.modify(r, interest: interest)
-        } else {
-            sockets[fd] = loop.register(fd: fd, interest: interest) { [unowned self] ready in
-                var mask: Int32 = 0
-                if ready.contains(.readable) { mask |= CURL_CSELECT_IN }
-                if ready.contains(.writable) { mask |= CURL_CSELECT_OUT }
-                if !ready.isDisjoint(with: [.error, .hangup]) { mask |= CURL_CSELECT_ERR }
-                self.action(socket: fd, mask: mask)
-            }
+            return
+        case .replace(let stale):
+            // Closed by curl without a REMOVE; the number now names another socket.
+            loop.deregister(stale)
+        case .register:
+            break
         }
+        let registration = loop.register(fd: fd, interest: interest) { [unowned self] ready in
+            var mask: Int32 = 0
+            if ready.contains(.readable) { mask |= CURL_CSELECT_IN }
+            if ready.contains(.writable) { mask |= CURL_CSELECT_OUT }
+            if !ready.isDisjoint(with: [.error, .hangup]) { mask |= CURL_CSELECT_ERR }
+            self.action(socket: fd, mask: mask)
+        }
+        sockets.registered(fd, registration, identity: identity)
+    }
+
+    /// The open file `fd` names now (nil if `fstat` fails).
+    private static func identity(of fd: Int32) -> CurlSocketTable<IORegistration>.Identity? {
+        var st = stat()
+        guard fstat(fd, &st) == 0 else { return nil }
+        return .init(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
     }
 
     private func timerChanged(_ timeoutMs: Int) {

@@ -3,6 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+import RealtimeCore
 
 /// A subscription's operation: its query, how its variables follow its cursor, and the
 /// buffer its results wait in for the application.
@@ -13,7 +14,7 @@ final class GraphQLOperation<Value: Decodable & Sendable>: GraphQLOperationSink 
     let query: String
     let operationName: String?
     let variables: Variables
-    let channel: SubscriptionChannel<GraphQLResult<Value>>
+    let channel: AsyncBoundedQueue<GraphQLResult<Value>, GraphQLClientError>
     private let session: GraphQLSession
 
     init(key: UInt64, query: String, operationName: String?, variables: @escaping Variables, session: GraphQLSession) {
@@ -22,7 +23,7 @@ final class GraphQLOperation<Value: Decodable & Sendable>: GraphQLOperationSink 
         self.operationName = operationName
         self.variables = variables
         self.session = session
-        self.channel = SubscriptionChannel(capacity: session.configuration.subscriptionBufferCapacity)
+        self.channel = AsyncBoundedQueue(capacity: session.configuration.subscriptionBufferCapacity)
     }
 
     func subscribeMessage(id: String, cursor: (any Sendable)?) throws -> String {
@@ -38,11 +39,11 @@ final class GraphQLOperation<Value: Decodable & Sendable>: GraphQLOperationSink 
             return
         }
         guard session.accept(key, id: id, cursor: result.data) else { return }
-        _ = await channel.push(result)
+        await channel.push(result)
     }
 
     func finish(_ error: GraphQLClientError?) {
-        channel.finish(error)
+        channel.finish(throwing: error)
     }
 
     /// The application stopped listening.

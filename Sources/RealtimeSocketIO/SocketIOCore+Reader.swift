@@ -19,7 +19,7 @@ extension SocketIOCore {
                 assembly = nil
                 failure = nil
                 let connection = state.withLock { $0.connections.removeValue(forKey: info.attempt) }
-                if let connection { await inbox.put(.connected(connection)) }
+                if let connection { await inbox.push(.connected(connection)) }
             case .event(let message):
                 await received(message, assembly: &assembly)
             case .error(let e):
@@ -35,7 +35,7 @@ extension SocketIOCore {
             }
         }
         let fatal = state.withLock { $0.fatal }
-        if let fatal { await inbox.put(.disconnected(SocketIODisconnection(namespace: nil, error: fatal, willReconnect: false))) }
+        if let fatal { await inbox.push(.disconnected(SocketIODisconnection(namespace: nil, error: fatal, willReconnect: false))) }
         stop(fatal ?? SocketIOError(.closed))
     }
 
@@ -48,7 +48,7 @@ extension SocketIOCore {
     /// A refusal (CONNECT_ERROR) is announced once, when the events end.
     private func announceEnd(_ error: SocketIOError?, willReconnect: Bool) async {
         guard state.withLock({ $0.fatal }) == nil else { return }
-        await inbox.put(.disconnected(SocketIODisconnection(namespace: nil, error: error, willReconnect: willReconnect)))
+        await inbox.push(.disconnected(SocketIODisconnection(namespace: nil, error: error, willReconnect: willReconnect)))
     }
 
     private func received(_ message: Message, assembly: inout Assembly?) async {
@@ -83,7 +83,7 @@ extension SocketIOCore {
                 return offset
             }
             let message = SocketIOMessage(namespace: packet.namespace, name: name, arguments: arguments, ackID: packet.ackID, offset: offset)
-            await inbox.put(.event(message))
+            await inbox.push(.event(message))
         case .ack, .binaryAck:
             let key = SocketIOAckTable<AckWaiter>.Key(namespace: packet.namespace, id: packet.ackID ?? -1)
             let waiter = state.withLock { s in
@@ -96,7 +96,7 @@ extension SocketIOCore {
             let waiters = state.withLock { $0.acks.takeSent(namespace: packet.namespace) }
             let error = SocketIOError(.namespaceDisconnected, detail: "the server disconnected namespace \(packet.namespace)")
             for w in waiters { w.resume(throwing: error) }
-            await inbox.put(.disconnected(SocketIODisconnection(namespace: packet.namespace, error: error, willReconnect: true)))
+            await inbox.push(.disconnected(SocketIODisconnection(namespace: packet.namespace, error: error, willReconnect: true)))
         case .connect:
             break
         }

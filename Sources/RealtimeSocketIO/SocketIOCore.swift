@@ -38,7 +38,7 @@ final class SocketIOCore: Sendable {
 
     let configuration: SocketIOClient.Configuration
     let state = LockedValue(State())
-    let inbox: SocketIOInbox
+    let inbox: AsyncBoundedQueue<SocketIOEvent, Never>
     let gate = SocketIOSendGate()
     let sleep: @Sendable (Duration) async throws -> Void
     let realtime = LockedValue(WeakClient())
@@ -46,7 +46,7 @@ final class SocketIOCore: Sendable {
     init(configuration: SocketIOClient.Configuration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
         self.configuration = configuration
         self.sleep = sleep
-        inbox = SocketIOInbox(capacity: max(1, configuration.eventBufferCapacity))
+        inbox = AsyncBoundedQueue(capacity: max(1, configuration.eventBufferCapacity))
     }
 
     /// Wraps each attempt's transport in the Engine.IO layer.

@@ -1,8 +1,9 @@
-/// The one bounded buffer between a producer (an I/O thread) and a single consumer, as a pure
-/// value: the client's buffer (kept under the lock that runs the client machine, so the relay
-/// numbers a batch and buffers it in one acquisition) and `BoundedChannel`'s. It never
-/// resumes anything itself: each step returns the consumer's waiter to resume, or whether the
-/// paused producer may read again, for the caller to act on once the lock is released.
+/// The one bounded buffer between a producer (an I/O thread or a reading task) and a single
+/// consumer, as a pure value: the client's buffer (kept under the lock that runs the client
+/// machine, so the relay numbers a batch and buffers it in one acquisition), `BoundedChannel`'s
+/// and `AsyncBoundedQueue`'s. It never resumes anything itself: each step returns the
+/// consumer's waiter to resume, or whether the paused producer may read again, for the caller
+/// to act on once the lock is released.
 ///
 /// **Bound.** At most ``capacity`` elements are counted, buffered or in the consumer's hand
 /// (taken by ``take(into:)`` and not yet served): when a producer's push reaches it,

@@ -35,16 +35,14 @@ import Foundation
 /// away).
 public final class LLMReplies: Sendable {
     /// The shortest time between two batches of a reply.
-    public let interval: Duration
+    package let interval: Duration
     let driver: LLMReplyDriver
 
-    /// Batches at most once per `interval` (default 1/30 s), timed by the continuous clock.
-    public convenience init(interval: Duration = .seconds(1) / 30) {
-        self.init(interval: interval, clock: ContinuousClock())
-    }
-
-    /// Batches timed by `clock` (tests pass a manual clock).
-    public init<C: Clock>(interval: Duration = .seconds(1) / 30, clock: C) where C.Duration == Duration {
+    /// Batches at most once per `interval` (default 1/30 s), timed by `clock` (default the
+    /// continuous clock; tests pass a manual one).
+    public init<C: Clock>(
+        interval: Duration = .seconds(1) / 30, clock: C = ContinuousClock()
+    ) where C.Duration == Duration {
         self.interval = interval
         self.driver = LLMReplyDriver(interval: interval, clock: CoalescingClock(clock))
     }

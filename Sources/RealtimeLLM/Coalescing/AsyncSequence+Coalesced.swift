@@ -27,8 +27,8 @@ extension AsyncSequence where Self: Sendable, Element: Sendable {
 
 extension AsyncSequence where Self: Sendable, Element == LLMDelta {
     /// Batches of deltas at most once per `interval` (default 1/30 s), consecutive text
-    /// deltas merged into one (and argument fragments of one tool call): see
-    /// ``CoalescedSequence`` and ``LLMDelta/merge(_:_:)``.
+    /// deltas merged into one (and reasoning fragments of one block, audio fragments of one
+    /// item, argument fragments of one tool call): see ``CoalescedSequence``.
     public func coalesced(every interval: Duration = .seconds(1) / 30, maxPending: Int = 1024) -> CoalescedSequence<Self> {
         coalesced(every: interval, clock: ContinuousClock(), maxPending: maxPending, merge: LLMDelta.merge)
     }

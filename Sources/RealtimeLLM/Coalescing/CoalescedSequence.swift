@@ -28,8 +28,6 @@
 ///
 /// Decisions are made by `CoalescingStateMachine`; this type only performs them.
 public struct CoalescedSequence<Base: AsyncSequence & Sendable>: AsyncSequence, Sendable where Base.Element: Sendable {
-    public typealias Element = [Base.Element]
-    public typealias Failure = Base.Failure
 
     let base: Base
     let interval: Duration
@@ -57,8 +55,6 @@ public struct CoalescedSequence<Base: AsyncSequence & Sendable>: AsyncSequence, 
 
     public struct AsyncIterator: AsyncIteratorProtocol {
         /// Each element is one batch of the base sequence's elements.
-        public typealias Element = [Base.Element]
-        public typealias Failure = Base.Failure
 
         let lifetime: CoalescingIteratorLifetime<Base.Element, Base.Failure>
 

@@ -50,7 +50,7 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
     public static var terminator: StreamTerminator? { .eventType("message_stop") }
 
     /// A decoder at the start of a reply.
-    public init() {}
+    package init() {}
 
     public mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {
         let event = try LLMWireJSON.decode(Event.self, from: message, format: "anthropic")

@@ -40,7 +40,7 @@ public struct GeminiDecoder: LLMStreamDecoder {
     private var openBlock: Int?
 
     /// A decoder at the start of a reply.
-    public init() {}
+    package init() {}
 
     public mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {
         let chunk = try LLMWireJSON.decode(Chunk.self, from: message, format: "gemini")

@@ -37,7 +37,7 @@ import RealtimeCore
 /// ids a dictionary, so a reply with a million tool calls decodes in linear time.
 public struct OpenAIChatDecoder: LLMStreamDecoder {
     /// The `choices[].index` this decoder follows. Default 0.
-    public var choice: Int
+    package var choice: Int
     /// Tool calls that have fragments and no end yet (ended in index order at the finish).
     private var openCalls: Set<Int> = []
     /// Index given to each call id seen, for servers that omit `index`.

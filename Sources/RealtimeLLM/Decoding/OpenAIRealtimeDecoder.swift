@@ -63,7 +63,7 @@ public struct OpenAIRealtimeDecoder: LLMStreamDecoder {
     public static var carriesManyReplies: Bool { true }
 
     /// A decoder at the start of a session.
-    public init() {}
+    package init() {}
 
     public mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {
         let event = try LLMWireJSON.decode(Event.self, from: message, format: Self.format)

@@ -65,7 +65,7 @@ public struct OpenAIResponsesDecoder: LLMStreamDecoder {
     }
 
     /// A decoder at the start of a reply.
-    public init() {}
+    package init() {}
 
     public mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {
         let event = try LLMWireJSON.decode(Event.self, from: message, format: Self.format)

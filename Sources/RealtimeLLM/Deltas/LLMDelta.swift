@@ -62,7 +62,7 @@ extension LLMDelta {
     /// fragments of the same tool call where the second brings no id or name. Returns false
     /// (and leaves `delta` alone) otherwise. Used by the UI-rate adapter, so a batch holds
     /// one delta per run of text, reasoning or audio, never one per token.
-    public static func merge(_ delta: inout LLMDelta, _ next: LLMDelta) -> Bool {
+    package static func merge(_ delta: inout LLMDelta, _ next: LLMDelta) -> Bool {
         // Each branch empties `delta` before appending, so the payload it held is uniquely
         // referenced and grows in place (a run of tokens costs amortised O(1) per token).
         switch next {

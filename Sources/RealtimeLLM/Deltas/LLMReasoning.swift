@@ -19,7 +19,7 @@ public struct LLMReasoning: Sendable, Hashable {
     public var redactedData: String
 
     /// A reasoning block; for tests and decoders of your own.
-    public init(index: Int, text: String = "", summary: String = "", signature: String = "", redactedData: String = "") {
+    package init(index: Int, text: String = "", summary: String = "", signature: String = "", redactedData: String = "") {
         self.index = index
         self.text = text
         self.summary = summary

@@ -36,7 +36,7 @@ public struct LLMTranscript: Sendable, Hashable {
     public private(set) var toolCalls: [LLMToolCall] = []
     /// The finish reason, once the model stopped.
     public private(set) var finishReason: LLMFinishReason?
-    /// Token counts, merged as they arrived (see ``LLMUsage/merged(with:)``).
+    /// Token counts, merged as they arrived (a newer count replaces an older one; one left out is kept).
     public private(set) var usage: LLMUsage?
     /// Events the decoder skipped as ``LLMDelta/unrecognized(_:)`` (keep-alives, newer
     /// event types): 0 for a reply in the format the decoder knows.

@@ -4,8 +4,8 @@
 /// it with `stream_options: {"include_usage": true}`); the Responses API sends it in
 /// `response.completed` (or `response.incomplete`); Anthropic sends the input count in
 /// `message_start` and cumulative output counts in `message_delta`; Gemini sends cumulative
-/// `usageMetadata` with its chunks. `merged(with:)` combines them the way
-/// ``LLMTranscript`` does.
+/// `usageMetadata` with its chunks. ``LLMTranscript`` combines them: a newer count replaces
+/// an older one, a count the newer object leaves out is kept.
 ///
 /// The counts are the wire's, not normalised: OpenAI's and the Responses API's output
 /// counts include the reasoning tokens, Gemini's `candidatesTokenCount` does not (its
@@ -42,7 +42,7 @@ public struct LLMUsage: Sendable, Hashable {
 
     /// `self` with every field that `newer` has replaced by `newer`'s value: the counts are
     /// cumulative, so the latest one wins.
-    public func merged(with newer: LLMUsage) -> LLMUsage {
+    package func merged(with newer: LLMUsage) -> LLMUsage {
         LLMUsage(
             inputTokens: newer.inputTokens ?? inputTokens,
             outputTokens: newer.outputTokens ?? outputTokens,

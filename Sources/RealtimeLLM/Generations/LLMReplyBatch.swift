@@ -14,8 +14,8 @@ public struct LLMReplyBatch: Sendable {
     /// when it finished. A reply that was superseded or cancelled gets no last batch.
     public var isLast: Bool
 
-    /// A batch; for tests.
-    public init(
+    /// A batch.
+    package init(
         generation: Int, deltas: [LLMDelta], completedToolCalls: [LLMToolCall], transcript: LLMTranscript, isLast: Bool
     ) {
         self.generation = generation

@@ -1,7 +1,7 @@
 extension MCPClient {
     /// At most this many pages are followed by the `all…` methods (a server whose cursors
     /// never end cannot hold the client forever).
-    public static let maxPages = 1000
+    package static let maxPages = 1000
 
     // MARK: Tools
 
@@ -18,7 +18,7 @@ extension MCPClient {
         return MCPPage(items: tools, nextCursor: result["nextCursor"]?.stringValue, result: result)
     }
 
-    /// Every tool, following `nextCursor` (up to ``maxPages`` pages).
+    /// Every tool, following `nextCursor` (up to 1,000 pages).
     ///
     /// When every page said how long it may be reused (2026-07-28 `ttlMs`), the list is
     /// reused for the shortest of those times without asking the server; a tool list change

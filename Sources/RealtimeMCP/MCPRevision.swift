@@ -17,12 +17,12 @@ public struct MCPRevision: Sendable, Hashable, Comparable, CustomStringConvertib
     public static let v2026_07_28 = MCPRevision("2026-07-28")
 
     /// The newest handshake revision: what `initialize` offers.
-    public static let latestSession = v2025_11_25
+    package static let latestSession = v2025_11_25
     /// The newest stateless revision.
-    public static let latestStateless = v2026_07_28
+    package static let latestStateless = v2026_07_28
 
     /// True for the stateless generation (2026-07-28 and later).
-    public var isStateless: Bool { self >= .v2026_07_28 }
+    package var isStateless: Bool { self >= .v2026_07_28 }
 
     public var description: String { rawValue }
 

@@ -38,7 +38,7 @@ public actor MCPStreamableHTTPTransport {
     /// The revision in use: configured, or what the server answered to `initialize`.
     public internal(set) var revision: MCPRevision?
     /// Whether the server offers a GET stream (nil until tried; false after a 405).
-    public internal(set) var hasServerStream: Bool?
+    package internal(set) var hasServerStream: Bool?
     /// Where messages are POSTed when the server speaks the HTTP+SSE transport of
     /// 2024-11-05 (its stream's `endpoint` event); nil for Streamable HTTP.
     public internal(set) var legacyEndpoint: URL?
@@ -108,7 +108,7 @@ public actor MCPStreamableHTTPTransport {
     }
 
     /// The revision to speak from now on (``MCPClient`` sets it after negotiating).
-    public func use(revision: MCPRevision?) {
+    package func use(revision: MCPRevision?) {
         self.revision = revision
     }
 
@@ -138,10 +138,10 @@ public actor MCPStreamableHTTPTransport {
 
     /// The error behind the response the transport wrote for `requestID` (code
     /// ``transportErrorCode``), with its underlying ``RealtimeError``; the last 256 are kept.
-    public func failure(for requestID: MCPValue) -> MCPError? { failures[requestID] }
+    package func failure(for requestID: MCPValue) -> MCPError? { failures[requestID] }
 
     /// Stops waiting for `requestID`'s answer and closes its stream (cancellation, timeout).
-    public func cancelStream(requestID: MCPValue) {
+    package func cancelStream(requestID: MCPValue) {
         guard let key = streams.first(where: { $0.value.requestID == requestID })?.key else { return }
         streams[key]?.machine.cancel()
         streams.removeValue(forKey: key)?.client.close()

@@ -106,10 +106,14 @@ public final class EmbeddedNetwork: Sendable {
         }
     }
 
-    /// Waits until the client started its `index`-th transport (0 for the first; the client
-    /// may start it from its consumer's task), then runs the loop, which makes its connection:
-    /// after this, ``sseServer(_:)`` or ``webSocketServer(_:)`` has its server.
+    /// Runs the loop (what it holds may be what the client waits for: the end of the previous
+    /// connection, which a new attempt waits for), waits until the client started its
+    /// `index`-th transport (0 for the first; the client may start it from its consumer's
+    /// task), then runs the loop again, which makes its connection: after this,
+    /// ``sseServer(_:)`` or ``webSocketServer(_:)`` has its server. Returns early when the
+    /// waiting task is cancelled (then the server may be missing).
     public func waitForTransport(_ index: Int) async {
+        loop.run()
         await started.wait(for: index)
         loop.run()
     }

@@ -31,9 +31,16 @@ final class EmbeddedTransport: Transport {
 /// Counts the transports started on an ``EmbeddedNetwork`` and wakes the tasks waiting for the
 /// n-th one.
 final class StartedTransports: Sendable {
+    private struct Waiter {
+        var id: UInt64
+        var index: Int
+        var continuation: CheckedContinuation<Void, Never>
+    }
+
     private struct State {
         var count = 0
-        var waiters: [(index: Int, continuation: CheckedContinuation<Void, Never>)] = []
+        var waiters: [Waiter] = []
+        var nextID: UInt64 = 0
     }
     private let state = LockedValue(State())
 
@@ -47,15 +54,29 @@ final class StartedTransports: Sendable {
         for c in ready { c.resume() }
     }
 
-    /// Returns once the transport with this index (0 for the first) was started.
+    /// Returns once the transport with this index (0 for the first) was started, or when the
+    /// waiting task is cancelled (a test's time limit ends a wait for a transport that never
+    /// comes).
     func wait(for index: Int) async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now: Bool = state.withLock { s in
-                guard index >= s.count else { return true }
-                s.waiters.append((index, c))
-                return false
+        let id = state.withLock { s in
+            defer { s.nextID += 1 }
+            return s.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now: Bool = state.withLock { s in
+                    guard index >= s.count, !Task.isCancelled else { return true }
+                    s.waiters.append(Waiter(id: id, index: index, continuation: c))
+                    return false
+                }
+                if now { c.resume() }
             }
-            if now { c.resume() }
+        } onCancel: {
+            let cancelled = state.withLock { s -> CheckedContinuation<Void, Never>? in
+                guard let i = s.waiters.firstIndex(where: { $0.id == id }) else { return nil }
+                return s.waiters.remove(at: i).continuation
+            }
+            cancelled?.resume()
         }
     }
 }

@@ -1,0 +1,119 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestSupport
+import RealtimeTesting
+import Testing
+
+/// WebSocket resume through `Configuration.messageID` (the cursor read from each message) and
+/// `Configuration.resumeURL` (where the next attempt tells the server to resume), and
+/// ``RealtimeClient/restart()``, over the production transports on the embedded stack.
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientReconnectTests {
+    static let url = "ws://peer.test/ws"
+
+    /// Attempt `attempt`'s WebSocket server, once the client is connecting with it.
+    static func webSocket(_ t: EmbeddedClient, attempt: Int) async throws -> EmbeddedWebSocketServer {
+        await t.waitForState("attempt \(attempt)") { $0 == .connecting(attempt: attempt) }
+        return try #require(t.webSocket(attempt - 1))
+    }
+
+    @Test func theProcessedIDBecomesTheNextAttemptsURL() async throws {
+        let t = try EmbeddedClient(Self.url) { $0.resumeWithIDPipeFraming() }
+        var it = t.client.events.makeAsyncIterator()
+        defer { t.client.close() }
+        let first = try await Self.webSocket(t, attempt: 1)
+        #expect(first.request.url.absoluteString == Self.url, "no cursor yet: the URL as given")
+        first.accept()
+        for text in ["1|a", "2|b", "3|c"] { first.sendText(text) }
+        first.reset()
+
+        #expect(await it.next()?.short == "open(1)")
+        let a = await it.next()
+        #expect(a?.short == "event(1|a)")
+        if case .event(let m) = a { #expect(m.id == "1", "the id read from the payload is the message's") }
+        #expect(await it.next()?.short == "event(2|b)")
+        #expect(t.client.lastEventID == "1")
+        // Message 3 is received but not processed: the reconnect waits for the consumer.
+        await t.waitOutTheBackoff()
+        #expect(t.loop.pendingTimerCount == 0, "the delay is over")
+        #expect(t.connectionCount == 1, "a WebSocket with messageID must not reconnect before the consumer caught up")
+        #expect(await it.next()?.short == "event(3|c)")
+        #expect(await it.next()?.short == "error(network,retry)")
+        #expect(await it.next()?.short == "closed(reconnect)")
+        await t.client.acknowledge()
+        let second = try await Self.webSocket(t, attempt: 2)
+        #expect(second.request.url.absoluteString == Self.url + "?after=3")
+        #expect(t.client.lastEventID == "3")
+    }
+
+    @Test func withoutMessageIDWebSocketMessagesCarryNoID() async throws {
+        let t = try EmbeddedClient(Self.url)
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try await Self.webSocket(t, attempt: 1)
+        first.accept()
+        first.sendText("1|a")
+        let events = await rec.waitFor(2)
+        if case .event(let m) = events.at(1) { #expect(m.id == nil) } else { Issue.record("no message: \(rec.summary)") }
+    }
+
+    @Test func aResumeURLThatChangesTheTransportStops() async throws {
+        let t = try EmbeddedClient(Self.url) {
+            $0.resumeURL = { _, _ in URL(string: "http://peer.test/sse")! }
+        }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "error(invalid_configuration,stop)")
+        t.run()
+        #expect(t.connectionCount == 0, "no transport is made for a URL of the other transport")
+    }
+
+    @Test func restartReconnectsAtOnceWithTheCursorAndNoFailure() async throws {
+        let t = try EmbeddedClient()
+        var it = t.client.events.makeAsyncIterator()
+        defer { t.client.close() }
+        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
+        let first = try #require(t.sse(0))
+        first.respond()
+        first.event("a", id: "1")
+        first.event("b", id: "2")
+        #expect(await it.next()?.short == "open(1)")
+        #expect(await it.next()?.short == "event(a)")
+        #expect(await it.next()?.short == "event(b)")
+        await t.client.acknowledge()
+        t.client.restart()
+        t.run()
+        #expect(first.ended, "the live connection was closed")
+        #expect(await it.next()?.short == "closed(reconnect)")
+        await t.client.acknowledge()
+        // No time passes: the second attempt needs no backoff.
+        await t.network.waitForTransport(1)
+        let second = try #require(t.sse(1))
+        #expect(second.request.lastEventID == "2")
+        #expect(t.loop.now.offset == .zero, "no backoff")
+        second.respond()
+        #expect(await it.next()?.short == "open(2)")
+        let stats = t.client.statistics
+        #expect(stats.errorsByClass.isEmpty, "a restart is not a failure")
+        #expect(stats.restarts == 1)
+    }
+
+    @Test func restartCutsTheBackoffShort() async throws {
+        let t = try EmbeddedClient()
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
+        let first = try #require(t.sse(0))
+        first.respond()
+        first.event("a", id: "1")
+        first.reset()
+        await rec.waitFor(4)
+        await t.waitForState("the backoff") { $0.isWaitingToRetry }
+        t.client.restart()
+        await t.network.waitForTransport(1)
+        #expect(try #require(t.sse(1)).request.lastEventID == "1")
+        #expect(t.loop.now.offset == .zero, "the backoff was cut short")
+    }
+}
+#endif

@@ -43,6 +43,8 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
         /// Tasks waiting for work to be queued (``waitForWork()``).
         var workWaiters: [CheckedContinuation<Void, Never>] = []
         var timers: [UInt64: Timer] = [:]
+        /// Tasks waiting for timers to be armed (``waitForTimers(_:)``), by id.
+        var timerWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextID: UInt64 = 0
         var runner: pthread_t?
         var depth = 0
@@ -93,13 +95,40 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
         }
     }
 
-    package func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerHandle {
-        let id = state.withLock { s -> UInt64 in
+    /// Suspends until at least `count` timers are armed (at once when they are), or the task
+    /// is cancelled: for code that arms a timer from another task (a client's backoff after
+    /// its consumer caught up, a redelivery's delay). Move the time with ``advanceTime(by:)``
+    /// afterwards.
+    public func waitForTimers(_ count: Int) async {
+        let id = state.withLock { s in
             s.nextID += 1
-            guard !s.isShutDown else { return s.nextID }
-            s.timers[s.nextID] = Timer(deadline: deadline, sequence: s.nextID, body: body)
             return s.nextID
         }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now: Bool = state.withLock { s in
+                    guard s.timers.count < count, !Task.isCancelled else { return true }
+                    s.timerWaiters[id] = (count, c)
+                    return false
+                }
+                if now { c.resume() }
+            }
+        } onCancel: {
+            state.withLock { $0.timerWaiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+
+    package func schedule(at deadline: Instant, _ body: @escaping () -> Void) -> TimerHandle {
+        let (id, ready) = state.withLock { s -> (UInt64, [CheckedContinuation<Void, Never>]) in
+            s.nextID += 1
+            guard !s.isShutDown else { return (s.nextID, []) }
+            s.timers[s.nextID] = Timer(deadline: deadline, sequence: s.nextID, body: body)
+            let armed = s.timers.count
+            let ready = s.timerWaiters.filter { $0.value.count <= armed }
+            for key in ready.keys { s.timerWaiters.removeValue(forKey: key) }
+            return (s.nextID, ready.values.map(\.continuation))
+        }
+        for waiter in ready { waiter.resume() }
         return TimerHandle(id: id)
     }
 

@@ -68,4 +68,21 @@ import Testing
         #expect(log.entries == ["queued"])
         #expect(loop.pendingTaskCount == 0 && loop.pendingTimerCount == 0)
     }
+
+    @Test func waitingForTimersReturnsOnceTheyAreArmedOrTheWaiterIsCancelled() async {
+        let loop = ManualLoop()
+        let armedElsewhere = Task { [loop] in
+            await loop.waitForTimers(2)
+            return loop.pendingTimerCount
+        }
+        _ = loop.schedule(at: loop.now.advanced(by: .seconds(1))) {}
+        _ = loop.schedule(at: loop.now.advanced(by: .seconds(2))) {}
+        #expect(await armedElsewhere.value == 2)
+        await loop.waitForTimers(1)  // already armed: at once
+        let never = Task { [loop] in await loop.waitForTimers(3) }
+        never.cancel()
+        await never.value
+        #expect(loop.pendingTimerCount == 2)
+        loop.shutdown()
+    }
 }

@@ -1,11 +1,15 @@
-@testable import Realtime
+#if os(Linux)
+import Foundation
+import Realtime
 import RealtimeTestSupport
+import RealtimeTesting
 import Testing
 
-/// `consume(onFailure: .redeliver(…))` on a scripted SSE transport and the manual clock: a
-/// handler that throws gets the same event again after the delay, the cursor moves only once
-/// it returned, and the bound ends the consumption with the handler's error.
-@Suite(.timeLimit(.minutes(1))) struct RealtimeClientRedeliveryTests {
+/// `consume(onFailure: .redeliver(…))` over the production SSE connection on the embedded
+/// stack: a handler that throws gets the same event again after the delay (on the loop's
+/// clock), the cursor moves only once it returned, and the bound ends the consumption with the
+/// handler's error.
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientRedeliveryTests {
     struct Refused: Error, Equatable { var delivery: Int }
 
     /// One handler call: the event's data and the committed cursor when it was handed over.
@@ -14,8 +18,17 @@ import Testing
         var cursor: String?
     }
 
+    /// The first attempt's server, answered with an event stream; returns it with the timers
+    /// armed once it is open (so a test can wait for one more: the redelivery's delay).
+    static func opened(_ t: EmbeddedClient) async throws -> (EmbeddedSSEServer, timers: Int) {
+        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
+        let first = try #require(t.sse(0))
+        first.respond()
+        return (first, t.loop.pendingTimerCount)
+    }
+
     @Test func aHandlerThatThrowsTwiceGetsTheSameEventThreeTimesAndTheCursorMovesAfterSuccess() async throws {
-        let t = try TestClient()
+        let t = try EmbeddedClient()
         let calls = Observed<[Call]>([])
         let client = t.client
         let consumer = Task {
@@ -27,29 +40,29 @@ import Testing
                 if m.text == "b" { context.stop() }
             }
         }
-        let first = try #require(await t.factory.transport(0))
-        first.open()
-        first.message("a", id: "1")
-        first.message("b", id: "2")
+        let (first, timers) = try await Self.opened(t)
+        first.event("a", id: "1")
+        first.event("b", id: "2")
         await calls.wait("the first delivery") { $0.count == 1 }
         // Nothing is redelivered before the delay is over.
-        await t.clock.waitForSleepers(1)
+        await t.loop.waitForTimers(timers + 1)
+        t.advance(by: .milliseconds(1_999))
         #expect(calls.value.count == 1)
-        t.clock.advance(by: .seconds(2))
+        t.advance(by: .milliseconds(1))
         await calls.wait("the second delivery") { $0.count == 2 }
-        await t.clock.waitForSleepers(1)
-        t.clock.advance(by: .seconds(2))
+        await t.loop.waitForTimers(timers + 1)
+        t.advance(by: .seconds(2))
         try await consumer.value
         #expect(calls.value == [
             Call(data: "a", cursor: nil), Call(data: "a", cursor: nil), Call(data: "a", cursor: nil),
             Call(data: "b", cursor: "1"),
         ])
         #expect(client.lastEventID == "2", "b was processed (stop after a normal return)")
-        #expect(t.factory.count == 1, "redelivery needs no new connection")
+        #expect(t.connectionCount == 1, "redelivery needs no new connection")
     }
 
     @Test func theBoundEndsTheConsumptionWithTheHandlersLastError() async throws {
-        let t = try TestClient()
+        let t = try EmbeddedClient()
         let calls = Observed(0)
         let client = t.client
         let consumer = Task {
@@ -59,22 +72,23 @@ import Testing
                 throw Refused(delivery: calls.value)
             }
         }
-        let first = try #require(await t.factory.transport(0))
-        first.open()
-        first.message("poison", id: "7")
+        let (first, timers) = try await Self.opened(t)
+        first.event("poison", id: "7")
         for delivery in 1...2 {
             await calls.wait("delivery \(delivery)") { $0 == delivery }
-            await t.advance(by: .seconds(1))
+            await t.loop.waitForTimers(timers + 1)
+            t.advance(by: .seconds(1))
         }
         await #expect(throws: Refused(delivery: 3)) { try await consumer.value }
         #expect(calls.value == 3, "three deliveries in all, then stop")
         #expect(client.lastEventID == nil, "the event was never processed")
-        await first.waitUntilClosed()
+        t.run()
+        #expect(first.ended)
         if case .closed = client.state {} else { Issue.record("the client must be closed, is \(client.state)") }
     }
 
     @Test func theDefaultStopsAtTheFirstThrow() async throws {
-        let t = try TestClient()
+        let t = try EmbeddedClient()
         let calls = Observed(0)
         let client = t.client
         let consumer = Task {
@@ -84,15 +98,14 @@ import Testing
                 throw Refused(delivery: 1)
             }
         }
-        let first = try #require(await t.factory.transport(0))
-        first.open()
-        first.message("x", id: "1")
+        let (first, _) = try await Self.opened(t)
+        first.event("x", id: "1")
         await #expect(throws: Refused(delivery: 1)) { try await consumer.value }
         #expect(calls.value == 1)
     }
 
     @Test func closingDuringTheDelayDeliversNothingMore() async throws {
-        let t = try TestClient()
+        let t = try EmbeddedClient()
         let calls = Observed(0)
         let client = t.client
         let consumer = Task {
@@ -102,19 +115,18 @@ import Testing
                 throw Refused(delivery: calls.value)
             }
         }
-        let first = try #require(await t.factory.transport(0))
-        first.open()
-        first.message("x", id: "1")
+        let (first, timers) = try await Self.opened(t)
+        first.event("x", id: "1")
         await calls.wait("the first delivery") { $0 == 1 }
-        await t.clock.waitForSleepers(1)
+        await t.loop.waitForTimers(timers + 1)
         client.close()
-        t.clock.advance(by: .seconds(1))
+        t.advance(by: .seconds(1))
         await #expect(throws: Refused(delivery: 1)) { try await consumer.value }
         #expect(calls.value == 1, "close() delivers nothing more")
     }
 
     @Test func anUnusableBoundIsAConfigurationError() async throws {
-        let t = try TestClient()
+        let t = try EmbeddedClient()
         await #expect {
             try await t.client.consume(onFailure: .redeliver(maxDeliveries: 0)) { _ in }
         } throws: { ($0 as? RealtimeError)?.code == .invalidConfiguration }
@@ -123,3 +135,4 @@ import Testing
         } throws: { ($0 as? RealtimeError)?.code == .invalidConfiguration }
     }
 }
+#endif

@@ -116,6 +116,8 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
     /// Decodes what the client wrote since the last read; answers pings and a close.
     @discardableResult
     package func read() -> [WebSocketMessageAssembler.Output] {
+        // What the client queued (a send's drain) is written first, so what is read is current.
+        loop.run()
         let bytes = loop.onLoop { stream.takeWritten() }
         guard !bytes.isEmpty, let frames = try? receiver.receive(bytes) else { return [] }
         received += frames

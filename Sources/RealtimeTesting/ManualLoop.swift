@@ -41,7 +41,7 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
         var now = Instant(offset: .zero)
         var tasks: [@Sendable () -> Void] = []
         /// Tasks waiting for work to be queued (``waitForWork()``).
-        var workWaiters: [CheckedContinuation<Void, Never>] = []
+        var workWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var timers: [UInt64: Timer] = [:]
         /// Tasks waiting for timers to be armed (``waitForTimers(_:)``), by id.
         var timerWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
@@ -75,23 +75,31 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { s in
             guard !s.isShutDown else { return [] }
             s.tasks.append(task)
-            defer { s.workWaiters = [] }
-            return s.workWaiters
+            defer { s.workWaiters = [:] }
+            return Array(s.workWaiters.values)
         }
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Suspends until work is queued on the loop (at once when some is): for code that queues
-    /// work from another task (a client's on-open hook sending a frame, a consumer's progress
-    /// starting a reconnect). Run it with ``run()`` afterwards.
+    /// Suspends until work is queued on the loop (at once when some is), or the task is
+    /// cancelled: for code that queues work from another task (a client's on-open hook sending
+    /// a frame, a consumer's progress starting a reconnect). Run it with ``run()`` afterwards.
     public func waitForWork() async {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let now: Bool = state.withLock { s in
-                guard s.tasks.isEmpty else { return true }
-                s.workWaiters.append(c)
-                return false
+        let id = state.withLock { s in
+            s.nextID += 1
+            return s.nextID
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+                let now: Bool = state.withLock { s in
+                    guard s.tasks.isEmpty, !Task.isCancelled else { return true }
+                    s.workWaiters[id] = c
+                    return false
+                }
+                if now { c.resume() }
             }
-            if now { c.resume() }
+        } onCancel: {
+            state.withLock { $0.workWaiters.removeValue(forKey: id) }?.resume()
         }
     }
 

@@ -59,6 +59,28 @@ final class EmbeddedClient: @unchecked Sendable {
 
     var connectionCount: Int { network.connectionCount }
 
+    /// Awaits `body` while running the loop whenever work is queued on it: for a step the
+    /// client takes from another task that ends with work on the loop (a failed on-open hook
+    /// closes its connection, and the attempt's error comes once the transport ended).
+    func pumping<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await body() }
+            group.addTask { [loop] in
+                while !Task.isCancelled {
+                    await loop.waitForWork()
+                    if !Task.isCancelled { loop.run() }
+                }
+                return nil
+            }
+            var result: T?
+            for await value in group where value != nil {
+                result = value
+                group.cancelAll()
+            }
+            return result!
+        }
+    }
+
     /// Waits until the client waits to retry, then moves the loop's time by what is left of
     /// the delay (the backoff, a server's hint, a budget slot).
     func waitOutTheBackoff(sourceLocation: SourceLocation = #_sourceLocation) async {

@@ -1,26 +1,52 @@
+#if os(Linux)
+import Foundation
 @testable import Realtime
 import RealtimeTestSupport
+import RealtimeTesting
 import Testing
 
-/// `Configuration.onOpen` on scripted transports and the manual clock: the hook's sends go
-/// out before the outbox, it runs on every open, its failure and its timeout fail the attempt
-/// (retried with backoff), and on SSE it runs but cannot send.
-@Suite(.timeLimit(.minutes(1))) struct RealtimeClientOpenHookTests {
-    static let url = "ws://127.0.0.1:8080/ws"
+/// `Configuration.onOpen` over the production WebSocket connection on the embedded stack: the
+/// hook's frames go out before the outbox, it runs on every open, its failure and its timeout
+/// (on the loop's clock) fail the attempt, retried with backoff, and on SSE it runs but cannot
+/// send.
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientOpenHookTests {
+    static let url = "ws://peer.test/ws"
     struct Rejected: Error {}
 
     static func client(
         _ url: String = Self.url, hook: @escaping @Sendable (RealtimeClient.OpenContext) async throws -> Void,
         configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
-    ) throws -> TestClient {
-        try TestClient(url) {
+    ) throws -> EmbeddedClient {
+        try EmbeddedClient(url) {
             $0.sendPolicy = .queue()
             $0.onOpen = hook
             configure(&$0)
         }
     }
 
-    @Test func theHooksSendsGoOutBeforeTheOutboxAndSendsMadeWhileItRuns() async throws {
+    /// Attempt `attempt`'s WebSocket server, once the client is connecting with it.
+    static func webSocket(_ t: EmbeddedClient, attempt: Int) async throws -> EmbeddedWebSocketServer {
+        await t.waitForState("attempt \(attempt)") { $0 == .connecting(attempt: attempt) }
+        return try #require(t.webSocket(attempt - 1))
+    }
+
+    /// Waits for work on the loop until `server` has read `count` text frames (reading runs
+    /// the loop).
+    static func read(_ count: Int, on server: EmbeddedWebSocketServer, _ t: EmbeddedClient) async {
+        while server.texts.count < count, !Task.isCancelled {
+            await t.loop.waitForWork()
+        }
+    }
+
+    /// Runs the loop as work arrives until the client's close frame reached `server`, which
+    /// answers it and ends the TCP connection, as a server does (RFC 6455 §7.1.1).
+    static func closedByTheClient(_ server: EmbeddedWebSocketServer, _ t: EmbeddedClient) async {
+        while server.closeFrame == nil, !Task.isCancelled {
+            await t.loop.waitForWork()
+        }
+    }
+
+    @Test func theHooksFramesGoOutBeforeTheOutboxAndSendsMadeWhileItRuns() async throws {
         let gate = Observed(false)
         let t = try Self.client { context in
             try await context.send(.text("subscribe-\(context.attempt)"))
@@ -29,18 +55,20 @@ import Testing
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
+        let first = try await Self.webSocket(t, attempt: 1)
         let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q1", "q2"])
-        first.open()
-        await first.waitForSent(1)
-        // Sent while the hook runs: queued behind the outbox, never before the hook's sends.
+        first.accept()
+        await Self.read(1, on: first, t)
+        // Sent while the hook runs: queued behind the outbox, never before the hook's frames.
         let during = await RealtimeClientSendTests.sendInOrder(t.client, ["during"])
-        #expect(RealtimeClientSendTests.texts(first) == ["subscribe-1"])
+        t.run()
+        #expect(first.texts == ["subscribe-1"])
         #expect(rec.events.isEmpty && !t.client.isConnected, "not ready (no open) while the hook runs")
         gate.update { $0 = true }
         for task in queued + during { _ = try await task.value.get() }
         try await t.client.send(.text("after"))
-        #expect(RealtimeClientSendTests.texts(first) == ["subscribe-1", "resync", "q1", "q2", "during", "after"])
+        await Self.read(6, on: first, t)
+        #expect(first.texts == ["subscribe-1", "resync", "q1", "q2", "during", "after"])
         #expect(rec.events.first?.short == "open(1)", "the open event comes once the hook returned")
     }
 
@@ -49,16 +77,16 @@ import Testing
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
         for attempt in 1...3 {
-            let transport = try #require(await t.factory.transport(attempt - 1))
+            let server = try await Self.webSocket(t, attempt: attempt)
             let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q\(attempt)"])
-            transport.open()
+            server.accept()
             for task in queued { _ = try await task.value.get() }
-            #expect(RealtimeClientSendTests.texts(transport) == ["subscribe-\(attempt)", "q\(attempt)"])
-            transport.fail(RealtimeError(.network))
+            await Self.read(2, on: server, t)
+            #expect(server.texts == ["subscribe-\(attempt)", "q\(attempt)"])
+            server.reset()
             await rec.waitFor(3 * attempt)  // open, error, closed per attempt
-            if attempt < 3 { await t.advance(by: .seconds(1 << (attempt - 1))) }
+            if attempt < 3 { await t.waitOutTheBackoff() }
         }
-        #expect(t.factory.overlapping == 0)
     }
 
     @Test func aHookThatThrowsFailsTheAttemptWhichIsRetriedWithBackoff() async throws {
@@ -68,57 +96,66 @@ import Testing
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
+        let first = try await Self.webSocket(t, attempt: 1)
         let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q"])
-        first.open()
-        await first.waitUntilClosed()
+        first.accept()
+        await Self.closedByTheClient(first, t)
         let events = await rec.waitFor(1)
+        #expect(first.isClosed)
         #expect(rec.summary == "error(open_hook_failed,retry)", "never ready: no open, no closed")
         let error = try #require(events.at(0)?.errorEvent)
         #expect(error.error.failureClass == .openHook)
         #expect(error.error.detail?.contains("Rejected") == true)
         #expect(error.retryIn == .seconds(1), "retried with the backoff, like a network failure")
-        #expect(RealtimeClientSendTests.texts(first) == ["subscribe-1"], "the outbox stays for the next connection")
-        await t.advance(by: .seconds(1))
-        let second = try #require(await t.factory.transport(1))
-        second.open()
+        #expect(first.texts == ["subscribe-1"], "the outbox stays for the next connection")
+        await t.waitOutTheBackoff()
+        let second = try await Self.webSocket(t, attempt: 2)
+        second.accept()
         _ = try await queued[0].value.get()
-        #expect(RealtimeClientSendTests.texts(second) == ["subscribe-2", "q"])
+        await Self.read(2, on: second, t)
+        #expect(second.texts == ["subscribe-2", "q"])
         #expect(t.client.statistics.errorsByClass[.openHook] == 1)
     }
 
-    @Test func aHookThatHangsTimesOutOnTheClientsClock() async throws {
-        let clock = ManualClock()
-        let t = try TestClient(Self.url, clock: clock) {
+    @Test func aHookThatHangsTimesOutOnTheLoopsClock() async throws {
+        let hookTimers = Observed(0)
+        let t = try EmbeddedClient(Self.url) {
             $0.sendPolicy = .queue()
             $0.onOpenTimeout = .seconds(5)
             // Never returns on its own: only the client's timeout ends it.
             $0.onOpen = { context in
-                if context.attempt == 1 { try await clock.sleep(for: .seconds(3600)) }
+                if context.attempt == 1 {
+                    hookTimers.update { $0 += 1 }
+                    try await Task.sleep(for: .seconds(3600), tolerance: .zero, clock: .suspending)
+                }
             }
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
-        first.open()
-        await clock.waitForSleepers(2)  // the hook, and its timeout
-        clock.advance(by: .seconds(4))
-        #expect(!first.closed, "not before the timeout")
-        clock.advance(by: .seconds(1))
-        await first.waitUntilClosed()
+        let first = try await Self.webSocket(t, attempt: 1)
+        first.accept()
+        await hookTimers.wait("the hook to run") { $0 == 1 }
+        await t.loop.waitForTimers(1)  // the hook's deadline
+        t.advance(by: .seconds(4))
+        #expect(!first.isClosed, "not before the timeout")
+        t.advance(by: .seconds(1))
+        await Self.closedByTheClient(first, t)
         await rec.waitFor(1)
+        #expect(first.isClosed)
         #expect(rec.summary == "error(open_hook_failed,retry)")
         #expect(rec.events.at(0)?.errorEvent?.error.detail?.contains("did not finish within 5") == true)
-        await t.advance(by: .seconds(1))
-        let second = try #require(await t.factory.transport(1))
-        second.open()
+        await t.waitOutTheBackoff()
+        let second = try await Self.webSocket(t, attempt: 2)
+        second.accept()
+        await rec.waitFor(2)
         try await t.client.send(.text("live"))
-        #expect(RealtimeClientSendTests.texts(second) == ["live"])
+        await Self.read(1, on: second, t)
+        #expect(second.texts == ["live"])
     }
 
     @Test func onSSETheHookRunsOnEveryOpenAndCannotSend() async throws {
         let results = Observed<[String]>([])
-        let t = try Self.client("http://127.0.0.1:8080/stream") { context in
+        let t = try Self.client("http://peer.test/stream") { context in
             do {
                 try await context.send(.text("x"))
                 results.update { $0.append("sent") }
@@ -129,33 +166,35 @@ import Testing
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
-        first.open()
-        await rec.waitFor(1)
+        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
+        try #require(t.sse(0)).respond()
+        _ = await t.pumping { await rec.waitFor(1) }
         #expect(rec.summary == "error(open_hook_failed,retry)")
         #expect(rec.events.at(0)?.errorEvent?.error.underlying?.code == .sendNotSupported)
-        await t.advance(by: .seconds(1))
-        let second = try #require(await t.factory.transport(1))
-        second.open()
+        await t.waitOutTheBackoff()
+        await t.waitForState("attempt 2") { $0 == .connecting(attempt: 2) }
+        let second = try #require(t.sse(1))
+        second.respond()
         await results.wait("the second hook") { $0.count == 2 }
         #expect(results.value == ["1:send_not_supported", "2:send_not_supported"])
-        second.message("after", id: "1")
+        second.event("after", id: "1")
         await rec.waitFor(3)
         #expect(rec.summary == "error(open_hook_failed,retry) open(2) event(after)")
     }
 
     @Test func closingWhileTheHookRunsCancelsIt() async throws {
         let cancelled = Observed(false)
-        let clock = ManualClock()
-        let t = try TestClient(Self.url, clock: clock) {
+        let running = Observed(false)
+        let t = try EmbeddedClient(Self.url) {
             $0.onOpen = { _ in
-                do { try await clock.sleep(for: .seconds(3600)) } catch { cancelled.update { $0 = true } }
+                running.update { $0 = true }
+                do { try await Task.sleep(for: .seconds(3600)) } catch { cancelled.update { $0 = true } }
             }
         }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
-        first.open()
-        await clock.waitForSleepers(2)
+        let first = try await Self.webSocket(t, attempt: 1)
+        first.accept()
+        await running.wait("the hook to run") { $0 }
         t.client.close()
         await cancelled.wait("the hook to be cancelled") { $0 }
         await rec.waitUntilFinished()
@@ -168,3 +207,4 @@ import Testing
         } throws: { ($0 as? RealtimeError)?.code == .invalidConfiguration }
     }
 }
+#endif

@@ -85,10 +85,7 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// cancelled: for code that queues work from another task (a client's on-open hook sending
     /// a frame, a consumer's progress starting a reconnect). Run it with ``run()`` afterwards.
     public func waitForWork() async {
-        let id = state.withLock { s in
-            s.nextID += 1
-            return s.nextID
-        }
+        let id = nextWaiterID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let now: Bool = state.withLock { s in
@@ -108,10 +105,7 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// its consumer caught up, a redelivery's delay). Move the time with ``advanceTime(by:)``
     /// afterwards.
     public func waitForTimers(_ count: Int) async {
-        let id = state.withLock { s in
-            s.nextID += 1
-            return s.nextID
-        }
+        let id = nextWaiterID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let now: Bool = state.withLock { s in
@@ -123,6 +117,14 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
             }
         } onCancel: {
             state.withLock { $0.timerWaiters.removeValue(forKey: id) }?.continuation.resume()
+        }
+    }
+
+    /// A fresh id for a waiting task, so its cancellation finds it.
+    private func nextWaiterID() -> UInt64 {
+        state.withLock { s in
+            s.nextID += 1
+            return s.nextID
         }
     }
 

@@ -59,6 +59,26 @@ final class EmbeddedClient: @unchecked Sendable {
 
     var connectionCount: Int { network.connectionCount }
 
+    /// Attempt `attempt`'s SSE server (1 for the first), once the client is connecting with it.
+    func sseAttempt(_ attempt: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> EmbeddedSSEServer {
+        await waitForState("attempt \(attempt)", sourceLocation: sourceLocation) { $0 == .connecting(attempt: attempt) }
+        return try #require(sse(attempt - 1, sourceLocation: sourceLocation), sourceLocation: sourceLocation)
+    }
+
+    /// The first attempt's SSE server, answered with an event stream.
+    func openedSSE(sourceLocation: SourceLocation = #_sourceLocation) async throws -> EmbeddedSSEServer {
+        let first = try await sseAttempt(1, sourceLocation: sourceLocation)
+        first.respond()
+        return first
+    }
+
+    /// Attempt `attempt`'s WebSocket server (1 for the first), once the client is connecting
+    /// with it.
+    func webSocketAttempt(_ attempt: Int, sourceLocation: SourceLocation = #_sourceLocation) async throws -> EmbeddedWebSocketServer {
+        await waitForState("attempt \(attempt)", sourceLocation: sourceLocation) { $0 == .connecting(attempt: attempt) }
+        return try #require(webSocket(attempt - 1, sourceLocation: sourceLocation), sourceLocation: sourceLocation)
+    }
+
     /// Awaits `body` while running the loop whenever work is queued on it: for a step the
     /// client takes from another task that ends with work on the loop (a failed on-open hook
     /// closes its connection, and the attempt's error comes once the transport ended).
@@ -89,21 +109,28 @@ final class EmbeddedClient: @unchecked Sendable {
         advance(by: delay)
     }
 
-    /// Waits until the client reports a state satisfying `condition`, then runs the loop (what
-    /// the client queued on the way is done when this returns). A `connecting` state also
-    /// waits for that attempt's transport to be started (the client starts it just after it
-    /// publishes the state, maybe from its consumer's task).
+    /// Waits until the client reports a state satisfying `condition`, running the loop whenever
+    /// work is queued on it meanwhile (the step that leads there may wait for the loop: a
+    /// connection's end), then runs the loop (what the client queued on the way is done when
+    /// this returns). A `connecting` state also waits for that attempt's transport to be
+    /// started (the client starts it just after it publishes the state, maybe from its
+    /// consumer's task).
     @discardableResult
     func waitForState(
-        _ what: String, sourceLocation: SourceLocation = #_sourceLocation, _ condition: (RealtimeClient.State) -> Bool
+        _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
+        _ condition: @escaping @Sendable (RealtimeClient.State) -> Bool
     ) async -> RealtimeClient.State? {
-        for await state in client.stateChanges where condition(state) {
-            if case .connecting(let attempt) = state { await network.waitForTransport(attempt - 1) }
-            loop.run()
-            return state
+        let reached: [RealtimeClient.State] = await pumping { [client] in
+            for await state in client.stateChanges where condition(state) { return [state] }
+            return []
         }
-        Issue.record("the client ended without \(what) (now \(client.state))", sourceLocation: sourceLocation)
-        return nil
+        guard let state = reached.first else {
+            Issue.record("the client ended without \(what) (now \(client.state))", sourceLocation: sourceLocation)
+            return nil
+        }
+        if case .connecting(let attempt) = state { await network.waitForTransport(attempt - 1) }
+        loop.run()
+        return state
     }
 }
 #endif

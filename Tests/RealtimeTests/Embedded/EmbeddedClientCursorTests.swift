@@ -14,9 +14,7 @@ import Testing
         let t = try EmbeddedClient()
         var it = t.client.events.makeAsyncIterator()
         defer { t.client.close() }
-        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
-        let first = try #require(t.sse(0))
-        first.respond()
+        let first = try await t.openedSSE()
         first.event("a", id: "1")
         first.event("b", id: "2")
         first.event("c", id: "3")
@@ -55,9 +53,7 @@ import Testing
     private static func cut(
         _ t: EmbeddedClient, _ rec: EventRecorder, events: [(String, String?)], expecting count: Int
     ) async throws -> EmbeddedSSEServer {
-        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
-        let first = try #require(t.sse(0))
-        first.respond()
+        let first = try await t.openedSSE()
         for (data, id) in events { first.event(data, id: id) }
         first.reset()
         await rec.waitFor(count)
@@ -122,9 +118,7 @@ import Testing
         }
         var it = t.client.events.makeAsyncIterator()
         defer { t.client.close() }
-        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
-        let first = try #require(t.sse(0))
-        first.respond()
+        let first = try await t.openedSSE()
         first.event("a", id: "1")
         first.event("b", id: "2")
         #expect(await it.next()?.short == "open(1)")

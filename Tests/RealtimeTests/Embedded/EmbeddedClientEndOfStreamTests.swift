@@ -22,18 +22,10 @@ import Testing
         }
     }
 
-    /// The first attempt's server, answered with an event stream.
-    static func opened(_ t: EmbeddedClient) async throws -> EmbeddedSSEServer {
-        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
-        let first = try #require(t.sse(0))
-        first.respond()
-        return first
-    }
-
     @Test func doneEndsTheReplyAndClosesTheConnection() async throws {
         let t = try EmbeddedClient(configure: Self.llm())
         let rec = EventRecorder(t.client)
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         first.event("a")
         first.event("b")
         first.event("[DONE]")
@@ -51,7 +43,7 @@ import Testing
     @Test func theTerminatorInTheSameReadAsTheDeltas() async throws {
         let t = try EmbeddedClient(configure: Self.llm())
         let rec = EventRecorder(t.client)
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         first.send(["x", "y", "[DONE]", "z"].map { "data: \($0)\n\n" }.joined())
         await rec.waitUntilFinished()
         #expect(rec.summary == "open(1) event(x) event(y) closed(final)")
@@ -61,7 +53,7 @@ import Testing
     func anEventTypeOrACustomTerminator(_ terminator: StreamTerminator) async throws {
         let t = try EmbeddedClient(configure: Self.llm(body: [1], terminator: terminator))
         let rec = EventRecorder(t.client)
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         first.event("hi", type: "content_block_delta")
         first.event("{\"type\":\"end\"}", type: "message_stop")
         await rec.waitUntilFinished()
@@ -75,7 +67,7 @@ import Testing
         let terminator = StreamTerminator.matching(delivered: true) { $0.type == "response.completed" }
         let t = try EmbeddedClient(configure: Self.llm(body: [1], terminator: terminator))
         let rec = EventRecorder(t.client)
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         let events = [("delta", "a"), ("response.completed", "usage"), ("delta", "late")]
         if sameRead {
             first.send(events.map { "event: \($0.0)\ndata: \($0.1)\n\n" }.joined())
@@ -89,7 +81,7 @@ import Testing
     @Test func aCleanEndWithoutTheTerminatorIsTruncated() async throws {
         let t = try EmbeddedClient(configure: Self.llm())
         let rec = EventRecorder(t.client)
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         first.event("partial")
         first.finish()
         await rec.waitUntilFinished()
@@ -103,7 +95,7 @@ import Testing
     @Test func withoutATerminatorACleanEndIsTheEnd() async throws {
         let t = try EmbeddedClient(configure: Self.llm(body: [1], terminator: nil))
         let rec = EventRecorder(t.client)
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         first.event("[DONE]")
         first.finish()
         await rec.waitUntilFinished()
@@ -134,7 +126,7 @@ import Testing
         // `.llm` defaults to OpenAI's `[DONE]`: the decoder's nil wins.
         let t = try EmbeddedClient(configure: EmbeddedClientEndOfStreamTests.llm(body: [1]))
         let reply = Task { await LLMDeltaSequenceTestsSupport.collect(t.client, Plain()) }
-        let first = try await EmbeddedClientEndOfStreamTests.opened(t)
+        let first = try await t.openedSSE()
         first.event("a")
         first.event("b")
         first.finish()
@@ -144,7 +136,7 @@ import Testing
     @Test func aDeliveredEndMarkerIsDecodedAndEndsTheReply() async throws {
         let t = try EmbeddedClient(configure: EmbeddedClientEndOfStreamTests.llm(body: [1]))
         let reply = Task { await LLMDeltaSequenceTestsSupport.collect(t.client, Delivered()) }
-        let first = try await EmbeddedClientEndOfStreamTests.opened(t)
+        let first = try await t.openedSSE()
         first.send("event: delta\ndata: a\n\nevent: end\ndata: {}\n\n")
         #expect(await reply.value == [.text("a"), .finish(.stop)])
         t.run()

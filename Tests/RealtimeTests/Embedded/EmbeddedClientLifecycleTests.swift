@@ -7,14 +7,6 @@ import Testing
 /// close(), cancellation and leaving the loop stop everything; suspend and resume; send goes
 /// to the live WebSocket. The production transports on the embedded stack.
 @Suite(.timeLimit(.minutes(1))) struct EmbeddedClientLifecycleTests {
-    /// The first attempt's SSE server, answered with an event stream.
-    static func opened(_ t: EmbeddedClient) async throws -> EmbeddedSSEServer {
-        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
-        let first = try #require(t.sse(0))
-        first.respond()
-        return first
-    }
-
     /// The first attempt's server, reset before it answered.
     static func resetFirst(_ t: EmbeddedClient) async throws -> EmbeddedSSEServer {
         await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
@@ -30,7 +22,7 @@ import Testing
         defer { t.client.close() }
         // What `for await` on the main actor calls.
         var it = t.client.events.makeAsyncIterator()
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         for i in 0..<50 { first.event("\(i)", id: "\(i)") }
         var seen: [String] = []
         while seen.count < 51, let event = await it.next(isolation: #isolation) {
@@ -58,7 +50,7 @@ import Testing
     @Test func closeEndsTheLiveConnection() async throws {
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         first.event("a", id: "1")
         await rec.waitFor(2)
         t.client.close()
@@ -73,7 +65,7 @@ import Testing
     @Test func cancellingTheConsumerStopsEverything() async throws {
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         await rec.waitFor(1)
         rec.cancel()
         await rec.waitUntilFinished()
@@ -91,7 +83,7 @@ import Testing
                 if case .event = event { break }
             }
         }
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         first.event("only")
         await consumer.value
         t.run()
@@ -114,7 +106,7 @@ import Testing
         var second = t.client.events.makeAsyncIterator()
         defer { t.client.close() }
         #expect(await second.next() == nil)
-        _ = try await Self.opened(t)
+        _ = try await t.openedSSE()
         #expect(await first.next()?.short == "open(1)")
     }
 
@@ -141,7 +133,7 @@ import Testing
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
-        _ = try await Self.opened(t)
+        _ = try await t.openedSSE()
         await rec.waitFor(1)
         await #expect(throws: RealtimeError(.sendNotSupported)) { try await t.client.send(.text("x")) }
     }
@@ -150,7 +142,7 @@ import Testing
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
-        let first = try await Self.opened(t)
+        let first = try await t.openedSSE()
         first.event("a", id: "1")
         await rec.waitFor(2)
         t.client.suspend()

@@ -24,12 +24,6 @@ import Testing
         }
     }
 
-    /// Attempt `attempt`'s WebSocket server, once the client is connecting with it.
-    static func webSocket(_ t: EmbeddedClient, attempt: Int) async throws -> EmbeddedWebSocketServer {
-        await t.waitForState("attempt \(attempt)") { $0 == .connecting(attempt: attempt) }
-        return try #require(t.webSocket(attempt - 1))
-    }
-
     /// Waits for work on the loop until `server` has read `count` text frames (reading runs
     /// the loop).
     static func read(_ count: Int, on server: EmbeddedWebSocketServer, _ t: EmbeddedClient) async {
@@ -55,7 +49,7 @@ import Testing
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try await Self.webSocket(t, attempt: 1)
+        let first = try await t.webSocketAttempt(1)
         let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q1", "q2"])
         first.accept()
         await Self.read(1, on: first, t)
@@ -77,7 +71,7 @@ import Testing
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
         for attempt in 1...3 {
-            let server = try await Self.webSocket(t, attempt: attempt)
+            let server = try await t.webSocketAttempt(attempt)
             let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q\(attempt)"])
             server.accept()
             for task in queued { _ = try await task.value.get() }
@@ -96,7 +90,7 @@ import Testing
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try await Self.webSocket(t, attempt: 1)
+        let first = try await t.webSocketAttempt(1)
         let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q"])
         first.accept()
         await Self.closedByTheClient(first, t)
@@ -109,7 +103,7 @@ import Testing
         #expect(error.retryIn == .seconds(1), "retried with the backoff, like a network failure")
         #expect(first.texts == ["subscribe-1"], "the outbox stays for the next connection")
         await t.waitOutTheBackoff()
-        let second = try await Self.webSocket(t, attempt: 2)
+        let second = try await t.webSocketAttempt(2)
         second.accept()
         _ = try await queued[0].value.get()
         await Self.read(2, on: second, t)
@@ -132,7 +126,7 @@ import Testing
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try await Self.webSocket(t, attempt: 1)
+        let first = try await t.webSocketAttempt(1)
         first.accept()
         await hookTimers.wait("the hook to run") { $0 == 1 }
         await t.loop.waitForTimers(1)  // the hook's deadline
@@ -145,7 +139,7 @@ import Testing
         #expect(rec.summary == "error(open_hook_failed,retry)")
         #expect(rec.events.at(0)?.errorEvent?.error.detail?.contains("did not finish within 5") == true)
         await t.waitOutTheBackoff()
-        let second = try await Self.webSocket(t, attempt: 2)
+        let second = try await t.webSocketAttempt(2)
         second.accept()
         await rec.waitFor(2)
         try await t.client.send(.text("live"))
@@ -192,7 +186,7 @@ import Testing
             }
         }
         let rec = EventRecorder(t.client)
-        let first = try await Self.webSocket(t, attempt: 1)
+        let first = try await t.webSocketAttempt(1)
         first.accept()
         await running.wait("the hook to run") { $0 }
         t.client.close()

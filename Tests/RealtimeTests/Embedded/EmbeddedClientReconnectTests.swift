@@ -11,17 +11,11 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct EmbeddedClientReconnectTests {
     static let url = "ws://peer.test/ws"
 
-    /// Attempt `attempt`'s WebSocket server, once the client is connecting with it.
-    static func webSocket(_ t: EmbeddedClient, attempt: Int) async throws -> EmbeddedWebSocketServer {
-        await t.waitForState("attempt \(attempt)") { $0 == .connecting(attempt: attempt) }
-        return try #require(t.webSocket(attempt - 1))
-    }
-
     @Test func theProcessedIDBecomesTheNextAttemptsURL() async throws {
         let t = try EmbeddedClient(Self.url) { $0.resumeWithIDPipeFraming() }
         var it = t.client.events.makeAsyncIterator()
         defer { t.client.close() }
-        let first = try await Self.webSocket(t, attempt: 1)
+        let first = try await t.webSocketAttempt(1)
         #expect(first.request.url.absoluteString == Self.url, "no cursor yet: the URL as given")
         first.accept()
         for text in ["1|a", "2|b", "3|c"] { first.sendText(text) }
@@ -41,7 +35,7 @@ import Testing
         #expect(await it.next()?.short == "error(network,retry)")
         #expect(await it.next()?.short == "closed(reconnect)")
         await t.client.acknowledge()
-        let second = try await Self.webSocket(t, attempt: 2)
+        let second = try await t.webSocketAttempt(2)
         #expect(second.request.url.absoluteString == Self.url + "?after=3")
         #expect(t.client.lastEventID == "3")
     }
@@ -50,7 +44,7 @@ import Testing
         let t = try EmbeddedClient(Self.url)
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
-        let first = try await Self.webSocket(t, attempt: 1)
+        let first = try await t.webSocketAttempt(1)
         first.accept()
         first.sendText("1|a")
         let events = await rec.waitFor(2)
@@ -73,9 +67,7 @@ import Testing
         let t = try EmbeddedClient()
         var it = t.client.events.makeAsyncIterator()
         defer { t.client.close() }
-        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
-        let first = try #require(t.sse(0))
-        first.respond()
+        let first = try await t.openedSSE()
         first.event("a", id: "1")
         first.event("b", id: "2")
         #expect(await it.next()?.short == "open(1)")
@@ -103,9 +95,7 @@ import Testing
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
-        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
-        let first = try #require(t.sse(0))
-        first.respond()
+        let first = try await t.openedSSE()
         first.event("a", id: "1")
         first.reset()
         await rec.waitFor(4)

@@ -18,12 +18,10 @@ import Testing
         var cursor: String?
     }
 
-    /// The first attempt's server, answered with an event stream; returns it with the timers
-    /// armed once it is open (so a test can wait for one more: the redelivery's delay).
+    /// The first attempt's server, answered with an event stream, with the timers armed once
+    /// it is open (so a test can wait for one more: the redelivery's delay).
     static func opened(_ t: EmbeddedClient) async throws -> (EmbeddedSSEServer, timers: Int) {
-        await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
-        let first = try #require(t.sse(0))
-        first.respond()
+        let first = try await t.openedSSE()
         return (first, t.loop.pendingTimerCount)
     }
 

@@ -24,19 +24,13 @@ import Testing
         }
     }
 
-    /// Attempt `attempt`'s server, once the client is connecting with it.
-    static func server(_ t: EmbeddedClient, attempt: Int) async throws -> EmbeddedSSEServer {
-        await t.waitForState("attempt \(attempt)") { $0 == .connecting(attempt: attempt) }
-        return try #require(t.sse(attempt - 1))
-    }
-
     @Test func statesFollowTheConnection() async throws {
         let t = try EmbeddedClient()
         let log = StateLog(t.client)
         await log.waitFor("idle") { $0 == .idle }
         #expect(t.client.state == .idle, "nothing happens before the events are iterated")
         let rec = EventRecorder(t.client)
-        let first = try await Self.server(t, attempt: 1)
+        let first = try await t.sseAttempt(1)
         await log.waitFor("connecting") { $0 == .connecting(attempt: 1) }
         first.respond()
         await log.waitFor("open") { if case .open(let info) = $0 { info.attempt == 1 } else { false } }
@@ -44,7 +38,7 @@ import Testing
         await log.waitFor("waiting to retry") { $0.isWaitingToRetry }
         #expect(t.client.state == .waitingToRetry(in: .seconds(1)), "the 1 s backoff, on the loop's clock")
         await t.waitOutTheBackoff()
-        _ = try await Self.server(t, attempt: 2)
+        _ = try await t.sseAttempt(2)
         await log.waitFor("connecting again") { $0 == .connecting(attempt: 2) }
         t.client.suspend()
         #expect(t.client.state == .suspended)
@@ -61,7 +55,7 @@ import Testing
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
-        let first = try await Self.server(t, attempt: 1)
+        let first = try await t.sseAttempt(1)
         first.respond()
         first.reset()
         await t.waitForState("waiting to retry") { $0.isWaitingToRetry }
@@ -74,14 +68,14 @@ import Testing
         #expect(t.client.state.description == "waiting to retry in 100 ms", "rounded to the tenth")
         #expect(t.connectionCount == 1)
         t.advance(by: .milliseconds(50))
-        _ = try await Self.server(t, attempt: 2)
+        _ = try await t.sseAttempt(2)
         _ = rec
     }
 
     @Test func aStopIsTheClosedReason() async throws {
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)
-        let first = try await Self.server(t, attempt: 1)
+        let first = try await t.sseAttempt(1)
         first.respond(status: 404, headers: [("Content-Type", "text/plain")])
         first.finish()
         await rec.waitUntilFinished()
@@ -104,7 +98,7 @@ import Testing
         await t.waitForState("waiting for the network") { $0 == .waitingForNetwork }
         #expect(t.connectionCount == 0)
         monitor.setReachable(true)
-        _ = try await Self.server(t, attempt: 1)
+        _ = try await t.sseAttempt(1)
         _ = rec
     }
 
@@ -112,13 +106,13 @@ import Testing
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
-        let first = try await Self.server(t, attempt: 1)
+        let first = try await t.sseAttempt(1)
         first.respond()
         first.reset()
         await t.waitOutTheBackoff()
-        try await Self.server(t, attempt: 2).reset()
+        try await t.sseAttempt(2).reset()
         await t.waitOutTheBackoff()
-        try await Self.server(t, attempt: 3).respond()
+        try await t.sseAttempt(3).respond()
         let events = await rec.waitFor(5)
         let opens = events.compactMap { if case .open(let info) = $0 { info } else { nil } }
         #expect(opens.map(\.attempt) == [1, 3], "counted over the client's life")
@@ -129,9 +123,9 @@ import Testing
         let t = try EmbeddedClient { $0.backoff = .exponential(jitter: .none, resetAfter: .zero) }
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
-        try await Self.server(t, attempt: 1).reset()
+        try await t.sseAttempt(1).reset()
         await t.waitOutTheBackoff()
-        let second = try await Self.server(t, attempt: 2)
+        let second = try await t.sseAttempt(2)
         second.respond()
         second.reset()
         let events = await rec.waitFor(4)

@@ -20,7 +20,8 @@ enum EmbeddedFeed {
     static func play(_ t: EmbeddedClient, count: Int, cuts: Set<Int>) async -> Int {
         var attempt = 0
         while true {
-            await t.waitForState("connection \(attempt + 1)") { $0 == .connecting(attempt: attempt + 1) }
+            let next = attempt + 1
+            await t.waitForState("connection \(next)") { $0 == .connecting(attempt: next) }
             guard let server = t.sse(attempt) else { return attempt }
             let from = (server.request.lastEventID.flatMap { Int($0) } ?? 0) + 1
             if from > count {

@@ -113,6 +113,7 @@ import Testing
 
     @Test func aHookThatHangsTimesOutOnTheLoopsClock() async throws {
         let hookTimers = Observed(0)
+        let never = ManualClock()  // never moved: the hook waits until it is cancelled
         let t = try EmbeddedClient(Self.url) {
             $0.sendPolicy = .queue()
             $0.onOpenTimeout = .seconds(5)
@@ -120,7 +121,7 @@ import Testing
             $0.onOpen = { context in
                 if context.attempt == 1 {
                     hookTimers.update { $0 += 1 }
-                    try await Task.sleep(for: .seconds(3600), tolerance: .zero, clock: .suspending)
+                    try await never.sleep(for: .seconds(3600))
                 }
             }
         }
@@ -179,10 +180,11 @@ import Testing
     @Test func closingWhileTheHookRunsCancelsIt() async throws {
         let cancelled = Observed(false)
         let running = Observed(false)
+        let never = ManualClock()  // never moved: the hook waits until it is cancelled
         let t = try EmbeddedClient(Self.url) {
             $0.onOpen = { _ in
                 running.update { $0 = true }
-                do { try await Task.sleep(for: .seconds(3600)) } catch { cancelled.update { $0 = true } }
+                do { try await never.sleep(for: .seconds(3600)) } catch { cancelled.update { $0 = true } }
             }
         }
         let rec = EventRecorder(t.client)

@@ -23,6 +23,9 @@ extension MCPClient {
     public func request(
         _ method: String, params: MCPValue? = nil, onProgress: (@Sendable (MCPProgress) -> Void)? = nil
     ) async throws -> MCPValue {
+        if connectFailed {
+            throw MCPError(.notConnected, detail: "the last connect() failed; call connect() again")
+        }
         var params = params
         var rounds = 0
         while true {

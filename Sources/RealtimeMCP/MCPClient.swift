@@ -42,6 +42,9 @@ public actor MCPClient {
     var toolsListed = false
     /// Set by ``close()``: no listen starts or starts again after it.
     var isClosed = false
+    /// The last ``connect()`` failed: requests fail with `not_connected` until one succeeds
+    /// (a session half made must not carry the application's requests).
+    var connectFailed = false
 
     public init(url: URL, configuration: Configuration = Configuration()) {
         var transportConfiguration = configuration.transport
@@ -66,9 +69,24 @@ public actor MCPClient {
         handlers[method] = handler
     }
 
-    /// Connects and negotiates the revision (see ``RevisionChoice``).
+    /// Connects and negotiates the revision (see ``RevisionChoice``). Its requests, and the wait
+    /// for an HTTP+SSE stream's endpoint event, are bounded by ``Configuration/requestTimeout``.
+    /// When it fails, requests fail with `not_connected` until a later `connect()` succeeds.
     @discardableResult
     public func connect() async throws -> MCPServerInfo {
+        connectFailed = false
+        do {
+            let info = try await negotiateSession()
+            server = info
+            return info
+        } catch {
+            connectFailed = true
+            throw error
+        }
+    }
+
+    /// What ``connect()`` does: the transport, the reader, then the wire generation's handshake.
+    private func negotiateSession() async throws -> MCPServerInfo {
         try await transport.connect()
         if reader == nil {
             let stream = transport.inbound.channel
@@ -79,14 +97,13 @@ public actor MCPClient {
         case .fixed(let revision) where revision.isStateless:
             info = try await discover(revision)
         case .fixed(let revision) where revision == .v2024_11_05:
-            try await transport.openLegacyStream()
+            try await transport.openLegacyStream(within: configuration.requestTimeout)
             info = try await initialize(revision)
         case .fixed(let revision):
             info = try await initialize(revision)
         case .negotiate:
             info = try await negotiate()
         }
-        server = info
         return info
     }
 
@@ -125,7 +142,7 @@ public actor MCPClient {
         do {
             return try await initialize(.latestSession)
         } catch let error as MCPError where error.code == .transport && [400, 404, 405].contains(error.status ?? 0) {
-            try await transport.openLegacyStream()
+            try await transport.openLegacyStream(within: configuration.requestTimeout)
             return try await initialize(.latestSession)
         }
     }

@@ -12,8 +12,9 @@ extension MCPStreamableHTTPTransport {
     /// from the server then comes on that stream (`message` events), answers included, and a
     /// POST is only accepted (`202`). The endpoint must be on the URL's origin (the request
     /// headers, credentials included, go there). The stream is not resumed: when it ends the
-    /// session is gone, and ``receive()`` ends.
-    func openLegacyStream() async throws {
+    /// session is gone, and ``receive()`` ends. A stream that names no endpoint within
+    /// `timeout` (an event stream that is not an MCP server's) fails with `request_timeout`.
+    func openLegacyStream(within timeout: Duration) async throws {
         guard connected else { throw MCPError(.notConnected) }
         guard legacyStream == nil else { return }
         var headers = configuration.headers
@@ -29,6 +30,11 @@ extension MCPStreamableHTTPTransport {
         legacyStream = client
         let (endpoints, found) = AsyncStream<Result<URL, MCPError>>.makeStream()
         Task { await self.pumpLegacyStream(client, found) }
+        let deadline = Task {
+            try await Task.sleep(for: timeout)
+            found.yield(.failure(MCPError(.timeout, detail: "no HTTP+SSE endpoint event within \(timeout)")))
+        }
+        defer { deadline.cancel() }
         for await result in endpoints {
             do {
                 legacyEndpoint = try result.get()

@@ -42,6 +42,8 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
               notifications/prompts/list_changed (not honored); the first stream is then
               cut, the second ends with the listen result, the third is answered with the
               JSON-RPC error -32601. GET /listen/listens counts the listen requests
+  noendpoint  an HTTP+SSE GET stream that never names an endpoint (comments only, for 10 s)
+  htmlinit    initialize is answered 200 text/html
   evilorigin  an HTTP+SSE (2024-11-05) server: the GET stream's endpoint event names this same
               server under another origin (http://localhost:<port>/evilorigin/mcp); a POST
               that followed it would be counted in /evilorigin/posts
@@ -124,6 +126,8 @@ async def handle_post(request):
     if case == "legacyonly" and version == "2026-07-28":
         return web.Response(status=400)
     method = message.get("method")
+    if case == "htmlinit" and method == "initialize":
+        return web.Response(status=200, text="<html>not MCP</html>", content_type="text/html")
     if method == "initialize":
         body = {"jsonrpc": "2.0", "id": message["id"], "result": {
             "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
@@ -344,6 +348,12 @@ async def handle_runs(request):
 async def handle_get(request):
     case = request.match_info["case"]
     last = request.headers.get("Last-Event-ID")
+    if case == "noendpoint":
+        response = await stream_response(request)
+        for _ in range(100):
+            await response.write(b": an event stream that names no endpoint\n\n")
+            await asyncio.sleep(0.1)
+        return response
     if case == "evilorigin":
         response = await stream_response(request)
         await response.write(f"event: endpoint\ndata: http://localhost:{request.url.port}/evilorigin/mcp\n\n".encode())

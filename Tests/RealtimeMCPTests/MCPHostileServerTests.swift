@@ -79,6 +79,36 @@ struct MCPHostileServerTests {
         await peer.stop()
     }
 
+    /// An event stream that never names an endpoint (a plain SSE feed given as an MCP server)
+    /// fails the connect at the request timeout instead of waiting for ever.
+    @Test("an HTTP+SSE stream with no endpoint event fails connect() at the request timeout")
+    func noEndpointEvent() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2024_11_05)
+        c.requestTimeout = .seconds(1)
+        let client = MCPClient(url: peer.url("/noendpoint/mcp"), configuration: c)
+        await #expect { try await client.connect() } throws: { ($0 as? MCPError)?.code == .timeout }
+        await client.close()
+        await peer.stop()
+    }
+
+    /// A failed connect leaves no half-made session for the application's requests: they fail
+    /// with not_connected until a connect succeeds.
+    @Test("after a failed connect() a request fails with not_connected and is not sent")
+    func requestsAfterAFailedConnect() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .fixed(.v2025_11_25)
+        let client = MCPClient(url: peer.url("/htmlinit/mcp"), configuration: c)
+        await #expect { try await client.connect() } throws: { ($0 as? MCPError)?.code == .invalidResponse }
+        await #expect { try await client.callTool("anything") } throws: { ($0 as? MCPError)?.code == .notConnected }
+        await client.close()
+        await peer.stop()
+    }
+
     static func expectFailure(_ outcome: Result<MCPToolResult, MCPError>, _ code: MCPError.Code, sourceLocation: SourceLocation = #_sourceLocation) {
         switch outcome {
         case .success: Issue.record("the call succeeded", sourceLocation: sourceLocation)

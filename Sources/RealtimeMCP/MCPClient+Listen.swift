@@ -8,6 +8,8 @@ extension MCPClient {
         var sink: MCPChangeQueue
         /// What the server acknowledged on the current stream (nil before the ack).
         var honored: MCPSubscriptionFilter?
+        /// The current stream delivered a change (not only its acknowledgement).
+        var changed = false
     }
 
     /// Changes of the server's lists and resources, as long as the sequence is iterated.
@@ -15,12 +17,13 @@ extension MCPClient {
     /// On a 2026-07-28 server this is `subscriptions/listen`: a request whose SSE answer is the
     /// stream. It starts with ``MCPChange/listening(honored:)`` (the server's acknowledgement),
     /// then each change the server publishes that the filter asked for. A stream that is cut,
-    /// or that the server ends (shutting down), is listened to again after a pause (0.1 s,
-    /// doubling to 10 s, back to 0.1 s once a stream was acknowledged), and each new stream
-    /// starts with `listening` again: changes made while no stream was open are not told, so
-    /// read again what you keep. A JSON-RPC error (a server without the method, a subscription
-    /// limit) ends the sequence with that ``MCPError``. No ``Configuration/requestTimeout``
-    /// applies: the stream is meant to stay open.
+    /// or that the server ends (shutting down), is listened to again after a pause (0.2 s,
+    /// doubling to 10 s, back to the shortest once a stream delivered a change), and each new
+    /// stream starts with `listening` again: changes made while no stream was open are not
+    /// told, so read again what you keep. A JSON-RPC error (a server without the method, a
+    /// subscription limit), a refusal (HTTP 4xx but 408 and 429) or an answer that is not MCP
+    /// (`invalid_response`, `invalid_message`) ends the sequence with that ``MCPError``. No
+    /// ``Configuration/requestTimeout`` applies: the stream is meant to stay open.
     ///
     /// On an earlier revision the same changes come from the session's notifications: `listening`
     /// with the filter first, `resources/subscribe` for each URI (when the server's
@@ -77,17 +80,27 @@ extension MCPClient {
             listeners[id] = Listener(filter: filter, sink: sink)
             do {
                 _ = try await requestOnce("subscriptions/listen", params: ["notifications": filter.json], onProgress: nil, id: id, timeout: nil)
-            } catch let error as MCPError where error.code == .rpc || error.code == .cancelled {
+            } catch let error as MCPError where Self.endsListening(error) {
                 listeners[id] = nil
                 throw error.code == .cancelled ? CancellationError() : error
             } catch {}
-            let acknowledged = listeners.removeValue(forKey: id)?.honored != nil
-            failures = acknowledged ? 0 : failures + 1
+            // A stream that delivered nothing but its acknowledgement is no progress: a server
+            // that acknowledges and hangs up at once is listened to again with a growing pause.
+            failures = listeners.removeValue(forKey: id)?.changed == true ? 0 : failures + 1
             let pause = Duration.milliseconds(100) * (1 << min(failures, 7))
             try await Task.sleep(for: min(pause, .seconds(10)))
         }
         if isClosed { throw MCPError(.notConnected, detail: "closed") }
         throw CancellationError()
+    }
+
+    /// Whether `error` ends a listen sequence instead of a new stream: a JSON-RPC error, a
+    /// cancellation, an answer that is not MCP, or a refusal (HTTP 4xx but 408 and 429).
+    static func endsListening(_ error: MCPError) -> Bool {
+        switch error.code {
+        case .rpc, .cancelled, .invalidResponse, .invalidMessage, .unsupportedRevision: return true
+        default: return error.status.map { (400..<500).contains($0) && $0 != 408 && $0 != 429 } ?? false
+        }
     }
 
     /// An earlier revision: the session's notifications, after `resources/subscribe`.
@@ -117,6 +130,8 @@ extension MCPClient {
                 listeners[id] = listener
                 listener.sink.yield(.listening(honored: honored))
             } else if let change = (listener.honored ?? listener.filter).change(method, params: params) {
+                listener.changed = true
+                listeners[id] = listener
                 listener.sink.yield(change)
             }
             return true

@@ -42,6 +42,8 @@ without Last-Event-ID with 405. `tools/call` then misbehaves by case:
               notifications/prompts/list_changed (not honored); the first stream is then
               cut, the second ends with the listen result, the third is answered with the
               JSON-RPC error -32601. GET /listen/listens counts the listen requests
+  listen403   a 2026-07-28 server that refuses every subscriptions/listen with 403; GET
+              /listen403/listens counts them
   noendpoint  an HTTP+SSE GET stream that never names an endpoint (comments only, for 10 s)
   htmlinit    initialize is answered 200 text/html
   evilorigin  an HTTP+SSE (2024-11-05) server: the GET stream's endpoint event names this same
@@ -134,7 +136,7 @@ async def handle_post(request):
             "serverInfo": {"name": "hostile", "version": "1"}}}
         session = "bad id" if case == "badsession" else "s1"
         return web.json_response(body, headers={"Mcp-Session-Id": session})
-    if method == "server/discover" and case in ("listen", "listenflood", "stateloop"):
+    if method == "server/discover" and case in ("listen", "listenflood", "stateloop", "listen403"):
         return web.json_response({"jsonrpc": "2.0", "id": message["id"], "result": {
             "supportedVersions": ["2026-07-28"], "capabilities": {"tools": {"listChanged": True}}}})
     if method == "server/discover":
@@ -142,6 +144,9 @@ async def handle_post(request):
                                   "error": {"code": -32601, "message": "Method not found"}})
     if method == "subscriptions/listen" and case == "listen":
         return await listen(request, message)
+    if method == "subscriptions/listen" and case == "listen403":
+        LISTENS[case] = LISTENS.get(case, 0) + 1
+        return web.Response(status=403, text="no listening here")
     if method == "subscriptions/listen" and case == "listenflood":
         return await listen_flood(request, message)
     if method is None and "id" in message:

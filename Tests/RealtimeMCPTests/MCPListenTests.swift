@@ -83,6 +83,29 @@ struct MCPListenTests {
         try await peer.expectNoRepeatedPOST("/listen/posts")
         await peer.stop()
     }
+
+    /// A refused listen (HTTP 403) ends the sequence with the error at once: it is not
+    /// listened to again, silently, for ever.
+    @Test("a listen the server refuses with 403 ends the sequence with the error")
+    func aRefusedListenEndsTheSequence() async throws {
+        let peer = try await MCPPeer.hostile()
+        defer { peer.peer.terminate() }
+        var c = MCPClient.Configuration()
+        c.revision = .negotiate
+        let client = MCPClient(url: peer.url("/listen403/mcp"), configuration: c)
+        #expect(try await client.connect().revision == .v2026_07_28)
+        do {
+            for try await change in client.listen(MCPSubscriptionFilter(toolsListChanged: true)) {
+                Issue.record("a change from a refused listen: \(change)")
+            }
+            Issue.record("the sequence ended without the refusal")
+        } catch let error as MCPError {
+            #expect(error.status == 403, "\(error)")
+        }
+        #expect(try await peer.record("/listen403/listens")["listen403"] == 1, "not listened to again")
+        await client.close()
+        await peer.stop()
+    }
 }
 
 /// List results the server lets the client reuse (`ttlMs`, `cacheScope`).

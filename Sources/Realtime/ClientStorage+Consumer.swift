@@ -21,6 +21,21 @@ extension ClientStorage {
         return envelope
     }
 
+    /// ``serve(_:resume:)`` for the per-event consumer: the next event with its envelope. A
+    /// batch is made only for ``RealtimeClient/batches`` (the first iterator decides, and a
+    /// per-event iterator after it gets nothing); should one reach this consumer all the same,
+    /// it is taken apart into its messages, in order, each under its own sequence number.
+    @inline(__always)
+    func serveEvent(_ c: inout ConsumerSide, resume: inout (any Transport)?) -> (ClientEvent, Envelope)? {
+        while let envelope = serve(&c, resume: &resume) {
+            switch envelope.item {
+            case .event(let event): return (event, envelope)
+            case .batch(let batch): c.hand.append(contentsOf: Envelope.unbatched(batch, last: envelope.sequence).reversed())
+            }
+        }
+        return nil
+    }
+
     /// Moves everything buffered into the consumer's empty hand, oldest last.
     private func refill(_ c: inout ConsumerSide, resume: inout (any Transport)?) {
         let take: BoundedBuffer<Envelope, CheckedContinuation<Void, Never>>.Take = state.withLock { s in

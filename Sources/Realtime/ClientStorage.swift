@@ -49,6 +49,12 @@ final class ClientStorage: Sendable {
             }
         }
 
+        /// The messages of `batch`, whose last message is number `last`, one envelope each.
+        static func unbatched(_ batch: MessageBatch, last: UInt64) -> [Envelope] {
+            let first = last &- UInt64(batch.count) &+ 1
+            return batch.enumerated().map { i, m in Envelope(event: .event(m.message), sequence: first &+ UInt64(i)) }
+        }
+
         /// Numbers `envelopes` from `first` on (a batch takes one number per message).
         static func number(_ envelopes: inout [Envelope], from first: UInt64) {
             var next = first

@@ -81,7 +81,7 @@ extension RealtimeClient {
             return item
         }
         await commitProcessed()
-        guard let envelope = await nextEnvelope() else { return nil }
+        guard let envelope = await nextEnvelope(storage.serve) else { return nil }
         storage.consumer.withLock { $0.ledger.deliver(envelope.sequence, id: envelope.resumeID) }
         return envelope.batchEvent
     }

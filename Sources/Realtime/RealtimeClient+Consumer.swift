@@ -32,13 +32,13 @@ extension RealtimeClient {
                 return event
             }
             await commitProcessed()
-            guard let envelope = await nextEnvelope() else { return nil }
+            guard let (event, envelope) = await nextEnvelope(storage.serveEvent) else { return nil }
             let admitted = storage.consumer.withLock { c in
                 guard c.ledger.admit(envelope) else { return false }
                 c.ledger.deliver(envelope.sequence, id: envelope.resumeID)
                 return true
             }
-            if admitted { return Self.materialized(envelope.event) }
+            if admitted { return Self.materialized(event) }
         }
     }
 
@@ -55,11 +55,11 @@ extension RealtimeClient {
         // Taken, committed, admitted and recorded in one acquisition of the consumer lock; the
         // event goes out as it is (an envelope is large: each move of one is a `memcpy`).
         let event: ClientEvent? = storage.consumer.withLock { c in
-            while let envelope = storage.serve(&c, resume: &resume) {
+            while let (event, envelope) = storage.serveEvent(&c, resume: &resume) {
                 saved = c.ledger.commit() ?? saved
                 guard c.ledger.admit(envelope) else { continue }  // a dropped duplicate
                 c.ledger.deliver(envelope.sequence, id: envelope.resumeID)
-                return envelope.event
+                return event
             }
             return nil
         }
@@ -69,16 +69,18 @@ extension RealtimeClient {
         return nil
     }
 
-    /// The next envelope, waiting for one when the buffer is empty; nil at the end of the
-    /// stream or when the consumer's task is cancelled (which ends the stream and closes
-    /// the client).
-    func nextEnvelope() async -> ClientStorage.Envelope? {
+    /// The next envelope (as `serve` takes it from the consumer's side), waiting for one when
+    /// the buffer is empty; nil at the end of the stream or when the consumer's task is
+    /// cancelled (which ends the stream and closes the client).
+    func nextEnvelope<Served>(
+        _ serve: (inout ClientStorage.ConsumerSide, inout (any Transport)?) -> Served?
+    ) async -> Served? {
         while !Task.isCancelled {
             var resume: (any Transport)?
             var ended = false
             let envelope = storage.consumer.withLock { c in
                 defer { ended = c.ended }
-                return storage.serve(&c, resume: &resume)
+                return serve(&c, &resume)
             }
             resume?.resumeDelivery()
             if let envelope { return envelope }
@@ -135,17 +137,6 @@ extension RealtimeClient {
         guard case .event(var message) = event else { return event }
         message.materialize()
         return .event(message)
-    }
-}
-
-extension ClientStorage.Envelope {
-    /// The event, for the per-event consumer (which never receives batches: they exist only
-    /// when the first iterator was `batches`, and then no `events` iterator gets any).
-    var event: ClientEvent {
-        switch item {
-        case .event(let e): return e
-        case .batch: preconditionFailure("a batch reached the per-event consumer")
-        }
     }
 }
 

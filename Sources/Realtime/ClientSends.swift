@@ -10,6 +10,16 @@ struct ClientSends {
     /// makes an older task stale).
     var expiry: ClientTimer?
     var expiryGeneration: UInt64 = 0
+    /// Who waits for the outbox to hold a number of messages (``RealtimeClient/untilOutboxHolds(_:)``).
+    var outboxWatchers: [(count: Int, continuation: CheckedContinuation<Void, Never>)] = []
+
+    /// The outbox watchers that `outboxCount` messages satisfy, taken out.
+    mutating func watchers(satisfiedBy outboxCount: Int) -> [CheckedContinuation<Void, Never>] {
+        guard !outboxWatchers.isEmpty else { return [] }
+        let due = outboxWatchers.filter { $0.count <= outboxCount }
+        outboxWatchers.removeAll { $0.count <= outboxCount }
+        return due.map(\.continuation)
+    }
 
     /// The continuation to resume for each resolution; a resolution whose caller is not
     /// waiting yet is kept for it.

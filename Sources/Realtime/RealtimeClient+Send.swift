@@ -54,6 +54,7 @@ extension RealtimeClient {
     /// Asks the machine under the lock, performs what it asks after the lock.
     private func decideSend(_ ask: (inout ClientStateMachine, Duration) -> ClientStateMachine.SendAction) -> SendDecision {
         let now = clock.now()
+        var queued: [CheckedContinuation<Void, Never>] = []
         let (decision, work): (SendDecision, ClientStorage.Work) = storage.state.withLock { s in
             var work = ClientStorage.Work()
             let decision: SendDecision
@@ -69,12 +70,27 @@ extension RealtimeClient {
             case .queued(let id, let effects):
                 s.absorb(effects, into: &work)
                 decision = .queued(id: id)
+                queued = s.sends.watchers(satisfiedBy: s.machine.outboxCount)
             }
             s.conclude(&work)
             return (decision, work)
         }
+        for watcher in queued { watcher.resume() }
         perform(work)
         return decision
+    }
+
+    /// Returns once the outbox holds at least `count` messages: a queued sender only parks,
+    /// and a test that queues in a known order waits here before starting the next sender.
+    func untilOutboxHolds(_ count: Int) async {
+        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
+            let now: Bool = storage.state.withLock { s in
+                if s.machine.outboxCount >= count { return true }
+                s.sends.outboxWatchers.append((count, c))
+                return false
+            }
+            if now { c.resume() }
+        }
     }
 
     /// Waits for the machine to resolve queued send `id`; cancelling the task takes it out

@@ -1,6 +1,7 @@
 import Foundation
 @_spi(Transport) import Realtime
 import Testing
+import RealtimeTestSupport
 @_spi(Transport) import RealtimeCore
 
 /// Every row of the failure-class table (the Errors article), through the whole client and its
@@ -122,7 +123,7 @@ import Testing
         for url in ["ftp://example.com/x", "file:///tmp/x", "mailto:a@b.c"] {
             #expect(throws: RealtimeError.self) {
                 _ = try RealtimeClient(
-                    url: URL(string: url)!, configuration: .init(), clock: ContinuousClock(),
+                    url: URL(string: url)!, configuration: .init(), clock: ManualClock(),
                     random: SystemRandomNumberGenerator(), transportFactory: factory.make)
             }
         }

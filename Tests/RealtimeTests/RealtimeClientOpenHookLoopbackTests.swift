@@ -39,7 +39,7 @@ struct RealtimeClientOpenHookLoopbackTests {
         var sends: [Task<Void, any Error>] = []
         for (i, text) in ["q1", "q2", "q3"].enumerated() {
             sends.append(Task { try await client.send(.text(text)) })
-            await eventually("\(text) to be queued") { client.storage.state.withLock { $0.machine.outboxCount } == i + 1 }
+            await client.untilOutboxHolds(i + 1)
         }
         try server.start()
         for task in sends { try await task.value }

@@ -17,8 +17,7 @@ import Testing
     }
 
     /// Starts one send per text, each in a task of its own, the next once the previous one
-    /// is in the outbox; returns their tasks. (A queued sender only parks, nothing announces
-    /// it: the outbox's count is read under the client's lock until it grows.)
+    /// is in the outbox; returns their tasks.
     static func sendInOrder(_ client: RealtimeClient, _ texts: [String]) async -> [Task<Result<Void, RealtimeError>, Never>] {
         var tasks: [Task<Result<Void, RealtimeError>, Never>] = []
         for text in texts {
@@ -27,7 +26,7 @@ import Testing
                 do { try await client.send(.text(text)) } catch { return .failure(error as! RealtimeError) }
                 return .success(())
             })
-            await eventually("\(text) to be queued") { client.storage.state.withLock { $0.machine.outboxCount } > before }
+            await client.untilOutboxHolds(before + 1)
         }
         return tasks
     }

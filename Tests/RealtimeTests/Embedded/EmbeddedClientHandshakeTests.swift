@@ -50,9 +50,11 @@ import Testing
 
     @Test func messagesTheHookPassesOverFollowTheOpenInOrder() async throws {
         let gate = Observed(false)
+        let took = Observed(false)
         let t = try Self.client { context in
             let ack = try await context.receive { $0.text == "ack" }
             #expect(ack.text == "ack")
+            took.update { $0 = true }
             await gate.wait("the test to release the hook") { $0 }
         }
         defer { t.client.close() }
@@ -61,7 +63,8 @@ import Testing
         first.accept()
         first.feed(["x", "ack", "y"].flatMap { first.textFrame($0) })
         first.sendText("z")
-        await eventually("the ack to be taken") { t.client.storage.state.withLock { $0.handshake.held.count } == 3 }
+        await took.wait("the ack to be taken") { $0 }
+        #expect(t.client.storage.state.withLock { $0.handshake.held.map { $0.message.text } } == ["x", "y", "z"])
         #expect(rec.events.isEmpty)
         gate.update { $0 = true }
         await rec.waitFor(4)

@@ -5,7 +5,8 @@ import RealtimeTestServer
 import Testing
 
 /// `client.deltas(format:)` against the test server's fake LLM endpoints on loopback:
-/// real SSE over a socket, both formats, the end of a reply and its failures.
+/// real SSE over a socket, both formats, the end of a reply and its failures. (That a reply's
+/// end releases a connection the server holds is on the embedded stack: `EmbeddedLLMTests`.)
 @Suite(.serialized, .timeLimit(.minutes(1))) struct LLMDeltaSequenceTests {
     static let body = Array(#"{"model":"test-model","stream":true,"messages":[{"role":"user","content":"hi"}]}"#.utf8)
 
@@ -129,62 +130,6 @@ import Testing
         #expect(server.requests(path: "/llm/\(format)").count == 1)
     }
 
-    /// A message the decoder rejects ends the reply at once and releases the connection,
-    /// even though the server would keep it open.
-    @Test func undecodableDataEndsTheReplyAndClosesTheConnection() async throws {
-        let server = try Self.server()
-        defer { server.stop() }
-        server.setHandler(path: "/garbage") { writer in
-            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
-            try writer.write(#"data: {"choices":[{"index":0,"delta":{"content":"ok"}}]}"# + "\n\ndata: <html>\n\n")
-            try writer.hold()
-        }
-        let client = try Self.client(server, "/garbage")
-        var iterator = client.deltas(format: .openAI).makeAsyncIterator()
-        #expect(await iterator.next() == .text("ok"))
-        guard case .error(let failure) = await iterator.next() else {
-            Issue.record("expected an error delta")
-            return
-        }
-        #expect(failure.code == .protocolViolation)
-        #expect(failure.detail == "openai: the event's data is not valid JSON")
-        // Released now, while the consumer still holds the iterator.
-        #expect(await eventually("the connection to close") { server.statistics.activeConnections == 0 })
-        #expect(await iterator.next() == nil)
-    }
-
-    /// An error object inside the stream ends the reply and releases the connection at once,
-    /// even though the server would keep it open.
-    @Test(arguments: ["openai", "anthropic"]) func inStreamErrorClosesTheConnectionAtOnce(format: String) async throws {
-        let server = try Self.server()
-        defer { server.stop() }
-        let error = format == "openai"
-            ? #"data: {"error":{"message":"boom","type":"server_error"}}"#
-            : "event: error\n" + #"data: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}"#
-        server.setHandler(path: "/held-error") { writer in
-            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
-            try writer.write(error + "\n\n")
-            try writer.hold()
-        }
-        let client = try Self.client(server, "/held-error")
-        if format == "openai" { await Self.expectReleasedAfterTheError(client, .openAI, server) } else {
-            await Self.expectReleasedAfterTheError(client, .anthropic, server)
-        }
-    }
-
-    /// The first delta is a `stream_error`; the connection is gone while the iterator is still
-    /// held, and the iterator then ends.
-    static func expectReleasedAfterTheError<D: LLMStreamDecoder>(_ client: RealtimeClient, _ format: D, _ server: TestServer) async {
-        var iterator = client.deltas(format: format).makeAsyncIterator()
-        guard case .error(let failure) = await iterator.next() else {
-            Issue.record("expected an error delta")
-            return
-        }
-        #expect(failure.code == .streamError)
-        #expect(await eventually("the connection to close") { server.statistics.activeConnections == 0 })
-        #expect(await iterator.next() == nil)
-    }
-
     @Test(arguments: ["openai", "anthropic"], [429, 500]) func httpErrorIsTheLastDeltaWithItsBody(format: String, status: Int) async throws {
         let server = try Self.server()
         defer { server.stop() }
@@ -199,21 +144,6 @@ import Testing
         #expect(failure.retryAfter == .seconds(7))
         let body = LLMReplyOptions(format: format == "openai" ? .openAI : .anthropic).errorBody(status: status)
         #expect(failure.bodyExcerpt == body)
-        #expect(server.requests(path: "/llm/\(format)").count == 1)
-    }
-
-    /// The server keeps the connection open after the terminator: the reply ends there all
-    /// the same, and the connection is released.
-    @Test(arguments: ["openai", "anthropic"]) func theTerminatorEndsTheReplyOnAHeldConnection(format: String) async throws {
-        let server = try Self.server()
-        defer { server.stop() }
-        let client = try Self.client(server, "/llm/\(format)?end=hold")
-        let deltas = format == "openai" ? await Self.collect(client, .openAI) : await Self.collect(client, .anthropic)
-        var transcript = LLMTranscript()
-        transcript.apply(contentsOf: deltas)
-        #expect(transcript.isFinished)
-        #expect(transcript.text == LLMReplyOptions(format: .openAI).text())
-        #expect(await eventually("the held connection to close") { server.statistics.activeConnections == 0 })
         #expect(server.requests(path: "/llm/\(format)").count == 1)
     }
 

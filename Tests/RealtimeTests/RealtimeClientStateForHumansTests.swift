@@ -49,7 +49,7 @@ import Testing
         let rec = EventRecorder(t.client)
         defer { t.client.close() }
         let first = try #require(await t.factory.transport(0))
-        let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["queued"])
+        let queued = await EmbeddedClientSendTests.sendInOrder(t.client, ["queued"])
         first.open()
         for task in queued { #expect(try await task.value.get() == ()) }
         try await t.client.send(.text("héllo"))

@@ -50,11 +50,11 @@ import Testing
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
         let first = try await t.webSocketAttempt(1)
-        let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q1", "q2"])
+        let queued = await EmbeddedClientSendTests.sendInOrder(t.client, ["q1", "q2"])
         first.accept()
         await Self.read(1, on: first, t)
         // Sent while the hook runs: queued behind the outbox, never before the hook's frames.
-        let during = await RealtimeClientSendTests.sendInOrder(t.client, ["during"])
+        let during = await EmbeddedClientSendTests.sendInOrder(t.client, ["during"])
         t.run()
         #expect(first.texts == ["subscribe-1"])
         #expect(rec.events.isEmpty && !t.client.isConnected, "not ready (no open) while the hook runs")
@@ -72,7 +72,7 @@ import Testing
         let rec = EventRecorder(t.client)
         for attempt in 1...3 {
             let server = try await t.webSocketAttempt(attempt)
-            let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q\(attempt)"])
+            let queued = await EmbeddedClientSendTests.sendInOrder(t.client, ["q\(attempt)"])
             server.accept()
             for task in queued { _ = try await task.value.get() }
             await Self.read(2, on: server, t)
@@ -91,7 +91,7 @@ import Testing
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
         let first = try await t.webSocketAttempt(1)
-        let queued = await RealtimeClientSendTests.sendInOrder(t.client, ["q"])
+        let queued = await EmbeddedClientSendTests.sendInOrder(t.client, ["q"])
         first.accept()
         await Self.closedByTheClient(first, t)
         let events = await rec.waitFor(1)

@@ -1,19 +1,21 @@
+#if os(Linux)
 @testable import Realtime
 import RealtimeTestSupport
+import RealtimeTesting
 import Testing
 
-/// `send` through the client's driver on scripted WebSocket transports: fail fast, the
-/// outbox across connections (order, once, after the open), its bounds, expiry on the
-/// client's clock, cancellation, the end of the client, and `waitUntilOpen`.
-@Suite(.timeLimit(.minutes(1))) struct RealtimeClientSendTests {
-    static let url = "ws://127.0.0.1:8080/ws"
+/// `send` through the client over the production WebSocket connection on the embedded stack:
+/// fail fast, the outbox across connections (order, once, after the open), its bounds, expiry
+/// on the client's clock (the loop), cancellation, the end of the client, and `waitUntilOpen`.
+/// What went out is what the server read off the byte stream.
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientSendTests {
+    static let url = "ws://peer.test/ws"
 
-    static func queued(_ policy: SendPolicy = .queue()) throws -> TestClient {
-        try TestClient(url) { $0.sendPolicy = policy }
-    }
-
-    static func texts(_ t: MockTransport) -> [String] {
-        t.sent.map { if case .text(let s) = $0 { s } else { "?" } }
+    static func client(_ policy: SendPolicy = .queue(), _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }) throws -> EmbeddedClient {
+        try EmbeddedClient(url) {
+            $0.sendPolicy = policy
+            configure(&$0)
+        }
     }
 
     /// Starts one send per text, each in a task of its own, the next once the previous one
@@ -32,68 +34,72 @@ import Testing
     }
 
     @Test func failFastThrowsNotConnectedBeforeTheFirstConnection() async throws {
-        let t = try TestClient(Self.url)
+        let t = try Self.client(.failFast)
         defer { t.client.close() }
         await #expect(throws: RealtimeError(.notConnected)) { try await t.client.send(.text("early")) }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
-        first.open()
+        let first = try await t.webSocketAttempt(1)
+        first.accept()
         await rec.waitFor(1)
         try await t.client.send(.text("live"))
-        #expect(Self.texts(first) == ["live"])
+        #expect(first.texts == ["live"])
     }
 
     @Test func messagesQueuedBeforeTheFirstOpenGoOutInOrderRightAfterIt() async throws {
-        let t = try Self.queued()
+        let t = try Self.client()
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
+        let first = try await t.webSocketAttempt(1)
         let sends = await Self.sendInOrder(t.client, (1...5).map { "m\($0)" })
-        #expect(first.sent.isEmpty, "nothing goes out before the open")
-        first.open()
+        #expect(first.texts.isEmpty, "nothing goes out before the open")
+        first.accept()
         for task in sends { #expect(try await task.value.get() == ()) }
         try await t.client.send(.text("after"))
-        #expect(Self.texts(first) == ["m1", "m2", "m3", "m4", "m5", "after"])
+        #expect(first.texts == ["m1", "m2", "m3", "m4", "m5", "after"])
         await rec.waitFor(1)
     }
 
     @Test func messagesSentDuringAReconnectGoOutOnceOnTheNextConnection() async throws {
-        let t = try Self.queued()
+        let t = try Self.client()
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
-        first.open()
+        let first = try await t.webSocketAttempt(1)
+        first.accept()
+        await rec.waitFor(1)
         try await t.client.send(.text("before the drop"))
-        first.fail(RealtimeError(.network))
+        #expect(first.texts == ["before the drop"])
+        first.reset()
         await rec.waitFor("the drop") { $0.errorEvent != nil }
         let sends = await Self.sendInOrder(t.client, ["a", "b", "c"])
-        await t.advance(by: .seconds(1))
-        let second = try #require(await t.factory.transport(1))
-        second.open()
+        await t.waitOutTheBackoff()
+        let second = try await t.webSocketAttempt(2)
+        second.accept()
         for task in sends { _ = try await task.value.get() }
-        #expect(Self.texts(first) == ["before the drop"])
-        #expect(Self.texts(second) == ["a", "b", "c"])
+        #expect(first.texts == ["before the drop"])
+        #expect(second.texts == ["a", "b", "c"])
     }
 
     @Test func aQueuedMessageExpiresOnTheClientsClockAndIsNeverSent() async throws {
-        let t = try Self.queued(.queue(timeout: .seconds(5)))
+        let t = try Self.client(.queue(timeout: .seconds(5)))
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
+        let first = try await t.webSocketAttempt(1)
         let sends = await Self.sendInOrder(t.client, ["stale"])
-        await t.advance(by: .seconds(5))
+        t.advance(by: .milliseconds(4999))
+        #expect(t.client.storage.state.withLock { $0.machine.outboxCount } == 1, "not before its timeout")
+        t.advance(by: .milliseconds(1))
         #expect(await sends[0].value.failureCode == .sendExpired)
-        first.open()
+        first.accept()
         await rec.waitFor(1)
         try await t.client.send(.text("fresh"))
-        #expect(Self.texts(first) == ["fresh"])
+        #expect(first.texts == ["fresh"])
     }
 
     @Test func theOutboxBoundsFailAtOnce() async throws {
-        let t = try Self.queued(.queue(maxMessages: 2, maxBytes: 1000))
+        let t = try Self.client(.queue(maxMessages: 2, maxBytes: 1000))
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        _ = try #require(await t.factory.transport(0))
+        _ = try await t.webSocketAttempt(1)
         _ = await Self.sendInOrder(t.client, ["1", "2"])
         let full = RealtimeError(.sendQueueFull, detail: "the outbox holds 2 messages or 1000 bytes")
         await #expect(throws: full) { try await t.client.send(.text("3")) }
@@ -103,56 +109,58 @@ import Testing
     }
 
     @Test func closeFailsQueuedSendsWithCancelled() async throws {
-        let t = try Self.queued()
+        let t = try Self.client()
         let rec = EventRecorder(t.client)
-        _ = try #require(await t.factory.transport(0))
+        let first = try await t.webSocketAttempt(1)
         let sends = await Self.sendInOrder(t.client, ["x", "y"])
         t.client.close()
         for task in sends { #expect(await task.value.failureCode == .cancelled) }
         await rec.waitUntilFinished()
         await #expect(throws: RealtimeError.cancelled) { try await t.client.send(.text("after")) }
+        #expect(first.texts.isEmpty)
     }
 
     @Test func aCancelledSenderLeavesTheOutbox() async throws {
-        let t = try Self.queued()
+        let t = try Self.client()
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
+        let first = try await t.webSocketAttempt(1)
         let sends = await Self.sendInOrder(t.client, ["gone", "kept"])
         sends[0].cancel()
         #expect(await sends[0].value.failureCode == .cancelled)
-        first.open()
+        first.accept()
         _ = try await sends[1].value.get()
-        #expect(Self.texts(first) == ["kept"])
+        #expect(first.texts == ["kept"])
         await rec.waitFor(1)
     }
 
     @Test func whenTheClientGivesUpQueuedSendsFailWithItsError() async throws {
-        let t = try TestClient(Self.url) {
-            $0.sendPolicy = .queue()
-            $0.reconnect = .never
-        }
+        let t = try Self.client { $0.reconnect = .never }
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
+        let first = try await t.webSocketAttempt(1)
         let sends = await Self.sendInOrder(t.client, ["x"])
-        first.fail(.httpStatus(403), delivered: true)
-        #expect(await sends[0].value.failureCode == .httpStatus)
+        first.refuse(status: 403)
+        guard case .failure(let error) = await sends[0].value else {
+            Issue.record("the send succeeded")
+            return
+        }
+        #expect(error.code == .handshake && error.status == 403, "the refused upgrade's error: \(error)")
         await rec.waitUntilFinished()
     }
 
     @Test func waitUntilOpenReturnsTheConnectionOrThrows() async throws {
-        let t = try TestClient(Self.url)
+        let t = try Self.client(.failFast)
         let rec = EventRecorder(t.client)
-        let first = try #require(await t.factory.transport(0))
+        let first = try await t.webSocketAttempt(1)
         let waiter = Task { try await t.client.waitUntilOpen() }
-        first.open()
+        first.accept()
         #expect(try await waiter.value.attempt == 1)
         #expect(try await t.client.waitUntilOpen(timeout: .seconds(1)).attempt == 1, "open now: at once")
-        first.fail(RealtimeError(.network))
+        first.reset()
         await rec.waitFor("the drop") { $0.errorEvent != nil }
         let timedOut = Task { try await t.client.waitUntilOpen(timeout: .seconds(10)) }
-        await t.clock.waitForSleepers(2)  // the backoff and the wait
-        t.clock.advance(by: .seconds(10))  // a new attempt starts and does not open
+        await t.loop.waitForTimers(2)  // the backoff and the wait
+        t.advance(by: .seconds(10))  // a new attempt starts and does not open
         await #expect(throws: RealtimeError(.openTimeout, detail: "no connection opened within 10 s")) { try await timedOut.value }
         let closing = Task { try await t.client.waitUntilOpen() }
         t.client.close()
@@ -166,3 +174,4 @@ extension Result where Failure == RealtimeError {
         return nil
     }
 }
+#endif

@@ -101,6 +101,16 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
         complete(CURLE_RECV_ERROR)
     }
 
+    /// The connection was refused (curl's `CURLE_COULDNT_CONNECT`, errno `ECONNREFUSED`)
+    /// before the request left: the server never saw it, so a client sends even a POST again.
+    public func refuseConnection() {
+        curl.osErrno = ECONNREFUSED
+        onLoop { callbacks in
+            started = true
+            callbacks.completed(CURLE_COULDNT_CONNECT)
+        }
+    }
+
     /// The transfer ended with `code` (after what is pending was taken).
     package func complete(_ code: CURLcode) {
         onLoop { callbacks in

@@ -221,6 +221,7 @@ import Testing
         for i in sent..<64 { first.event("\(i)", id: "\(i)") }  // held by the server, not dropped
         #expect(await it.next()?.short == "open(1)")
         for i in 0..<64 {
+            t.run()  // the consumer's progress queued the unpause
             if first.paused { first.pump() }
             #expect(await it.next()?.short == "event(\(i))")
         }

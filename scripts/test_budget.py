@@ -6,7 +6,10 @@
 - wall-clock reads: `ContinuousClock.now`, `Date()`, `DispatchTime.now()` and the like;
 - wall-clock expectations: `#expect`/`#require` lines that order (`<`, `>`, `<=`, `>=`) a value
   computed from a wall-clock read in the same file (followed through assignments);
-- socket tests: `@Test` functions in files that open sockets or start processes.
+- socket tests: `@Test` functions in files that open sockets or start processes;
+- embedded tests: `@Test` functions in files whose code drives production code on the embedded
+  stack (`ManualLoop`, `EmbeddedByteStream`, `ScriptedCurl`, `EmbeddedNetwork` and the rigs
+  built on them), comments aside.
 
 `--check` fails when the sleeping lines or the wall-clock expectations are over their limits
 (Tests/README.md says why); `--list` prints the lines behind the counts.
@@ -27,6 +30,9 @@ EXPECT = re.compile(r"#(?:expect|require)\(")
 ORDER = re.compile(r"(?<![-=<>!])(<=?|>=?)(?![>=])")
 SOCKETS = re.compile(r"TestServer\(|ScriptedServer|PythonPeer|ExampleProcess|SpawnedProcess|NetnsPair|TestProxy\(|BuiltExecutable|\bSocket\.")
 TEST = re.compile(r"@Test\b")
+EMBEDDED = re.compile(
+    r"\b(ManualLoop|EmbeddedByteStream|ScriptedCurl|EmbeddedNetwork|EmbeddedClient|EmbeddedSSEServer|"
+    r"EmbeddedWebSocketServer|EmbeddedRig|EmbeddedSSE|EmbeddedWebSocket|endsEmbeddedConnections)\b")
 
 
 def code_lines(path):
@@ -59,12 +65,16 @@ def wall_names(lines):
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     sleeps, reads, expectations = [], [], []
-    tests = socket_tests = socket_files = 0
+    tests = socket_tests = socket_files = embedded_tests = 0
+    embedded_files = []
     for path in sorted(pathlib.Path("Tests").rglob("*.swift")):
         lines = list(code_lines(path))
         text = path.read_text()
         count = sum(1 for _, line in lines if TEST.search(line))
         tests += count
+        if count and any(EMBEDDED.search(line) for _, line in lines):
+            embedded_tests += count
+            embedded_files.append(f"{count} {path}")
         if path.name.endswith("Tests.swift") and SOCKETS.search(text):
             socket_tests += count
             socket_files += 1
@@ -85,9 +95,12 @@ def main():
         for kind, rows in (("sleep", sleeps), ("wall-clock expectation", expectations), ("wall-clock read", reads)):
             for row in rows:
                 print(f"{kind}: {row}")
+        for row in embedded_files:
+            print(f"embedded: {row}")
     print(f"test budget: {len(sleeps)} sleeping lines (limit {MAX_SLEEPS}), {len(expectations)} wall-clock "
           f"expectations (limit {MAX_WALL_EXPECTATIONS}), {len(reads)} wall-clock reads, {socket_tests} of {tests} "
-          f"@Test functions in {socket_files} socket or process files, {public} public symbols")
+          f"@Test functions in {socket_files} socket or process files, {embedded_tests} on the embedded stack, "
+          f"{public} public symbols")
     if mode == "--check":
         failed = False
         if len(sleeps) > MAX_SLEEPS:

@@ -219,7 +219,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeGraphQLTests",
-            dependencies: ["RealtimeGraphQL", "RealtimeTestServer", "RealtimeTestSupport"],
+            dependencies: ["RealtimeGraphQL", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

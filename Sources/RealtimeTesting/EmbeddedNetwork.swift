@@ -118,6 +118,51 @@ public final class EmbeddedNetwork: Sendable {
         loop.run()
     }
 
+    /// Waits until `client` reports a state that `condition` accepts (its current one
+    /// included), running the loop whenever work is queued on it meanwhile: the step that
+    /// leads there may wait for the loop (a connection's end before the backoff starts). Runs
+    /// the loop once more before it returns; nil when the client's states ended first.
+    ///
+    /// ```swift
+    /// server.reset()
+    /// let state = await network.waitForState(of: client) {
+    ///     if case .waitingToRetry = $0 { true } else { false }
+    /// }
+    /// if case .waitingToRetry(let delay)? = state { network.loop.advanceTime(by: delay) }
+    /// ```
+    @discardableResult
+    public func waitForState(
+        of client: RealtimeClient, where condition: @escaping @Sendable (RealtimeClient.State) -> Bool
+    ) async -> RealtimeClient.State? {
+        let reached: [RealtimeClient.State] = await runningLoop {
+            for await state in client.stateChanges where condition(state) { return [state] }
+            return []
+        }
+        loop.run()
+        return reached.first
+    }
+
+    /// Awaits `body` while running the loop whenever work is queued on it: for a step taken
+    /// in another task that ends with work on the loop.
+    package func runningLoop<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await body() }
+            group.addTask { [loop] in
+                while !Task.isCancelled {
+                    await loop.waitForWork()
+                    if !Task.isCancelled { loop.run() }
+                }
+                return nil
+            }
+            var result: T?
+            for await value in group where value != nil {
+                result = value
+                group.cancelAll()
+            }
+            return result!
+        }
+    }
+
     /// The server of the `index`-th SSE connection (0 for the first), once the transport made
     /// it (the loop is run first); nil before.
     public func sseServer(_ index: Int) -> EmbeddedSSEServer? {

@@ -1,3 +1,4 @@
+#if os(Linux)
 import Foundation
 import Realtime
 import RealtimeGraphQL
@@ -6,8 +7,8 @@ import Synchronization
 import RealtimeCore
 import Testing
 
-/// What each graphql-transport-ws close code does to a `GraphQLClient` (scripted server,
-/// manual clock): 4400, 4403, 4406 and 4409 end it, 4401 is retried once, the others are
+/// What each graphql-transport-ws close code does to a `GraphQLClient` (over the production
+/// WebSocket connection on the embedded stack, the test playing the server): 4400, 4403, 4406 and 4409 end it, 4401 is retried once, the others are
 /// retried with the client's backoff; a message that breaks the protocol is answered with
 /// 4400 and a reconnect; a server that closes every connection with 4429 is retried no
 /// faster than the backoff allows.
@@ -149,10 +150,10 @@ import Testing
             socket.open()
             #expect(await socket.nextSent() == ScriptedServer.initMessage)
             socket.serverClose(4429, reason: "Too many initialisation requests")
-            await server.clock.waitForSleepers(1)
-            server.clock.advance(by: .seconds(delay) - .milliseconds(1))
+            await server.waitForTheBackoff()
+            server.loop.advanceTime(by: .seconds(delay) - .milliseconds(1))
             #expect(server.client.realtime.statistics.attempts == attempt + 1, "no attempt before the backoff is over")
-            server.clock.advance(by: .milliseconds(1))
+            server.loop.advanceTime(by: .milliseconds(1))
         }
         _ = try await server.nextSocket()
         #expect(server.client.realtime.statistics.attempts == 6)
@@ -168,3 +169,4 @@ final class Counter: Sendable {
     func next() -> Int { value.withLock { $0 += 1; return $0 } }
     var count: Int { value.withLock { $0 } }
 }
+#endif

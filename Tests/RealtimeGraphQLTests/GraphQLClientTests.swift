@@ -1,10 +1,12 @@
+#if os(Linux)
 import Foundation
 import Realtime
 import RealtimeGraphQL
 import RealtimeTestSupport
 import Testing
 
-/// `GraphQLClient` against a scripted graphql-transport-ws server on a manual clock: the
+/// `GraphQLClient` over the production WebSocket connection on the embedded stack, the test
+/// playing the graphql-transport-ws server on its byte stream and moving the loop's time: the
 /// handshake and its timeout, subscribe and results, `complete` both ways, ping and pong,
 /// re-subscription from the cursor after a reconnect, and what each close code does. No
 /// socket, no sleep: time moves only when a test moves it.
@@ -40,10 +42,10 @@ import Testing
         defer { server.client.close() }
         let feed = Self.ticks(server)
         let first = try await server.openUnacknowledged()
-        await server.clock.waitForSleepers(1)
-        server.clock.advance(by: .milliseconds(2999))
+        await server.loop.waitForTimers(1)  // the ack's deadline, armed before connection_init went out
+        server.loop.advanceTime(by: .milliseconds(2999))
         #expect(!first.ended, "the ack may still come")
-        server.clock.advance(by: .milliseconds(1))
+        server.loop.advanceTime(by: .milliseconds(1))
         #expect(await first.nextSent() == nil, "nothing but connection_init went out on it")
         #expect(first.closedWith != nil, "the client closed it")
         await server.advance(by: .seconds(1))
@@ -256,3 +258,4 @@ import Testing
         #expect(server.client.realtime.statistics.attempts == 1)
     }
 }
+#endif

@@ -1,20 +1,28 @@
+#if os(Linux)
 import Foundation
 import Realtime
 @_spi(Transport) import RealtimeGraphQL
+@_spi(Transport) import RealtimeTesting
+import RealtimeCore
 import RealtimeTestSupport
 import Testing
 
-/// A ``GraphQLClient`` on scripted sockets and a manual clock (backoff without jitter:
-/// 1 s, 2 s, 4 s…; no network monitor; no keep-alive unless configured): every timer of the
-/// client moves only when the test moves the clock.
-struct ScriptedServer {
+/// A ``GraphQLClient`` over the production WebSocket connection on the embedded stack: every
+/// attempt's server is a ``ScriptedSocket`` the test plays, and the loop is the client's clock
+/// (backoff without jitter: 1 s, 2 s, 4 s…; no network monitor; no heartbeat or keep-alive
+/// unless configured), so every timer moves only when the test moves the loop's time.
+final class ScriptedServer: Sendable {
     static let ack = #"{"type":"connection_ack"}"#
     static let initMessage = #"{"type":"connection_init","payload":{"token":"t"}}"#
 
     let client: GraphQLClient
-    let clock = ManualClock()
-    private let sockets: AsyncStream<ScriptedSocket>
-    private let started: AsyncStream<ScriptedSocket>.Continuation
+    let network = EmbeddedNetwork()
+    var loop: ManualLoop { network.loop }
+    private let attempts = LockedValue(0)
+
+    /// What the test left queued runs, and what is still armed is dropped, so no connection
+    /// outlives the test in a cycle with its loop.
+    deinit { network.shutdown() }
 
     init(configure: (inout GraphQLClient.Configuration) -> Void = { _ in }) throws {
         var configuration = GraphQLClient.Configuration()
@@ -22,20 +30,22 @@ struct ScriptedServer {
         configuration.keepAlive = nil
         configuration.realtime.backoff = .exponential(jitter: .none)
         configuration.realtime.networkMonitor = nil
+        configuration.realtime.heartbeat = .disabled
         configure(&configuration)
-        let (sockets, started) = AsyncStream.makeStream(of: ScriptedSocket.self)
-        self.sockets = sockets
-        self.started = started
         client = try GraphQLClient(
-            url: URL(string: "ws://127.0.0.1:9/graphql")!, configuration: configuration, clock: clock,
-            random: SeededGenerator(seed: 1),
-            transportFactory: { request in ScriptedSocket(request: request) { started.yield($0) } })
+            url: URL(string: "ws://graphql.test/graphql")!, configuration: configuration, clock: network.loop,
+            random: SeededGenerator(seed: 1), transportFactory: network.transportFactory(configuration.realtime))
     }
 
-    /// The next connection attempt, once the client started it.
+    /// The next connection attempt's server, once the client started it.
     func nextSocket(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ScriptedSocket {
-        var iterator = sockets.makeAsyncIterator()
-        return try #require(await iterator.next(), "no further attempt", sourceLocation: sourceLocation)
+        let index = attempts.withLock { n in
+            defer { n += 1 }
+            return n
+        }
+        await network.waitForTransport(index)
+        let server = try #require(network.webSocketServer(index), "no attempt \(index + 1)", sourceLocation: sourceLocation)
+        return ScriptedSocket(server: server, loop: network.loop)
     }
 
     /// The next attempt, opened and its connection_init read; not acknowledged.
@@ -64,10 +74,15 @@ struct ScriptedServer {
         return (results, socket)
     }
 
-    /// Waits for the client's backoff timer, then moves the clock by `d`.
+    /// Waits until the client waits to retry (its backoff timer is armed).
+    func waitForTheBackoff() async {
+        await network.waitForState(of: client.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+    }
+
+    /// Waits for the client's backoff, then moves the loop's time by `d`.
     func advance(by d: Duration) async {
-        await clock.waitForSleepers(1)
-        clock.advance(by: d)
+        await waitForTheBackoff()
+        loop.advanceTime(by: d)
     }
 
     static func subscribe(_ id: Int, _ query: String, variables: String? = nil) -> String {
@@ -88,3 +103,4 @@ struct ScriptedServer {
         #"{"id":"\#(id)","type":"complete"}"#
     }
 }
+#endif

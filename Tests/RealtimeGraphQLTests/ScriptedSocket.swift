@@ -1,106 +1,68 @@
+#if os(Linux)
 import Realtime
 import RealtimeGraphQL
-import Synchronization
+import RealtimeTesting
 @_spi(Transport) import RealtimeCore
 
-/// A scripted WebSocket attempt: the test plays the graphql-transport-ws server. It reads
-/// what the client sent with ``nextSent()`` (in order, waiting without polling) and answers
-/// with ``receive(_:)``, ``serverClose(_:reason:)`` or ``cut()``. Keeps the ``Transport``
-/// contract: one `ended`, nothing after it, `close` ends with `cancelled`.
-final class ScriptedSocket: Transport {
-    let request: TransportRequest
-    var kind: TransportKind { .webSocket }
+/// One WebSocket attempt of a ``ScriptedServer``: the test plays the graphql-transport-ws
+/// server on the production WebSocket connection's byte stream (an ``EmbeddedWebSocketServer``).
+/// It reads what the client sent with ``nextSent()`` (in order, running the loop while it
+/// waits, never polling) and answers with ``receive(_:)``, ``serverClose(_:reason:)`` or
+/// ``cut()``.
+final class ScriptedSocket: @unchecked Sendable {
+    let server: EmbeddedWebSocketServer
+    let loop: ManualLoop
+    /// The texts of the client already handed to the test.
+    private var read = 0
 
-    private struct State {
-        var sink: (any TransportSink)?
-        var ended = false
-        /// The close the client asked for (code, reason).
-        var closedWith: (UInt16, String)?
-    }
-    private let state = LockedValue(State())
-    private let sentStream: AsyncStream<String>
-    private let sentInput: AsyncStream<String>.Continuation
-    private let onStart: @Sendable (ScriptedSocket) -> Void
-
-    init(request: TransportRequest, onStart: @escaping @Sendable (ScriptedSocket) -> Void) {
-        self.request = request
-        self.onStart = onStart
-        (sentStream, sentInput) = AsyncStream.makeStream()
+    init(server: EmbeddedWebSocketServer, loop: ManualLoop) {
+        self.server = server
+        self.loop = loop
     }
 
-    // MARK: The client's side
-
-    func start(delivering sink: any TransportSink) {
-        state.withLock { $0.sink = sink }
-        onStart(self)
-    }
-
-    func resumeDelivery() {}
-
-    func send(_ message: OutboundMessage) async throws {
-        guard !state.withLock({ $0.ended }) else { throw RealtimeError(.notConnected) }
-        if case .text(let text) = message { sentInput.yield(text) }
-    }
-
-    func close(code: UInt16, reason: String) {
-        let first = state.withLock { s in
-            guard !s.ended else { return false }
-            s.closedWith = (code, reason)
-            return true
-        }
-        guard first else { return }
-        emit(.ended(TransportEnd(clean: false, code: code, reason: reason, error: .cancelled)))
-    }
-
-    func verifyConnection(within timeout: Duration) {}
-
-    // MARK: The server's side
+    var request: TransportRequest { server.request }
 
     /// The upgrade is accepted with `subprotocol`.
     func open(subprotocol: String? = GraphQLClient.subprotocol) {
-        var info = ConnectionInfo(transport: .webSocket, url: request.url, status: 101)
-        info.subprotocol = subprotocol
-        emit(.opened(info))
+        server.accept(subprotocol: subprotocol)
     }
 
     /// A text message from the server.
     func receive(_ text: String) {
-        emit(.message(Message(content: .text(text))))
+        server.sendText(text)
     }
 
-    /// The server's close frame (as the WebSocket transport reports it, RFC 6455 §7.1.5).
+    /// The server's close frame; the client echoes it and the server ends TCP.
     func serverClose(_ code: UInt16, reason: String = "") {
-        let orderly = [1000, 1001, 1012].contains(code)
-        let error = orderly ? nil : RealtimeError(.remoteClosed, detail: "server closed with \(code)", closeCode: code)
-        emit(.ended(TransportEnd(clean: true, code: code, reason: reason, error: error)))
+        server.close(code: code, reason: reason)
     }
 
     /// The connection is cut (a reset).
     func cut() {
-        emit(.ended(TransportEnd(clean: false, error: RealtimeError(.network, detail: "reset"))))
+        server.reset()
     }
 
-    /// The next text the client sent on this connection; nil once it ended and all were read.
+    /// The next text the client sent on this connection; nil once it is closed and all were
+    /// read. Runs the loop whenever the client queued work on it meanwhile.
     func nextSent() async -> String? {
-        var iterator = sentStream.makeAsyncIterator()
-        return await iterator.next()
-    }
-
-    /// The close code and reason the client closed with, if it closed.
-    var closedWith: (code: UInt16, reason: String)? { state.withLock { $0.closedWith } }
-    var ended: Bool { state.withLock { $0.ended } }
-
-    private func emit(_ event: TransportEvent) {
-        let sink: (any TransportSink)? = state.withLock { s in
-            guard !s.ended else { return nil }
-            if case .ended = event {
-                s.ended = true
+        while !Task.isCancelled {
+            let texts = server.texts
+            if texts.count > read {
+                read += 1
+                return texts[read - 1]
             }
-            return s.sink
+            if server.isClosed { return nil }
+            await loop.waitForWork()
         }
-        guard let sink else { return }
-        var events = [event]
-        _ = sink.deliver(&events)
-        if case .ended = event { sentInput.finish() }
+        return nil
     }
+
+    /// The close code and reason the client sent, if it sent a close frame (its own, or the
+    /// echo of the server's).
+    var closedWith: (code: UInt16, reason: String)? {
+        server.closeFrame.map { ($0.code ?? 1005, $0.reason) }
+    }
+
+    var ended: Bool { server.isClosed }
 }
+#endif

@@ -83,22 +83,7 @@ final class EmbeddedClient: @unchecked Sendable {
     /// client takes from another task that ends with work on the loop (a failed on-open hook
     /// closes its connection, and the attempt's error comes once the transport ended).
     func pumping<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await body() }
-            group.addTask { [loop] in
-                while !Task.isCancelled {
-                    await loop.waitForWork()
-                    if !Task.isCancelled { loop.run() }
-                }
-                return nil
-            }
-            var result: T?
-            for await value in group where value != nil {
-                result = value
-                group.cancelAll()
-            }
-            return result!
-        }
+        await network.runningLoop(body)
     }
 
     /// Waits until the client waits to retry, then moves the loop's time by what is left of
@@ -120,11 +105,7 @@ final class EmbeddedClient: @unchecked Sendable {
         _ what: String, sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: @escaping @Sendable (RealtimeClient.State) -> Bool
     ) async -> RealtimeClient.State? {
-        let reached: [RealtimeClient.State] = await pumping { [client] in
-            for await state in client.stateChanges where condition(state) { return [state] }
-            return []
-        }
-        guard let state = reached.first else {
+        guard let state = await network.waitForState(of: client, where: condition) else {
             Issue.record("the client ended without \(what) (now \(client.state))", sourceLocation: sourceLocation)
             return nil
         }

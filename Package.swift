@@ -214,7 +214,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeSocketIOTests",
-            dependencies: ["RealtimeSocketIO", "RealtimeTestServer", "RealtimeTestSupport"],
+            dependencies: ["RealtimeSocketIO", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -5,19 +5,19 @@
 /// A clock that runs timers itself (``ClientTimerSource``, the manual loop the transports of
 /// an embedded test run on) runs the client's timers too: one `advanceTime` then moves the
 /// client and its transports together, and a timer fires inside it, with no task to wait for.
-struct ClientClock: Sendable {
+package struct ClientClock: Sendable {
     /// Sleeps until a time on this time line; throws `CancellationError` when the task is
     /// cancelled.
-    let sleep: @Sendable (_ until: Duration) async throws -> Void
+    package let sleep: @Sendable (_ until: Duration) async throws -> Void
     /// Time elapsed since the clock was wrapped.
-    let now: @Sendable () -> Duration
+    package let now: @Sendable () -> Duration
     /// The clock's own timers, when it has them.
     let timers: (any ClientTimerSource)?
 
     /// How late a backoff timer may fire.
     static let tolerance = Duration.milliseconds(1)
 
-    init<C: Clock>(_ clock: C) where C.Duration == Duration {
+    package init<C: Clock>(_ clock: C) where C.Duration == Duration {
         let origin = clock.now
         // An explicit small tolerance: with nil, Dispatch applies its default leeway (10 % of
         // the delay) and coalesces timers, so a thousand clients whose retry-budget slots
@@ -36,7 +36,7 @@ struct ClientClock: Sendable {
     /// them, else from a task that sleeps until then. Cancel the returned timer to withdraw it
     /// (`fire` may still run once if it was already due: the client's timers are tokened, so a
     /// late one is stale).
-    func arm(at deadline: Duration, _ fire: @escaping @Sendable () -> Void) -> ClientTimer {
+    package func arm(at deadline: Duration, _ fire: @escaping @Sendable () -> Void) -> ClientTimer {
         if let timers {
             return .scheduled(timers, timers.scheduleTimer(after: max(.zero, deadline - now()), fire))
         }
@@ -44,6 +44,11 @@ struct ClientClock: Sendable {
             do { try await sleep(until: deadline) } catch { return }
             fire()
         })
+    }
+
+    /// ``arm(at:_:)`` `delay` from now.
+    package func arm(after delay: Duration, _ fire: @escaping @Sendable () -> Void) -> ClientTimer {
+        arm(at: now() + delay, fire)
     }
 }
 
@@ -58,11 +63,11 @@ package protocol ClientTimerSource: AnyObject, Sendable {
 
 /// Something the client started and may have to stop: a timer on its clock, or a task
 /// (preparation work, the on-open hook, the outbox's drain).
-enum ClientTimer: Sendable {
+package enum ClientTimer: Sendable {
     case task(Task<Void, Never>)
     case scheduled(any ClientTimerSource, UInt64)
 
-    func cancel() {
+    package func cancel() {
         switch self {
         case .task(let task): task.cancel()
         case .scheduled(let source, let token): source.cancelTimer(token)

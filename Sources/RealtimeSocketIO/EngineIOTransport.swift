@@ -16,22 +16,22 @@ final class EngineIOTransport: Transport, TransportSink, Sendable {
         var sink: (any TransportSink)?
         /// The end this layer decided, reported in place of the inner transport's.
         var end: TransportEnd?
-        var timer: Task<Void, Never>?
+        var timer: ClientTimer?
     }
 
     let inner: any Transport
     private let state: LockedValue<State>
-    private let sleep: @Sendable (Duration) async throws -> Void
+    private let clock: ClientClock
     private let onOpenPacket: @Sendable (EngineIOOpenPacket) -> Void
 
     var kind: TransportKind { inner.kind }
 
     init(
-        inner: any Transport, maxAttachments: Int, sleep: @escaping @Sendable (Duration) async throws -> Void,
+        inner: any Transport, maxAttachments: Int, clock: ClientClock,
         onOpenPacket: @escaping @Sendable (EngineIOOpenPacket) -> Void
     ) {
         self.inner = inner
-        self.sleep = sleep
+        self.clock = clock
         self.onOpenPacket = onOpenPacket
         state = LockedValue(State(machine: EngineIOLinkMachine(maxAttachments: maxAttachments)))
     }
@@ -95,16 +95,14 @@ final class EngineIOTransport: Transport, TransportSink, Sendable {
     }
 
     private func arm(after delay: Duration, generation: UInt64) {
-        let sleep = self.sleep
-        let task = Task { [weak self] in
-            do { try await sleep(delay) } catch { return }
+        let timer = clock.arm(after: delay) { [weak self] in
             guard let self else { return }
             if case .end(let error) = self.state.withLock({ $0.machine.deadlinePassed(generation: generation) }) {
                 self.finish(error)
             }
         }
         let previous = state.withLock { s in
-            defer { s.timer = task }
+            defer { s.timer = timer }
             return s.timer
         }
         previous?.cancel()

@@ -57,7 +57,7 @@ public final class SocketIOClient: Sendable {
         guard RealtimeClient.transportKind(for: url) == .webSocket else {
             throw RealtimeError(.unsupportedScheme, detail: "Socket.IO runs over ws or wss")
         }
-        let core = SocketIOCore(configuration: configuration) { delay in try await clock.sleep(for: delay) }
+        let core = SocketIOCore(configuration: configuration, clock: ClientClock(clock))
         var client = configuration.client
         client.onOpen = { [weak core] context in
             guard let core else { throw RealtimeError(.cancelled) }

@@ -5,8 +5,7 @@ extension SocketIOCore {
     /// first of the ack, the timeout, the end of the connection it went out on, a failed send
     /// and cancellation resolves it, once.
     func awaitAck(_ key: SocketIOAckTable<AckWaiter>.Key, timeout: Duration, send: @escaping @Sendable () async throws -> Void) async throws -> SocketIOArguments {
-        let timer = Task { [weak self, sleep] in
-            do { try await sleep(timeout) } catch { return }
+        let timer = clock.arm(after: timeout) { [weak self] in
             self?.resolve(key, SocketIOError(.ackTimeout, detail: "no acknowledgement within \(timeout)"))
         }
         defer { timer.cancel() }

@@ -40,12 +40,13 @@ final class SocketIOCore: Sendable {
     let state = LockedValue(State())
     let inbox: AsyncBoundedQueue<SocketIOEvent, Never>
     let gate = SocketIOSendGate()
-    let sleep: @Sendable (Duration) async throws -> Void
+    /// The client's clock: heartbeat deadlines and acknowledgement timeouts are its timers.
+    let clock: ClientClock
     let realtime = LockedValue(WeakClient())
 
-    init(configuration: SocketIOClient.Configuration, sleep: @escaping @Sendable (Duration) async throws -> Void) {
+    init(configuration: SocketIOClient.Configuration, clock: ClientClock) {
         self.configuration = configuration
-        self.sleep = sleep
+        self.clock = clock
         inbox = AsyncBoundedQueue(capacity: max(1, configuration.eventBufferCapacity))
     }
 
@@ -55,7 +56,7 @@ final class SocketIOCore: Sendable {
             let transport = try inner(request)
             guard let self else { return transport }
             let link = EngineIOTransport(
-                inner: transport, maxAttachments: self.configuration.maxAttachments, sleep: self.sleep,
+                inner: transport, maxAttachments: self.configuration.maxAttachments, clock: self.clock,
                 onOpenPacket: { [weak self] open in self?.state.withLock { $0.open = open } })
             self.state.withLock { s in
                 s.link = link

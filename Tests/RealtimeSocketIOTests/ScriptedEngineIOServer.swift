@@ -1,91 +1,72 @@
+#if os(Linux)
 import Foundation
 import Realtime
+@_spi(Transport) import RealtimeTesting
+@_spi(Transport) import RealtimeWebSocket
 import RealtimeTestSupport
-import Synchronization
 import Testing
 @_spi(Transport) import RealtimeCore
 
-/// A scripted WebSocket transport playing an Engine.IO server: the test delivers what the
-/// server sends (``text(_:)``, ``binary(_:)``, ``end(_:)``) and reads what the client sent
-/// (``nextSent()``). One instance per attempt; ``Factory`` hands them out in order.
-final class ScriptedEngineIOServer: Transport, Sendable {
-    struct State {
-        var sink: (any TransportSink)?
-        var early: [TransportEvent] = []
-        var sent: [OutboundMessage] = []
-        var ended = false
-        var closeCode: UInt16?
-        var waiter: (count: Int, continuation: CheckedContinuation<Void, Never>)?
+/// One attempt's Engine.IO server, played on the production WebSocket connection's byte
+/// stream (an ``EmbeddedWebSocketServer``): the test delivers what the server sends
+/// (``text(_:)``, ``binary(_:)``, ``end()``) and reads what the client sent (``waitForSent(_:)``,
+/// running the loop while it waits). ``Factory`` hands them out in order.
+final class ScriptedEngineIOServer: @unchecked Sendable {
+    let server: EmbeddedWebSocketServer
+    let loop: ManualLoop
+
+    init(server: EmbeddedWebSocketServer, loop: ManualLoop) {
+        self.server = server
+        self.loop = loop
     }
 
-    let kind = TransportKind.webSocket
-    let request: TransportRequest
-    private let state = LockedValue(State())
-
-    init(request: TransportRequest) {
-        self.request = request
-    }
+    var request: TransportRequest { server.request }
 
     /// What the client sent so far, as text (binary messages as `<n bytes>`).
     var sentTexts: [String] {
-        state.withLock { $0.sent }.map {
+        server.read()
+        return server.received.compactMap {
             switch $0 {
-            case .text(let t): t
-            case .binary(let b): "<\(b.count) bytes>"
-            case .ping: "<ping>"
+            case .text(let bytes): String(decoding: bytes, as: UTF8.self)
+            case .binary(let bytes): "<\(bytes.count) bytes>"
+            default: nil
             }
         }
     }
 
-    /// The close code the client (or the Engine.IO layer) closed with, if it closed.
-    var closeCode: UInt16? { state.withLock { $0.closeCode } }
+    /// The close code the client sent, if it closed.
+    var closeCode: UInt16? { server.closeFrame?.code }
 
-    /// Waits until the client sent at least `count` messages; returns them as text.
+    /// Waits until the client sent at least `count` messages, running the loop whenever the
+    /// client queued work on it; returns them as text.
     @discardableResult
     func waitForSent(_ count: Int) async -> [String] {
-        await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-            let ready = state.withLock { s in
-                if s.sent.count >= count { return true }
-                s.waiter = (count, c)
-                return false
-            }
-            if ready { c.resume() }
+        while !Task.isCancelled {
+            let sent = sentTexts
+            if sent.count >= count || server.isClosed { return sent }
+            await loop.waitForWork()
         }
         return sentTexts
     }
 
-    func start(delivering sink: any TransportSink) {
-        var early = state.withLock { s in
-            s.sink = sink
-            defer { s.early = [] }
-            return s.early
+    /// Waits until the client sent its close frame (which the server answers, ending the
+    /// connection), running the loop whenever the client queued work on it; its code.
+    @discardableResult
+    func waitForClose() async -> UInt16? {
+        while !Task.isCancelled {
+            if let frame = server.closeFrame { return frame.code }
+            if server.isClosed { return nil }
+            await loop.waitForWork()
         }
-        if !early.isEmpty { _ = sink.deliver(&early) }
+        return nil
     }
 
-    private func emit(_ event: TransportEvent) {
-        let sink: (any TransportSink)? = state.withLock { s in
-            guard !s.ended else { return nil }
-            if s.sink == nil { s.early.append(event) }
-            let sink = s.sink
-            if case .ended = event {
-                // The end is the last event: the sink (the client, which holds this server
-                // through its factory) is let go, as a real transport does.
-                s.ended = true
-                s.sink = nil
-            }
-            return sink
-        }
-        var events = [event]
-        _ = sink?.deliver(&events)
-    }
-
-    func open() { emit(.opened(ConnectionInfo(transport: .webSocket, url: request.url, status: 101))) }
-    func text(_ t: String) { emit(.message(Message(content: .text(t)))) }
-    func binary(_ b: [UInt8]) { emit(.message(Message(content: .binary(b)))) }
-    func end(_ error: RealtimeError? = RealtimeError(.network, detail: "reset")) {
-        emit(.ended(TransportEnd(clean: error == nil, code: error == nil ? 1000 : nil, error: error)))
-    }
+    /// The upgrade is accepted.
+    func open() { server.accept() }
+    func text(_ t: String) { server.sendText(t) }
+    func binary(_ b: [UInt8]) { server.sendBinary(b) }
+    /// The connection is reset.
+    func end() { server.reset() }
 
     /// Opens and sends the Engine.IO open packet.
     func handshake(pingInterval: Int = 25000, pingTimeout: Int = 20000, maxPayload: Int = 1_000_000) {
@@ -93,54 +74,20 @@ final class ScriptedEngineIOServer: Transport, Sendable {
         text(#"0{"sid":"eio1","upgrades":[],"pingInterval":\#(pingInterval),"pingTimeout":\#(pingTimeout),"maxPayload":\#(maxPayload)}"#)
     }
 
-    func resumeDelivery() {}
-
-    func send(_ message: OutboundMessage) async throws {
-        let resume: CheckedContinuation<Void, Never>? = try state.withLock { s in
-            guard !s.ended else { throw RealtimeError(.notConnected) }
-            s.sent.append(message)
-            guard let w = s.waiter, s.sent.count >= w.count else { return nil }
-            s.waiter = nil
-            return w.continuation
-        }
-        resume?.resume()
-    }
-
-    func close(code: UInt16, reason: String) {
-        state.withLock { s in if s.closeCode == nil { s.closeCode = code } }
-        emit(.ended(TransportEnd(clean: false, error: .cancelled)))
-    }
-
-    func verifyConnection(within timeout: Duration) {}
-
-    /// Hands out one scripted server per attempt, and waits for the next.
+    /// Hands out the server of each attempt, in order, on one embedded network.
     final class Factory: Sendable {
-        private let state = LockedValue<(made: [ScriptedEngineIOServer], waiter: (Int, CheckedContinuation<ScriptedEngineIOServer, Never>)?)>(([], nil))
+        let network = EmbeddedNetwork()
 
-        func make(_ request: TransportRequest) throws -> any Transport {
-            let server = ScriptedEngineIOServer(request: request)
-            let resume = state.withLock { s -> CheckedContinuation<ScriptedEngineIOServer, Never>? in
-                s.made.append(server)
-                guard let (n, c) = s.waiter, s.made.count > n else { return nil }
-                s.waiter = nil
-                return c
-            }
-            resume?.resume(returning: server)
-            return server
-        }
+        deinit { network.shutdown() }
 
-        /// The transport of attempt `number` (1-based), once the client made it.
+        /// The server of attempt `number` (1-based), once the client made its connection.
         func attempt(_ number: Int) async -> ScriptedEngineIOServer {
-            await withCheckedContinuation { c in
-                let ready = state.withLock { s -> ScriptedEngineIOServer? in
-                    if s.made.count >= number { return s.made[number - 1] }
-                    s.waiter = (number - 1, c)
-                    return nil
-                }
-                if let ready { c.resume(returning: ready) }
-            }
+            await network.waitForTransport(number - 1)
+            guard let server = network.webSocketServer(number - 1) else { preconditionFailure("no attempt \(number)") }
+            return ScriptedEngineIOServer(server: server, loop: network.loop)
         }
 
-        var count: Int { state.withLock { $0.made.count } }
+        var count: Int { network.connectionCount }
     }
 }
+#endif

@@ -1,26 +1,39 @@
+#if os(Linux)
 import Foundation
 import Realtime
 @_spi(Transport) import RealtimeSocketIO
 import RealtimeTestSupport
+@_spi(Transport) import RealtimeTesting
 import Testing
 
-/// `SocketIOClient` on scripted Engine.IO servers and a manual clock: the handshake's bytes,
-/// the re-join hook before the outbox, heartbeats, close codes, acknowledgements, binary
-/// attachments and connection state recovery, with no socket and no sleep.
+/// `SocketIOClient` over the production WebSocket connection on the embedded stack, the test
+/// playing each attempt's Engine.IO server on its byte stream and moving the loop's time: the
+/// handshake's bytes, the re-join hook before the outbox, heartbeats, close codes,
+/// acknowledgements, binary attachments and connection state recovery, with no socket and no
+/// sleep.
 @Suite("SocketIOClient", .timeLimit(.minutes(2)))
 struct SocketIOClientTests {
     struct Rig {
         let socket: SocketIOClient
         let servers = ScriptedEngineIOServer.Factory()
-        let clock = ManualClock()
+        var loop: ManualLoop { servers.network.loop }
 
         init(_ configure: (inout SocketIOClient.Configuration) -> Void = { _ in }) throws {
             var c = SocketIOClient.Configuration()
             c.client.backoff = .exponential(jitter: .none)
             c.client.networkMonitor = nil
             c.client.heartbeat = .disabled
+            c.client.idleTimeout = nil  // the loop's timers are then Socket.IO's alone
             configure(&c)
-            socket = try SocketIOClient(url: URL(string: "ws://127.0.0.1:9/")!, configuration: c, clock: clock, transportFactory: servers.make)
+            socket = try SocketIOClient(
+                url: URL(string: "ws://127.0.0.1:9/")!, configuration: c, clock: servers.network.loop,
+                transportFactory: servers.network.transportFactory(c.client))
+        }
+
+        /// Waits until the client waits to retry, then moves the loop's time by `d`.
+        func advancePastTheBackoff(by d: Duration) async {
+            await servers.network.waitForState(of: socket.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+            loop.advanceTime(by: d)
         }
 
         /// Attempt `n`'s server, through the open packet and every namespace's CONNECT answer.
@@ -103,21 +116,20 @@ struct SocketIOClientTests {
         var events = rig.socket.events.makeAsyncIterator()
         let first = await rig.connect(pingInterval: 1000)
         #expect(Self.connection(await events.next()) != nil)
-        await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .milliseconds(1000))
+        await rig.loop.waitForTimers(1)  // the heartbeat's deadline
+        rig.loop.advanceTime(by: .milliseconds(1000))
         first.text("2")
         #expect(await first.waitForSent(2).last == "3")
         // The first deadline (t = 21 s) has passed, the one the ping armed has not.
-        rig.clock.advance(by: .seconds(20) + .milliseconds(500))
+        rig.loop.advanceTime(by: .seconds(20) + .milliseconds(500))
         first.text(#"42["alive"]"#)
         #expect(Self.message(await events.next())?.name == "alive", "the ping moved the deadline")
-        rig.clock.advance(by: .milliseconds(500))
+        rig.loop.advanceTime(by: .milliseconds(500))
+        #expect(await first.waitForClose() == 1001)
         let end = Self.disconnection(await events.next())
         #expect(end?.error?.underlying?.code == .heartbeatTimeout)
         #expect(end?.willReconnect == true)
-        #expect(first.closeCode == 1001)
-        await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .seconds(1))
+        await rig.advancePastTheBackoff(by: .seconds(1))
         _ = await rig.connect(2)
         #expect(Self.connection(await events.next())?.attempt == 2)
         rig.socket.realtime.close()
@@ -168,8 +180,8 @@ struct SocketIOClientTests {
         #expect(Self.connection(await events.next()) != nil)
         let late = Task { try await socket.emitWithAck("slow", timeout: .seconds(5)) }
         await server.waitForSent(2)
-        await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .seconds(5))
+        await rig.loop.waitForTimers(2)  // the heartbeat's deadline and the ack's timeout
+        rig.loop.advanceTime(by: .seconds(5))
         await #expect { try await late.value } throws: { ($0 as? SocketIOError)?.code == .ackTimeout }
         let lost = Task { try await socket.emitWithAck("doomed") }
         await server.waitForSent(3)
@@ -216,8 +228,7 @@ struct SocketIOClientTests {
         let violation = Self.disconnection(await more.next())
         #expect(violation?.error?.underlying?.code == .protocolViolation && violation?.willReconnect == true)
         #expect(second.closeCode == 1002)
-        await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .seconds(1))
+        await rig.advancePastTheBackoff(by: .seconds(1))
         _ = await rig.connect(2)
         #expect(Self.connection(await more.next())?.attempt == 2)
         limited.socket.realtime.close()
@@ -236,8 +247,7 @@ struct SocketIOClientTests {
         #expect(Self.message(await events.next())?.offset == "o2")
         first.end()
         #expect(Self.disconnection(await events.next())?.willReconnect == true)
-        await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .seconds(1))
+        await rig.advancePastTheBackoff(by: .seconds(1))
         let second = await rig.servers.attempt(2)
         second.handshake()
         #expect(await second.waitForSent(1) == [#"40{"pid":"p1","offset":"o2"}"#])
@@ -253,9 +263,10 @@ struct SocketIOClientTests {
         var events = rig.socket.events.makeAsyncIterator()
         let server = await rig.connect()
         #expect(Self.connection(await events.next()) != nil)
-        await rig.socket.close()
+        let closing = Task { await rig.socket.close() }
+        #expect(await server.waitForClose() == 1000)
+        await closing.value
         #expect(server.sentTexts.last == "41")
-        #expect(server.closeCode == 1000)
         await #expect { try await rig.socket.emit("late") } throws: { ($0 as? SocketIOError)?.code == .closed }
     }
 
@@ -264,13 +275,15 @@ struct SocketIOClientTests {
         let rig = try Rig { $0.client.onOpenTimeout = .seconds(3) }
         let server = await rig.servers.attempt(1)
         server.open()
-        await rig.clock.waitForSleepers(1)
-        rig.clock.advance(by: .seconds(3))
-        await rig.clock.waitForSleepers(1)
+        await rig.loop.waitForTimers(1)  // the on-open hook's deadline
+        rig.loop.advanceTime(by: .seconds(3))
+        await server.waitForClose()
+        await rig.servers.network.waitForState(of: rig.socket.realtime) { if case .waitingToRetry = $0 { true } else { false } }
         #expect(rig.servers.count == 1, "the retry waits for its backoff")
-        rig.clock.advance(by: .seconds(1))
+        rig.loop.advanceTime(by: .seconds(1))
         _ = await rig.servers.attempt(2)
         #expect(rig.socket.realtime.statistics.errorsByClass[.openHook] == 1)
         rig.socket.realtime.close()
     }
 }
+#endif

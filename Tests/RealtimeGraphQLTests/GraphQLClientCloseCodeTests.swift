@@ -14,8 +14,8 @@ import Testing
 /// faster than the backoff allows.
 @Suite(.timeLimit(.minutes(1))) struct GraphQLClientCloseCodeTests {
     /// The subscription's error once the server closed the first connection with `code`.
-    static func finalError(after code: UInt16, reason: String = "") async throws -> (GraphQLClientError?, ScriptedServer) {
-        let server = try ScriptedServer()
+    static func finalError(after code: UInt16, reason: String = "") async throws -> (GraphQLClientError?, EmbeddedGraphQLServer) {
+        let server = try EmbeddedGraphQLServer()
         var results = GraphQLClientTests.ticks(server).makeAsyncIterator()
         let socket = try await server.connect()
         _ = await socket.nextSent()
@@ -44,7 +44,7 @@ import Testing
 
     @Test(arguments: [4408, 4429, 4499, 4500, 4004, 1011] as [UInt16])
     func aRetriedCloseCodeReconnectsAndResubscribes(code: UInt16) async throws {
-        let server = try ScriptedServer()
+        let server = try EmbeddedGraphQLServer()
         defer { server.client.close() }
         let feed = GraphQLClientTests.ticks(server)
         let first = try await server.connect()
@@ -52,13 +52,13 @@ import Testing
         first.serverClose(code)
         await server.advance(by: .seconds(1))
         let second = try await server.connect()
-        #expect(await second.nextSent() == ScriptedServer.subscribe(2, GraphQLClientTests.ticks, variables: #"{"after":0}"#))
+        #expect(await second.nextSent() == EmbeddedGraphQLServer.subscribe(2, GraphQLClientTests.ticks, variables: #"{"after":0}"#))
         _ = feed
     }
 
     @Test func a4401IsRetriedOnceWithAFreshPayloadAndASecondOneEndsTheClient() async throws {
         let payloads = Counter()
-        let server = try ScriptedServer { $0.connectionPayload = { ["token": "t\(payloads.next())"] } }
+        let server = try EmbeddedGraphQLServer { $0.connectionPayload = { ["token": "t\(payloads.next())"] } }
         var results = GraphQLClientTests.ticks(server).makeAsyncIterator()
         let first = try await server.nextSocket()
         first.open()
@@ -77,7 +77,7 @@ import Testing
     }
 
     @Test func a4401AfterAnAcknowledgedConnectionStartsTheCountOver() async throws {
-        let server = try ScriptedServer()
+        let server = try EmbeddedGraphQLServer()
         defer { server.client.close() }
         let feed = GraphQLClientTests.ticks(server)
         let first = try await server.openUnacknowledged()
@@ -88,7 +88,7 @@ import Testing
         second.serverClose(4401)  // the token expired later: one more try
         await server.advance(by: .seconds(2))
         let third = try await server.connect()
-        #expect(await third.nextSent() == ScriptedServer.subscribe(2, GraphQLClientTests.ticks, variables: #"{"after":0}"#))
+        #expect(await third.nextSent() == EmbeddedGraphQLServer.subscribe(2, GraphQLClientTests.ticks, variables: #"{"after":0}"#))
         _ = feed
     }
 
@@ -97,22 +97,22 @@ import Testing
         #"{"id":1,"type":"complete"}"#, "not json", #"{"id":"1","type":"error","payload":{"message":"x"}}"#,
     ])
     func aMessageOutsideTheProtocolIsAnsweredWith4400AndAReconnect(text: String) async throws {
-        let server = try ScriptedServer()
+        let server = try EmbeddedGraphQLServer()
         defer { server.client.close() }
         let (iterator, first) = try await server.subscribedToTicks()
         var results = iterator
-        first.receive(ScriptedServer.tick(1, 1))
+        first.receive(EmbeddedGraphQLServer.tick(1, 1))
         first.receive(text)
         #expect(Self.seqOf(try await results.next()) == 1)
         #expect(await first.nextSent() == nil)
         #expect(first.closedWith?.code == 4400)
         await server.advance(by: .seconds(1))
         let second = try await server.connect()
-        #expect(await second.nextSent() == ScriptedServer.subscribe(2, GraphQLClientTests.ticks, variables: #"{"after":1}"#))
+        #expect(await second.nextSent() == EmbeddedGraphQLServer.subscribe(2, GraphQLClientTests.ticks, variables: #"{"after":1}"#))
     }
 
     @Test func aResultForAnOperationTheServerCompletedIsAViolation() async throws {
-        let server = try ScriptedServer()
+        let server = try EmbeddedGraphQLServer()
         defer { server.client.close() }
         let feed = GraphQLClientTests.ticks(server)
         let other = GraphQLClientTests.ticks(server)
@@ -120,8 +120,8 @@ import Testing
         let socket = try await server.connect()
         _ = await socket.nextSent()
         _ = await socket.nextSent()
-        socket.receive(ScriptedServer.complete(1))
-        socket.receive(ScriptedServer.tick(1, 1))  // the id is reused
+        socket.receive(EmbeddedGraphQLServer.complete(1))
+        socket.receive(EmbeddedGraphQLServer.tick(1, 1))  // the id is reused
         #expect(try await results.next() == nil)
         #expect(await socket.nextSent() == nil)
         #expect(socket.closedWith?.code == 4400)
@@ -129,11 +129,11 @@ import Testing
     }
 
     @Test func anOperationMessageBeforeTheAckIsAViolation() async throws {
-        let server = try ScriptedServer()
+        let server = try EmbeddedGraphQLServer()
         defer { server.client.close() }
         let feed = GraphQLClientTests.ticks(server)
         let first = try await server.openUnacknowledged()
-        first.receive(ScriptedServer.tick(1, 1))
+        first.receive(EmbeddedGraphQLServer.tick(1, 1))
         #expect(await first.nextSent() == nil)
         #expect(first.closedWith?.code == 4400)
         await server.advance(by: .seconds(1))
@@ -142,13 +142,13 @@ import Testing
     }
 
     @Test func aServerClosingEveryConnectionWith4429IsRetriedAtTheBackoffsPace() async throws {
-        let server = try ScriptedServer()
+        let server = try EmbeddedGraphQLServer()
         defer { server.client.close() }
         let feed = GraphQLClientTests.ticks(server)
         for (attempt, delay) in [1, 2, 4, 8, 16].enumerated() {
             let socket = try await server.nextSocket()
             socket.open()
-            #expect(await socket.nextSent() == ScriptedServer.initMessage)
+            #expect(await socket.nextSent() == EmbeddedGraphQLServer.initMessage)
             socket.serverClose(4429, reason: "Too many initialisation requests")
             await server.waitForTheBackoff()
             server.loop.advanceTime(by: .seconds(delay) - .milliseconds(1))

@@ -15,7 +15,7 @@ import Testing
 struct SocketIOClientTests {
     struct Rig {
         let socket: SocketIOClient
-        let servers = ScriptedEngineIOServer.Factory()
+        let servers = EmbeddedEngineIOServer.Factory()
         var loop: ManualLoop { servers.network.loop }
 
         init(_ configure: (inout SocketIOClient.Configuration) -> Void = { _ in }) throws {
@@ -37,7 +37,7 @@ struct SocketIOClientTests {
         }
 
         /// Attempt `n`'s server, through the open packet and every namespace's CONNECT answer.
-        func connect(_ n: Int = 1, sids: [String: String] = ["/": "a"], pid: String? = nil, pingInterval: Int = 25000) async -> ScriptedEngineIOServer {
+        func connect(_ n: Int = 1, sids: [String: String] = ["/": "a"], pid: String? = nil, pingInterval: Int = 25000) async -> EmbeddedEngineIOServer {
             let server = await servers.attempt(n)
             server.handshake(pingInterval: pingInterval)
             await server.waitForSent(sids.count)

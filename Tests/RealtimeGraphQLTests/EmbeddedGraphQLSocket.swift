@@ -4,12 +4,12 @@ import RealtimeGraphQL
 import RealtimeTesting
 @_spi(Transport) import RealtimeCore
 
-/// One WebSocket attempt of a ``ScriptedServer``: the test plays the graphql-transport-ws
+/// One WebSocket attempt of a ``EmbeddedGraphQLServer``: the test plays the graphql-transport-ws
 /// server on the production WebSocket connection's byte stream (an ``EmbeddedWebSocketServer``).
 /// It reads what the client sent with ``nextSent()`` (in order, running the loop while it
 /// waits, never polling) and answers with ``receive(_:)``, ``serverClose(_:reason:)`` or
 /// ``cut()``.
-final class ScriptedSocket: @unchecked Sendable {
+final class EmbeddedGraphQLSocket: @unchecked Sendable {
     let server: EmbeddedWebSocketServer
     let loop: ManualLoop
     /// The texts of the client already handed to the test.

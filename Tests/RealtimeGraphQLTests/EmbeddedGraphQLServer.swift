@@ -8,10 +8,10 @@ import RealtimeTestSupport
 import Testing
 
 /// A ``GraphQLClient`` over the production WebSocket connection on the embedded stack: every
-/// attempt's server is a ``ScriptedSocket`` the test plays, and the loop is the client's clock
+/// attempt's server is a ``EmbeddedGraphQLSocket`` the test plays, and the loop is the client's clock
 /// (backoff without jitter: 1 s, 2 s, 4 s…; no network monitor; no heartbeat or keep-alive
 /// unless configured), so every timer moves only when the test moves the loop's time.
-final class ScriptedServer: Sendable {
+final class EmbeddedGraphQLServer: Sendable {
     static let ack = #"{"type":"connection_ack"}"#
     static let initMessage = #"{"type":"connection_init","payload":{"token":"t"}}"#
 
@@ -38,18 +38,18 @@ final class ScriptedServer: Sendable {
     }
 
     /// The next connection attempt's server, once the client started it.
-    func nextSocket(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ScriptedSocket {
+    func nextSocket(sourceLocation: SourceLocation = #_sourceLocation) async throws -> EmbeddedGraphQLSocket {
         let index = attempts.withLock { n in
             defer { n += 1 }
             return n
         }
         await network.waitForTransport(index)
         let server = try #require(network.webSocketServer(index), "no attempt \(index + 1)", sourceLocation: sourceLocation)
-        return ScriptedSocket(server: server, loop: network.loop)
+        return EmbeddedGraphQLSocket(server: server, loop: network.loop)
     }
 
     /// The next attempt, opened and its connection_init read; not acknowledged.
-    func openUnacknowledged(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ScriptedSocket {
+    func openUnacknowledged(sourceLocation: SourceLocation = #_sourceLocation) async throws -> EmbeddedGraphQLSocket {
         let socket = try await nextSocket(sourceLocation: sourceLocation)
         socket.open()
         #expect(await socket.nextSent() == Self.initMessage, sourceLocation: sourceLocation)
@@ -57,7 +57,7 @@ final class ScriptedServer: Sendable {
     }
 
     /// The next attempt, opened, its connection_init read and acknowledged.
-    func connect(sourceLocation: SourceLocation = #_sourceLocation) async throws -> ScriptedSocket {
+    func connect(sourceLocation: SourceLocation = #_sourceLocation) async throws -> EmbeddedGraphQLSocket {
         let socket = try await openUnacknowledged(sourceLocation: sourceLocation)
         socket.receive(Self.ack)
         return socket
@@ -67,7 +67,7 @@ final class ScriptedServer: Sendable {
     /// subscribe message was read: its results, and the socket.
     func subscribedToTicks(
         sourceLocation: SourceLocation = #_sourceLocation
-    ) async throws -> (GraphQLSubscription<Ticks>.AsyncIterator, ScriptedSocket) {
+    ) async throws -> (GraphQLSubscription<Ticks>.AsyncIterator, EmbeddedGraphQLSocket) {
         let results = GraphQLClientTests.ticks(self).makeAsyncIterator()
         let socket = try await connect(sourceLocation: sourceLocation)
         #expect(await socket.nextSent() == Self.subscribe(1, GraphQLClientTests.ticks, variables: #"{"after":0}"#), sourceLocation: sourceLocation)

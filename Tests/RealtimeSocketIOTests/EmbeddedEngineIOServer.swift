@@ -11,7 +11,7 @@ import Testing
 /// stream (an ``EmbeddedWebSocketServer``): the test delivers what the server sends
 /// (``text(_:)``, ``binary(_:)``, ``end()``) and reads what the client sent (``waitForSent(_:)``,
 /// running the loop while it waits). ``Factory`` hands them out in order.
-final class ScriptedEngineIOServer: @unchecked Sendable {
+final class EmbeddedEngineIOServer: @unchecked Sendable {
     let server: EmbeddedWebSocketServer
     let loop: ManualLoop
 
@@ -81,10 +81,10 @@ final class ScriptedEngineIOServer: @unchecked Sendable {
         deinit { network.shutdown() }
 
         /// The server of attempt `number` (1-based), once the client made its connection.
-        func attempt(_ number: Int) async -> ScriptedEngineIOServer {
+        func attempt(_ number: Int) async -> EmbeddedEngineIOServer {
             await network.waitForTransport(number - 1)
             guard let server = network.webSocketServer(number - 1) else { preconditionFailure("no attempt \(number)") }
-            return ScriptedEngineIOServer(server: server, loop: network.loop)
+            return EmbeddedEngineIOServer(server: server, loop: network.loop)
         }
 
         var count: Int { network.connectionCount }

@@ -12,7 +12,8 @@ import Realtime
 /// transfer), on the loop, and runs what the connection queued.
 ///
 /// A chunk the write callback pauses (the client's buffer is full) is kept and offered again
-/// when ``pump()`` finds the transfer unpaused, as libcurl does.
+/// when ``pump()`` finds the transfer unpaused, as libcurl does; a chunk or header line it
+/// refuses ends the transfer with `CURLE_WRITE_ERROR`, as libcurl does.
 public final class EmbeddedSSEServer: @unchecked Sendable {
     /// The request the client made for this attempt (before the transport added its own
     /// headers): method, URL, headers, body, `lastEventID`.
@@ -44,7 +45,10 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
             let lines = ["HTTP/1.1 \(status) Status\r\n"] + headers.map { "\($0.0): \($0.1)\r\n" } + ["\r\n"]
             for line in lines {
                 var bytes = Array(line.utf8)
-                guard bytes.withUnsafeMutableBytes({ callbacks.headerLine($0.baseAddress, $0.count) }) != 0 else { return }
+                guard bytes.withUnsafeMutableBytes({ callbacks.headerLine($0.baseAddress, $0.count) }) == bytes.count else {
+                    // The connection refused the head: libcurl ends the transfer with a write error.
+                    return callbacks.completed(CURLE_WRITE_ERROR)
+                }
             }
         }
     }
@@ -87,6 +91,13 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
                     return
                 }
                 pending.removeFirst()
+                if taken != chunk.count {
+                    // The connection refused the chunk (its parser failed, it stopped): libcurl
+                    // ends the transfer with a write error.
+                    pending = []
+                    callbacks.completed(CURLE_WRITE_ERROR)
+                    return
+                }
             }
         }
         return !paused
@@ -104,10 +115,16 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
     /// The connection was refused (curl's `CURLE_COULDNT_CONNECT`, errno `ECONNREFUSED`)
     /// before the request left: the server never saw it, so a client sends even a POST again.
     public func refuseConnection() {
-        curl.osErrno = ECONNREFUSED
+        failBeforeRequest(CURLE_COULDNT_CONNECT, errno: ECONNREFUSED)
+    }
+
+    /// The transfer ended with `code` before the request left (a name that does not resolve,
+    /// a connect that timed out, a certificate refused), with `errno` as curl's OS error.
+    package func failBeforeRequest(_ code: CURLcode, errno: Int32 = 0) {
+        curl.osErrno = errno
         onLoop { callbacks in
             started = true
-            callbacks.completed(CURLE_COULDNT_CONNECT)
+            callbacks.completed(code)
         }
     }
 

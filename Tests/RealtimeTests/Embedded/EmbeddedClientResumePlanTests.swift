@@ -1,0 +1,75 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeTestSupport
+import RealtimeTesting
+import Testing
+
+/// `Configuration.resume` over the production SSE connection on the embedded stack: a POST's
+/// reply whose cursor is in the data is resumed by a different request (a GET), every message
+/// exactly once, the POST never repeated; `messageID` reads SSE cursors too.
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientResumePlanTests {
+    typealias Plan = RealtimeClientResumePlanTests
+
+    static func client() throws -> EmbeddedClient {
+        try EmbeddedClient(Plan.url) {
+            $0 = .llm(body: Array("{}".utf8), terminator: .matching(delivered: true) { $0.type == "done" })
+            $0.backoff = .exponential(jitter: .none)
+            $0.networkMonitor = nil
+            $0.resume = Plan.plan
+        }
+    }
+
+    @Test func aCutReplyResumesWithAGetFromItsCursorAndNothingComesTwice() async throws {
+        let t = try Self.client()
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let post = try await t.openedSSE()
+        #expect(post.request.method == "POST")
+        post.event(#"{"id":"r1","seq":0}"#, type: "created")
+        post.event(#"{"seq":1,"d":"a"}"#, type: "delta")
+        post.reset()
+        await rec.waitFor("the cut") { $0.closedEvent != nil }
+        await t.waitOutTheBackoff()
+        let get = try await t.sseAttempt(2)
+        #expect(get.request.method == "GET" && get.request.body == nil)
+        #expect(get.request.url.absoluteString == "\(Plan.url)/r1?stream=true&starting_after=1")
+        #expect(get.request.headers["Content-Type"] == nil && get.request.lastEventID == nil)
+        get.respond()
+        get.send("event: delta\ndata: {\"seq\":2,\"d\":\"b\"}\n\nevent: done\ndata: {\"seq\":3}\n\n")
+        await rec.waitUntilFinished()
+        let data = rec.events.compactMap { $0.message?.text }
+        #expect(data == [#"{"id":"r1","seq":0}"#, #"{"seq":1,"d":"a"}"#, #"{"seq":2,"d":"b"}"#, #"{"seq":3}"#])
+        #expect(rec.events.compactMap { $0.message?.id } == ["r1 0", "r1 1", "r1 2", "r1 3"])
+        #expect(t.connectionCount == 2, "one POST, one GET")
+        #expect(t.client.lastEventID == "r1 3")
+        t.run()
+        #expect(get.ended, "the delivered terminator ends the reply and its connection")
+    }
+
+    @Test func aReplyCutBeforeItsFirstCursorIsNotRepeated() async throws {
+        let t = try Self.client()
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        try await t.openedSSE().reset()
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "open(1) error(request_not_repeatable,stop) closed(final)")
+        #expect(t.connectionCount == 1)
+    }
+
+    @Test func messageIDReadsTheCursorOfSSEEventsFromTheirData() async throws {
+        let t = try EmbeddedClient("http://peer.test/feed") { $0.messageID = { $0.text.flatMap { Plan.field("seq", $0) } } }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        first.event(#"{"seq":41}"#)
+        first.event("no cursor", id: "sse-id")
+        first.event(#"{"seq":42}"#)
+        await rec.waitFor(4)
+        #expect(rec.events.compactMap { $0.message?.id } == ["41", "sse-id", "42"], "the SSE id stays where the data has none")
+        first.reset()
+        await t.waitOutTheBackoff()
+        #expect(try await t.sseAttempt(2).request.lastEventID == "42")
+    }
+}
+#endif

@@ -131,5 +131,37 @@ import Testing
         let events = await rec.waitFor(4)
         #expect(events.compactMap(\.errorEvent).map(\.retryIn) == [.seconds(1), .seconds(1)], "reset by the open")
     }
+
+    @Test func isConnectedAndOpenConnectionsFollowTheConnection() async throws {
+        let t = try EmbeddedClient()
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        #expect(!t.client.isConnected && t.client.statistics.openConnections == 0)
+        let first = try await t.openedSSE()
+        await rec.waitFor(1)
+        #expect(t.client.isConnected)
+        #expect(t.client.statistics.openConnections == 1)
+        first.reset()
+        await rec.waitFor(3)
+        #expect(!t.client.isConnected)
+        #expect(t.client.statistics.openConnections == 0)
+    }
+
+    @Test func sentMessagesAndBytesAreCounted() async throws {
+        let t = try EmbeddedClient("ws://peer.test/ws") { $0.sendPolicy = .queue() }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.webSocketAttempt(1)
+        let queued = await EmbeddedClientSendTests.sendInOrder(t.client, ["queued"])
+        first.accept()
+        for task in queued { #expect(try await task.value.get() == ()) }
+        try await t.client.send(.text("héllo"))
+        try await t.client.send(.binary([1, 2, 3]))
+        await rec.waitFor(1)
+        let s = t.client.statistics
+        #expect(s.messagesSent == 3)
+        #expect(s.bytesSent == 6 + 6 + 3, "payload bytes: UTF-8 for text")
+        #expect(first.texts == ["queued", "héllo"])
+    }
 }
 #endif

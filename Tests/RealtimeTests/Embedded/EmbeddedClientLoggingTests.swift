@@ -1,0 +1,62 @@
+#if os(Linux)
+import Foundation
+import Realtime
+import RealtimeCore
+import RealtimeTesting
+import Testing
+
+/// The log hook, over the production SSE connection on the embedded stack: the life cycle is
+/// reported, a level filters it, and no secret of the URL, the headers, the body or the
+/// server's answer reaches a record.
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientLoggingTests {
+    final class Capture: RealtimeLogHandler {
+        let records = LockedValue<[(RealtimeLogLevel, String, [String: String])]>([])
+        func log(level: RealtimeLogLevel, message: String, metadata: [String: String]) {
+            records.withLock { $0.append((level, message, metadata)) }
+        }
+    }
+
+    @Test func theLifeCycleIsLoggedWithoutSecrets() async throws {
+        let capture = Capture()
+        let t = try EmbeddedClient("https://user:hunter2@example.com:8443/feed?token=sekrit") {
+            $0.logHandler = capture
+            $0.logLevel = .debug
+            $0.headers = ["Authorization": "Bearer sekrit-bearer"]
+            $0.body = Array("sekrit-body".utf8)
+        }
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        first.event("sekrit-event", id: "sekrit-id")
+        first.reset()
+        await rec.waitFor(4)
+        await t.waitOutTheBackoff()
+        EmbeddedClientPolicyTests.answer(try await t.sseAttempt(2), 503, body: "sekrit-excerpt")
+        await rec.waitFor(5)
+        t.client.close()
+        let records = capture.records.withLock { $0 }
+        #expect(records.map(\.1) == [
+            "connecting", "connected", "connection ended; will retry", "connecting", "connection ended; will retry",
+            "closed by the application",
+        ])
+        #expect(records[4].0 == .warning && records[4].2["class"] == "http" && records[4].2["retryIn"] != nil)
+        #expect(records.allSatisfy { $0.2["url"] == "https://example.com:8443/feed" && $0.2["transport"] == "sse" })
+        #expect(records.prefix(3).allSatisfy { $0.2["attempt"] == "1" }, "the attempt's records carry its number")
+        #expect(records[4].2["error"] == "http_status (503)", "the failure's record carries the error's description")
+        let everything = records.map { "\($0.1) \($0.2)" }.joined(separator: "\n")
+        for secret in ["hunter2", "sekrit"] {
+            #expect(!everything.contains(secret), "\(secret) leaked into the log")
+        }
+    }
+
+    @Test func theLevelFiltersRecords() async throws {
+        let capture = Capture()
+        let t = try EmbeddedClient { $0.logHandler = capture; $0.logLevel = .error }
+        let rec = EventRecorder(t.client)
+        EmbeddedClientPolicyTests.answer(try await t.sseAttempt(1), 404)
+        await rec.waitUntilFinished()
+        let records = capture.records.withLock { $0 }
+        #expect(records.map(\.1) == ["connection ended; stopping"])
+        #expect(records.first?.0 == .error)
+    }
+}
+#endif

@@ -16,10 +16,6 @@ final class MockTransportFactory: Sendable {
         var starts = 0
     }
     private let state = Observed(State())
-    /// Counts started transports across factories (e.g. every client of a herd).
-    private let shared: Observed<Int>?
-
-    init(sharedStarts: Observed<Int>? = nil) { shared = sharedStarts }
 
     var make: RealtimeClient.TransportFactory {
         { [self] request in
@@ -33,7 +29,6 @@ final class MockTransportFactory: Sendable {
                 if let last = s.transports.last, !last.ended { s.overlapping += 1 }
                 let t = MockTransport(request: request) { [weak self] in
                     self?.state.update { $0.starts += 1 }
-                    self?.shared?.update { $0 += 1 }
                 }
                 s.transports.append(t)
                 made = t

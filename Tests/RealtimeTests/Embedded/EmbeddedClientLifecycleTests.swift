@@ -47,6 +47,22 @@ import Testing
         #expect(t.connectionCount == 1, "no attempt after close()")
     }
 
+    @Test func closeDropsBufferedEventsAndDeliversNothingMore() async throws {
+        let t = try EmbeddedClient()
+        var events = t.client.events.makeAsyncIterator()
+        let first = try await t.openedSSE()
+        for (i, text) in ["a", "b", "c"].enumerated() { first.event(text, id: "\(i + 1)") }
+        #expect(await events.next()?.short == "open(1)")
+        #expect(await events.next()?.short == "event(a)")
+        // b and c wait in the client's buffer: the consumer has not asked for them.
+        t.client.close()
+        first.event("d", id: "4")
+        #expect(await events.next() == nil, "nothing after close(), not even what was buffered")
+        #expect(t.client.lastEventID == "1", "asking for more processed a; b and c were never handed over")
+        t.run()
+        #expect(first.ended)
+    }
+
     @Test func closeEndsTheLiveConnection() async throws {
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)

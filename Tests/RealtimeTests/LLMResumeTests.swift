@@ -9,8 +9,9 @@ import Testing
 /// A Responses reply started in background mode, cut and resumed with
 /// `GET …/responses/{id}?stream=true&starting_after=N` (`ResumePlan.openAIResponses`):
 /// against the test server on loopback, cut at every phase of the reply and three times in a
-/// row, with the POSTs and GETs counted; and on scripted transports, cut at random points
-/// under 1,000 seeds. Every delta arrives once, in order; the POST is never repeated.
+/// row, with the POSTs and GETs counted (random cuts under 1,000 seeds are on the embedded
+/// stack: `EmbeddedLLMResumeTests`). Every delta arrives once, in order; the POST is never
+/// repeated.
 @Suite(.serialized, .timeLimit(.minutes(2))) struct LLMResumeTests {
     static let body = Array(#"{"model":"test-model","stream":true,"background":true,"input":"hi"}"#.utf8)
     static let reply = "reply=tools&reasoning=1"
@@ -103,51 +104,9 @@ import Testing
         #expect(server.requests.filter { $0.path.hasPrefix("/v1/responses/") }.count == 2)
     }
 
-    /// Scripted transports replay the same reply cut at 1 to 3 random points per seed: the
-    /// deltas equal the uncut reply's, one POST, one GET per cut, each GET after the last
-    /// sequence number delivered.
-    @Test func randomCutsUnderAThousandSeedsLoseAndRepeatNothing() async throws {
-        let events = Self.events.map { Self.message($0) }
-        var decoder = OpenAIResponsesDecoder()
-        let whole = events.flatMap { (try? decoder.decode($0)) ?? [] }
-        var generator = SeededGenerator(seed: 29)
-        for seed in 1...1000 {
-            let count = Int.random(in: 1...3, using: &generator)
-            let cuts = Set((0..<count).map { _ in Int.random(in: 0..<(events.count - 1), using: &generator) }).sorted()
-            let deltas = try await Self.scripted(events, cuts: cuts)
-            guard deltas == whole else {
-                Issue.record("seed \(seed), cuts \(cuts): \(deltas.count) deltas for \(whole.count)")
-                return
-            }
-        }
-    }
-
     static func message(_ event: String) -> Message {
         let lines = event.split(separator: "\n")
         let type = String(lines[0].dropFirst("event: ".count))
         return .sse(type: type, data: String(lines[1].dropFirst("data: ".count)), id: "")
-    }
-
-    /// The reply over scripted transports, each request cut after the next of `cuts`.
-    static func scripted(_ events: [Message], cuts: [Int]) async throws -> [LLMDelta] {
-        let t = try TestClient("http://127.0.0.1:8080/v1/responses") {
-            $0 = configuration()
-            $0.networkMonitor = nil
-        }
-        let reply = Task { await LLMDeltaSequenceTestsSupport.collect(t.client, OpenAIResponsesDecoder()) }
-        var next = 0
-        for (n, cut) in (cuts + [events.count - 1]).enumerated() {
-            if n > 0 { await t.advance(by: .milliseconds(100)) }
-            let transport = try #require(await t.factory.transport(n))
-            #expect(transport.request.method == (n == 0 ? "POST" : "GET"))
-            if n > 0 { #expect(transport.request.url.query?.hasSuffix("starting_after=\(next - 1)") == true) }
-            transport.open()
-            transport.emit(contentsOf: events[next...cut].map { .message($0) })
-            next = cut + 1
-            if cut < events.count - 1 { transport.fail(RealtimeError(.network)) }
-        }
-        let deltas = await reply.value
-        #expect(t.factory.count == cuts.count + 1)
-        return deltas
     }
 }

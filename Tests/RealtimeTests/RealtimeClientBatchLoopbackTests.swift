@@ -52,28 +52,6 @@ struct RealtimeClientBatchLoopbackTests {
         #expect(c.lastEventID == "3000")
     }
 
-    /// An event followed by silence is handed over at the end of the read that brought it,
-    /// not held until more data (or the end of the stream) closes its batch. The server holds
-    /// the connection and the idle timeout is a minute: only the read itself can close the
-    /// batch before the hang guard closes the client.
-    @Test func aLoneEventIsDeliveredAtOnce() async throws {
-        defer { server.stop() }
-        let c = try client("/sse?count=1&end=hold") { $0.idleTimeout = .seconds(60) }
-        defer { c.close() }
-        var it = c.batches.makeAsyncIterator()
-        guard case .open? = await it.next() else { Issue.record("no open"); return }
-        let expired = LockedValue(false)
-        let guardTask = WallTime.expire(after: .seconds(10)) {
-            expired.withLock { $0 = true }
-            c.close()
-        }
-        defer { guardTask.cancel() }
-        let next = await it.next()
-        #expect(!expired.withLock { $0 }, "the event waited for more data or the end of the stream")
-        guard case .messages(let batch)? = next else { Issue.record("no batch: \(String(describing: next))"); return }
-        #expect(batch.map(\.id) == ["1"])
-    }
-
     @Test func aRestartFromTheStoredCursorDeliversEveryIDOnce() async throws {
         defer { server.stop() }
         let stored = LockedValue<String?>(nil)

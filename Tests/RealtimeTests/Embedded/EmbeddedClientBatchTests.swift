@@ -123,6 +123,20 @@ import Testing
         #expect(!first.paused, "the transfer reads again once the consumer caught up")
     }
 
+    /// An event followed by silence is handed over at the end of the read that brought it,
+    /// not held until more data (or the end of the stream) closes its batch: the loop's time
+    /// never moves here, and the transfer stays open.
+    @Test func aLoneEventIsDeliveredAtTheEndOfItsRead() async throws {
+        let t = try EmbeddedClient()
+        defer { t.client.close() }
+        var it = t.client.batches.makeAsyncIterator()
+        let first = try await t.openedSSE()
+        #expect(await it.next()?.short == "open(1)")
+        first.send(Self.chunk(1...1))
+        #expect(await it.next()?.short == "[m1]")
+        #expect(!first.ended && t.loop.now == .init(offset: .zero))
+    }
+
     @Test func oneConsumerPerClientWhicheverComesFirst() async throws {
         let a = try EmbeddedClient()
         var events = a.client.events.makeAsyncIterator()

@@ -16,8 +16,9 @@ extension MCPClient {
         /// How long a request may wait for its response before it fails with `request_timeout`
         /// (and is cancelled on the server). Default 60 s.
         public var requestTimeout: Duration = .seconds(60)
-        /// Capabilities declared to the server (`roots`, `sampling`, `elicitation` when their
-        /// handlers are registered). Default `{}`.
+        /// Capabilities declared to the server, sent as they are: registering a handler does not
+        /// add its capability, so declare `roots`, `sampling` or `elicitation` here when you
+        /// register theirs (a server asks only for what was declared). Default `{}`.
         public var capabilities: MCPValue = [:]
         public var clientInfo: MCPValue = ["name": "swift-realtime", "version": "1.0"]
         /// Whether a `404` for the session (`session_expired`) starts a new session with

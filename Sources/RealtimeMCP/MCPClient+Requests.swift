@@ -23,9 +23,7 @@ extension MCPClient {
     public func request(
         _ method: String, params: MCPValue? = nil, onProgress: (@Sendable (MCPProgress) -> Void)? = nil
     ) async throws -> MCPValue {
-        if connectFailed {
-            throw MCPError(.notConnected, detail: "the last connect() failed; call connect() again")
-        }
+        try refuseAfterAFailedConnect()
         var params = params
         var rounds = 0
         while true {
@@ -146,10 +144,21 @@ extension MCPClient {
     }
 
     /// Sends a notification.
+    ///
+    /// - Throws: ``MCPError`` `not_connected` after a failed ``connect()``, until one succeeds.
     public func notify(_ method: String, params: MCPValue? = nil) async throws {
+        try refuseAfterAFailedConnect()
         var message: [String: MCPValue] = ["jsonrpc": "2.0", "method": .string(method)]
         if let params { message["params"] = params }
         try await transport.send(MCPValue.object(message).jsonData)
+    }
+
+    /// After a failed ``connect()`` nothing the application sends goes out on the half-made
+    /// session: `not_connected` until a connect succeeds.
+    private func refuseAfterAFailedConnect() throws {
+        if connectFailed {
+            throw MCPError(.notConnected, detail: "the last connect() failed; call connect() again")
+        }
     }
 
     private func post(_ data: Data, id: MCPValue) async {

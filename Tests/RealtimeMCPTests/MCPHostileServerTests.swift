@@ -96,7 +96,7 @@ struct MCPHostileServerTests {
 
     /// A failed connect leaves no half-made session for the application's requests: they fail
     /// with not_connected until a connect succeeds.
-    @Test("after a failed connect() a request fails with not_connected and is not sent")
+    @Test("after a failed connect() a request or a notification fails with not_connected and is not sent")
     func requestsAfterAFailedConnect() async throws {
         let peer = try await MCPPeer.hostile()
         defer { peer.peer.terminate() }
@@ -105,6 +105,9 @@ struct MCPHostileServerTests {
         let client = MCPClient(url: peer.url("/htmlinit/mcp"), configuration: c)
         await #expect { try await client.connect() } throws: { ($0 as? MCPError)?.code == .invalidResponse }
         await #expect { try await client.callTool("anything") } throws: { ($0 as? MCPError)?.code == .notConnected }
+        await #expect { try await client.notify("notifications/roots/list_changed") } throws: {
+            ($0 as? MCPError)?.code == .notConnected
+        }
         await client.close()
         await peer.stop()
     }

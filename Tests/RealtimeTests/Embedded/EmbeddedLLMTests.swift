@@ -2,6 +2,7 @@
 import Foundation
 import Realtime
 import RealtimeLLM
+@testable import RealtimeTestServer
 import RealtimeTesting
 import Testing
 
@@ -167,6 +168,58 @@ import Testing
         #expect(fromB.allSatisfy { $0.generation == 2 }, "no last batch of the cancelled reply: \(fromB.map(\.generation))")
         #expect(fromB.last?.transcript.text == "b1")
         replies.close()
+    }
+
+    @Test func aReplyArrivesInBatchesStampedWithItsGeneration() async throws {
+        defer { network.shutdown() }
+        let replies = LLMReplies(interval: .zero, clock: network.loop)
+        var iterator = replies.batches.makeAsyncIterator()
+        var configuration = RealtimeClient.Configuration.llm(body: Array("{}".utf8), terminator: AnthropicMessagesDecoder.terminator)
+        configuration.networkMonitor = nil
+        let client = try network.client(url: URL(string: "http://llm.test/v1/messages")!, configuration: configuration)
+        #expect(replies.start(client, format: .anthropic) == 1)
+        let server = try await answered(0)
+        let reply = LLMReplyRenderer(options: LLMReplyOptions(format: .anthropic, query: ["reply": "tools"]), requestBody: []).events()
+        for event in reply { server.send(event) }  // one read each
+        let received = await batches(&iterator) { $0.isLast }
+        #expect(received.allSatisfy { $0.generation == 1 })
+        #expect(received.dropLast().allSatisfy { !$0.deltas.isEmpty && !$0.isLast })
+        let last = try #require(received.last)
+        #expect(last.isLast && last.deltas.isEmpty)
+        #expect(last.transcript.text == LLMReplyOptions.toolPreamble)
+        #expect(last.transcript.error == nil && last.transcript.finishReason == .toolUse)
+        #expect(received.flatMap(\.completedToolCalls).map(\.name) == LLMReplyOptions.toolCalls.map(\.name))
+        #expect(received.flatMap(\.deltas).compactMap(\.text).joined() == LLMReplyOptions.toolPreamble)
+        replies.close()
+    }
+
+    @Test func aFailedReplyEndsWithItsError() async throws {
+        defer { network.shutdown() }
+        let replies = LLMReplies(interval: .zero, clock: network.loop)
+        var iterator = replies.batches.makeAsyncIterator()
+        replies.start(try client(), format: .openAI)
+        await network.waitForTransport(0)
+        EmbeddedClientPolicyTests.answer(
+            try #require(network.sseServer(0)), 500, body: #"{"error":{"message":"boom","type":"server_error"}}"#,
+            type: "application/json")
+        let last = await batches(&iterator) { $0.isLast }.last
+        #expect(last?.isLast == true)
+        #expect(last?.transcript.error?.code == .httpStatus && last?.transcript.error?.status == 500)
+        #expect(last?.transcript.error?.bodyExcerpt?.contains("server_error") == true)
+        replies.close()
+    }
+
+    @Test func closeEndsTheBatchesAndLaterStartsConnectNothing() async throws {
+        defer { network.shutdown() }
+        let replies = LLMReplies(interval: .zero, clock: network.loop)
+        var iterator = replies.batches.makeAsyncIterator()
+        replies.close()
+        #expect(await iterator.next() == nil)
+        let client = try client()
+        replies.start(client, format: .openAI)
+        network.loop.run()
+        #expect(client.state == .closed(.cancelled), "the reply's client is closed unstarted")
+        #expect(network.connectionCount == 0)
     }
 }
 #endif

@@ -182,7 +182,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeCoreTests",
-            dependencies: ["RealtimeCore", "RealtimeJSON", "RealtimeTestServer", "RealtimeTestSupport"],
+            dependencies: ["RealtimeCore", "RealtimeIO", "RealtimeJSON", "RealtimeTestServer", "RealtimeTestSupport"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -37,7 +37,9 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
     /// The connection freed the transfer (it closed, aborted or ended).
     public var ended: Bool { curl.ended }
 
-    /// Answers with a head: `status` and `headers` (an event stream by default).
+    /// Answers with a head: `status` and `headers` (an event stream by default). For a status
+    /// that is not an event stream (a 503, a redirect), the connection reads the body for its
+    /// excerpt until the transfer ends: send what the server would, then ``finish()``.
     public func respond(status: Int = 200, headers: [(String, String)] = [("Content-Type", "text/event-stream")]) {
         onLoop { callbacks in
             startIfNeeded(callbacks)

@@ -12,11 +12,17 @@ import Foundation
 /// exactly below 2^53); object key order is not kept, so two values are equal whatever the
 /// order of their members.
 public enum JSONValue: Sendable, Hashable, Codable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number, as a `Double`.
     case number(Double)
+    /// A string.
     case string(String)
+    /// An array, in order.
     case array([JSONValue])
+    /// An object, its members by name (their order is not kept).
     case object([String: JSONValue])
 
     /// The deepest nesting of arrays and objects parsed (512, as `JSONDecoder`).
@@ -97,21 +103,25 @@ public enum JSONValue: Sendable, Hashable, Codable {
         return nil
     }
 
+    /// The string, when this is a string; nil otherwise.
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
+    /// The number, when this is a number; nil otherwise.
     public var numberValue: Double? {
         if case .number(let n) = self { return n }
         return nil
     }
 
+    /// The array's elements, when this is an array; nil otherwise.
     public var arrayValue: [JSONValue]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
+    /// The object's members, when this is an object; nil otherwise.
     public var objectValue: [String: JSONValue]? {
         if case .object(let o) = self { return o }
         return nil

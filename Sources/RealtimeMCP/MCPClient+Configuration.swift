@@ -11,7 +11,9 @@ extension MCPClient {
         case fixed(MCPRevision)
     }
 
+    /// The client's settings; every one has a default, so `Configuration()` is a working client.
     public struct Configuration: Sendable {
+        /// Which wire generation to speak: negotiated (the default) or one fixed revision.
         public var revision: RevisionChoice = .negotiate
         /// How long a request may wait for its response before it fails with `request_timeout`
         /// (and is cancelled on the server). Default 60 s.
@@ -20,6 +22,8 @@ extension MCPClient {
         /// add its capability, so declare `roots`, `sampling` or `elicitation` here when you
         /// register theirs (a server asks only for what was declared). Default `{}`.
         public var capabilities: MCPValue = [:]
+        /// The `clientInfo` the server is told (`name`, `version`, and whatever else the
+        /// specification allows). Default `{"name": "swift-realtime", "version": "1.0"}`.
         public var clientInfo: MCPValue = ["name": "swift-realtime", "version": "1.0"]
         /// Whether a `404` for the session (`session_expired`) starts a new session with
         /// `initialize` before the failed request's error is thrown, so the next request
@@ -58,6 +62,7 @@ extension MCPClient {
         /// W3C form (`00-<32 hex>-<16 hex>-<2 hex>`, lowercase) is not sent. Default nil.
         public var traceContext: (@Sendable () -> (traceparent: String, tracestate: String?)?)?
 
+        /// The defaults.
         public init() {}
     }
 }

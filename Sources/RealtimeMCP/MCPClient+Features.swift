@@ -76,6 +76,7 @@ extension MCPClient {
         _ = try await request("resources/subscribe", params: ["uri": .string(uri)])
     }
 
+    /// `resources/unsubscribe`: the server stops sending updates for `uri`.
     public func unsubscribe(_ uri: String) async throws {
         _ = try await request("resources/unsubscribe", params: ["uri": .string(uri)])
     }

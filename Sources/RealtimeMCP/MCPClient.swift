@@ -13,9 +13,16 @@ import Realtime
 /// code, message and data; a request whose stream failed gets the transport's code
 /// (`stream_ended`, `invalid_response`, …).
 public actor MCPClient {
+    /// Answers one request of the server: given its `params` (nil when it sent none), returns
+    /// the JSON-RPC `result`. For `elicitation/create` that is the user's answer, such as
+    /// `["action": "accept", "content": ["name": "Ada"]]` (or `["action": "decline"]`); for
+    /// `roots/list`, `["roots": [["uri": "file:///work"]]]`. Throw an ``MCPError`` with code
+    /// ``MCPError/Code/rpc`` to answer with that JSON-RPC error.
     public typealias RequestHandler = @Sendable (_ params: MCPValue?) async throws -> MCPValue
 
+    /// The transport the client speaks over (its session, streams and revision).
     public let transport: MCPStreamableHTTPTransport
+    /// The settings the client was made with.
     public let configuration: Configuration
     /// What the server said at ``connect()``.
     public internal(set) var server: MCPServerInfo?
@@ -46,6 +53,8 @@ public actor MCPClient {
     /// (a session half made must not carry the application's requests).
     var connectFailed = false
 
+    /// A client of the MCP endpoint at `url` (for example `https://host/mcp`), over a
+    /// transport made from `configuration.transport`. Nothing is sent before ``connect()``.
     public init(url: URL, configuration: Configuration = Configuration()) {
         var transportConfiguration = configuration.transport
         transportConfiguration.clientInfo = configuration.clientInfo
@@ -53,6 +62,8 @@ public actor MCPClient {
         self.init(transport: MCPStreamableHTTPTransport(url: url, configuration: transportConfiguration), configuration: configuration)
     }
 
+    /// A client over a transport made by the caller (its `clientInfo` and capabilities are the
+    /// transport's own, not `configuration`'s). Nothing is sent before ``connect()``.
     public init(transport: MCPStreamableHTTPTransport, configuration: Configuration = Configuration()) {
         self.transport = transport
         self.configuration = configuration

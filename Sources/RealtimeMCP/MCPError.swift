@@ -54,6 +54,7 @@ public struct MCPError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unsupportedRevision = Code(.unsupportedRevision)
     }
 
+    /// What went wrong (match it against the ``Code`` constants).
     public let code: Code
     /// A short explanation without secrets.
     public var detail: String?

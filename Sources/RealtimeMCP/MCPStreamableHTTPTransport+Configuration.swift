@@ -19,6 +19,8 @@ extension MCPStreamableHTTPTransport {
         /// `credentialsRejected == true` and the request is repeated once with its headers
         /// (the server refused it, so it did not run). Default nil.
         public var headersProvider: (@Sendable (RealtimeClient.HeadersContext) async throws -> HTTPHeaders)?
+        /// Trust roots, certificate verification and a client certificate for `https`
+        /// endpoints. Default: the system's roots, full verification.
         public var tls: TLSConfiguration = .default
         /// DNS + TCP + TLS, per HTTP request (and the response head of a GET or DELETE).
         /// Default 10 s.
@@ -53,8 +55,10 @@ extension MCPStreamableHTTPTransport {
         /// The I/O loop the HTTP requests run on. Default `EventLoop.shared`.
         public var eventLoop: EventLoop = .shared
         #endif
+        /// Where the HTTP requests' connection logs go (never with a secret). Default nil.
         public var logHandler: (any RealtimeLogHandler)?
 
+        /// The defaults.
         public init() {}
     }
 }

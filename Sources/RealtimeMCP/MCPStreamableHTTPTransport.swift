@@ -31,7 +31,9 @@ public actor MCPStreamableHTTPTransport {
     /// stream failed (its `data.transport` names the ``MCPError/Code``).
     public static let transportErrorCode = -32000
 
+    /// The MCP endpoint (`https://host/mcp`); with HTTP+SSE, the URL of the server's stream.
     public let url: URL
+    /// The settings the transport was made with.
     public let configuration: Configuration
     /// The session the server assigned (`Mcp-Session-Id`), handshake generation only.
     public internal(set) var sessionID: String?
@@ -66,6 +68,7 @@ public actor MCPStreamableHTTPTransport {
         let isInitialize: Bool
     }
 
+    /// A transport to the MCP endpoint at `url`. Nothing is sent before the first message.
     public init(url: URL, configuration: Configuration = Configuration()) {
         self.url = url
         self.configuration = configuration

@@ -1,6 +1,8 @@
 /// A tool the server offers (`tools/list`).
 public struct MCPTool: Sendable, Hashable {
+    /// The name to call it by (``MCPClient/callTool(_:arguments:onProgress:)``).
     public var name: String
+    /// What the tool does, for a person or a model choosing it; nil when the server sent none.
     public var description: String?
     /// The JSON Schema of the tool's arguments.
     public var inputSchema: MCPValue?
@@ -48,9 +50,11 @@ public struct MCPTool: Sendable, Hashable {
 public struct MCPToolResult: Sendable, Hashable {
     /// Content blocks (`{"type": "text", "text": …}` and others).
     public var content: [MCPValue]
+    /// The result as one JSON value, when the tool declares an output schema (2025-06-18 on).
     public var structuredContent: MCPValue?
     /// True when the tool itself failed (the call did reach it).
     public var isError: Bool
+    /// The whole result as the server sent it.
     public var json: MCPValue
 
     init(_ json: MCPValue) {
@@ -68,14 +72,19 @@ public struct MCPToolResult: Sendable, Hashable {
 
 /// One `notifications/progress` for a request.
 public struct MCPProgress: Sendable, Hashable {
+    /// How far the request is, in the server's units; it grows with every notification.
     public var progress: Double
+    /// The total in the same units, when the server knows it.
     public var total: Double?
+    /// A line for a person (`"step 2 of 3"`), when the server sent one.
     public var message: String?
 }
 
 /// One page of a paginated list and the cursor of the next (nil on the last page).
 public struct MCPPage<Item: Sendable>: Sendable {
+    /// The page's entries, in the server's order.
     public var items: [Item]
+    /// The cursor that asks for the next page; nil on the last one.
     public var nextCursor: String?
     /// How long the page may be reused (2026-07-28 `ttlMs`; nil when the server did not
     /// say, zero when it is stale at once).
@@ -94,7 +103,9 @@ public struct MCPPage<Item: Sendable>: Sendable {
 
 /// A notification from the server.
 public struct MCPNotification: Sendable, Hashable {
+    /// The notification's method (`notifications/resources/updated`, `notifications/message`…).
     public var method: String
+    /// Its parameters, as the server sent them; nil when it sent none.
     public var params: MCPValue?
 }
 
@@ -102,9 +113,11 @@ public struct MCPNotification: Sendable, Hashable {
 public struct MCPServerInfo: Sendable, Hashable {
     /// The revision in use.
     public var revision: MCPRevision
+    /// The capabilities the server declared (`tools`, `resources`, `prompts`, `logging`…).
     public var capabilities: MCPValue
     /// `serverInfo` (handshake) or the `_meta` server info stamp (2026-07-28), when sent.
     public var serverInfo: MCPValue?
+    /// How to use the server, for a person or a model, when the server gave any.
     public var instructions: String?
 }
 

@@ -54,6 +54,18 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
     /// Whether the client's side of the connection is closed.
     public var isClosed: Bool { loop.onLoop { stream.phase == .closed } }
 
+    /// Runs the loop whenever the client queues work on it until `condition` holds (it reads
+    /// what the client wrote, as ``texts`` does), or the client's side is closed or the task
+    /// cancelled; whether it held.
+    package func waitUntil(_ condition: () -> Bool) async -> Bool {
+        while !Task.isCancelled {
+            if condition() { return true }
+            if isClosed { return false }  // checked after: reading may answer the client's close
+            await loop.waitForWork()
+        }
+        return condition()
+    }
+
     /// The upgrade request the client wrote (its header lines), once complete.
     public var upgradeRequest: String? {
         let text = String(decoding: handshake, as: UTF8.self)

@@ -85,19 +85,9 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// cancelled: for code that queues work from another task (a client's on-open hook sending
     /// a frame, a consumer's progress starting a reconnect). Run it with ``run()`` afterwards.
     public func waitForWork() async {
-        let id = nextWaiterID()
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
-                let now: Bool = state.withLock { s in
-                    guard s.tasks.isEmpty, !Task.isCancelled else { return true }
-                    s.workWaiters[id] = c
-                    return false
-                }
-                if now { c.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.workWaiters.removeValue(forKey: id) }?.resume()
-        }
+        await suspend(
+            unless: { !$0.tasks.isEmpty }, park: { $0.workWaiters[$1] = $2 },
+            unpark: { $0.workWaiters.removeValue(forKey: $1) })
     }
 
     /// Suspends until at least `count` timers are armed (at once when they are), or the task
@@ -105,18 +95,31 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// its consumer caught up, a redelivery's delay). Move the time with ``advanceTime(by:)``
     /// afterwards.
     public func waitForTimers(_ count: Int) async {
+        await suspend(
+            unless: { $0.timers.count >= count }, park: { $0.timerWaiters[$1] = (count, $2) },
+            unpark: { $0.timerWaiters.removeValue(forKey: $1)?.continuation })
+    }
+
+    /// Suspends the calling task unless `ready` holds: `park` files its continuation under an
+    /// id, for whoever makes `ready` true to resume; cancelling the task takes it out again
+    /// (`unpark`) and resumes it.
+    private func suspend(
+        unless ready: (State) -> Bool,
+        park: (inout State, UInt64, CheckedContinuation<Void, Never>) -> Void,
+        unpark: @escaping @Sendable (inout State, UInt64) -> CheckedContinuation<Void, Never>?
+    ) async {
         let id = nextWaiterID()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<Void, Never>) in
                 let now: Bool = state.withLock { s in
-                    guard s.timers.count < count, !Task.isCancelled else { return true }
-                    s.timerWaiters[id] = (count, c)
+                    guard !ready(s), !Task.isCancelled else { return true }
+                    park(&s, id, c)
                     return false
                 }
                 if now { c.resume() }
             }
         } onCancel: {
-            state.withLock { $0.timerWaiters.removeValue(forKey: id) }?.continuation.resume()
+            state.withLock { unpark(&$0, id) }?.resume()
         }
     }
 

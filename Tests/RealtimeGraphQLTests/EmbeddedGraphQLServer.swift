@@ -45,7 +45,7 @@ final class EmbeddedGraphQLServer: Sendable {
         }
         await network.waitForTransport(index)
         let server = try #require(network.webSocketServer(index), "no attempt \(index + 1)", sourceLocation: sourceLocation)
-        return EmbeddedGraphQLSocket(server: server, loop: network.loop)
+        return EmbeddedGraphQLSocket(server: server)
     }
 
     /// The next attempt, opened and its connection_init read; not acknowledged.

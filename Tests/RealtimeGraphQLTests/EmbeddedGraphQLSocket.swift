@@ -11,13 +11,11 @@ import RealtimeTesting
 /// ``cut()``.
 final class EmbeddedGraphQLSocket: @unchecked Sendable {
     let server: EmbeddedWebSocketServer
-    let loop: ManualLoop
     /// The texts of the client already handed to the test.
     private var read = 0
 
-    init(server: EmbeddedWebSocketServer, loop: ManualLoop) {
+    init(server: EmbeddedWebSocketServer) {
         self.server = server
-        self.loop = loop
     }
 
     var request: TransportRequest { server.request }
@@ -45,16 +43,9 @@ final class EmbeddedGraphQLSocket: @unchecked Sendable {
     /// The next text the client sent on this connection; nil once it is closed and all were
     /// read. Runs the loop whenever the client queued work on it meanwhile.
     func nextSent() async -> String? {
-        while !Task.isCancelled {
-            let texts = server.texts
-            if texts.count > read {
-                read += 1
-                return texts[read - 1]
-            }
-            if server.isClosed { return nil }
-            await loop.waitForWork()
-        }
-        return nil
+        guard await server.waitUntil({ server.texts.count > read }) else { return nil }
+        read += 1
+        return server.texts[read - 1]
     }
 
     /// The close code and reason the client sent, if it sent a close frame (its own, or the

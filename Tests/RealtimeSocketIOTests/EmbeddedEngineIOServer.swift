@@ -13,11 +13,9 @@ import Testing
 /// running the loop while it waits). ``Factory`` hands them out in order.
 final class EmbeddedEngineIOServer: @unchecked Sendable {
     let server: EmbeddedWebSocketServer
-    let loop: ManualLoop
 
-    init(server: EmbeddedWebSocketServer, loop: ManualLoop) {
+    init(server: EmbeddedWebSocketServer) {
         self.server = server
-        self.loop = loop
     }
 
     var request: TransportRequest { server.request }
@@ -41,11 +39,7 @@ final class EmbeddedEngineIOServer: @unchecked Sendable {
     /// client queued work on it; returns them as text.
     @discardableResult
     func waitForSent(_ count: Int) async -> [String] {
-        while !Task.isCancelled {
-            let sent = sentTexts
-            if sent.count >= count || server.isClosed { return sent }
-            await loop.waitForWork()
-        }
+        _ = await server.waitUntil { sentTexts.count >= count }
         return sentTexts
     }
 
@@ -53,12 +47,8 @@ final class EmbeddedEngineIOServer: @unchecked Sendable {
     /// connection), running the loop whenever the client queued work on it; its code.
     @discardableResult
     func waitForClose() async -> UInt16? {
-        while !Task.isCancelled {
-            if let frame = server.closeFrame { return frame.code }
-            if server.isClosed { return nil }
-            await loop.waitForWork()
-        }
-        return nil
+        _ = await server.waitUntil { server.closeFrame != nil }
+        return server.closeFrame?.code
     }
 
     /// The upgrade is accepted.
@@ -84,7 +74,7 @@ final class EmbeddedEngineIOServer: @unchecked Sendable {
         func attempt(_ number: Int) async -> EmbeddedEngineIOServer {
             await network.waitForTransport(number - 1)
             guard let server = network.webSocketServer(number - 1) else { preconditionFailure("no attempt \(number)") }
-            return EmbeddedEngineIOServer(server: server, loop: network.loop)
+            return EmbeddedEngineIOServer(server: server)
         }
 
         var count: Int { network.connectionCount }

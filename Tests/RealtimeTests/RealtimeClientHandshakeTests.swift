@@ -7,28 +7,19 @@ import Testing
 /// transport until the hook takes half (the rest of the handshake's tests run on the embedded
 /// stack, `EmbeddedClientHandshakeTests`).
 @Suite(.timeLimit(.minutes(1))) struct RealtimeClientHandshakeTests {
-    static let url = "ws://127.0.0.1:8080/ws"
-
-    static func client(
-        _ url: String = Self.url, hook: @escaping @Sendable (RealtimeClient.OpenContext) async throws -> Void,
-        configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
-    ) throws -> TestClient {
-        try TestClient(url) {
-            $0.onOpen = hook
-            configure(&$0)
-        }
-    }
-
     @Test func aFullHandshakeBufferPausesTheTransportUntilTheHookTakesHalf() async throws {
         let take = Observed(0)
         let took = Observed(0)
-        let t = try Self.client(hook: { context in
-            for taken in 0..<6 {
-                await take.wait("the test to let the hook take more") { $0 > taken }
-                _ = try await context.receive()
-                took.update { $0 = taken + 1 }
+        let t = try TestClient("ws://127.0.0.1:8080/ws") {
+            $0.eventBufferCapacity = 4
+            $0.onOpen = { context in
+                for taken in 0..<6 {
+                    await take.wait("the test to let the hook take more") { $0 > taken }
+                    _ = try await context.receive()
+                    took.update { $0 = taken + 1 }
+                }
             }
-        }) { $0.eventBufferCapacity = 4 }
+        }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
         let first = try #require(await t.factory.transport(0))

@@ -60,8 +60,13 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
     package func waitUntil(_ condition: () -> Bool) async -> Bool {
         while !Task.isCancelled {
             if condition() { return true }
-            if isClosed { return false }  // checked after: reading may answer the client's close
-            await loop.waitForWork()
+            // Reading may answer the client's close, so closure is checked after it.
+            if isClosed { return condition() }
+            // Each check runs the loop, and what runs may write: park only after a reading
+            // during which nothing ran, so nothing written is left unread.
+            let steps = loop.stepsRun
+            if condition() { return true }
+            if loop.stepsRun == steps { await loop.waitForWork() }
         }
         return condition()
     }

@@ -46,6 +46,8 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
         /// Tasks waiting for timers to be armed (``waitForTimers(_:)``), by id.
         var timerWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextID: UInt64 = 0
+        /// Tasks and timers run so far.
+        var steps: UInt64 = 0
         var runner: pthread_t?
         var depth = 0
         /// Set by ``shutdown()``: work queued or armed from then on is dropped.
@@ -81,12 +83,14 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
         for waiter in waiters { waiter.resume() }
     }
 
-    /// Suspends until work is queued on the loop (at once when some is), or the task is
-    /// cancelled: for code that queues work from another task (a client's on-open hook sending
-    /// a frame, a consumer's progress starting a reconnect). Run it with ``run()`` afterwards.
+    /// Suspends until work is queued on the loop or a timer falls due at the current time (at
+    /// once when there is some), or the task is cancelled: for code that queues work or arms a
+    /// timer from another task (a client's on-open hook sending a frame, a consumer's progress
+    /// starting a reconnect). Run it with ``run()`` afterwards.
     public func waitForWork() async {
         await suspend(
-            unless: { !$0.tasks.isEmpty }, park: { $0.workWaiters[$1] = $2 },
+            unless: { s in !s.tasks.isEmpty || s.timers.values.contains { $0.deadline <= s.now } },
+            park: { $0.workWaiters[$1] = $2 },
             unpark: { $0.workWaiters.removeValue(forKey: $1) })
     }
 
@@ -139,7 +143,13 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
             let armed = s.timers.count
             let ready = s.timerWaiters.filter { $0.value.count <= armed }
             for key in ready.keys { s.timerWaiters.removeValue(forKey: key) }
-            return (s.nextID, ready.values.map(\.continuation))
+            var waiters = ready.values.map(\.continuation)
+            // A timer due now is work for ``run()`` as much as a queued task is.
+            if deadline <= s.now {
+                waiters += s.workWaiters.values
+                s.workWaiters = [:]
+            }
+            return (s.nextID, waiters)
         }
         for waiter in ready { waiter.resume() }
         return TimerHandle(id: id)
@@ -148,6 +158,10 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     package func cancel(_ timer: TimerHandle) {
         _ = state.withLock { $0.timers.removeValue(forKey: timer.id) }
     }
+
+    /// How many tasks and timers the loop has run: a waiter compares two readings to tell
+    /// whether anything ran in between (and may have written what it has not read yet).
+    package var stepsRun: UInt64 { state.withLock { $0.steps } }
 
     /// Timers armed and not yet fired or cancelled (a test checks that nothing outlives a
     /// closed client).
@@ -227,10 +241,14 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// The next queued task, else the earliest timer due by the current time (removed).
     private func nextStep() -> (() -> Void)? {
         state.withLock { s -> (() -> Void)? in
-            if !s.tasks.isEmpty { return s.tasks.removeFirst() }
+            if !s.tasks.isEmpty {
+                s.steps &+= 1
+                return s.tasks.removeFirst()
+            }
             let due = s.timers.values.filter { $0.deadline <= s.now }
             guard let first = due.min(by: { ($0.deadline, $0.sequence) < ($1.deadline, $1.sequence) }) else { return nil }
             s.timers[first.sequence] = nil
+            s.steps &+= 1
             return first.body
         }
     }

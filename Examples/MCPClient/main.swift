@@ -47,7 +47,7 @@ func run() async -> Int32 {
 }
 
 func call(_ client: MCPClient, tool: String, json: String?) async throws -> Int32 {
-    let callArguments = try json.map { try MCPValue(json: Data($0.utf8)) } ?? [:]
+    let callArguments = try json.map { try JSONValue(json: Data($0.utf8)) } ?? [:]
     let result = try await client.callTool(tool, arguments: callArguments) { progress in
         let total = progress.total.map { " of \($0)" } ?? ""
         say("progress \(progress.progress)\(total) \(progress.message ?? "")")

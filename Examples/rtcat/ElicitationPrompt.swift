@@ -18,7 +18,7 @@ enum ElicitationPrompt {
         var title: String?
     }
 
-    static func answer(_ params: MCPValue?) async -> MCPValue {
+    static func answer(_ params: JSONValue?) async -> JSONValue {
         let message = params?["message"]?.stringValue ?? "The server asks for input."
         say("\(message)\n  action (accept, decline, cancel) [accept]: ")
         guard let action = await line() else { return ["action": "cancel"] }
@@ -27,7 +27,7 @@ enum ElicitationPrompt {
         case "d", "decline": return ["action": "decline"]
         default: return ["action": "cancel"]
         }
-        var content: [String: MCPValue] = [:]
+        var content: [String: JSONValue] = [:]
         for field in fields(of: params?["requestedSchema"]) {
             guard let value = await ask(field) else { return ["action": "cancel"] }
             if let value { content[field.name] = value }
@@ -36,7 +36,7 @@ enum ElicitationPrompt {
     }
 
     /// The schema's properties, in name order (JSON objects keep none), required ones marked.
-    static func fields(of schema: MCPValue?) -> [Field] {
+    static func fields(of schema: JSONValue?) -> [Field] {
         let required = Set((schema?["required"]?.arrayValue ?? []).compactMap(\.stringValue))
         let properties = schema?["properties"]?.objectValue ?? [:]
         return properties.keys.sorted().map { name in
@@ -50,7 +50,7 @@ enum ElicitationPrompt {
 
     /// The field's value from the user; `.some(nil)` leaves it out, nil cancels (end of input
     /// or three answers that do not fit).
-    private static func ask(_ field: Field) async -> MCPValue?? {
+    private static func ask(_ field: Field) async -> JSONValue?? {
         for _ in 0..<3 {
             var hint = field.type
             if !field.choices.isEmpty { hint = field.choices.joined(separator: "|") }
@@ -64,7 +64,7 @@ enum ElicitationPrompt {
     }
 
     /// `text` as the field's type, or nil when it does not fit.
-    static func convert(_ text: String, to field: Field) -> MCPValue? {
+    static func convert(_ text: String, to field: Field) -> JSONValue? {
         switch field.type {
         case "boolean":
             switch text.lowercased() {
@@ -73,7 +73,7 @@ enum ElicitationPrompt {
             default: return nil
             }
         case "number":
-            return Double(text).map(MCPValue.number)
+            return Double(text).map(JSONValue.number)
         case "integer":
             return Int(text).map { .number(Double($0)) }
         default:

@@ -49,9 +49,9 @@ enum MCPCommand {
         return status
     }
 
-    static func call(_ client: MCPClient, _ name: String, arguments: MCPValue) async throws -> Int32 {
+    static func call(_ client: MCPClient, _ name: String, arguments: JSONValue) async throws -> Int32 {
         let result = try await client.callTool(name, arguments: arguments) { p in
-            var fields: [String: MCPValue] = ["kind": "progress", "progress": .number(p.progress)]
+            var fields: [String: JSONValue] = ["kind": "progress", "progress": .number(p.progress)]
             if let total = p.total { fields["total"] = .number(total) }
             if let message = p.message { fields["message"] = .string(message) }
             line(.object(fields))
@@ -71,7 +71,7 @@ enum MCPCommand {
             await client.setRequestHandler("elicitation/create") { _ in elicit }
         }
         if let roots = options.roots {
-            let list = MCPValue.array(roots.map { ["uri": .string($0)] })
+            let list = JSONValue.array(roots.map { ["uri": .string($0)] })
             await client.setRequestHandler("roots/list") { _ in ["roots": list] }
         }
     }
@@ -97,9 +97,9 @@ enum MCPCommand {
         return Subcommand.success
     }
 
-    static func errorLine(_ error: any Error) -> MCPValue {
+    static func errorLine(_ error: any Error) -> JSONValue {
         guard let error = error as? MCPError else { return ["kind": "error", "code": "internal"] }
-        var fields: [String: MCPValue] = ["kind": "error", "code": .string(error.code.description)]
+        var fields: [String: JSONValue] = ["kind": "error", "code": .string(error.code.description)]
         if let rpcCode = error.rpcCode { fields["rpcCode"] = .number(Double(rpcCode)) }
         if let message = error.message { fields["message"] = .string(message) }
         if let detail = error.detail { fields["detail"] = .string(detail) }
@@ -110,7 +110,7 @@ enum MCPCommand {
 
     /// One JSON object per line on standard output (write(2): Glibc's `stdout` is not usable
     /// from Swift 6 concurrency).
-    static func line(_ value: MCPValue) {
+    static func line(_ value: JSONValue) {
         FileHandle.standardOutput.write(value.jsonData + Data("\n".utf8))
     }
 }
@@ -119,10 +119,10 @@ enum MCPCommand {
 struct MCPOptions {
     var url: URL
     var call: String?
-    var arguments: MCPValue = [:]
+    var arguments: JSONValue = [:]
     var listen: MCPSubscriptionFilter?
     var changes: Int?
-    var elicit: MCPValue?
+    var elicit: JSONValue?
     /// `--elicit ask`: each elicitation is asked on the terminal.
     var elicitAsks = false
     var roots: [String]?
@@ -165,7 +165,7 @@ struct MCPOptions {
             switch cursor.option {
             case "--call": o.call = try cursor.value()
             case "--arguments":
-                guard let value = try? MCPValue(json: Data(try cursor.value().utf8)), value.objectValue != nil else {
+                guard let value = try? JSONValue(json: Data(try cursor.value().utf8)), value.objectValue != nil else {
                     throw UsageError("--arguments must be a JSON object")
                 }
                 o.arguments = value
@@ -195,7 +195,7 @@ struct MCPOptions {
                 }
                 // `@PATH`: the answer is read from a file.
                 let json = text.hasPrefix("@") ? FileManager.default.contents(atPath: String(text.dropFirst())) : Data(text.utf8)
-                guard let json, let value = try? MCPValue(json: json), value["action"]?.stringValue != nil else {
+                guard let json, let value = try? JSONValue(json: json), value["action"]?.stringValue != nil else {
                     throw UsageError("--elicit must be a JSON object with an action (or @PATH of a file holding one)")
                 }
                 o.elicit = value

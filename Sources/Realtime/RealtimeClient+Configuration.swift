@@ -166,7 +166,7 @@ extension RealtimeClient {
 
         // MARK: Sending
 
-        /// What ``RealtimeClient/send(_:)`` does while no connection is open (WebSocket):
+        /// What ``RealtimeClient/send(_:flush:)`` does while no connection is open (WebSocket):
         /// throw `not_connected` at once (``SendPolicy/failFast``), or wait in the client's
         /// outbox and go out, in order and once, right after the next `open`
         /// (``SendPolicy/queue(maxMessages:maxBytes:timeout:)``). Default

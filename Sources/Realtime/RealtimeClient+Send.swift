@@ -14,13 +14,10 @@ extension RealtimeClient {
     ///   `sendQueueFull`, `sendExpired`, `cancelled` (the task was cancelled while the message
     ///   was queued, or ``close()``), the error that stopped the client, or
     ///   `sendNotSupported` on SSE.
-    public func send(_ message: OutboundMessage) async throws {
-        try await send(message, flush: false)
-    }
-
-    /// ``send(_:)``; with `flush: true` it returns only once the frame is written to the
-    /// socket (after the queued messages before it), and throws if it could not be.
-    public func send(_ message: OutboundMessage, flush: Bool) async throws {
+    ///
+    /// With `flush: true` it returns only once the frame is written to the socket (after the
+    /// queued messages before it), and throws if it could not be.
+    public func send(_ message: OutboundMessage, flush: Bool = false) async throws {
         let bytes = message.payloadSize
         var decision = decideSend { machine, now in machine.sendRequested(message, bytes: bytes, flush: flush, now: now) }
         while true {

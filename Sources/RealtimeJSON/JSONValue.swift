@@ -5,8 +5,7 @@ import Foundation
 #endif
 
 /// A JSON value (RFC 8259): what MCP tool arguments, results and JSON-RPC payloads are made
-/// of (`MCPValue` is this type), and what the SDK compares when it matches an application
-/// heartbeat's reply as JSON.
+/// of, and what the SDK compares when it matches an application heartbeat's reply as JSON.
 ///
 /// Numbers are kept as `Double` (JSON-RPC ids, progress values and MCP's integers all fit
 /// exactly below 2^53); object key order is not kept, so two values are equal whatever the

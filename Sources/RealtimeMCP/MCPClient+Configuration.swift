@@ -21,10 +21,10 @@ extension MCPClient {
         /// Capabilities declared to the server, sent as they are: registering a handler does not
         /// add its capability, so declare `roots`, `sampling` or `elicitation` here when you
         /// register theirs (a server asks only for what was declared). Default `{}`.
-        public var capabilities: MCPValue = [:]
+        public var capabilities: JSONValue = [:]
         /// The `clientInfo` the server is told (`name`, `version`, and whatever else the
         /// specification allows). Default `{"name": "swift-realtime", "version": "1.0"}`.
-        public var clientInfo: MCPValue = ["name": "swift-realtime", "version": "1.0"]
+        public var clientInfo: JSONValue = ["name": "swift-realtime", "version": "1.0"]
         /// Whether a `404` for the session (`session_expired`) starts a new session with
         /// `initialize` before the failed request's error is thrown, so the next request
         /// works. The failed request is never sent again: whether to repeat it is the

@@ -50,7 +50,7 @@ extension MCPClient {
     /// `Mcp-Param-<name>` headers (a server refuses a call without them): the client learns
     /// them from `tools/list`, which it reads once before the first call if the app has not.
     public func callTool(
-        _ name: String, arguments: MCPValue = [:], onProgress: (@Sendable (MCPProgress) -> Void)? = nil
+        _ name: String, arguments: JSONValue = [:], onProgress: (@Sendable (MCPProgress) -> Void)? = nil
     ) async throws -> MCPToolResult {
         if server?.revision.isStateless == true, !toolsListed { _ = try? await allTools() }
         let result = try await request("tools/call", params: ["name": .string(name), "arguments": arguments], onProgress: onProgress)
@@ -60,13 +60,13 @@ extension MCPClient {
     // MARK: Resources
 
     /// One page of `resources/list`; each entry as the server sent it (`uri`, `name`, …).
-    public func listResources(cursor: String? = nil) async throws -> MCPPage<MCPValue> {
+    public func listResources(cursor: String? = nil) async throws -> MCPPage<JSONValue> {
         let result = try await request("resources/list", params: Self.cursorParams(cursor))
         return MCPPage(items: result["resources"]?.arrayValue ?? [], nextCursor: result["nextCursor"]?.stringValue, result: result)
     }
 
     /// `resources/read`: the resource's contents (`uri`, `text` or `blob`, `mimeType`).
-    public func readResource(_ uri: String) async throws -> [MCPValue] {
+    public func readResource(_ uri: String) async throws -> [JSONValue] {
         try await request("resources/read", params: ["uri": .string(uri)])["contents"]?.arrayValue ?? []
     }
 
@@ -84,13 +84,13 @@ extension MCPClient {
     // MARK: Prompts
 
     /// One page of `prompts/list`; each entry as the server sent it.
-    public func listPrompts(cursor: String? = nil) async throws -> MCPPage<MCPValue> {
+    public func listPrompts(cursor: String? = nil) async throws -> MCPPage<JSONValue> {
         let result = try await request("prompts/list", params: Self.cursorParams(cursor))
         return MCPPage(items: result["prompts"]?.arrayValue ?? [], nextCursor: result["nextCursor"]?.stringValue, result: result)
     }
 
     /// `prompts/get`: the prompt's `messages` (and `description`).
-    public func getPrompt(_ name: String, arguments: [String: String] = [:]) async throws -> MCPValue {
+    public func getPrompt(_ name: String, arguments: [String: String] = [:]) async throws -> JSONValue {
         try await request("prompts/get", params: ["name": .string(name), "arguments": .object(arguments.mapValues { .string($0) })])
     }
 
@@ -99,7 +99,7 @@ extension MCPClient {
         _ = try await request("ping")
     }
 
-    static func cursorParams(_ cursor: String?) -> MCPValue? {
+    static func cursorParams(_ cursor: String?) -> JSONValue? {
         cursor.map { ["cursor": .string($0)] }
     }
 }

@@ -75,7 +75,7 @@ extension MCPClient {
     private func listenStreams(_ filter: MCPSubscriptionFilter, _ sink: MCPChangeQueue) async throws {
         var failures = 0
         while !Task.isCancelled, !isClosed {
-            let id = MCPValue.number(Double(nextID))
+            let id = JSONValue.number(Double(nextID))
             nextID += 1
             listeners[id] = Listener(filter: filter, sink: sink)
             do {
@@ -108,7 +108,7 @@ extension MCPClient {
         if server?.capabilities["resources"]?["subscribe"] == .bool(true) {
             for uri in filter.resourceURIs { try await subscribe(uri) }
         }
-        let id = MCPValue.string("session-listen-\(nextID)")
+        let id = JSONValue.string("session-listen-\(nextID)")
         nextID += 1
         listeners[id] = Listener(filter: filter, sink: sink, honored: filter)
         sink.yield(.listening(honored: filter))
@@ -120,7 +120,7 @@ extension MCPClient {
     /// Routes a notification to the listeners: a listen stream's frame (its `_meta` names the
     /// subscription) goes to its listener only, and true is returned; on an earlier revision a
     /// session notification also goes to every listener whose filter asked for it.
-    func routeToListeners(_ method: String, params: MCPValue?) -> Bool {
+    func routeToListeners(_ method: String, params: JSONValue?) -> Bool {
         if let id = params?["_meta"]?[Self.subscriptionIDKey] {
             // A frame of a stream no longer listened to is dropped.
             guard var listener = listeners[id] else { return true }

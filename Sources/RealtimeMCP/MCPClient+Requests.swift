@@ -21,8 +21,8 @@ extension MCPClient {
     /// handler fails the request with a JSON-RPC error -32601; a handler's error fails it
     /// too.
     public func request(
-        _ method: String, params: MCPValue? = nil, onProgress: (@Sendable (MCPProgress) -> Void)? = nil
-    ) async throws -> MCPValue {
+        _ method: String, params: JSONValue? = nil, onProgress: (@Sendable (MCPProgress) -> Void)? = nil
+    ) async throws -> JSONValue {
         try refuseAfterAFailedConnect()
         var params = params
         var rounds = 0
@@ -39,9 +39,9 @@ extension MCPClient {
 
     /// `params` for the next round of a request answered `input_required`: the handlers'
     /// answers to the input requests, and the request state as the server sent it.
-    private func answering(_ result: MCPValue, _ params: MCPValue?) async throws -> MCPValue {
+    private func answering(_ result: JSONValue, _ params: JSONValue?) async throws -> JSONValue {
         var next = params?.objectValue ?? [:]
-        var responses: [String: MCPValue] = [:]
+        var responses: [String: JSONValue] = [:]
         for (key, input) in result["inputRequests"]?.objectValue ?? [:] {
             let method = input["method"]?.stringValue ?? ""
             guard let handler = handlers[method] else {
@@ -55,8 +55,8 @@ extension MCPClient {
     }
 
     private func requestReissuing(
-        _ method: String, params: MCPValue?, onProgress: (@Sendable (MCPProgress) -> Void)?
-    ) async throws -> MCPValue {
+        _ method: String, params: JSONValue?, onProgress: (@Sendable (MCPProgress) -> Void)?
+    ) async throws -> JSONValue {
         var reissues = 0
         while true {
             do {
@@ -80,7 +80,7 @@ extension MCPClient {
     ]
 
     /// Whether sending `method` again can change nothing more than sending it once did.
-    func isSafeToRepeat(_ method: String, params: MCPValue?) -> Bool {
+    func isSafeToRepeat(_ method: String, params: JSONValue?) -> Bool {
         if Self.readMethods.contains(method) { return true }
         guard method == "tools/call", let name = params?["name"]?.stringValue else { return false }
         return repeatableTools.contains(name)
@@ -89,12 +89,12 @@ extension MCPClient {
     /// Sends one request with the id `id` (a new one when nil) and waits for its answer,
     /// for at most `timeout` (nil: no bound of its own).
     func requestOnce(
-        _ method: String, params: MCPValue?, onProgress: (@Sendable (MCPProgress) -> Void)?, id given: MCPValue? = nil,
+        _ method: String, params: JSONValue?, onProgress: (@Sendable (MCPProgress) -> Void)?, id given: JSONValue? = nil,
         timeout: Duration?
-    ) async throws -> MCPValue {
+    ) async throws -> JSONValue {
         let id = given ?? .number(Double(nextID))
         if given == nil { nextID += 1 }
-        var message: [String: MCPValue] = ["jsonrpc": "2.0", "id": id, "method": .string(method)]
+        var message: [String: JSONValue] = ["jsonrpc": "2.0", "id": id, "method": .string(method)]
         var parameters = params?.objectValue ?? [:]
         if let onProgress {
             var meta = parameters["_meta"]?.objectValue ?? [:]
@@ -104,7 +104,7 @@ extension MCPClient {
         }
         let traced = Self.addTraceContext(configuration.traceContext?(), to: &parameters)
         if params != nil || onProgress != nil || traced { message["params"] = .object(parameters) }
-        let data = MCPValue.object(message).jsonData
+        let data = JSONValue.object(message).jsonData
         let timer = timeout.map { timeout in
             Task {
                 try await Task.sleep(for: timeout)
@@ -113,7 +113,7 @@ extension MCPClient {
         }
         defer { timer?.cancel() }
         return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { (c: CheckedContinuation<MCPValue, any Error>) in
+            try await withCheckedThrowingContinuation { (c: CheckedContinuation<JSONValue, any Error>) in
                 pending[id] = c
                 if Task.isCancelled {
                     Task { await self.abandon(id, with: MCPError(.cancelled)) }
@@ -127,7 +127,7 @@ extension MCPClient {
     }
 
     /// Puts `context` in `parameters._meta` when its `traceparent` has the W3C form.
-    static func addTraceContext(_ context: (traceparent: String, tracestate: String?)?, to parameters: inout [String: MCPValue]) -> Bool {
+    static func addTraceContext(_ context: (traceparent: String, tracestate: String?)?, to parameters: inout [String: JSONValue]) -> Bool {
         guard let context, isTraceparent(context.traceparent) else { return false }
         var meta = parameters["_meta"]?.objectValue ?? [:]
         meta["traceparent"] = .string(context.traceparent)
@@ -146,11 +146,11 @@ extension MCPClient {
     /// Sends a notification.
     ///
     /// - Throws: ``MCPError`` `not_connected` after a failed ``connect()``, until one succeeds.
-    public func notify(_ method: String, params: MCPValue? = nil) async throws {
+    public func notify(_ method: String, params: JSONValue? = nil) async throws {
         try refuseAfterAFailedConnect()
-        var message: [String: MCPValue] = ["jsonrpc": "2.0", "method": .string(method)]
+        var message: [String: JSONValue] = ["jsonrpc": "2.0", "method": .string(method)]
         if let params { message["params"] = params }
-        try await transport.send(MCPValue.object(message).jsonData)
+        try await transport.send(JSONValue.object(message).jsonData)
     }
 
     /// After a failed ``connect()`` nothing the application sends goes out on the half-made
@@ -161,7 +161,7 @@ extension MCPClient {
         }
     }
 
-    private func post(_ data: Data, id: MCPValue) async {
+    private func post(_ data: Data, id: JSONValue) async {
         guard pending[id] != nil else { return }
         do {
             try await transport.send(data)
@@ -181,17 +181,17 @@ extension MCPClient {
     }
 
     /// Gives up on `id`: tells the server (the request may be running) and fails the caller.
-    func abandon(_ id: MCPValue, with error: MCPError) async {
+    func abandon(_ id: JSONValue, with error: MCPError) async {
         guard pending[id] != nil else { return }
         resolve(id, .failure(error))
-        let cancel: MCPValue = [
+        let cancel: JSONValue = [
             "requestId": id, "reason": .string(error.code == .timeout ? "request timed out" : "cancelled by the client"),
         ]
         try? await notify("notifications/cancelled", params: cancel)
         await transport.cancelStream(requestID: id)
     }
 
-    func resolve(_ id: MCPValue, _ result: Result<MCPValue, any Error>) {
+    func resolve(_ id: JSONValue, _ result: Result<JSONValue, any Error>) {
         progressHandlers[id] = nil
         pending.removeValue(forKey: id)?.resume(with: result)
     }
@@ -207,7 +207,7 @@ extension MCPClient {
         failAll(MCPError(.notConnected, detail: "the transport closed"))
     }
 
-    private func handle(_ value: MCPValue) async {
+    private func handle(_ value: JSONValue) async {
         guard case .object(let message) = value else { return }
         if let method = message["method"]?.stringValue {
             if let id = message["id"] {
@@ -227,7 +227,7 @@ extension MCPClient {
         }
     }
 
-    private func notified(_ method: String, params: MCPValue?) {
+    private func notified(_ method: String, params: JSONValue?) {
         if method == "notifications/tools/list_changed" { toolsCache = nil }
         if routeToListeners(method, params: params) { return }
         if method == "notifications/progress", let params, let token = params["progressToken"],
@@ -242,13 +242,13 @@ extension MCPClient {
     /// Runs the handler for a request from the server, or refuses it when
     /// ``Configuration/maxConcurrentServerRequests`` handlers run already (the refusal is sent
     /// before the reader goes on).
-    private func accept(id: MCPValue, method: String, params: MCPValue?) async {
+    private func accept(id: JSONValue, method: String, params: JSONValue?) async {
         let limit = Swift.max(1, configuration.maxConcurrentServerRequests)
         guard serverRequestsInProgress < limit else {
-            let error: MCPValue = [
+            let error: JSONValue = [
                 "code": -32000, "message": .string("too many server requests in progress (limit \(limit))"),
             ]
-            try? await transport.send(MCPValue.object(["jsonrpc": "2.0", "id": id, "error": error]).jsonData)
+            try? await transport.send(JSONValue.object(["jsonrpc": "2.0", "id": id, "error": error]).jsonData)
             return
         }
         serverRequestsInProgress += 1
@@ -262,8 +262,8 @@ extension MCPClient {
         serverRequestsInProgress -= 1
     }
 
-    private func answer(id: MCPValue, method: String, params: MCPValue?) async {
-        var response: [String: MCPValue] = ["jsonrpc": "2.0", "id": id]
+    private func answer(id: JSONValue, method: String, params: JSONValue?) async {
+        var response: [String: JSONValue] = ["jsonrpc": "2.0", "id": id]
         if let handler = handlers[method] {
             do {
                 response["result"] = try await handler(params)
@@ -275,11 +275,11 @@ extension MCPClient {
         } else {
             response["error"] = ["code": -32601, "message": .string("method not found: \(method.prefix(100))")]
         }
-        try? await transport.send(MCPValue.object(response).jsonData)
+        try? await transport.send(JSONValue.object(response).jsonData)
     }
 
     /// A JSON-RPC error object as a typed error; the transport's own responses keep its code.
-    static func error(from error: MCPValue) -> MCPError {
+    static func error(from error: JSONValue) -> MCPError {
         let code = Int(error["code"]?.numberValue ?? -32603)
         let message = error["message"]?.stringValue ?? ""
         if code == MCPStreamableHTTPTransport.transportErrorCode, let kind = error["data"]?["transport"]?.stringValue,

@@ -18,7 +18,7 @@ public actor MCPClient {
     /// `["action": "accept", "content": ["name": "Ada"]]` (or `["action": "decline"]`); for
     /// `roots/list`, `["roots": [["uri": "file:///work"]]]`. Throw an ``MCPError`` with code
     /// ``MCPError/Code/rpc`` to answer with that JSON-RPC error.
-    public typealias RequestHandler = @Sendable (_ params: MCPValue?) async throws -> MCPValue
+    public typealias RequestHandler = @Sendable (_ params: JSONValue?) async throws -> JSONValue
 
     /// The transport the client speaks over (its session, streams and revision).
     public let transport: MCPStreamableHTTPTransport
@@ -30,8 +30,8 @@ public actor MCPClient {
     public nonisolated let notifications: AsyncStream<MCPNotification>
     let notificationSink: AsyncStream<MCPNotification>.Continuation
 
-    var pending: [MCPValue: CheckedContinuation<MCPValue, any Error>] = [:]
-    var progressHandlers: [MCPValue: @Sendable (MCPProgress) -> Void] = [:]
+    var pending: [JSONValue: CheckedContinuation<JSONValue, any Error>] = [:]
+    var progressHandlers: [JSONValue: @Sendable (MCPProgress) -> Void] = [:]
     var handlers: [String: RequestHandler] = [:]
     var nextID = 1
     var reader: Task<Void, Never>?
@@ -42,7 +42,7 @@ public actor MCPClient {
     /// Tools the last `tools/list` pages marked read-only or idempotent.
     var repeatableTools: Set<String> = []
     /// The ``listen(_:)`` streams in progress, by the id of their request.
-    var listeners: [MCPValue: Listener] = [:]
+    var listeners: [JSONValue: Listener] = [:]
     /// The last ``allTools()`` list and until when the server let it be reused.
     var toolsCache: (tools: [MCPTool], expiry: ContinuousClock.Instant)?
     /// Whether `tools/list` was read (the `Mcp-Param-*` arguments are known).

@@ -63,7 +63,7 @@ public struct MCPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The JSON-RPC error's `message` (with ``Code/rpc``).
     public var message: String?
     /// The JSON-RPC error's `data` (with ``Code/rpc``).
-    public var data: MCPValue?
+    public var data: JSONValue?
     /// The HTTP status, when one was involved.
     public var status: Int?
     /// The transport's error (with ``Code/transport`` and ``Code/streamEnded``).
@@ -77,7 +77,7 @@ public struct MCPError: Error, Sendable, Hashable, CustomStringConvertible {
     }
 
     /// A JSON-RPC error from the server.
-    public static func rpc(code: Int, message: String, data: MCPValue? = nil) -> MCPError {
+    public static func rpc(code: Int, message: String, data: JSONValue? = nil) -> MCPError {
         var e = MCPError(.rpc)
         e.rpcCode = code
         e.message = message

@@ -8,17 +8,17 @@ import Foundation
 /// hands to a JSON-RPC layer of its own) and its value (what ``MCPClient`` reads).
 struct MCPInbound: Sendable, Equatable {
     let data: Data
-    let value: MCPValue
+    let value: JSONValue
 
     /// A message the transport made or already parsed.
-    init(_ value: MCPValue, data: Data? = nil) {
+    init(_ value: JSONValue, data: Data? = nil) {
         self.value = value
         self.data = data ?? value.jsonData
     }
 
     /// Parses `data`; nil when it is not JSON.
     init?(parsing data: Data) {
-        guard let value = try? MCPValue(json: data) else { return nil }
+        guard let value = try? JSONValue(json: data) else { return nil }
         self.init(value, data: data)
     }
 }

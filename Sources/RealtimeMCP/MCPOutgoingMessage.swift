@@ -13,15 +13,15 @@ struct MCPOutgoingMessage {
     }
 
     let kind: Kind
-    var value: [String: MCPValue]
-    let id: MCPValue?
+    var value: [String: JSONValue]
+    let id: JSONValue?
     let method: String?
 
     /// Methods whose target is mirrored as `Mcp-Name` (2026-07-28 transport, "Standard Headers").
     static let nameParameters = ["tools/call": "name", "prompts/get": "name", "resources/read": "uri"]
 
     init(_ data: Data) throws(MCPError) {
-        guard case .object(let object) = try MCPValue(json: data) else {
+        guard case .object(let object) = try JSONValue(json: data) else {
             throw MCPError(.invalidMessage, detail: "send one JSON-RPC object (batches are not part of MCP since 2025-06-18)")
         }
         value = object
@@ -42,13 +42,13 @@ struct MCPOutgoingMessage {
     }
 
     /// The request a `notifications/cancelled` names.
-    var cancelledRequestID: MCPValue? {
+    var cancelledRequestID: JSONValue? {
         method == "notifications/cancelled" ? value["params"]?["requestId"] : nil
     }
 
     /// The message with the 2026-07-28 per-request envelope in `params._meta` (protocol
     /// version, client capabilities, client info), keeping what the caller put there.
-    func withEnvelope(revision: MCPRevision, capabilities: MCPValue, clientInfo: MCPValue) -> Data {
+    func withEnvelope(revision: MCPRevision, capabilities: JSONValue, clientInfo: JSONValue) -> Data {
         var message = value
         var params = message["params"]?.objectValue ?? [:]
         var meta = params["_meta"]?.objectValue ?? [:]
@@ -57,7 +57,7 @@ struct MCPOutgoingMessage {
         if meta[MCPEnvelope.clientInfo] == nil { meta[MCPEnvelope.clientInfo] = clientInfo }
         params["_meta"] = .object(meta)
         message["params"] = .object(params)
-        return MCPValue.object(message).jsonData
+        return JSONValue.object(message).jsonData
     }
 }
 

@@ -38,7 +38,7 @@ struct MCPStreamMachine {
     }
 
     /// The POSTed request's id; nil for the server's GET stream.
-    let requestID: MCPValue?
+    let requestID: JSONValue?
     /// How many reconnections may resume the stream.
     let maxResumes: Int
     private(set) var lastEventID: String?
@@ -51,7 +51,7 @@ struct MCPStreamMachine {
     /// How many events the replay check remembers. Default 4096.
     var seenLimit: Int { seen.capacity }
 
-    init(requestID: MCPValue?, maxResumes: Int, seenLimit: Int = 4096) {
+    init(requestID: JSONValue?, maxResumes: Int, seenLimit: Int = 4096) {
         self.requestID = requestID
         self.maxResumes = maxResumes
         self.seen = RecentSet(capacity: seenLimit)
@@ -72,7 +72,7 @@ struct MCPStreamMachine {
         }
         if text.allSatisfy({ $0 == " " || $0 == "\n" || $0 == "\r" || $0 == "\t" }) { return .ignore }
         let data = Data(text.utf8)
-        guard let value = try? MCPValue(json: data) else {
+        guard let value = try? JSONValue(json: data) else {
             return failed(MCPError(.invalidResponse, detail: "a message is not JSON"))
         }
         guard case .object(let object) = value else {

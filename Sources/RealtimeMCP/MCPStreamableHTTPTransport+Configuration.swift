@@ -48,9 +48,9 @@ extension MCPStreamableHTTPTransport {
         /// generation; a 405 means the server offers none). Default true.
         public var opensServerStream = true
         /// What the 2026-07-28 envelope says about this client. Default `{}`.
-        package var clientCapabilities: MCPValue = [:]
+        package var clientCapabilities: JSONValue = [:]
         /// Who this client is, for the 2026-07-28 envelope. Default swift-realtime.
-        package var clientInfo: MCPValue = ["name": "swift-realtime", "version": "1.0"]
+        package var clientInfo: JSONValue = ["name": "swift-realtime", "version": "1.0"]
         #if os(Linux)
         /// The I/O loop the HTTP requests run on. Default `EventLoop.shared`.
         public var eventLoop: EventLoop = .shared

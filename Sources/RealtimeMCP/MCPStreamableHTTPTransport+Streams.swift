@@ -63,9 +63,9 @@ extension MCPStreamableHTTPTransport {
 
     /// Maps a refused POST to the error `send` throws, or delivers the JSON-RPC error the
     /// refusal carried (a 4xx whose body answers the request).
-    private func rejected(_ error: RealtimeError, requestID: MCPValue?) throws {
+    private func rejected(_ error: RealtimeError, requestID: JSONValue?) throws {
         if error.code == .httpStatus, let excerpt = error.bodyExcerpt, let requestID,
-            let value = try? MCPValue(json: Data(excerpt.utf8)), value["error"] != nil, value["id"] == requestID
+            let value = try? JSONValue(json: Data(excerpt.utf8)), value["error"] != nil, value["id"] == requestID
         {
             inbound.send(MCPInbound(value))
             return
@@ -197,15 +197,15 @@ extension MCPStreamableHTTPTransport {
     }
 
     /// The response the transport writes for a request whose stream failed.
-    private func fail(_ requestID: MCPValue?, with error: MCPError) {
+    private func fail(_ requestID: JSONValue?, with error: MCPError) {
         guard let requestID else { return }
         failures[requestID] = error
         failureOrder.append(requestID)
         if failureOrder.count > Self.keptFailures { failures[failureOrder.removeFirst()] = nil }
-        var data: [String: MCPValue] = ["transport": .string(error.code.description)]
+        var data: [String: JSONValue] = ["transport": .string(error.code.description)]
         if let status = error.status { data["status"] = .number(Double(status)) }
         if let underlying = error.underlying { data["cause"] = .string(underlying.code.description) }
-        let response: MCPValue = [
+        let response: JSONValue = [
             "jsonrpc": "2.0", "id": requestID,
             "error": [
                 "code": .number(Double(Self.transportErrorCode)), "message": .string(error.description),

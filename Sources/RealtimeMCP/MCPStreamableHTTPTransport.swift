@@ -51,20 +51,20 @@ public actor MCPStreamableHTTPTransport {
     var connected = false
     var streams: [Int: RequestStream] = [:]
     var nextStreamKey = 1
-    var pendingInitialize: MCPValue?
+    var pendingInitialize: JSONValue?
     var serverStream: RealtimeClient?
     var serverMachine = MCPStreamMachine(requestID: nil, maxResumes: 0)
     /// The errors behind the responses the transport wrote, newest last (bounded).
-    var failures: [MCPValue: MCPError] = [:]
+    var failures: [JSONValue: MCPError] = [:]
     /// The `Mcp-Param-*` arguments of each tool, from the last `tools/list` (2026-07-28).
     var parameterHeaders: [String: [MCPParameterHeader]] = [:]
-    var failureOrder: [MCPValue] = []
+    var failureOrder: [JSONValue] = []
     static let keptFailures = 256
 
     struct RequestStream {
         let client: RealtimeClient
         var machine: MCPStreamMachine
-        let requestID: MCPValue?
+        let requestID: JSONValue?
         let isInitialize: Bool
     }
 
@@ -141,10 +141,10 @@ public actor MCPStreamableHTTPTransport {
 
     /// The error behind the response the transport wrote for `requestID` (code
     /// ``transportErrorCode``), with its underlying ``RealtimeError``; the last 256 are kept.
-    package func failure(for requestID: MCPValue) -> MCPError? { failures[requestID] }
+    package func failure(for requestID: JSONValue) -> MCPError? { failures[requestID] }
 
     /// Stops waiting for `requestID`'s answer and closes its stream (cancellation, timeout).
-    package func cancelStream(requestID: MCPValue) {
+    package func cancelStream(requestID: JSONValue) {
         guard let key = streams.first(where: { $0.value.requestID == requestID })?.key else { return }
         streams[key]?.machine.cancel()
         streams.removeValue(forKey: key)?.client.close()

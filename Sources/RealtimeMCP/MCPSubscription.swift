@@ -23,8 +23,8 @@ public struct MCPSubscriptionFilter: Sendable, Hashable {
 
     /// The filter on the wire (`{"toolsListChanged": true, "resourceSubscriptions": […]}`):
     /// kinds not asked for are left out.
-    var json: MCPValue {
-        var object: [String: MCPValue] = [:]
+    var json: JSONValue {
+        var object: [String: JSONValue] = [:]
         if toolsListChanged { object["toolsListChanged"] = true }
         if promptsListChanged { object["promptsListChanged"] = true }
         if resourcesListChanged { object["resourcesListChanged"] = true }
@@ -33,7 +33,7 @@ public struct MCPSubscriptionFilter: Sendable, Hashable {
     }
 
     /// The filter the server acknowledged (anything not `true` is not honored).
-    init(json: MCPValue?) {
+    init(json: JSONValue?) {
         toolsListChanged = json?["toolsListChanged"] == .bool(true)
         promptsListChanged = json?["promptsListChanged"] == .bool(true)
         resourcesListChanged = json?["resourcesListChanged"] == .bool(true)
@@ -41,7 +41,7 @@ public struct MCPSubscriptionFilter: Sendable, Hashable {
     }
 
     /// The change a notification announces, when this filter asked for it.
-    func change(_ method: String, params: MCPValue?) -> MCPChange? {
+    func change(_ method: String, params: JSONValue?) -> MCPChange? {
         switch method {
         case "notifications/tools/list_changed": return toolsListChanged ? .toolsListChanged : nil
         case "notifications/prompts/list_changed": return promptsListChanged ? .promptsListChanged : nil

@@ -5,9 +5,9 @@ public struct MCPTool: Sendable, Hashable {
     /// What the tool does, for a person or a model choosing it; nil when the server sent none.
     public var description: String?
     /// The JSON Schema of the tool's arguments.
-    public var inputSchema: MCPValue?
+    public var inputSchema: JSONValue?
     /// The whole entry as the server sent it.
-    public var json: MCPValue
+    public var json: JSONValue
 
     /// Whether the server says calling the tool again changes nothing more
     /// (`annotations.readOnlyHint` or `annotations.idempotentHint` true): the client then
@@ -22,7 +22,7 @@ public struct MCPTool: Sendable, Hashable {
     /// token must be an RFC 9110 token.
     var parameterHeaders: [MCPParameterHeader] {
         var found: [MCPParameterHeader] = []
-        var stack: [([String], MCPValue)] = [([], inputSchema ?? .null)]
+        var stack: [([String], JSONValue)] = [([], inputSchema ?? .null)]
         while let (path, schema) = stack.popLast(), found.count < 64 {
             for (key, property) in schema["properties"]?.objectValue ?? [:] where path.count < 16 {
                 let where_ = path + [key]
@@ -37,7 +37,7 @@ public struct MCPTool: Sendable, Hashable {
         return found
     }
 
-    init?(_ json: MCPValue) {
+    init?(_ json: JSONValue) {
         guard let name = json["name"]?.stringValue else { return nil }
         self.name = name
         self.description = json["description"]?.stringValue
@@ -49,15 +49,15 @@ public struct MCPTool: Sendable, Hashable {
 /// The result of `tools/call`.
 public struct MCPToolResult: Sendable, Hashable {
     /// Content blocks (`{"type": "text", "text": …}` and others).
-    public var content: [MCPValue]
+    public var content: [JSONValue]
     /// The result as one JSON value, when the tool declares an output schema (2025-06-18 on).
-    public var structuredContent: MCPValue?
+    public var structuredContent: JSONValue?
     /// True when the tool itself failed (the call did reach it).
     public var isError: Bool
     /// The whole result as the server sent it.
-    public var json: MCPValue
+    public var json: JSONValue
 
-    init(_ json: MCPValue) {
+    init(_ json: JSONValue) {
         content = json["content"]?.arrayValue ?? []
         structuredContent = json["structuredContent"]
         if case .bool(let b) = json["isError"] { isError = b } else { isError = false }
@@ -93,7 +93,7 @@ public struct MCPPage<Item: Sendable>: Sendable {
     /// server said (`cacheScope`).
     public var cacheScope: String?
 
-    init(items: [Item], nextCursor: String?, result: MCPValue) {
+    init(items: [Item], nextCursor: String?, result: JSONValue) {
         self.items = items
         self.nextCursor = nextCursor
         if let ms = result["ttlMs"]?.numberValue, ms >= 0, ms < 1e12 { ttl = .milliseconds(Int64(ms)) }
@@ -106,7 +106,7 @@ public struct MCPNotification: Sendable, Hashable {
     /// The notification's method (`notifications/resources/updated`, `notifications/message`…).
     public var method: String
     /// Its parameters, as the server sent them; nil when it sent none.
-    public var params: MCPValue?
+    public var params: JSONValue?
 }
 
 /// What the server said about itself at the start (the `initialize` or `server/discover` result).
@@ -114,9 +114,9 @@ public struct MCPServerInfo: Sendable, Hashable {
     /// The revision in use.
     public var revision: MCPRevision
     /// The capabilities the server declared (`tools`, `resources`, `prompts`, `logging`…).
-    public var capabilities: MCPValue
+    public var capabilities: JSONValue
     /// `serverInfo` (handshake) or the `_meta` server info stamp (2026-07-28), when sent.
-    public var serverInfo: MCPValue?
+    public var serverInfo: JSONValue?
     /// How to use the server, for a person or a model, when the server gave any.
     public var instructions: String?
 }
@@ -139,7 +139,7 @@ struct MCPParameterHeader: Sendable, Hashable {
     /// The header's value for `arguments`: a boolean as `true`/`false`, an integer in
     /// decimal, a string as is (base64-wrapped when it is not printable ASCII); nil when the
     /// argument is absent or of another kind.
-    func value(in arguments: MCPValue?) -> String? {
+    func value(in arguments: JSONValue?) -> String? {
         var node = arguments
         for key in path { node = node?[key] }
         switch node {

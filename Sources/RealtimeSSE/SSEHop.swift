@@ -22,11 +22,11 @@ import Foundation
 ///   every credential-bearing user header (`HTTPHeaders.isSensitive(_:markedSensitive:)`:
 ///   `Authorization`, `Proxy-Authorization`, `Cookie`, names containing `auth`, `key`,
 ///   `token`, `secret`, `session`, `cookie`, `password` or `signature`, and the names in
-///   ``TransportRequest/sensitiveHeaderNames``) is removed (§15.4 step 3). Once removed it
+///   `TransportRequest.sensitiveHeaderNames`) is removed (§15.4 step 3). Once removed it
 ///   stays removed for the rest of the chain, even if a later redirect leads back to the first
 ///   origin (as Fetch does).
 /// - An `https` request is not redirected to `http` (its headers, cursor and body would
-///   travel in clear text) unless ``TransportRequest/allowsInsecureRedirects`` is set.
+///   travel in clear text) unless `TransportRequest.allowsInsecureRedirects` is set.
 /// - `Location` is resolved against the current URL (§10.2.2, RFC 3986 §5); it must be
 ///   present, non-empty, and name an `http` or `https` URL with a host.
 package struct SSEHop: Sendable, Hashable {

@@ -8,16 +8,16 @@
 /// headers and, when resuming, `Last-Event-ID`; GET by default, or any method with a body
 /// (POST for LLM-style APIs). A `200` with `Content-Type: text/event-stream` (parameters
 /// ignored) opens the stream; `204` ends it with `doNotReconnect`; `301/302/303/307/308` are
-/// followed up to ``TransportRequest/maxRedirects``; anything else ends with a typed
+/// followed up to `TransportRequest.maxRedirects`; anything else ends with a typed
 /// error carrying the status, a bounded body excerpt and `Retry-After`.
 ///
 /// Redirects follow RFC 9110 §15.4: 303 turns any method but HEAD into a GET without a body,
 /// 301/302 turn POST (only) into a GET without a body, 307/308 keep method and body; a dropped
 /// body takes its `Content-*` headers with it; credential headers (`Authorization`, `Cookie`,
 /// every name `HTTPHeaders.isSensitive(_:)` matches and the request's
-/// ``TransportRequest/sensitiveHeaderNames``) never go to another origin. A missing, empty or
+/// `TransportRequest.sensitiveHeaderNames`) never go to another origin. A missing, empty or
 /// non-HTTP `Location`, an `https` → `http` redirect (unless
-/// ``TransportRequest/allowsInsecureRedirects``), or one redirect too many, fails with
+/// `TransportRequest.allowsInsecureRedirects`), or one redirect too many, fails with
 /// `.redirect`.
 ///
 /// Every coding the installed libcurl decodes is advertised (`Accept-Encoding: gzip, deflate,

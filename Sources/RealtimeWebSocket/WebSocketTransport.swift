@@ -6,7 +6,7 @@
 ///
 /// Keeps the `Transport` contract: one attempt, no reconnects of its own (that is
 /// `RealtimeClient`'s job). It connects (DNS off the loop, TCP, TLS for `wss`), performs the
-/// opening handshake (following redirects up to ``TransportRequest/maxRedirects``), then
+/// opening handshake (following redirects up to `TransportRequest.maxRedirects`), then
 /// delivers whole messages to the sink given to ``start(delivering:)``, answers pings, runs the heartbeat and idle timeout,
 /// and ends with the closing handshake of RFC 6455 §7.
 ///

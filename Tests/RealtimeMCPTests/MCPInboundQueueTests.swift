@@ -15,7 +15,7 @@ struct MCPInboundQueueTests {
         #expect(queue.send(Self.message(3)) != nil)
         #expect(queue.send(Self.message(4)) != nil, "a message sent while paused is kept, and pauses again")
         queue.finish()
-        var values: [MCPValue] = []
+        var values: [JSONValue] = []
         for await m in queue.channel { values.append(m.value) }
         #expect(values == (0...4).map { .number(Double($0)) })
     }

@@ -10,7 +10,7 @@ struct MCPOutgoingMessageTests {
         let message = try MCPOutgoingMessage(data)
         #expect(message.kind == .request)
         #expect(message.name == "echo")
-        let wrapped = try MCPValue(json: message.withEnvelope(revision: .v2026_07_28, capabilities: ["roots": [:]], clientInfo: ["name": "t"]))
+        let wrapped = try JSONValue(json: message.withEnvelope(revision: .v2026_07_28, capabilities: ["roots": [:]], clientInfo: ["name": "t"]))
         let meta = wrapped["params"]?["_meta"]
         #expect(meta?["progressToken"] == 3)
         #expect(meta?["io.modelcontextprotocol/protocolVersion"] == "2026-07-28")

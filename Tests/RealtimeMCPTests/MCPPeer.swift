@@ -31,9 +31,9 @@ struct MCPPeer {
     }
 
     /// A JSON record of the hostile peer (`/<case>/gets`, `/<case>/answers`, `/<case>/deletes`).
-    func record(_ path: String) async throws -> MCPValue {
+    func record(_ path: String) async throws -> JSONValue {
         let data = try await LoopbackHTTP.get(url(path))
-        return try MCPValue(json: data)
+        return try JSONValue(json: data)
     }
 
     /// The progress values the peer's event store replayed to resumed streams, in order.

@@ -12,13 +12,13 @@ struct MCPTransportRawTests {
     /// by raw messages: the transport, the answer to `initialize`, and what it receives next.
     static func initialize(
         _ peer: MCPPeer, _ name: String
-    ) async throws -> (MCPStreamableHTTPTransport, MCPValue, AsyncThrowingStream<Data, any Error>.AsyncIterator) {
+    ) async throws -> (MCPStreamableHTTPTransport, JSONValue, AsyncThrowingStream<Data, any Error>.AsyncIterator) {
         let transport = MCPStreamableHTTPTransport(url: peer.url("/\(name)/mcp"))
         try await transport.connect()
         var messages = await transport.receive().makeAsyncIterator()
         let initialize = #"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#
         try await transport.send(Data(initialize.utf8))
-        let initialized = try MCPValue(json: try #require(try await messages.next()))
+        let initialized = try JSONValue(json: try #require(try await messages.next()))
         try await transport.send(Data(#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#.utf8))
         return (transport, initialized, messages)
     }
@@ -34,9 +34,9 @@ struct MCPTransportRawTests {
         #expect(await transport.revision == .v2025_11_25)
         #expect(await transport.hasServerStream == false)  // the hostile server answers GET with 405
         try await transport.send(Data(#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"t"}}"#.utf8))
-        var response: MCPValue?
+        var response: JSONValue?
         while let data = try await messages.next() {
-            let value = try MCPValue(json: data)
+            let value = try JSONValue(json: data)
             if value["id"] == 2 {
                 response = value
                 break
@@ -65,9 +65,9 @@ struct MCPTransportRawTests {
         await queue.untilAPumpWaits()
         #expect(queue.channel.bufferedCount <= MCPInboundQueue.capacity, "\(queue.channel.bufferedCount) queued")
         var progress: [Double] = []
-        var response: MCPValue?
+        var response: JSONValue?
         while response == nil, let data = try await messages.next() {
-            let value = try MCPValue(json: data)
+            let value = try JSONValue(json: data)
             if value["id"] == 2 { response = value } else if let n = value["params"]?["progress"]?.numberValue { progress.append(n) }
         }
         #expect(progress == (0..<5000).map(Double.init), "\(progress.count) progress notifications")

@@ -10,7 +10,7 @@ import Testing
 struct RtcatMCPTests {
     struct Run {
         var status: Int32
-        var lines: [MCPValue]
+        var lines: [JSONValue]
         var stderr: String
     }
 
@@ -22,8 +22,8 @@ struct RtcatMCPTests {
         let run = try await offloaded {
             try SpawnedProcess.run(url.path, ["mcp"] + arguments, input: .bytes(Array(input.utf8)), timeout: .seconds(60))
         }
-        let lines = run.outputText.split(separator: "\n").map { line -> MCPValue in
-            guard let value = try? MCPValue(json: Data(line.utf8)) else {
+        let lines = run.outputText.split(separator: "\n").map { line -> JSONValue in
+            guard let value = try? JSONValue(json: Data(line.utf8)) else {
                 Issue.record("not JSON: \(line)")
                 return .null
             }

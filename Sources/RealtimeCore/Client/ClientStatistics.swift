@@ -11,7 +11,7 @@ public struct ClientStatistics: Sendable, Hashable {
     public var messages = 0
     /// Payload bytes of those messages (UTF-8 bytes for text, SSE `data` without framing).
     public var bytes = 0
-    /// Messages the connection accepted from ``RealtimeClient/send(_:)`` (WebSocket), live or
+    /// Messages the connection accepted from ``RealtimeClient/send(_:flush:)`` (WebSocket), live or
     /// from the outbox.
     public var messagesSent = 0
     /// Payload bytes of those messages (before framing, masking and compression).

@@ -9,7 +9,7 @@ public enum TransportEvent: Sendable {
     /// A complete message.
     case message(Message)
     /// Complete messages that arrived together, in order: only from a transport asked for
-    /// them (``TransportRequest/prefersMessageBatches``; SSE), in place of `message`s.
+    /// them (`TransportRequest.prefersMessageBatches`; SSE), in place of `message`s.
     case messages(MessageBatch)
     /// The server asked for a reconnection delay (SSE `retry:` field, WHATWG §9.2.6).
     case retryHint(Duration)

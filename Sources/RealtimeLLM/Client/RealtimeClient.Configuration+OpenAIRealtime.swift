@@ -9,7 +9,7 @@ extension RealtimeClient.Configuration {
     /// - The handshake (`onOpen`): it waits for `session.created`, then sends
     ///   `session.update` with `session` (when given: the session's configuration as a JSON
     ///   object) and waits for `session.updated`. Until then the connection is not ready:
-    ///   messages sent with the outbox on (`RealtimeClient.send(_:)` with `sendPolicy` `SendPolicy.queue(maxMessages:maxBytes:timeout:)`)
+    ///   messages sent with the outbox on (`RealtimeClient.send(_:flush:)` with `sendPolicy` `SendPolicy.queue(maxMessages:maxBytes:timeout:)`)
     ///   wait, so a conversation item queued early reaches a configured session. The two
     ///   events are the handshake's and are not delivered. An `error` event instead fails the
     ///   attempt with `open_hook_failed`, the server's error (code `stream_error`, its message

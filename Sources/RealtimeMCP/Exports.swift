@@ -5,10 +5,6 @@ import Foundation
 #endif
 @_exported import RealtimeJSON
 
-/// A JSON value: what MCP tool arguments, results and JSON-RPC payloads are made of. The
-/// SDK's one JSON value type, ``JSONValue``.
-public typealias MCPValue = JSONValue
-
 extension JSONValue {
     /// Parses one JSON text (RFC 8259) in one pass, in time linear in its length. Throws
     /// ``MCPError`` code `invalidMessage` when it is not UTF-8, not one JSON value, or nests

@@ -1,6 +1,6 @@
 #if os(Linux)
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 import RealtimeGraphQL
 import RealtimeTestSupport
 import Testing

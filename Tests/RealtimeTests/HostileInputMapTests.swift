@@ -27,7 +27,7 @@ import Testing
 ///
 /// | # | case | what the user sees | covered by |
 /// |---|---|---|---|
-/// | 4.1 | endless line | `line_too_long`, not retried, peak RSS +20 MiB | `HostileMemoryTests.floodsAndBombs`, `SSETransportTests.lineTooLong`, `SSEParserTests.lineTooLong` |
+/// | 4.1 | endless line | `line_too_long`, not retried, peak RSS +20 MiB | `HostileMemoryTests.floodsAndBombs`, `SSEConnectionEmbeddedTests.aParserLimitAbortsWithItsOwnError`, `SSEParserTests.lineTooLong` |
 /// | 4.2 | 100 MB event | `event_too_large`, not retried, peak RSS +17 to +34 MiB | `HostileMemoryTests.floodsAndBombs`, `SSEParserTests.eventTooLarge` |
 /// | 4.3 | invalid UTF-8 (default, strict) | U+FFFD; `invalid_utf8`; WebSocket 1007 | `RealtimeClientSSEHostileTests.strictUTF8`, `SSEParserStrictUTF8Tests.strictRejects`, `SSEParserTests.invalidUTF8BecomesReplacement`, `WebSocketTestServerTests.protocolViolationsCloseWithTheRightCode`, `HostileWebSocketTests.badFrame` |
 /// | 4.4 | NUL in data | delivered intact | `HostileSSETests.nulInDataAndID` |
@@ -35,7 +35,7 @@ import Testing
 /// | 4.6 | `retry: 99999999999999999999` | a retry hint, bounded by `backoff.maximum` | `HostileSSETests.retryOverflow`, `SSEParserTests.retryDigitsOnly` |
 /// | 4.7 | `id:` with NUL | ignored; resume with the last good id | `HostileSSETests.nulInDataAndID`, `SSEParserTests.idWithNULIgnored` |
 /// | 4.8 | slow head | `connect_timeout`, retried, ≤ 2 attempts in 2 s | `HostileConnectionTests.slowHead`, `SSEConnectionEmbeddedTests.theConnectTimeoutEndsAnAttemptWithoutAHead`, `WebSocketEmbeddedTimerTests.connectTimeoutCoversTheHandshakeAnswer` |
-/// | 4.9 | slow body (byte by byte) | whole events and messages | `SSETransportTests.utf8Drip`, `WebSocketTestServerTests.slowDripAssemblesWholeMessages` |
+/// | 4.9 | slow body (byte by byte) | whole events and messages | `SSEConnectionEmbeddedHTTPTests.multiByteUTF8DrippedByteByByteArrivesIntact`, `WebSocketTestServerTests.slowDripAssemblesWholeMessages` |
 /// | 4.10 | bad chunk sizes | events before it; `protocol_violation` "malformed chunked body", retried | `HostileSSETests.badChunkSize`, `CurlErrorMappingTests.malformedChunkedBody` |
 /// | 4.11 | HTTP/1.0, close-delimited body | events, clean end, resume | `HostileSSETests.http10CloseDelimited` |
 /// | 4.12 | 1xx before 200 (before 101) | skipped (WebSocket: `handshake`, status 100) | `HostileSSETests.interimResponses`, `HostileWebSocketTests.badHandshake` |
@@ -53,7 +53,7 @@ import Testing
 /// | 4.24 | flood after a WebSocket failure | the error at once: reading stops, the close frame goes out, TCP is closed (§7.1.7); the server writes the limit plus socket buffers | `HostileWebSocketTests.badFrame`, `HostileMemoryTests.floodsAndBombs`, `WebSocketConnectionStateMachineTests.protocolViolationFailsTheConnection`, `WebSocketConnectionStateMachineTests.failingEndsAtTheWriteDeadlineWhenThePeerDoesNotRead` |
 /// | 4.25 | a consumer that stops reading, then resumes | the server stopped by TCP, nothing lost, no `idle_timeout` (the idle period restarts on resume) | `TransportConformanceTests.backPressure`, `WebSocketConnectionStateMachineTests.resumingReadsRestartsTheIdlePeriod`, `RealtimeClientBatchLoopbackTests.aStalledBatchConsumerStopsTheServerAndLosesNothing` |
 /// | 4.26 | a WebSocket peer that talks but never reads while the app sends | `peer_not_reading` once no byte left for `writeTimeout`, senders released with `not_connected` | `WebSocketEmbeddedTimerTests.peerThatStopsReadingEndsWithPeerNotReading`, `WebSocketConnectionStateMachineTests.aPeerThatReadsNothingEndsWithPeerNotReading`, `WebSocketConnectionStateMachineTests.aSlowPeerThatReadsIsNeverEnded` |
-/// | 4.27 | a refusal (503) with `Retry-After`, SSE or WebSocket handshake | `http_status`/`handshake` with status, body and `retryAfter`; the next attempt no sooner | `HostileConnectionTests.refusalRetryAfter`, `WebSocketHandshakeTests.refusalKeepsRetryAfterAsSecondsOrDateAndIgnoresGarbage`, `SSETransportTests.errorStatus` |
+/// | 4.27 | a refusal (503) with `Retry-After`, SSE or WebSocket handshake | `http_status`/`handshake` with status, body and `retryAfter`; the next attempt no sooner | `HostileConnectionTests.refusalRetryAfter`, `WebSocketHandshakeTests.refusalKeepsRetryAfterAsSecondsOrDateAndIgnoresGarbage`, `SSEConnectionEmbeddedHTTPTests.anErrorStatusIsTypedWithItsBodyAndRetryAfterSeconds` |
 /// | 4.28 | a TLS server that resets, closes or stalls after the ClientHello; no version or cipher in common; a client certificate required | `network` / `connect_timeout`, retried with backoff; `tls` with the reason, not retried, one connection | `HostileTLSTests.handshake`, `SSETransportTLSTests.handshakeFault`, `WebSocketTLSFailureTests.handshakeFault`, `WebSocketTLSFailureTests.clientCertificateRequired`, `SSETransportTLSTests.clientCertificate`, `SSEConnectionEmbeddedTests.aFailedHandshakeEndsByItsCause` |
 @Suite(.timeLimit(.minutes(1)))
 struct HostileInputMapTests {

@@ -8,12 +8,12 @@ import Testing
 /// rest were already in the suites named. "Known issue" marks a test that records the defect
 /// with `withKnownIssue` until its fix lands (it then fails, asking for the marker to go).
 ///
-/// Defects found by hostile testing, each with a loopback regression test:
+/// Defects found by hostile testing, each with a regression test:
 ///
 /// | # | case | what the user sees | covered by |
 /// |---|---|---|---|
-/// | 1.1 | `retry: 0`, then failures | delays from a 100 ms floor, growing; no storm | `HostileSSETests.retryZeroThenFailures`, `RealtimeClientRetryStormTests`, `BackoffTests` |
-/// | 1.2 | `retry:` above `backoff.maximum` | `retryIn` ≤ the maximum | `HostileSSETests.retryOverflow` |
+/// | 1.1 | `retry: 0`, then failures | delays from a 100 ms floor, growing; no storm | `EmbeddedHostileSSETests.aZeroRetryHintThenFailuresBacksOffFromTheFloor`, `RealtimeClientRetryStormTests`, `BackoffTests` |
+/// | 1.2 | `retry:` above `backoff.maximum` | `retryIn` ≤ the maximum | `EmbeddedHostileSSETests.anEnormousRetryHintWaitsNoLongerThanTheBackoffsMaximum` |
 /// | 1.3 | ping flood, peer never reads | `peer_not_reading`, RSS flat | `WebSocketPingFloodTests.pingFloodFromAPeerThatNeverReads`, `WebSocketSendMachineTests.bytesBoundTheQueueToo` |
 /// | 1.4 | 1.1 MB `id:` | id ignored, resume with the last good id, never `internal` | `SSEParserLimitsTests.idBound`, `SSETransportHostileTests.hugeIDFromTheServer`, `RealtimeClientSSEHostileTests.hugeIDDoesNotStopTheClient`, `SSETransportHostileTests.oversizedRequestHead`, `CurlErrorMappingTests.outOfMemory` |
 /// | 1.5 | POST, server reads it then closes / resets / stays silent | exactly one request, `request_not_repeatable` | `RealtimeClientRequestDeliveryTests.neverRePosted`, `RealtimeClientRequestDeliveryTests.refusedIsRetried`, `SSETransportDeliveryTests.failedAfterTheRequest`, `HostileSecretTests.noSecretOnThePath` |
@@ -30,10 +30,10 @@ import Testing
 /// | 4.1 | endless line | `line_too_long`, not retried, peak RSS +20 MiB | `HostileMemoryTests.floodsAndBombs`, `SSEConnectionEmbeddedTests.aParserLimitAbortsWithItsOwnError`, `SSEParserTests.lineTooLong` |
 /// | 4.2 | 100 MB event | `event_too_large`, not retried, peak RSS +17 to +34 MiB | `HostileMemoryTests.floodsAndBombs`, `SSEParserTests.eventTooLarge` |
 /// | 4.3 | invalid UTF-8 (default, strict) | U+FFFD; `invalid_utf8`; WebSocket 1007 | `RealtimeClientSSEHostileTests.strictUTF8`, `SSEParserStrictUTF8Tests.strictRejects`, `SSEParserTests.invalidUTF8BecomesReplacement`, `WebSocketTestServerTests.protocolViolationsCloseWithTheRightCode`, `HostileWebSocketTests.badFrame` |
-/// | 4.4 | NUL in data | delivered intact | `HostileSSETests.nulInDataAndID` |
-/// | 4.5 | double BOM | one stripped, the second line ignored | `HostileSSETests.doubleBOM`, `SSEParserTests.leadingBOMStrippedOnce` |
-/// | 4.6 | `retry: 99999999999999999999` | a retry hint, bounded by `backoff.maximum` | `HostileSSETests.retryOverflow`, `SSEParserTests.retryDigitsOnly` |
-/// | 4.7 | `id:` with NUL | ignored; resume with the last good id | `HostileSSETests.nulInDataAndID`, `SSEParserTests.idWithNULIgnored` |
+/// | 4.4 | NUL in data | delivered intact | `EmbeddedHostileSSETests.nulInDataArrivesIntactAndAnIDWithNULIsIgnoredByTheResume` |
+/// | 4.5 | double BOM | one stripped, the second line ignored | `EmbeddedHostileSSETests.ofTwoBOMsTheFirstIsStrippedAndTheSecondSpoilsTheFirstLine`, `SSEParserTests.leadingBOMStrippedOnce` |
+/// | 4.6 | `retry: 99999999999999999999` | a retry hint, bounded by `backoff.maximum` | `EmbeddedHostileSSETests.anEnormousRetryHintWaitsNoLongerThanTheBackoffsMaximum`, `SSEParserTests.retryDigitsOnly` |
+/// | 4.7 | `id:` with NUL | ignored; resume with the last good id | `EmbeddedHostileSSETests.nulInDataArrivesIntactAndAnIDWithNULIsIgnoredByTheResume`, `SSEParserTests.idWithNULIgnored` |
 /// | 4.8 | slow head | `connect_timeout`, retried, ≤ 2 attempts in 2 s | `HostileConnectionTests.slowHead`, `SSEConnectionEmbeddedTests.theConnectTimeoutEndsAnAttemptWithoutAHead`, `WebSocketEmbeddedTimerTests.connectTimeoutCoversTheHandshakeAnswer` |
 /// | 4.9 | slow body (byte by byte) | whole events and messages | `SSEConnectionEmbeddedHTTPTests.multiByteUTF8DrippedByteByByteArrivesIntact`, `WebSocketTestServerTests.slowDripAssemblesWholeMessages` |
 /// | 4.10 | bad chunk sizes | events before it; `protocol_violation` "malformed chunked body", retried | `HostileSSETests.badChunkSize`, `CurlErrorMappingTests.malformedChunkedBody` |

@@ -4,10 +4,11 @@ import Realtime
 import RealtimeTestServer
 import Testing
 
-/// Hostile SSE responses, byte for byte where the test server's modes cannot produce them,
-/// through ``RealtimeClient``: what the user sees (messages, error code, willRetry, the
-/// resume cursor, the number of requests), and never a secret. The map of every hostile case
-/// to its test is in `HostileInputMapTests.swift`.
+/// Hostile SSE responses that need libcurl's HTTP parsing (chunk sizes, HTTP/1.0, interim
+/// responses, content codings), byte for byte over a socket, through ``RealtimeClient``: what
+/// the user sees (messages, error code, willRetry, the resume cursor, the number of requests).
+/// Hostile bodies are on the embedded stack (`EmbeddedHostileSSETests`). The map of every
+/// hostile case to its test is in `HostileInputMapTests.swift`.
 @Suite(.timeLimit(.minutes(1)))
 struct HostileSSETests {
     let server: TestServer
@@ -18,82 +19,6 @@ struct HostileSSETests {
     }
 
     static let eventStreamHead = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nConnection: close\r\n"
-
-    @Test("NUL in data arrives intact; an id with NUL is ignored and the resume uses the last good id")
-    func nulInDataAndID() async throws {
-        defer { server.stop() }
-        server.setHandler(path: "/nul") { writer in
-            if writer.request.headers["Last-Event-ID"] != nil {
-                try writer.writeHead(status: 204, framing: .none)
-                return
-            }
-            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
-            try writer.write("id: 1\ndata: a\u{0}b\n\nid: 2\u{0}evil\ndata: c\n\n")
-            writer.abort()
-        }
-        let run = try await HostileRun.client(server.url("/nul")) { $0.backoff = .constant(.milliseconds(100)) }
-        #expect(run.messages.map(\.text) == ["a\u{0}b", "c"])
-        #expect(run.messages.map(\.id) == ["1", "1"])
-        #expect(run.errors.first?.error.failureClass == .network && run.errors.first?.willRetry == true, "\(run.summary)")
-        #expect(run.stoppedByItself)
-        #expect(server.requests(path: "/nul").map { $0.headers["Last-Event-ID"] } == [nil, "1"])
-        run.expectNoSecret()
-    }
-
-    @Test("two BOMs: the first is stripped, the second makes the first line an unknown field")
-    func doubleBOM() async throws {
-        defer { server.stop() }
-        server.setHandler(path: "/bom") { writer in
-            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
-            try writer.write([0xEF, 0xBB, 0xBF, 0xEF, 0xBB, 0xBF] + Array("data: lost\n\ndata: kept\n\n".utf8))
-        }
-        let run = try await HostileRun.client(server.url("/bom")) { $0.reconnect = .finite }
-        #expect(run.messages.map(\.text) == ["kept"])
-        #expect(run.errors.isEmpty && run.stoppedByItself, "\(run.summary)")
-    }
-
-    @Test("retry: 99999999999999999999 does not park the client beyond its configured maximum")
-    func retryOverflow() async throws {
-        defer { server.stop() }
-        server.setHandler(path: "/retry-overflow") { writer in
-            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
-            try writer.write("retry: 99999999999999999999\n\nid: 1\ndata: a\n\n")
-            writer.abort(reset: true)
-        }
-        let maximum = Duration.seconds(30)
-        let run = try await HostileRun.client(server.url("/retry-overflow"), until: { $0.contains { $0.errorEvent != nil } }) {
-            $0.backoff = .exponential(maximum: maximum)
-        }
-        let error = try #require(run.errors.first, "\(run.summary)")
-        #expect(error.willRetry && error.error.failureClass == .network, "\(error)")
-        #expect(error.retryIn.map { $0 <= maximum } == true, "retryIn \(String(describing: error.retryIn))")
-    }
-
-    @Test("retry: 0 then failures: the delays still grow from a floor, no retry storm")
-    func retryZeroThenFailures() async throws {
-        defer { server.stop() }
-        server.setHandler(path: "/retry-zero") { writer in
-            guard writer.request.attempt == 0 else {
-                try writer.writeHead(status: 503, headers: ["Content-Type": "text/plain"], framing: .contentLength(0))
-                return
-            }
-            try writer.writeHead(status: 200, headers: ["Content-Type": "text/event-stream"], framing: .chunked)
-            try writer.write("retry: 0\n\nid: 1\ndata: once\n\n")
-        }
-        // The delays the client asks for, not a wall-clock window (a loaded machine only
-        // lengthens them): four failures in a row, at most 20 attempts so a storm stays small.
-        let run = try await HostileRun.client(server.url("/retry-zero"), until: { $0.compactMap(\.errorEvent).count >= 4 }) {
-            $0.reconnect = .limited(maxAttempts: 20)
-        }
-        #expect(run.messages.map(\.text) == ["once"])
-        let failures = run.errors.filter { $0.error.status == 503 }
-        #expect(failures.count >= 3 && failures.allSatisfy(\.willRetry), "\(run.summary)")
-        let delays = failures.compactMap(\.retryIn)
-        #expect(delays.allSatisfy { $0 >= .milliseconds(100) }, "\(delays)")
-        // Jittered draws need not rise one by one; a backoff stuck at the floor (or at the
-        // hint) never leaves it, while a growing one draws above twice the floor.
-        #expect(delays.count >= 3 && delays.max()! >= .milliseconds(200), "no growth: \(delays)")
-    }
 
     @Test("bad chunk sizes: the events before are delivered, nothing of the bad chunk, a retried protocol violation",
           arguments: ["zz", "-1", "FFFFFFFFFFFFFFFFFFFFFFFF", "", "8"])

@@ -223,6 +223,51 @@ import Testing
         #expect(error == Sends.closedError)
     }
 
+    // MARK: - Cancelled senders
+
+    /// The handshake never completes, so the first send (a flush) is accepted and holds the
+    /// queue of one; a second sender waits for room and leaves it with `cancelled` when its
+    /// task is cancelled. The first is unaffected until the attempt ends, then fails with
+    /// `not_connected`: its frame was never written.
+    @Test func cancellingASenderWaitingForRoomThrowsCancelledAndSkipsTheMessage() async throws {
+        var options = EmbeddedWebSocket.quietOptions
+        options.outboundQueueCapacity = 1
+        let ws = EmbeddedWebSocket(options: options)
+        ws.start()
+        let first = Task { try await ws.transport.send(.text("first"), flush: true) }
+        await Self.settle({ ws.transport.sends.withLock { $0.inFlight } == 1 }, "the first send holds the queue")
+        let second = Task { try await ws.transport.send(.text("second")) }
+        await Self.settle({ ws.transport.sends.withLock { $0.waitingCount } == 1 }, "the second waits for room")
+        second.cancel()
+        let error = await #expect(throws: RealtimeError.self) { try await second.value }
+        #expect(error?.code == .cancelled)
+        #expect(ws.transport.sends.withLock { ($0.waitingCount, $0.inFlight) } == (0, 1), "the first still holds its place")
+        ws.close()
+        let firstError = await #expect(throws: RealtimeError.self) { try await first.value }
+        #expect(firstError?.code == .notConnected)
+        #expect(ws.transport.sends.withLock { ($0.inFlight, $0.queuedCount, $0.waitingCount) } == (0, 0, 0))
+    }
+
+    /// A sender whose task is cancelled before it calls `send` throws `cancelled` and takes
+    /// no place in the queue.
+    @Test func aSenderCancelledBeforeItCallsSendThrowsCancelled() async throws {
+        var options = EmbeddedWebSocket.quietOptions
+        options.outboundQueueCapacity = 1
+        let ws = EmbeddedWebSocket(options: options)
+        ws.start()
+        let first = Task { try await ws.transport.send(.text("first")) }
+        await Self.settle({ ws.transport.sends.withLock { $0.inFlight } == 1 }, "the first send holds the queue")
+        let second = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await ws.transport.send(.text("second"))
+        }
+        let error = await #expect(throws: RealtimeError.self) { try await second.value }
+        #expect(error?.code == .cancelled)
+        #expect(ws.transport.sends.withLock { ($0.waitingCount, $0.inFlight) } == (0, 1))
+        try await first.value
+        ws.abort()
+    }
+
     // MARK: - Order with control frames
 
     /// Application pings travel the send queue with the messages; pongs and heartbeats go

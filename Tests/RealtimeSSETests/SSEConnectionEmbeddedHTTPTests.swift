@@ -13,7 +13,8 @@ import Foundation
 
 /// HTTP semantics of one SSE attempt on the production connection, the test playing libcurl
 /// (``EmbeddedSSE``): redirects and what they forward, error statuses and their excerpts, the
-/// content type, `Retry-After`, a body dripped byte by byte, requests refused before any I/O.
+/// content type, `Retry-After`, JSON and 202 answers, a body dripped byte by byte, requests
+/// refused before any I/O.
 /// What needs libcurl itself (the request on the wire, HTTP framing, refused connections, DNS,
 /// proxies) is over a socket in `SSETransportTests`.
 @Suite("SSEConnection on the embedded loop: HTTP", .timeLimit(.minutes(1)), .endsEmbeddedConnections)
@@ -153,6 +154,78 @@ struct SSEConnectionEmbeddedHTTPTests {
         #expect(end.error?.code == .invalidContentType)
         #expect(end.error?.detail == "Content-Type application/json")
         #expect(end.error?.bodyExcerpt == body)
+    }
+
+    // MARK: - JSON and 202 answers (`SSEOptions.jsonBodyLimit`)
+
+    static func jsonOptions(limit: Int? = 1 << 20) -> SSEOptions {
+        var options = EmbeddedSSE.quietOptions
+        options.jsonBodyLimit = limit
+        return options
+    }
+
+    @Test func aJSONBodyInPiecesIsOneWholeMessageThenAnEndThatAsksForNoReconnect() {
+        let body = #"{"jsonrpc":"2.0","id":1,"result":{"text":"héllo"}}"#
+        let sse = EmbeddedSSE(options: Self.jsonOptions())
+        sse.start()
+        sse.head(200, [("Content-Type", "application/json; charset=utf-8")])
+        sse.body(String(body.prefix(10)))
+        sse.body(String(body.dropFirst(10)))
+        sse.complete()
+        let events = sse.takeEvents()
+        #expect(events.filter { if case .opened = $0 { true } else { false } }.count == 1)
+        #expect(Self.texts(events) == [body])
+        guard case .ended(let end)? = events.last else { Issue.record("no end"); return }
+        #expect(end.clean && end.doNotReconnect)
+    }
+
+    @Test func withoutTheOptionAJSONAnswerIsInvalidContentType() {
+        let sse = EmbeddedSSE(options: Self.jsonOptions(limit: nil))
+        sse.start()
+        sse.head(200, [("Content-Type", "application/json")])
+        sse.body("{}")
+        sse.complete()
+        #expect(sse.ended()?.error?.code == .invalidContentType)
+    }
+
+    @Test(arguments: [true, false])
+    func a202IsAnOrderlyEndWithNoMessageOnlyWithTheOption(jsonBodies: Bool) {
+        let sse = EmbeddedSSE(options: Self.jsonOptions(limit: jsonBodies ? 1 << 20 : nil))
+        sse.start()
+        sse.head(202, [])
+        sse.complete()
+        let events = sse.takeEvents()
+        guard case .ended(let end)? = events.last else { Issue.record("no end: \(events)"); return }
+        #expect(events.count == 1, "never opened, no message: \(events)")
+        if jsonBodies {
+            #expect(end.clean && end.doNotReconnect && end.error == nil)
+        } else {
+            #expect(end.error?.code == .httpStatus && end.error?.status == 202)
+        }
+    }
+
+    @Test func aJSONBodyOverTheLimitIsMessageTooLarge() {
+        let sse = EmbeddedSSE(options: Self.jsonOptions(limit: 1000))
+        sse.start()
+        sse.head(200, [("Content-Type", "application/json")])
+        #expect(sse.body(String(repeating: "x", count: 5000)) == 0, "the write callback stops the body")
+        sse.complete(CURLE_WRITE_ERROR)
+        let events = sse.takeEvents()
+        #expect(Self.texts(events).isEmpty)
+        guard case .ended(let end)? = events.last else { Issue.record("no end"); return }
+        #expect(end.error?.code == .messageTooLarge)
+    }
+
+    @Test func aJSONBodyThatIsNotUTF8IsInvalidUTF8() {
+        let sse = EmbeddedSSE(options: Self.jsonOptions())
+        sse.start()
+        sse.head(200, [("Content-Type", "application/json")])
+        sse.body([0x22, 0xFF, 0xFE, 0x22])
+        sse.complete()
+        let events = sse.takeEvents()
+        #expect(Self.texts(events).isEmpty)
+        guard case .ended(let end)? = events.last else { Issue.record("no end"); return }
+        #expect(end.error?.code == .invalidUTF8)
     }
 
     // MARK: - Delivery

@@ -68,7 +68,8 @@ public struct WebSocketOptions: Sendable {
     /// with a `proxy` error carrying the status (407 and 403 are not retried).
     public var proxy: ProxyConfiguration = .environment
     /// TCP settings: `TCP_NODELAY`, keepalive, `TCP_USER_TIMEOUT`, read size. The connect
-    /// timeout comes from `TransportRequest.connectTimeout` instead.
+    /// timeout is the client's `connectTimeout`, which covers DNS, TCP, TLS, a proxy's tunnel
+    /// and the opening handshake.
     public var socket: TCPOptions = TCPOptions()
     /// How many connections may be opening at once to one IP address and port. RFC 6455
     /// §4.1 allows one: a connection (TCP, TLS, the HTTP upgrade) begins only once the one

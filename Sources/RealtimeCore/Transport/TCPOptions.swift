@@ -1,8 +1,9 @@
 /// TCP settings of a WebSocket connection: Nagle, keepalive, `TCP_USER_TIMEOUT`, read size.
 public struct TCPOptions: Sendable, Hashable {
     /// Time allowed for DNS + TCP connect + TLS handshake; nil for no limit (the owner keeps
-    /// its own deadline). Default 10 s.
-    public var connectTimeout: Duration? = .seconds(10)
+    /// its own deadline). Default 10 s. Not public: a WebSocket connection is bounded by the
+    /// client's ``RealtimeClient/Configuration/connectTimeout``, which covers the handshake too.
+    package var connectTimeout: Duration? = .seconds(10)
     /// `TCP_NODELAY`: send small frames at once instead of waiting for Nagle. Default true.
     public var noDelay: Bool = true
     /// TCP keepalive probes, so a half-open connection (peer vanished without FIN/RST) is

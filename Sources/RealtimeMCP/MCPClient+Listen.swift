@@ -88,7 +88,7 @@ extension MCPClient {
             // that acknowledges and hangs up at once is listened to again with a growing pause.
             failures = listeners.removeValue(forKey: id)?.changed == true ? 0 : failures + 1
             let pause = Duration.milliseconds(100) * (1 << min(failures, 7))
-            try await Task.sleep(for: min(pause, .seconds(10)))
+            try await transport.clock.sleep(transport.clock.now() + min(pause, .seconds(10)))
         }
         if isClosed { throw MCPError(.notConnected, detail: "closed") }
         throw CancellationError()

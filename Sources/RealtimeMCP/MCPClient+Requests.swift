@@ -65,7 +65,7 @@ extension MCPClient {
                 guard reissues < configuration.maxReissues, isSafeToRepeat(method, params: params) else { throw error }
                 reissues += 1
                 do {
-                    try await Task.sleep(for: .milliseconds(100 << (reissues - 1)))
+                    try await transport.clock.sleep(transport.clock.now() + .milliseconds(100 << (reissues - 1)))
                 } catch {
                     throw MCPError(.cancelled)
                 }
@@ -106,9 +106,8 @@ extension MCPClient {
         if params != nil || onProgress != nil || traced { message["params"] = .object(parameters) }
         let data = JSONValue.object(message).jsonData
         let timer = timeout.map { timeout in
-            Task {
-                try await Task.sleep(for: timeout)
-                await self.abandon(id, with: MCPError(.timeout, detail: "no response within \(timeout)"))
+            transport.clock.arm(after: timeout) {
+                Task { await self.abandon(id, with: MCPError(.timeout, detail: "no response within \(timeout)")) }
             }
         }
         defer { timer?.cancel() }

@@ -23,15 +23,14 @@ extension MCPStreamableHTTPTransport {
         c.reconnect = .never
         let client: RealtimeClient
         do {
-            client = try RealtimeClient(url: url, configuration: c)
+            client = try makeClient(url, c, nil)
         } catch let error as RealtimeError {
             throw MCPError(.transport, underlying: error)
         }
         legacyStream = client
         let (endpoints, found) = AsyncStream<Result<URL, MCPError>>.makeStream()
         Task { await self.pumpLegacyStream(client, found) }
-        let deadline = Task {
-            try await Task.sleep(for: timeout)
+        let deadline = clock.arm(after: timeout) {
             found.yield(.failure(MCPError(.timeout, detail: "no HTTP+SSE endpoint event within \(timeout)")))
         }
         defer { deadline.cancel() }

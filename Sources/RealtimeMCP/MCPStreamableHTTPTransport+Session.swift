@@ -16,7 +16,7 @@ extension MCPStreamableHTTPTransport {
         headers.replaceOrAdd(name: "Accept", value: "text/event-stream")
         var c = clientConfiguration(method: "GET", body: nil, headers: headers, gate: nil)
         c.reconnect = .default
-        guard let client = try? RealtimeClient(url: url, configuration: c) else { return }
+        guard let client = try? makeClient(url, c, nil) else { return }
         serverStream = client
         serverMachine = MCPStreamMachine(requestID: nil, maxResumes: 0)
         let (answered, signal) = AsyncStream<Void>.makeStream()
@@ -72,11 +72,8 @@ extension MCPStreamableHTTPTransport {
         headers.remove(name: "Content-Type")
         var c = clientConfiguration(method: "DELETE", body: nil, headers: headers, gate: nil)
         c.reconnect = .never
-        guard let client = try? RealtimeClient(url: url, configuration: c) else { return }
-        let deadline = Task {
-            try await Task.sleep(for: configuration.connectTimeout * 2)
-            client.close()
-        }
+        guard let client = try? makeClient(url, c, nil) else { return }
+        let deadline = clock.arm(after: configuration.connectTimeout * 2) { client.close() }
         for await event in client.events {
             if case .closed = event { break }
         }

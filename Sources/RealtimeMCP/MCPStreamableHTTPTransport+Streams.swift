@@ -27,12 +27,9 @@ extension MCPStreamableHTTPTransport {
         // `maxAttempts` counts the POST too: n resumptions are n + 1 attempts (0 turns them off).
         let resumes = Swift.max(0, configuration.maxResumeAttempts)
         c.reconnect = ReconnectPolicy(maxAttempts: resumes + 1, reconnectsAfterCleanEnd: true)
-        let factory = RealtimeClient.defaultTransportFactory(configuration: c)
         let client: RealtimeClient
         do {
-            client = try RealtimeClient(
-                url: legacyEndpoint ?? url, configuration: c, clock: ContinuousClock(), random: SystemRandomNumberGenerator(),
-                transportFactory: { request in try factory(gate.request(for: request)) })
+            client = try makeClient(legacyEndpoint ?? url, c, gate)
         } catch let error as RealtimeError {
             throw MCPError(.transport, underlying: error)
         }

@@ -3,7 +3,7 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
-import Realtime
+@_spi(Transport) import Realtime
 @_spi(Transport) import RealtimeCore
 
 /// The Model Context Protocol's Streamable HTTP transport, client side: raw JSON-RPC
@@ -68,11 +68,43 @@ public actor MCPStreamableHTTPTransport {
         let isInitialize: Bool
     }
 
+    /// The clock of the transport's deadlines and of the clients it makes for its requests
+    /// (``MCPClient`` keeps its request timeouts on it too).
+    package nonisolated let clock: ClientClock
+    /// Makes the client of one HTTP request, each attempt's transport through `gate` when given.
+    let makeClient: @Sendable (URL, RealtimeClient.Configuration, MCPAttemptGate?) throws -> RealtimeClient
+
     /// A transport to the MCP endpoint at `url`. Nothing is sent before the first message.
     public init(url: URL, configuration: Configuration = Configuration()) {
+        self.init(
+            url: url, configuration: configuration, clock: ContinuousClock(),
+            transportFactory: { RealtimeClient.defaultTransportFactory(configuration: $0) })
+    }
+
+    /// A transport whose requests' clients run on `clock` with the transports
+    /// `transportFactory` makes for each request's configuration: how a test puts the MCP
+    /// client on an embedded network, its timeouts on the network's loop.
+    @_spi(Transport)
+    public init<C: Clock>(
+        url: URL, configuration: Configuration, clock: C,
+        transportFactory: @escaping @Sendable (RealtimeClient.Configuration) -> RealtimeClient.TransportFactory
+    ) where C.Duration == Duration {
         self.url = url
         self.configuration = configuration
         self.revision = configuration.revision
+        self.clock = ClientClock(clock)
+        self.makeClient = { url, configuration, gate in
+            let made = transportFactory(configuration)
+            let factory: RealtimeClient.TransportFactory
+            if let gate {
+                factory = { request in try made(gate.request(for: request)) }
+            } else {
+                factory = made
+            }
+            return try RealtimeClient(
+                url: url, configuration: configuration, clock: clock, random: SystemRandomNumberGenerator(),
+                transportFactory: factory)
+        }
     }
 
     /// Checks the URL; the session itself starts with the first message (`initialize`).

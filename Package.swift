@@ -209,7 +209,7 @@ let package = Package(
         ),
         .testTarget(
             name: "RealtimeMCPTests",
-            dependencies: ["RealtimeMCP", "RealtimeTestServer", "RealtimeTestSupport"],
+            dependencies: ["RealtimeMCP", "RealtimeTestServer", "RealtimeTestSupport", "RealtimeTesting"],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -37,6 +37,14 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
     /// The connection freed the transfer (it closed, aborted or ended).
     public var ended: Bool { curl.ended }
 
+    /// The connection is up and the server has the request, but has not answered yet (a slow
+    /// tool, a queued model): libcurl's pre-request callback, after which the connection's
+    /// response timeout, not what is left of its connect timeout, bounds the wait for the head.
+    /// ``respond(status:headers:)`` does this first when it was not done.
+    public func receiveRequest() {
+        onLoop { callbacks in startIfNeeded(callbacks) }
+    }
+
     /// Answers with a head: `status` and `headers` (an event stream by default). For a status
     /// that is not an event stream (a 503, a redirect), the connection reads the body for its
     /// excerpt until the transfer ends: send what the server would, then ``finish()``.

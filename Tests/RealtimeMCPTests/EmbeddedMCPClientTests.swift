@@ -1,0 +1,135 @@
+#if os(Linux)
+import Foundation
+import Realtime
+@_spi(Transport) import RealtimeMCP
+import RealtimeTesting
+import RealtimeTestSupport
+import Testing
+
+/// ``MCPClient`` over the production Streamable HTTP transport on an embedded network: each of
+/// its HTTP requests is a production SSE connection the test answers (``EmbeddedMCPServer``),
+/// and every deadline (a request's timeout, the connect and response timeouts of its POST, a
+/// resumption's backoff, the DELETE's bound) is a timer of the network's loop, moved by hand.
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedMCPClientTests {
+    /// A connected client, the handshake done, no timer left on the loop.
+    static func connected(
+        _ mcp: EmbeddedMCPServer, transport: (inout MCPStreamableHTTPTransport.Configuration) -> Void = { _ in },
+        client configure: (inout MCPClient.Configuration) -> Void = { _ in }
+    ) async throws -> MCPClient {
+        let client = mcp.client(transport: transport, configure)
+        try await mcp.handshake(Task { try await client.connect() })
+        mcp.loop.run()
+        #expect(mcp.loop.pendingTimerCount == 0, "nothing of the handshake is left armed")
+        return client
+    }
+
+    /// Closes the client, answering its DELETE.
+    static func close(_ client: MCPClient, _ mcp: EmbeddedMCPServer) async throws {
+        let closing = Task { await client.close() }
+        let delete = try await mcp.next()
+        #expect(delete.method == "DELETE")
+        delete.status(204)
+        await closing.value
+    }
+
+    /// A tool that works for minutes before its server answers is bounded by the request
+    /// timeout, not by the connect timeout: the POST's head may come long after the request.
+    @Test func aToolSlowerThanTheConnectTimeoutAnswersWithinItsRequestTimeout() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(
+            mcp, transport: { $0.connectTimeout = .seconds(10) }, client: { $0.requestTimeout = .seconds(300) })
+        let call = Task { try await client.callTool("slow") }
+        let request = try await mcp.next()
+        #expect(request.rpcMethod == "tools/call" && request.message?["params"]?["name"] == "slow")
+        request.server.receiveRequest()
+        mcp.loop.advanceTime(by: .seconds(240))
+        #expect(!request.server.ended, "still waiting for the tool, four minutes in")
+        request.openStream()
+        request.event(request.result(.toolText("done")))
+        #expect(try await call.value.text == "done")
+        #expect(mcp.requestCount == 4, "one POST")
+        try await Self.close(client, mcp)
+    }
+
+    /// A request with no answer fails with `timeout` exactly at its request timeout, its POST's
+    /// stream is closed, and the server is told with `notifications/cancelled`.
+    @Test func aRequestTimesOutExactlyAtItsTimeoutAndTheServerIsTold() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp, client: { $0.requestTimeout = .seconds(30) })
+        let call = Task { try await client.callTool("stuck") }
+        let request = try await mcp.next()
+        request.openStream()
+        mcp.loop.advanceTime(by: .seconds(30) - .milliseconds(1))
+        #expect(!request.server.ended)
+        mcp.loop.advanceTime(by: .milliseconds(1))
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .timeout)
+        let cancelled = try await mcp.next()
+        #expect(cancelled.rpcMethod == "notifications/cancelled")
+        #expect(cancelled.message?["params"]?["requestId"] == request.id)
+        cancelled.accepted()
+        await mcp.waitUntilEnded(request)  // the request's stream is closed
+        try await Self.close(client, mcp)
+    }
+
+    @Test func progressArrivesInOrderBeforeTheResult() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp)
+        let seen = LockedValue<[Double]>([])
+        let call = Task { try await client.callTool("t") { progress in seen.withLock { $0.append(progress.progress) } } }
+        let request = try await mcp.next()
+        let token = try #require(request.message?["params"]?["_meta"]?["progressToken"])
+        #expect(token == request.id)
+        request.openStream()
+        for step in [1.0, 2.0] {
+            request.event(["jsonrpc": "2.0", "method": "notifications/progress", "params": ["progressToken": token, "progress": .number(step), "total": 3]])
+        }
+        request.event(request.result(.toolText("ok")))
+        #expect(try await call.value.text == "ok")
+        #expect(seen.withLock { $0 } == [1, 2])
+        try await Self.close(client, mcp)
+    }
+
+    /// A POST's stream cut after an event is resumed with a GET carrying `Last-Event-ID`, once
+    /// the backoff is over; the POST is never sent again.
+    @Test func aCutStreamIsResumedWithAGETFromItsLastEventAndThePOSTIsNotRepeated() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp, transport: { $0.backoff = .constant(.seconds(2)) })
+        let call = Task { try await client.callTool("t") }
+        let post = try await mcp.next()
+        post.openStream()
+        post.event(["jsonrpc": "2.0", "method": "notifications/message", "params": ["level": "info", "data": "working"]], id: "e1")
+        post.server.reset()
+        await mcp.loop.waitForTimers(2)  // the request's timeout and the resumption's backoff
+        mcp.loop.advanceTime(by: .seconds(2) - .milliseconds(1))
+        #expect(mcp.requestCount == 4, "not before the backoff")
+        mcp.loop.advanceTime(by: .milliseconds(1))
+        let resume = try await mcp.next()
+        #expect(resume.method == "GET" && resume.server.request.body == nil)
+        #expect(resume.server.request.lastEventID == "e1")
+        #expect(resume.headers["Mcp-Session-Id"] == "session-1")
+        resume.openStream()
+        resume.event(post.result(.toolText("resumed")), id: "e2")
+        #expect(try await call.value.text == "resumed")
+        #expect(mcp.requestCount == 5, "one POST, one GET")
+        try await Self.close(client, mcp)
+    }
+
+    /// `close()` ends the session with a `DELETE` carrying its id; a server that never answers
+    /// it does not hold `close()` past the DELETE's own connect timeout.
+    @Test func closeEndsTheSessionWithADeleteThatASilentServerCannotHold() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp, transport: { $0.connectTimeout = .seconds(10) })
+        let closing = Task { await client.close() }
+        let delete = try await mcp.next()
+        #expect(delete.method == "DELETE" && delete.headers["Mcp-Session-Id"] == "session-1")
+        await mcp.loop.waitForTimers(1)
+        mcp.loop.advanceTime(by: .seconds(20))
+        await closing.value
+        mcp.loop.run()
+        #expect(delete.server.ended)
+        let error = await #expect(throws: MCPError.self) { try await client.callTool("t") }
+        #expect(error?.code == .notConnected)
+    }
+}
+#endif

@@ -43,8 +43,9 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
         /// Tasks waiting for work to be queued (``waitForWork()``).
         var workWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
         var timers: [UInt64: Timer] = [:]
-        /// Tasks waiting for timers to be armed (``waitForTimers(_:)``), by id.
-        var timerWaiters: [UInt64: (count: Int, continuation: CheckedContinuation<Void, Never>)] = [:]
+        /// Tasks waiting for timers to be armed (``waitForTimers(_:)``), by id: each resumed
+        /// once the armed timers satisfy its condition.
+        var timerWaiters: [UInt64: (armed: @Sendable ([Timer]) -> Bool, continuation: CheckedContinuation<Void, Never>)] = [:]
         var nextID: UInt64 = 0
         /// Tasks and timers run so far.
         var steps: UInt64 = 0
@@ -99,8 +100,19 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// its consumer caught up, a redelivery's delay). Move the time with ``advanceTime(by:)``
     /// afterwards.
     public func waitForTimers(_ count: Int) async {
+        await waitForTimers { $0.count >= count }
+    }
+
+    /// Suspends until a timer is armed to fall due at `deadline` (at once when one is): for a
+    /// timer another task arms while others are armed already (a pause armed after the
+    /// timeout before it was withdrawn), which a count of timers cannot tell apart.
+    package func waitForTimer(dueAt deadline: Instant) async {
+        await waitForTimers { $0.contains { $0.deadline == deadline } }
+    }
+
+    private func waitForTimers(until armed: @escaping @Sendable ([Timer]) -> Bool) async {
         await suspend(
-            unless: { $0.timers.count >= count }, park: { $0.timerWaiters[$1] = (count, $2) },
+            unless: { armed(Array($0.timers.values)) }, park: { $0.timerWaiters[$1] = (armed, $2) },
             unpark: { $0.timerWaiters.removeValue(forKey: $1)?.continuation })
     }
 
@@ -140,8 +152,8 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
             s.nextID += 1
             guard !s.isShutDown else { return (s.nextID, []) }
             s.timers[s.nextID] = Timer(deadline: deadline, sequence: s.nextID, body: body)
-            let armed = s.timers.count
-            let ready = s.timerWaiters.filter { $0.value.count <= armed }
+            let armed = Array(s.timers.values)
+            let ready = s.timerWaiters.filter { $0.value.armed(armed) }
             for key in ready.keys { s.timerWaiters.removeValue(forKey: key) }
             var waiters = ready.values.map(\.continuation)
             // A timer due now is work for ``run()`` as much as a queued task is.

@@ -16,7 +16,7 @@ import Testing
         _ mcp: EmbeddedMCPServer, transport: (inout MCPStreamableHTTPTransport.Configuration) -> Void = { _ in },
         client configure: (inout MCPClient.Configuration) -> Void = { _ in }
     ) async throws -> MCPClient {
-        let client = mcp.client(transport: transport, configure)
+        let client = mcp.client(transport: transport, client: configure)
         try await mcp.handshake(Task { try await client.connect() })
         mcp.loop.run()
         #expect(mcp.loop.pendingTimerCount == 0, "nothing of the handshake is left armed")
@@ -100,7 +100,7 @@ import Testing
         post.openStream()
         post.event(["jsonrpc": "2.0", "method": "notifications/message", "params": ["level": "info", "data": "working"]], id: "e1")
         post.server.reset()
-        await mcp.loop.waitForTimers(2)  // the request's timeout and the resumption's backoff
+        await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: .seconds(2)))  // the resumption's backoff
         mcp.loop.advanceTime(by: .seconds(2) - .milliseconds(1))
         #expect(mcp.requestCount == 4, "not before the backoff")
         mcp.loop.advanceTime(by: .milliseconds(1))
@@ -130,6 +130,74 @@ import Testing
         #expect(delete.server.ended)
         let error = await #expect(throws: MCPError.self) { try await client.callTool("t") }
         #expect(error?.code == .notConnected)
+    }
+
+    /// The answer to a read is lost (its stream cut, no resumption): the read is sent again
+    /// as a new request after 100 ms on the clock. A tool call that is not safe to repeat
+    /// fails with `stream_ended` instead, sent once.
+    @Test func aLostAnswerToAReadIsReissuedAfterItsPauseAndACallIsNot() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp, transport: { $0.maxResumeAttempts = 0 })
+        let listing = Task { try await client.listTools() }
+        let first = try await mcp.next()
+        #expect(first.rpcMethod == "tools/list")
+        first.openStream()
+        first.server.reset()
+        await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: .milliseconds(100)))  // the pause before the reissue
+        mcp.loop.advanceTime(by: .milliseconds(99))
+        #expect(mcp.requestCount == 4, "not before the pause is over")
+        mcp.loop.advanceTime(by: .milliseconds(1))
+        let second = try await mcp.next()
+        #expect(second.rpcMethod == "tools/list" && second.id != first.id, "a new request")
+        second.json(second.result(["tools": [["name": "echo", "inputSchema": ["type": "object"]]]]))
+        #expect(try await listing.value.items.map(\.name) == ["echo"])
+
+        let call = Task { try await client.callTool("write") }
+        let post = try await mcp.next()
+        post.openStream()
+        post.server.reset()
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .streamEnded)
+        #expect(mcp.requestCount == 6, "the call is not sent again")
+        try await Self.close(client, mcp)
+    }
+
+    /// A 404 for the session: the request fails with `session_expired` and is not sent again;
+    /// with `renewsExpiredSession` a new session is made first, and the next request uses it.
+    @Test func anExpiredSessionIsRenewedBeforeTheErrorAndTheNextRequestUsesTheNewOne() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp, client: { $0.renewsExpiredSession = true })
+        let call = Task { try await client.callTool("t") }
+        let refused = try await mcp.next()
+        #expect(refused.headers["Mcp-Session-Id"] == "session-1")
+        refused.status(404)
+        try await mcp.answerHandshake(session: "session-2", serverStream: false)
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .sessionExpired && error?.status == 404)
+        let next = Task { try await client.callTool("t") }
+        let request = try await mcp.next()
+        #expect(request.rpcMethod == "tools/call" && request.headers["Mcp-Session-Id"] == "session-2")
+        request.json(request.result(.toolText("fresh")))
+        #expect(try await next.value.text == "fresh")
+        try await Self.close(client, mcp)
+    }
+
+    /// Over the HTTP+SSE transport of 2024-11-05, a stream that never names its endpoint
+    /// fails `connect()` with `timeout` at the request timeout, not before.
+    @Test func anHTTPSSEStreamWithoutItsEndpointFailsConnectAtTheRequestTimeout() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(client: { $0.revision = .fixed(.v2024_11_05); $0.requestTimeout = .seconds(15) })
+        let connecting = Task { try await client.connect() }
+        let stream = try await mcp.next()
+        #expect(stream.method == "GET")
+        stream.openStream()
+        stream.event(["jsonrpc": "2.0", "method": "notifications/message", "params": [:]])
+        mcp.loop.advanceTime(by: .seconds(15) - .milliseconds(1))
+        #expect(mcp.requestCount == 1)
+        mcp.loop.advanceTime(by: .milliseconds(1))
+        let error = await #expect(throws: MCPError.self) { try await connecting.value }
+        #expect(error?.code == .timeout)
+        await mcp.waitUntilEnded(stream)
     }
 }
 #endif

@@ -22,7 +22,7 @@ final class EmbeddedMCPServer: @unchecked Sendable {
     /// An MCP client of this server, speaking 2025-11-25 unless `configure` says otherwise.
     func client(
         transport configureTransport: (inout MCPStreamableHTTPTransport.Configuration) -> Void = { _ in },
-        _ configure: (inout MCPClient.Configuration) -> Void = { _ in }
+        client configure: (inout MCPClient.Configuration) -> Void = { _ in }
     ) -> MCPClient {
         var transportConfiguration = MCPStreamableHTTPTransport.Configuration()
         configureTransport(&transportConfiguration)
@@ -64,19 +64,28 @@ final class EmbeddedMCPServer: @unchecked Sendable {
     /// `initialized` notification accepted, the server stream refused (405). `connect` is the
     /// client's `connect()`, running meanwhile.
     func handshake(session: String = "session-1", _ connect: Task<MCPServerInfo, any Error>) async throws {
+        try await answerHandshake(session: session)
+        _ = try await connect.value
+    }
+
+    /// Answers the requests of a 2025-11-25 handshake (see ``handshake(session:_:)``); the
+    /// GET of the server stream only when `serverStream` (once refused, it is not asked for
+    /// again).
+    func answerHandshake(session: String, serverStream: Bool = true) async throws {
         let initialize = try await next()
         #expect(initialize.rpcMethod == "initialize")
+        #expect(initialize.headers["Mcp-Session-Id"] == nil, "a new session is asked for without one")
         initialize.json(
             ["jsonrpc": "2.0", "id": initialize.id ?? .null,
              "result": ["protocolVersion": "2025-11-25", "capabilities": ["tools": [:]], "serverInfo": ["name": "embedded", "version": "1"]]],
             headers: [("Mcp-Session-Id", session)])
         let initialized = try await next()
-        #expect(initialized.rpcMethod == "notifications/initialized")
+        #expect(initialized.rpcMethod == "notifications/initialized" && initialized.headers["Mcp-Session-Id"] == session)
         initialized.accepted()
+        guard serverStream else { return }
         let stream = try await next()
         #expect(stream.method == "GET")
         stream.status(405)
-        _ = try await connect.value
     }
 
     /// One request as the server received it, and the server's side of its connection.

@@ -32,7 +32,7 @@ SOCKETS = re.compile(r"TestServer\(|ScriptedServer|PythonPeer|ExampleProcess|Spa
 TEST = re.compile(r"@Test\b")
 EMBEDDED = re.compile(
     r"\b(ManualLoop|EmbeddedByteStream|ScriptedCurl|EmbeddedNetwork|EmbeddedClient|EmbeddedSSEServer|"
-    r"EmbeddedWebSocketServer|EmbeddedRig|EmbeddedSSE|EmbeddedWebSocket|EmbeddedGraphQLServer|EmbeddedEngineIOServer|"
+    r"EmbeddedWebSocketServer|EmbeddedRig|EmbeddedSSE|EmbeddedWebSocket|EmbeddedGraphQLServer|EmbeddedEngineIOServer|EmbeddedMCPServer|"
     r"endsEmbeddedConnections)\b")
 
 

@@ -23,16 +23,25 @@ struct SSEConnectionEmbeddedHTTPTests {
         events.compactMap { if case .message(let m) = $0 { return m.text } else { return nil } }
     }
 
-    /// An attempt answered with `status`, `headers` and `body`, then a clean end of the body:
-    /// how it ended.
-    static func answered(_ status: Int, _ headers: [(String, String)], body: String = "") -> TransportEnd? {
-        let sse = EmbeddedSSE()
+    /// What an attempt reported once answered with `status`, `headers` and the body in
+    /// `pieces` (one chunk each), then a clean end of the body.
+    static func events(
+        _ status: Int, _ headers: [(String, String)], pieces: [String], options: SSEOptions = EmbeddedSSE.quietOptions
+    ) -> [TransportEvent] {
+        let sse = EmbeddedSSE(options: options)
         sse.start()
         sse.requestStarting()
         sse.head(status, headers)
-        if !body.isEmpty { sse.body(body) }
+        for piece in pieces { sse.body(piece) }
         sse.complete()
-        return sse.ended()
+        return sse.takeEvents()
+    }
+
+    /// How an attempt answered with `status`, `headers` and `body` ended.
+    static func answered(_ status: Int, _ headers: [(String, String)], body: String = "") -> TransportEnd? {
+        let events = events(status, headers, pieces: body.isEmpty ? [] : [body])
+        guard case .ended(let end)? = events.last else { return nil }
+        return end
     }
 
     // MARK: - Redirects
@@ -142,13 +151,7 @@ struct SSEConnectionEmbeddedHTTPTests {
 
     @Test func a200ThatIsNotAnEventStreamKeepsItsBodyAsTheExcerpt() {
         let body = #"{"error":{"message":"Invalid API key","type":"invalid_request_error"}}"#
-        let sse = EmbeddedSSE()
-        sse.start()
-        sse.head(200, [("Content-Type", "application/json")])
-        sse.body(String(body.prefix(20)))
-        sse.body(String(body.dropFirst(20)))
-        sse.complete()
-        let events = sse.takeEvents()
+        let events = Self.events(200, [("Content-Type", "application/json")], pieces: [String(body.prefix(20)), String(body.dropFirst(20))])
         #expect(events.count == 1, "never opened: \(events)")
         guard case .ended(let end)? = events.last else { Issue.record("no end"); return }
         #expect(end.error?.code == .invalidContentType)
@@ -166,13 +169,9 @@ struct SSEConnectionEmbeddedHTTPTests {
 
     @Test func aJSONBodyInPiecesIsOneWholeMessageThenAnEndThatAsksForNoReconnect() {
         let body = #"{"jsonrpc":"2.0","id":1,"result":{"text":"héllo"}}"#
-        let sse = EmbeddedSSE(options: Self.jsonOptions())
-        sse.start()
-        sse.head(200, [("Content-Type", "application/json; charset=utf-8")])
-        sse.body(String(body.prefix(10)))
-        sse.body(String(body.dropFirst(10)))
-        sse.complete()
-        let events = sse.takeEvents()
+        let events = Self.events(
+            200, [("Content-Type", "application/json; charset=utf-8")], pieces: [String(body.prefix(10)), String(body.dropFirst(10))],
+            options: Self.jsonOptions())
         #expect(events.filter { if case .opened = $0 { true } else { false } }.count == 1)
         #expect(Self.texts(events) == [body])
         guard case .ended(let end)? = events.last else { Issue.record("no end"); return }
@@ -180,21 +179,14 @@ struct SSEConnectionEmbeddedHTTPTests {
     }
 
     @Test func withoutTheOptionAJSONAnswerIsInvalidContentType() {
-        let sse = EmbeddedSSE(options: Self.jsonOptions(limit: nil))
-        sse.start()
-        sse.head(200, [("Content-Type", "application/json")])
-        sse.body("{}")
-        sse.complete()
-        #expect(sse.ended()?.error?.code == .invalidContentType)
+        let events = Self.events(200, [("Content-Type", "application/json")], pieces: ["{}"], options: Self.jsonOptions(limit: nil))
+        guard case .ended(let end)? = events.last else { Issue.record("no end: \(events)"); return }
+        #expect(end.error?.code == .invalidContentType)
     }
 
     @Test(arguments: [true, false])
     func a202IsAnOrderlyEndWithNoMessageOnlyWithTheOption(jsonBodies: Bool) {
-        let sse = EmbeddedSSE(options: Self.jsonOptions(limit: jsonBodies ? 1 << 20 : nil))
-        sse.start()
-        sse.head(202, [])
-        sse.complete()
-        let events = sse.takeEvents()
+        let events = Self.events(202, [], pieces: [], options: Self.jsonOptions(limit: jsonBodies ? 1 << 20 : nil))
         guard case .ended(let end)? = events.last else { Issue.record("no end: \(events)"); return }
         #expect(events.count == 1, "never opened, no message: \(events)")
         if jsonBodies {

@@ -199,5 +199,33 @@ import Testing
         #expect(error?.code == .timeout)
         await mcp.waitUntilEnded(stream)
     }
+
+    /// 2026-07-28 has no session: `server/discover` instead of a handshake, each request
+    /// names its method in headers (a tool call's after the tools were listed once, for their
+    /// parameter headers), and a request that times out is cancelled by closing its
+    /// stream, with nothing more sent; `close()` has no session to delete.
+    @Test func onTheStatelessRevisionATimeoutClosesTheStreamAndSendsNothingMore() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(client: { $0.revision = .fixed(.v2026_07_28); $0.requestTimeout = .seconds(20) })
+        let connecting = Task { try await client.connect() }
+        let discover = try await mcp.next()
+        #expect(discover.rpcMethod == "server/discover" && discover.headers["Mcp-Session-Id"] == nil)
+        discover.json(discover.result(["supportedVersions": ["2026-07-28"], "capabilities": ["tools": [:]]]))
+        #expect(try await connecting.value.revision == .v2026_07_28)
+        let call = Task { try await client.callTool("stuck") }
+        let listing = try await mcp.next()  // the tools' parameter headers, learnt once
+        #expect(listing.rpcMethod == "tools/list" && listing.headers["Mcp-Method"] == "tools/list")
+        listing.json(listing.result(["tools": [["name": "stuck", "inputSchema": ["type": "object"]]]]))
+        let request = try await mcp.next()
+        #expect(request.headers["Mcp-Method"] == "tools/call" && request.headers["Mcp-Name"] == "stuck")
+        #expect(request.headers["MCP-Protocol-Version"] == "2026-07-28" && request.headers["Mcp-Session-Id"] == nil)
+        request.openStream()
+        mcp.loop.advanceTime(by: .seconds(20))
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .timeout)
+        await mcp.waitUntilEnded(request)
+        await client.close()
+        #expect(mcp.requestCount == 3, "no notifications/cancelled, no DELETE")
+    }
 }
 #endif

@@ -6,7 +6,7 @@ import RealtimeTesting
 import Testing
 
 /// Hostile SSE bodies through ``RealtimeClient`` on the embedded stack: NUL bytes, two BOMs,
-/// a `retry:` beyond any delay and a `retry: 0` before failures. The loop is the client's
+/// a `retry:` beyond any delay and a `retry: 0` before failures, a 1.1 MB id, invalid UTF-8. The loop is the client's
 /// clock, so the delays the client asks for are exact. (Hostile bodies that need libcurl's
 /// HTTP parsing are over a socket in `HostileSSETests`; the map of every hostile case is in
 /// `HostileInputMapTests.swift`.)
@@ -85,6 +85,49 @@ import Testing
         #expect(rec.events.compactMap(\.errorEvent).map(\.error.status) == [503, 503, 503, 503], "\(rec.summary)")
         #expect(rec.events.compactMap(\.errorEvent).allSatisfy { $0.willRetry }, "\(rec.summary)")
         t.client.close()
+    }
+
+    /// A 1.1 MB `id:` is ignored (the parser's 1 KiB bound): the message keeps the last good
+    /// id, the cut that follows is retried, and the resume sends that id; never `internal`.
+    @Test func aHugeIDIsIgnoredAndTheResumeUsesTheLastGoodOne() async throws {
+        let t = try EmbeddedClient { $0.backoff = .immediate }
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        first.send("id: 1\ndata: a\n\n")
+        first.send("id: " + String(repeating: "9", count: 1_100_000) + "\ndata: b\n\n")
+        first.reset()
+        await t.waitOutTheBackoff()  // the 100 ms floor
+        let second = try await t.sseAttempt(2)
+        #expect(second.request.lastEventID == "1")
+        second.respond(status: 204, headers: [])
+        second.finish()
+        await rec.waitUntilFinished()
+        let messages = rec.events.compactMap { if case .event(let m) = $0 { m } else { nil } }
+        #expect(messages.map(\.text) == ["a", "b"] && messages.map(\.id) == ["1", "1"])
+        let errors = rec.events.compactMap(\.errorEvent)
+        #expect(errors.first?.willRetry == true && !errors.contains { $0.error.code == .internal }, "\(rec.summary)")
+        #expect(t.connectionCount == 2)
+    }
+
+    /// With `strictUTF8`, invalid bytes are `invalid_utf8`, nothing delivered; by default
+    /// they become U+FFFD.
+    @Test(arguments: [true, false]) func invalidUTF8FailsAStrictStreamAndIsReplacedInALenientOne(strict: Bool) async throws {
+        let t = try EmbeddedClient {
+            $0.reconnect = .never
+            $0.sse.strictUTF8 = strict
+        }
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        first.send(Array("data: a".utf8) + [0xFF] + Array("b\n\n".utf8))
+        first.finish()
+        await rec.waitUntilFinished()
+        let texts = rec.events.compactMap { if case .event(let m) = $0 { m.text } else { nil } }
+        if strict {
+            #expect(texts.isEmpty, "\(rec.summary)")
+            #expect(rec.events.compactMap(\.errorEvent).first?.error.code == .invalidUTF8)
+        } else {
+            #expect(texts == ["a\u{FFFD}b"], "\(rec.summary)")
+        }
     }
 }
 #endif

@@ -28,7 +28,7 @@ ASSIGN = re.compile(r"\b(?:let|var)\s+(?:\(([^)]*)\)|(\w+))\s*(?::[^=]+)?=\s*(.+
 REASSIGN = re.compile(r"^\s*(\w+)\s*=\s*(.+)")
 EXPECT = re.compile(r"#(?:expect|require)\(")
 ORDER = re.compile(r"(?<![-=<>!])(<=?|>=?)(?![>=])")
-SOCKETS = re.compile(r"TestServer\(|ScriptedServer|PythonPeer|MCPPeer\.|ExampleProcess|SpawnedProcess|NetnsPair|TestProxy\(|BuiltExecutable|\bSocket\.")
+SOCKETS = re.compile(r"TestServer\(|ScriptedServer|PythonPeer|MCPPeer\.|ExampleProcess|SpawnedProcess|NetnsPair|TestProxy\(|BuiltExecutable|\bSocket\.(?!IO\b)")
 TEST = re.compile(r"@Test\b")
 EMBEDDED = re.compile(
     r"\b(ManualLoop|EmbeddedByteStream|ScriptedCurl|EmbeddedNetwork|EmbeddedClient|EmbeddedSSEServer|"

@@ -24,9 +24,9 @@ extension MCPClient {
     /// reused for the shortest of those times without asking the server; a tool list change
     /// the client hears of (on ``notifications`` or a ``listen(_:)`` stream) ends that early.
     public func allTools() async throws -> [MCPTool] {
-        if let cached = toolsCache, ContinuousClock.now < cached.expiry { return cached.tools }
+        if let cached = toolsCache, transport.clock.now() < cached.expiry { return cached.tools }
         toolsCache = nil
-        let start = ContinuousClock.now
+        let start = transport.clock.now()
         var tools: [MCPTool] = []
         var cursor: String?
         var ttl: Duration?

@@ -44,7 +44,8 @@ public actor MCPClient {
     /// The ``listen(_:)`` streams in progress, by the id of their request.
     var listeners: [JSONValue: Listener] = [:]
     /// The last ``allTools()`` list and until when the server let it be reused.
-    var toolsCache: (tools: [MCPTool], expiry: ContinuousClock.Instant)?
+    /// The last full tool list and when it expires, on the transport's clock.
+    var toolsCache: (tools: [MCPTool], expiry: Duration)?
     /// Whether `tools/list` was read (the `Mcp-Param-*` arguments are known).
     var toolsListed = false
     /// Set by ``close()``: no listen starts or starts again after it.

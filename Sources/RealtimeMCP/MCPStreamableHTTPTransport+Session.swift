@@ -65,8 +65,8 @@ extension MCPStreamableHTTPTransport {
     }
 
     /// `DELETE` with the session id: the server may end the session (405: it does not let
-    /// clients end sessions). The answer does not matter; it is awaited, bounded by the
-    /// connect timeout.
+    /// clients end sessions). The answer does not matter; it is awaited, bounded by twice the
+    /// connect timeout (a server that answers the head and never ends the body included).
     func deleteSession(_ id: String) async {
         var headers = requestHeaders(for: nil)
         headers.remove(name: "Content-Type")

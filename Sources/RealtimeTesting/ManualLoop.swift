@@ -152,7 +152,7 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
             s.nextID += 1
             guard !s.isShutDown else { return (s.nextID, []) }
             s.timers[s.nextID] = Timer(deadline: deadline, sequence: s.nextID, body: body)
-            let armed = Array(s.timers.values)
+            let armed = s.timerWaiters.isEmpty ? [] : Array(s.timers.values)
             let ready = s.timerWaiters.filter { $0.value.armed(armed) }
             for key in ready.keys { s.timerWaiters.removeValue(forKey: key) }
             var waiters = ready.values.map(\.continuation)

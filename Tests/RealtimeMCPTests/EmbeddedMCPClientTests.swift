@@ -56,11 +56,13 @@ import Testing
     @Test func aRequestTimesOutExactlyAtItsTimeoutAndTheServerIsTold() async throws {
         let mcp = EmbeddedMCPServer()
         let client = try await Self.connected(mcp, client: { $0.requestTimeout = .seconds(30) })
+        let start = mcp.loop.now
         let call = Task { try await client.callTool("stuck") }
         let request = try await mcp.next()
         request.openStream()
+        await mcp.loop.waitForTimer(dueAt: start.advanced(by: .seconds(30)))  // the request's deadline, armed with it
         mcp.loop.advanceTime(by: .seconds(30) - .milliseconds(1))
-        #expect(!request.server.ended)
+        #expect(mcp.requestCount == 4, "nothing told before the deadline")
         mcp.loop.advanceTime(by: .milliseconds(1))
         let error = await #expect(throws: MCPError.self) { try await call.value }
         #expect(error?.code == .timeout)
@@ -115,19 +117,22 @@ import Testing
         try await Self.close(client, mcp)
     }
 
-    /// `close()` ends the session with a `DELETE` carrying its id; a server that never answers
-    /// it does not hold `close()` past the DELETE's own connect timeout.
-    @Test func closeEndsTheSessionWithADeleteThatASilentServerCannotHold() async throws {
+    /// `close()` ends the session with a `DELETE` carrying its id; a server that answers it
+    /// and never ends its body holds `close()` for twice the connect timeout, not longer.
+    @Test func closeEndsTheSessionWithADeleteThatAServerCannotHoldPastItsBound() async throws {
         let mcp = EmbeddedMCPServer()
         let client = try await Self.connected(mcp, transport: { $0.connectTimeout = .seconds(10) })
+        let start = mcp.loop.now
         let closing = Task { await client.close() }
         let delete = try await mcp.next()
         #expect(delete.method == "DELETE" && delete.headers["Mcp-Session-Id"] == "session-1")
-        await mcp.loop.waitForTimers(1)
-        mcp.loop.advanceTime(by: .seconds(20))
+        delete.openStream()  // a head, then nothing
+        await mcp.loop.waitForTimer(dueAt: start.advanced(by: .seconds(20)))
+        mcp.loop.advanceTime(by: .seconds(20) - .milliseconds(1))
+        #expect(!delete.server.ended, "held until the bound")
+        mcp.loop.advanceTime(by: .milliseconds(1))
         await closing.value
-        mcp.loop.run()
-        #expect(delete.server.ended)
+        await mcp.waitUntilEnded(delete)
         let error = await #expect(throws: MCPError.self) { try await client.callTool("t") }
         #expect(error?.code == .notConnected)
     }
@@ -187,13 +192,15 @@ import Testing
     @Test func anHTTPSSEStreamWithoutItsEndpointFailsConnectAtTheRequestTimeout() async throws {
         let mcp = EmbeddedMCPServer()
         let client = mcp.client(client: { $0.revision = .fixed(.v2024_11_05); $0.requestTimeout = .seconds(15) })
+        let start = mcp.loop.now
         let connecting = Task { try await client.connect() }
         let stream = try await mcp.next()
         #expect(stream.method == "GET")
         stream.openStream()
-        stream.event(["jsonrpc": "2.0", "method": "notifications/message", "params": [:]])
+        stream.server.send(": keep-alive\n\n")  // an event stream, but no endpoint event
+        await mcp.loop.waitForTimer(dueAt: start.advanced(by: .seconds(15)))
         mcp.loop.advanceTime(by: .seconds(15) - .milliseconds(1))
-        #expect(mcp.requestCount == 1)
+        #expect(!stream.server.ended)
         mcp.loop.advanceTime(by: .milliseconds(1))
         let error = await #expect(throws: MCPError.self) { try await connecting.value }
         #expect(error?.code == .timeout)

@@ -4,7 +4,7 @@ import Testing
 
 /// `JSONValue(json:)`: one linear pass, strict RFC 8259, and a typed error for anything else.
 @Suite("JSONValue parsing")
-struct MCPValueTests {
+struct JSONValueTests {
     @Test func everyKindKeepsItsType() throws {
         let value = try JSONValue(json: Data(#"{"a": [true, 1, 1.5e2, "x\u00e9\n", null, {}], "b": false, "c": -0.25}"#.utf8))
         #expect(value == ["a": [true, 1, 150, "xé\n", .null, [:]], "b": false, "c": -0.25])

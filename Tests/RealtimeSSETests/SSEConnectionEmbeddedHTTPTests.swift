@@ -124,7 +124,8 @@ struct SSEConnectionEmbeddedHTTPTests {
         #expect(error?.bodyExcerpt?.utf8.count == RealtimeError.maxBodyExcerpt)
     }
 
-    /// Byte 511 starts an `é` whose second byte is the 513th: it is left out, not replaced.
+    /// The `é` at offsets 511 and 512 ends past the 512-byte bound: it is left out, not cut
+    /// in two or replaced.
     @Test func theExcerptIsCutAtAScalarBoundary() throws {
         let end = Self.answered(503, [("Content-Type", "text/plain")], body: "a" + String(repeating: "é", count: 400))
         let excerpt = try #require(end?.error?.bodyExcerpt)

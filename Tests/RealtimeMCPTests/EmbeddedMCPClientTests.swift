@@ -207,18 +207,44 @@ import Testing
         await mcp.waitUntilEnded(stream)
     }
 
+    /// A stateless client, connected with `server/discover`.
+    static func stateless(_ mcp: EmbeddedMCPServer, requestTimeout: Duration = .seconds(60)) async throws -> MCPClient {
+        let client = mcp.client(client: { $0.revision = .fixed(.v2026_07_28); $0.requestTimeout = requestTimeout })
+        let connecting = Task { try await client.connect() }
+        let discover = try await mcp.next()
+        #expect(discover.rpcMethod == "server/discover" && discover.headers["Mcp-Session-Id"] == nil)
+        discover.json(discover.result(["supportedVersions": ["2026-07-28"], "capabilities": ["tools": [:]]]))
+        #expect(try await connecting.value.revision == .v2026_07_28)
+        return client
+    }
+
+    /// `allTools()` reuses a list for its `ttlMs`, measured on the transport's clock, and asks
+    /// again once it has passed.
+    @Test func allToolsReusesItsListForItsTTLAndAsksAgainAfter() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.stateless(mcp)
+        let answer = { (request: EmbeddedMCPServer.Request, name: String) in
+            request.json(request.result(["tools": [["name": .string(name), "inputSchema": ["type": "object"]]], "ttlMs": 30_000]))
+        }
+        let first = Task { try await client.allTools() }
+        answer(try await mcp.next(), "a")
+        #expect(try await first.value.map(\.name) == ["a"])
+        mcp.loop.advanceTime(by: .seconds(30) - .milliseconds(1))
+        #expect(try await client.allTools().map(\.name) == ["a"], "reused")
+        #expect(mcp.requestCount == 2, "without asking")
+        mcp.loop.advanceTime(by: .milliseconds(1))
+        let second = Task { try await client.allTools() }
+        answer(try await mcp.next(), "b")
+        #expect(try await second.value.map(\.name) == ["b"])
+    }
+
     /// 2026-07-28 has no session: `server/discover` instead of a handshake, each request
     /// names its method in headers (a tool call's after the tools were listed once, for their
     /// parameter headers), and a request that times out is cancelled by closing its
     /// stream, with nothing more sent; `close()` has no session to delete.
     @Test func onTheStatelessRevisionATimeoutClosesTheStreamAndSendsNothingMore() async throws {
         let mcp = EmbeddedMCPServer()
-        let client = mcp.client(client: { $0.revision = .fixed(.v2026_07_28); $0.requestTimeout = .seconds(20) })
-        let connecting = Task { try await client.connect() }
-        let discover = try await mcp.next()
-        #expect(discover.rpcMethod == "server/discover" && discover.headers["Mcp-Session-Id"] == nil)
-        discover.json(discover.result(["supportedVersions": ["2026-07-28"], "capabilities": ["tools": [:]]]))
-        #expect(try await connecting.value.revision == .v2026_07_28)
+        let client = try await Self.stateless(mcp, requestTimeout: .seconds(20))
         let call = Task { try await client.callTool("stuck") }
         let listing = try await mcp.next()  // the tools' parameter headers, learnt once
         #expect(listing.rpcMethod == "tools/list" && listing.headers["Mcp-Method"] == "tools/list")

@@ -5,6 +5,8 @@ import RealtimeTestServer
 import RealtimeWebSocket
 
 /// The transport against the in-repo ``TestServer`` `/ws` endpoint and its fault modes.
+/// Handshake redirects and refusals are on the embedded stack (`WebSocketEmbeddedRedirectTests`,
+/// `WebSocketEmbeddedCredentialTests`).
 @Suite(.serialized, .timeLimit(.minutes(1))) struct WebSocketTestServerTests {
     static func server(tls: TestServer.Configuration.TLS? = nil) throws -> TestServer {
         let server = TestServer(configuration: TestServer.Configuration(tls: tls))
@@ -219,101 +221,6 @@ import RealtimeWebSocket
             }
             #expect(received == 2000)
             #expect(probe.end?.clean == true)
-        }
-    }
-
-    @Test func redirectsAreFollowedWithinTheLimit() async throws {
-        let server = try Self.server()
-        defer { server.stop() }
-        let target = server.wsURL("/ws").absoluteString
-        // /hop2 → /hop1 (relative, http scheme mapped to ws) → /ws
-        server.setHandler(path: "/hop1") { writer in
-            try writer.writeHead(status: 307, headers: ["Location": target], framing: .contentLength(0))
-            try writer.finish()
-        }
-        server.setHandler(path: "/hop2") { writer in
-            try writer.writeHead(status: 301, headers: ["Location": "/hop1"], framing: .contentLength(0))
-            try writer.finish()
-        }
-        server.setHandler(path: "/loop") { writer in
-            try writer.writeHead(status: 302, headers: ["Location": "/loop"], framing: .contentLength(0))
-            try writer.finish()
-        }
-        try await withDeadline {
-            let probe = TransportProbe(server.wsURL("/hop2"))
-            let info = try #require(await probe.opened())
-            #expect(info.url.path == "/ws")
-            try await probe.transport.send(.text("after two redirects"))
-            #expect(await probe.message()?.text == "after two redirects")
-            probe.transport.close()
-            _ = await probe.ended()
-
-            let looping = TransportProbe(server.wsURL("/loop")) { $0.maxRedirects = 3 }
-            let (end, _) = await looping.ended()
-            #expect(end?.error?.code == .redirect)
-            #expect(server.requests(path: "/loop").count == 4)
-        }
-    }
-
-    /// Like the SSE transport: a redirect to another origin (here another port) does not carry
-    /// `Authorization`, `Cookie` or key headers there, nor back; a same-origin one keeps them.
-    @Test func credentialsDoNotFollowARedirectToAnotherOrigin() async throws {
-        let server = try Self.server()
-        let other = try Self.server()
-        defer { server.stop(); other.stop() }
-        let elsewhere = other.wsURL("/hop-back").absoluteString
-        let home = server.wsURL("/ws").absoluteString
-        server.setHandler(path: "/away") { writer in
-            try writer.writeHead(status: 307, headers: ["Location": elsewhere], framing: .contentLength(0))
-            try writer.finish()
-        }
-        other.setHandler(path: "/hop-back") { writer in
-            try writer.writeHead(status: 302, headers: ["Location": home], framing: .contentLength(0))
-            try writer.finish()
-        }
-        server.setHandler(path: "/near") { writer in
-            try writer.writeHead(status: 302, headers: ["Location": "/ws?same=1"], framing: .contentLength(0))
-            try writer.finish()
-        }
-        let secrets: HTTPHeaders = ["Authorization": "Bearer s3cret", "Cookie": "a=b", "X-Api-Key": "k", "X-Trace": "t"]
-        try await withDeadline {
-            let probe = TransportProbe(server.wsURL("/away")) { $0.headers = secrets }
-            #expect(try #require(await probe.opened()).url.path == "/ws")
-            probe.transport.close()
-            _ = await probe.ended()
-            let first = try #require(server.requests(path: "/away").first)
-            #expect(first.headers["Authorization"] == "Bearer s3cret")
-            for seen in other.requests(path: "/hop-back") + server.requests(path: "/ws") {
-                #expect(seen.headers["Authorization"] == nil && seen.headers["Cookie"] == nil && seen.headers["X-Api-Key"] == nil)
-                #expect(seen.headers["X-Trace"] == "t", "ordinary headers still go")
-            }
-
-            let same = TransportProbe(server.wsURL("/near")) { $0.headers = secrets }
-            _ = try #require(await same.opened())
-            same.transport.close()
-            _ = await same.ended()
-            let kept = try #require(server.requests(path: "/ws").last)
-            #expect(kept.query["same"] == "1")
-            #expect(kept.headers["Authorization"] == "Bearer s3cret" && kept.headers["X-Api-Key"] == "k")
-        }
-    }
-
-    @Test func refusalBodyExcerptIsBounded() async throws {
-        let server = try Self.server()
-        defer { server.stop() }
-        let body = String(repeating: "x", count: 5000)
-        server.setHandler(path: "/deny") { writer in
-            try writer.writeHead(status: 401, headers: ["WWW-Authenticate": "Bearer"], framing: .contentLength(body.utf8.count))
-            try writer.write(body)
-            try writer.finish()
-        }
-        try await withDeadline {
-            let probe = TransportProbe(server.wsURL("/deny")) { $0.headers = ["Authorization": "Bearer secret-token"] }
-            let (end, _) = await probe.ended()
-            let error = try #require(end?.error)
-            #expect(error.code == .handshake && error.status == 401)
-            #expect(error.bodyExcerpt?.count == RealtimeError.maxBodyExcerpt)
-            #expect(!error.description.contains("secret-token"))
         }
     }
 }

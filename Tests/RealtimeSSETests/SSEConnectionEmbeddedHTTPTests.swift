@@ -247,6 +247,49 @@ struct SSEConnectionEmbeddedHTTPTests {
         #expect(sse.curl.hops.isEmpty)
     }
 
+    @Test(arguments: [true, false])
+    func aRequestHeadOverItsBoundIsRefusedBeforeCurlIsAsked(byCursor: Bool) {
+        let sse = EmbeddedSSE {
+            if byCursor {
+                $0.lastEventID = String(repeating: "7", count: 1_100_000)
+            } else {
+                $0.headers = ["X-Big": String(repeating: "h", count: 300_000)]
+            }
+        }
+        sse.start()
+        let end = sse.ended()
+        #expect(end?.error?.code == .invalidConfiguration, "\(String(describing: end?.error))")
+        #expect(end?.error?.detail?.contains("request header fields") == true)
+        #expect(end?.requestWasDelivered == false && sse.curl.hops.isEmpty)
+    }
+
+    @Test(arguments: ["ftp://user:secret@127.0.0.1:21", "gopher://127.0.0.1"])
+    func anUnsupportedProxySchemeIsRefusedBeforeCurlIsAskedWithoutQuotingIt(proxy: String) {
+        var options = EmbeddedSSE.quietOptions
+        options.proxy = .url(proxy)
+        let sse = EmbeddedSSE(options: options)
+        sse.start()
+        let error = sse.ended()?.error
+        #expect(error?.code == .invalidConfiguration)
+        #expect(error?.detail?.hasPrefix("proxy scheme \(proxy.prefix { $0 != ":" }) is not supported") == true)
+        #expect(error?.description.contains("secret") == false)
+        #expect(sse.curl.hops.isEmpty)
+    }
+
+    /// A 1.1 MB `id:` is ignored (the parser's 1 KiB bound): the message keeps the previous
+    /// id, and the stream goes on.
+    @Test func aHugeIDFromTheServerIsIgnoredAndTheStreamGoesOn() {
+        let sse = EmbeddedSSE()
+        sse.open()
+        sse.body("id: 1\ndata: a\n\nid: " + String(repeating: "7", count: 1_100_000) + "\ndata: b\n\nid: 3\ndata: c\n\n")
+        sse.complete()
+        let events = sse.takeEvents()
+        #expect(Self.texts(events) == ["a", "b", "c"])
+        #expect(events.compactMap { if case .message(let m) = $0 { m.id } else { nil } } == ["1", "1", "3"])
+        guard case .ended(let end)? = events.last else { Issue.record("no end"); return }
+        #expect(end.clean)
+    }
+
     @Test func anInjectedHeaderIsRefusedWithoutEchoingIt() {
         let sse = EmbeddedSSE { $0.headers = ["X-Evil": "a\r\nInjected: 1"] }
         sse.start()

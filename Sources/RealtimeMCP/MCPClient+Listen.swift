@@ -17,8 +17,9 @@ extension MCPClient {
     /// On a 2026-07-28 server this is `subscriptions/listen`: a request whose SSE answer is the
     /// stream. It starts with ``MCPChange/listening(honored:)`` (the server's acknowledgement),
     /// then each change the server publishes that the filter asked for. A stream that is cut,
-    /// or that the server ends (shutting down), is listened to again after a pause (0.2 s,
-    /// doubling to 10 s, back to the shortest once a stream delivered a change), and each new
+    /// or that the server ends (shutting down), is listened to again after a pause: 0.1 s
+    /// after a stream that delivered a change, else 0.2 s, doubling for each stream in a row
+    /// that delivered none, up to 10 s (on the transport's clock). Each new
     /// stream starts with `listening` again: changes made while no stream was open are not
     /// told, so read again what you keep. A JSON-RPC error (a server without the method, a
     /// subscription limit), a refusal (HTTP 4xx but 408 and 429) or an answer that is not MCP

@@ -208,8 +208,11 @@ import Testing
     }
 
     /// A stateless client, connected with `server/discover`.
-    static func stateless(_ mcp: EmbeddedMCPServer, requestTimeout: Duration = .seconds(60)) async throws -> MCPClient {
-        let client = mcp.client(client: { $0.revision = .fixed(.v2026_07_28); $0.requestTimeout = requestTimeout })
+    static func stateless(
+        _ mcp: EmbeddedMCPServer, requestTimeout: Duration = .seconds(60),
+        transport: (inout MCPStreamableHTTPTransport.Configuration) -> Void = { _ in }
+    ) async throws -> MCPClient {
+        let client = mcp.client(transport: transport, client: { $0.revision = .fixed(.v2026_07_28); $0.requestTimeout = requestTimeout })
         let connecting = Task { try await client.connect() }
         let discover = try await mcp.next()
         #expect(discover.rpcMethod == "server/discover" && discover.headers["Mcp-Session-Id"] == nil)
@@ -259,6 +262,47 @@ import Testing
         await mcp.waitUntilEnded(request)
         await client.close()
         #expect(mcp.requestCount == 3, "no notifications/cancelled, no DELETE")
+    }
+
+    /// A listen stream the server ends is listened to again after a pause on the transport's
+    /// clock: 0.2 s after a stream that brought only its acknowledgement, 0.1 s after one that
+    /// brought a change; each new stream starts with `listening` again.
+    @Test func aListenStreamIsListenedToAgainAfterItsPause() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.stateless(mcp, transport: { $0.maxResumeAttempts = 0 })
+        let (changes, seen) = AsyncStream<MCPChange>.makeStream()
+        let listening = Task {
+            for try await change in client.listen(MCPSubscriptionFilter(toolsListChanged: true)) { seen.yield(change) }
+        }
+        /// One listen stream: its acknowledgement, `change` when given, then the server ends it.
+        func serve(change: Bool) async throws {
+            let listen = try await mcp.next()
+            #expect(listen.rpcMethod == "subscriptions/listen" && listen.message?["params"]?["notifications"] == ["toolsListChanged": true])
+            let meta: JSONValue = ["io.modelcontextprotocol/subscriptionId": listen.id ?? .null]
+            listen.openStream()
+            listen.event(["jsonrpc": "2.0", "method": "notifications/subscriptions/acknowledged", "params": ["_meta": meta, "notifications": ["toolsListChanged": true]]])
+            if change { listen.event(["jsonrpc": "2.0", "method": "notifications/tools/list_changed", "params": ["_meta": meta]]) }
+            listen.server.finish()
+        }
+        for (change, pause) in [(false, Duration.milliseconds(200)), (true, .milliseconds(100))] {
+            try await serve(change: change)
+            let count = mcp.requestCount
+            await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: pause))
+            mcp.loop.advanceTime(by: pause - .milliseconds(1))
+            #expect(mcp.requestCount == count, "not before the \(pause) pause")
+            mcp.loop.advanceTime(by: .milliseconds(1))
+        }
+        let third = try await mcp.next()
+        #expect(third.rpcMethod == "subscriptions/listen")
+        let honored = MCPSubscriptionFilter(toolsListChanged: true)
+        var received: [MCPChange] = []
+        for await change in changes {
+            received.append(change)
+            if received.count == 3 { break }
+        }
+        #expect(received == [.listening(honored: honored), .listening(honored: honored), .toolsListChanged])
+        listening.cancel()
+        await client.close()
     }
 }
 #endif

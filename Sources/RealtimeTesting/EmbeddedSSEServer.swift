@@ -113,7 +113,8 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
         return !paused
     }
 
-    /// The body ended cleanly (curl's `CURLE_OK`).
+    /// The body ended cleanly (curl's `CURLE_OK`), at once: chunks still pending behind a
+    /// pause are dropped, so ``pump()`` them first when every event must arrive.
     public func finish() { complete(CURLE_OK) }
 
     /// The connection was reset (`CURLE_RECV_ERROR`, errno `ECONNRESET`).
@@ -138,7 +139,9 @@ public final class EmbeddedSSEServer: @unchecked Sendable {
         }
     }
 
-    /// The transfer ended with `code` (after what is pending was taken).
+    /// The transfer ended with `code` at once: chunks still pending behind a pause are
+    /// dropped (``finish()`` and ``reset()`` included), so a test that ends a paused transfer
+    /// drains it with ``pump()`` first when it means every byte to arrive.
     package func complete(_ code: CURLcode) {
         onLoop { callbacks in
             startIfNeeded(callbacks)

@@ -86,11 +86,14 @@ final class EmbeddedClient: @unchecked Sendable {
         await network.runningLoop(body)
     }
 
-    /// Waits until the client waits to retry, then moves the loop's time by what is left of
-    /// the delay (the backoff, a server's hint, a budget slot).
+    /// Waits until the client waits to retry and its timer is armed, then moves the loop's
+    /// time by what is left of the delay (the backoff, a server's hint, a budget slot). The
+    /// client publishes the state under its lock and arms the timer just after, maybe on
+    /// another thread: moving the time in between would leave the timer behind it.
     func waitOutTheBackoff(sourceLocation: SourceLocation = #_sourceLocation) async {
         let state = await waitForState("the backoff", sourceLocation: sourceLocation) { $0.isWaitingToRetry }
         guard case .waitingToRetry(let delay) = state else { return }
+        await loop.waitForTimer(dueAt: loop.now.advanced(by: delay))
         advance(by: delay)
     }
 

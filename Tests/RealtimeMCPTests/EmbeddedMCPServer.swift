@@ -40,9 +40,22 @@ final class EmbeddedMCPServer: @unchecked Sendable {
         return MCPClient(transport: transport, configuration: configuration)
     }
 
-    /// The next request the client makes, once its connection exists.
+    /// The next request the client makes, once its connection exists. The loop runs whatever
+    /// is queued on it meanwhile: a resumption's connection may start from a task of the
+    /// transport's, after the timer that decided it.
     func next(sourceLocation: SourceLocation = #_sourceLocation) async throws -> Request {
-        await network.waitForTransport(taken)
+        let (network, loop, index) = (network, loop, taken)
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await network.waitForTransport(index) }
+            group.addTask {
+                while !Task.isCancelled {
+                    await loop.waitForWork()
+                    loop.run()
+                }
+            }
+            await group.next()
+            group.cancelAll()
+        }
         let server = try #require(network.sseServer(taken), sourceLocation: sourceLocation)
         taken += 1
         return Request(server)

@@ -34,9 +34,17 @@ import Testing
         return transcript
     }
 
+    /// The reply's deltas. A reply that brings none (a hang ended by the time limit, or every
+    /// attempt failing) records the client's debug log, so that a failure says where it stopped.
     static func collect<D: LLMStreamDecoder>(_ url: URL, _ format: D, method: String = "POST") async -> [LLMDelta] {
-        guard let client = try? RealtimeClient(url: url, configuration: configuration(D.terminator, method: method)) else { return [] }
-        return await LLMDeltaSequenceTests.collect(client, format)
+        var configuration = configuration(D.terminator, method: method)
+        let logs = LogCapture()
+        configuration.logHandler = logs
+        configuration.logLevel = .debug
+        guard let client = try? RealtimeClient(url: url, configuration: configuration) else { return [] }
+        let deltas = await LLMDeltaSequenceTests.collect(client, format)
+        if deltas.isEmpty { Issue.record("no delta from \(url.path); the client's log:\n\(logs.lines.joined(separator: "\n"))") }
+        return deltas
     }
 
     static func server() throws -> TestServer { try LLMDeltaSequenceTests.server() }

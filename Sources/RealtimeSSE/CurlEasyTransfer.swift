@@ -36,7 +36,12 @@ final class CurlEasyTransfer: SSECurl {
     }
 
     deinit {
-        // The handle, which writes here, is gone by now (end() runs before the last release).
+        // end() normally freed the handle. One still here is detached: while attached, the
+        // driver's completion holds the connection that owns this object. That happens when
+        // the driver itself goes (its loop torn down with transfers running), which removes
+        // its handles from the multi handle first; free what is left, so nothing leaks.
+        if let easy { curl_easy_cleanup(easy) }
+        freeHeaderList()
         errorBuffer.deallocate()
     }
 

@@ -35,6 +35,19 @@ struct SSETransportLifecycleTests {
         #expect(server.requests(path: "/sse").isEmpty)
     }
 
+    /// A loop shut down while a transfer runs on it frees the transfer's curl handle and
+    /// header list with its driver (under `make test-asan`, LeakSanitizer holds this).
+    @Test("a loop shut down with a transfer running frees the transfer")
+    func loopShutDownWithATransferRunning() async throws {
+        server.setHandler(path: "/silent") { w in try w.hold() }
+        let loop = EventLoop(name: "shutdown-test")
+        let transport = SSETransport(request: request(server.url("/silent")), eventLoop: loop)
+        _ = transport.eventStream(capacity: transport.request.eventBufferCapacity)
+        #expect(await eventually { server.requests(path: "/silent").count == 1 })
+        #expect(await loop.submit { CurlMultiDriver.on(loop).activeTransfers } == 1)
+        try await offloaded { loop.shutdown() }
+    }
+
     @Test("close() while connecting ends at once with cancelled")
     func closeWhileConnecting() async throws {
         server.setHandler(path: "/silent") { w in try w.hold() }

@@ -8,8 +8,14 @@ import Testing
 @Suite(.serialized, .timeLimit(.minutes(3))) struct RtcatLLMTests {
     static let body = #"{"model":"test-model","stream":true,"messages":[{"role":"user","content":"hi"}]}"#
 
+    /// rtcat's run; one killed at its timeout also says how far the server got with it.
     func run(_ server: TestServer, _ pathAndQuery: String, _ extra: [String] = [], timeout: Double = 30) async throws -> RtcatTests.Run {
-        try await RtcatTests().rtcat(["llm"] + extra + ["-d", Self.body, server.url(pathAndQuery).absoluteString], timeout: timeout)
+        let run = try await RtcatTests().rtcat(["llm"] + extra + ["-d", Self.body, server.url(pathAndQuery).absoluteString], timeout: timeout)
+        if run.timedOut {
+            let stats = server.statistics
+            Issue.record("rtcat killed after \(timeout) s: the server accepted \(stats.connectionsAccepted) connection(s), \(stats.activeConnections) still open, and read \(server.requests.count) request(s)")
+        }
+        return run
     }
 
     static func server() throws -> TestServer {

@@ -13,9 +13,10 @@ import Glibc
 /// (a reconnect, a ping) is done when the call returns. Nothing sleeps, nothing reads the
 /// wall clock: a test runs the same on a loaded machine.
 ///
-/// Threading: the test drives the loop from one task. While the loop runs work, timers or a
-/// body it runs on the loop, the calling thread counts as the loop's thread; work may be
-/// queued from anywhere.
+/// Threading: while the loop runs work, timers or a body it runs on the loop, the calling
+/// thread counts as the loop's thread; work may be queued from anywhere. Two tasks that run
+/// the loop at once take turns: one waits until the other's run is over, so loop work never
+/// runs on two threads.
 public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     /// A time on the loop's time line: the duration since the loop was made.
     public struct Instant: InstantProtocol, Sendable {
@@ -56,6 +57,8 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     }
 
     private let state = LockedValue(State())
+    /// Held while a thread runs the loop (recursively: work may run the loop again).
+    private let turn = RecursiveMutex()
     /// Work items and timers one ``run()`` may run: a connection that keeps queueing work
     /// for itself fails the test instead of spinning.
     private let maxStepsPerRun: Int
@@ -238,6 +241,8 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
 
     /// ``advanceTime(by:)`` to an instant.
     public func advanceTime(to target: Instant) {
+        enter()
+        defer { leave() }
         run()
         var steps = 0
         while let deadline = nextDeadline, deadline <= target {
@@ -266,6 +271,7 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
     }
 
     private func enter() {
+        turn.lock()
         state.withLock { s in
             if s.depth == 0 { s.runner = pthread_self() }
             s.depth += 1
@@ -277,5 +283,27 @@ public final class ManualLoop: LoopScheduler, @unchecked Sendable {
             s.depth -= 1
             if s.depth == 0 { s.runner = nil }
         }
+        turn.unlock()
     }
+}
+
+/// A mutex its holder may take again: the loop's turn, held across a run that runs the loop.
+private final class RecursiveMutex: @unchecked Sendable {
+    private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+
+    init() {
+        var attributes = pthread_mutexattr_t()
+        pthread_mutexattr_init(&attributes)
+        pthread_mutexattr_settype(&attributes, Int32(PTHREAD_MUTEX_RECURSIVE))
+        pthread_mutex_init(mutex, &attributes)
+        pthread_mutexattr_destroy(&attributes)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    func lock() { pthread_mutex_lock(mutex) }
+    func unlock() { pthread_mutex_unlock(mutex) }
 }

@@ -1,3 +1,5 @@
+import Foundation
+@_spi(Transport) import RealtimeCore
 @_spi(Transport) import RealtimeIO
 import RealtimeTestSupport
 import RealtimeTesting
@@ -84,5 +86,33 @@ import Testing
         await never.value
         #expect(loop.pendingTimerCount == 2)
         loop.shutdown()
+    }
+
+    /// A second thread that runs the loop while a work item runs waits for that run to end:
+    /// loop work never runs on two threads, and each item sees itself on the loop. (Without
+    /// turns, the second thread ran item 2 off the loop while item 1 was still running.)
+    @Test func twoThreadsRunningTheLoopTakeTurns() {
+        let loop = ManualLoop()
+        let log = LockedValue<[String]>([])
+        let (secondStarted, secondDone, itemTwoRan) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        loop.execute {
+            log.withLock { $0.append("1 on the loop: \(loop.inEventLoop)") }
+            Thread {
+                secondStarted.signal()
+                loop.run()
+                secondDone.signal()
+            }.start()
+            secondStarted.wait()
+            // Without turns item 2 runs now, on the other thread; with them it cannot.
+            _ = itemTwoRan.wait(timeout: .now() + .milliseconds(200))
+            log.withLock { $0.append("1 ends") }
+        }
+        loop.execute {
+            log.withLock { $0.append("2 on the loop: \(loop.inEventLoop)") }
+            itemTwoRan.signal()
+        }
+        loop.run()
+        secondDone.wait()
+        #expect(log.withLock { $0 } == ["1 on the loop: true", "1 ends", "2 on the loop: true"])
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import Realtime
 import RealtimeLLM
 import RealtimeTestServer
+import RealtimeTestSupport
 import Testing
 
 /// The test server's fake LLM endpoints in the two newer formats and with reasoning, read by
@@ -43,7 +44,7 @@ import Testing
         configuration.logLevel = .debug
         guard let client = try? RealtimeClient(url: url, configuration: configuration) else { return [] }
         let deltas = await LLMDeltaSequenceTests.collect(client, format)
-        if deltas.isEmpty { Issue.record("no delta from \(url.path); the client's log:\n\(logs.lines.joined(separator: "\n"))") }
+        if deltas.isEmpty { Issue.record("no delta from \(url.path); the client's log:\n\(logs.lines.joined(separator: "\n"))\nthe sockets on its port:\n\(ProcessResources.tcpTable(port: UInt16(url.port ?? 0)))") }
         return deltas
     }
 

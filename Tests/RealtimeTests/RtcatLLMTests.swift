@@ -13,7 +13,7 @@ import Testing
         let run = try await RtcatTests().rtcat(["llm"] + extra + ["-d", Self.body, server.url(pathAndQuery).absoluteString], timeout: timeout)
         if run.timedOut {
             let stats = server.statistics
-            Issue.record("rtcat killed after \(timeout) s: the server accepted \(stats.connectionsAccepted) connection(s), \(stats.activeConnections) still open, and read \(server.requests.count) request(s)")
+            Issue.record("rtcat killed after \(timeout) s: the server accepted \(stats.connectionsAccepted) connection(s), \(stats.activeConnections) still open, and read \(server.requests.count) request(s); the sockets on its port:\n\(ProcessResources.tcpTable(port: server.port))")
         }
         return run
     }

@@ -33,6 +33,24 @@ import RealtimeIO
         }
     }
 
+    /// A transport released after its (own) loop shut down closes its socket all the same:
+    /// the loop can no longer run the close, so the release does it.
+    @Test func releasedAfterItsLoopShutDownClosesItsSocket() async throws {
+        let server = try ScriptedServer { fd in ScriptedServer.ignore(fd, seconds: 20) }
+        let port = UInt16(try #require(server.url.port))
+        let loop = EventLoop(name: "t-ws-stopped")
+        try await withDeadline {
+            var transport: WebSocketTransport? = WebSocketTransport(
+                request: TransportRequest(url: server.url), options: TransportProbe.quietOptions, eventLoop: loop)
+            let events = transport!.eventStream()
+            for await event in events { if case .opened = event { break } }
+            #expect(ProcessResources.tcpSocketDescriptors(toPort: port) == 1)
+            try await offloaded { loop.shutdown() }
+            transport = nil
+            #expect(ProcessResources.tcpSocketDescriptors(toPort: port) == 0, "the socket is closed with the transport")
+        }
+    }
+
     @Test func peerVanishingWhileWeWriteIsAnErrorNotSIGPIPE() async throws {
         let server = try ScriptedServer { fd in
             // Wait until the client is writing, then vanish with RST.

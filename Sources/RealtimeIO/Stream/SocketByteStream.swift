@@ -79,16 +79,18 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
         // closed (a reused descriptor number must never inherit this registration), and only
         // the loop thread may deregister.
         guard fd >= 0 else { return }
-        let fd = self.fd
         let registration = self.registration
         let loop = eventLoop
         if loop.inEventLoop {
             if let registration { loop.deregister(registration) }
             Glibc.close(fd)
         } else {
+            // A loop that has stopped drops the task unrun: the descriptor is then closed
+            // when the task is released (the loop's epoll is gone, or goes with it).
+            let descriptor = OrphanDescriptor(fd)
             loop.execute {
                 if let registration { loop.deregister(registration) }
-                Glibc.close(fd)
+                descriptor.close()
             }
         }
     }
@@ -312,6 +314,24 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
 
     static func errnoString(_ err: Int32) -> String {
         AddressConnector.errnoString(err)
+    }
+}
+
+/// A descriptor whose owner is gone, to be closed on its loop after it leaves epoll; closed
+/// when released if that never happened (the loop stopped first).
+private final class OrphanDescriptor: @unchecked Sendable {
+    private var fd: Int32
+
+    init(_ fd: Int32) { self.fd = fd }
+
+    /// Closes the descriptor; called once, on the loop thread.
+    func close() {
+        Glibc.close(fd)
+        fd = -1
+    }
+
+    deinit {
+        if fd >= 0 { Glibc.close(fd) }
     }
 }
 #endif

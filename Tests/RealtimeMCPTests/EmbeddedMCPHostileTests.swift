@@ -72,24 +72,15 @@ import Testing
 
     /// Waits until the client took every chunk sent on `request` (a cut drops what it has not).
     static func deliver(_ request: Request, _ mcp: EmbeddedMCPServer) async {
-        while !request.server.pump() {
-            await mcp.loop.waitForWork()
-            mcp.loop.run()
-        }
+        await mcp.loop.run(until: { request.server.pump() })
     }
 
-    static func connected(
-        _ mcp: EmbeddedMCPServer, transport: (inout MCPStreamableHTTPTransport.Configuration) -> Void = { _ in },
-        client configure: (inout MCPClient.Configuration) -> Void = { _ in }
-    ) async throws -> MCPClient {
-        try await EmbeddedMCPClientTests.connected(mcp, transport: transport, client: configure)
-    }
 
     /// Each broken answer to a tool call fails the call with its typed error; the call is
     /// sent once, and `close()` still deletes the session.
     @Test(arguments: BrokenAnswer.allCases) func aBrokenAnswerFailsTheCallWithItsTypedError(_ broken: BrokenAnswer) async throws {
         let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp, transport: { $0.maxMessageBytes = 1 << 20 })
+        let client = try await EmbeddedMCPClientTests.connected(mcp, transport: { $0.maxMessageBytes = 1 << 20 })
         let call = Task { try await client.callTool("t") }
         let request = try await mcp.next()
         #expect(request.rpcMethod == "tools/call")
@@ -105,7 +96,7 @@ import Testing
     /// dropped is forgotten, so `close()` deletes nothing.
     @Test func aSessionTheServerDroppedFailsTheCallAndIsNotDeleted() async throws {
         let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp)
+        let client = try await EmbeddedMCPClientTests.connected(mcp)
         let call = Task { try await client.callTool("t") }
         try await mcp.next().status(404)
         let error = await #expect(throws: MCPError.self) { try await call.value }
@@ -118,7 +109,7 @@ import Testing
     /// at its deadline, and its stream is closed rather than read on.
     @Test func progressDoesNotHoldARequestPastItsTimeout() async throws {
         let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp, client: { $0.requestTimeout = .seconds(5) })
+        let client = try await EmbeddedMCPClientTests.connected(mcp, client: { $0.requestTimeout = .seconds(5) })
         let deadline = mcp.loop.now.advanced(by: .seconds(5))
         let call = Task { try await client.callTool("t") }
         let request = try await mcp.next()
@@ -203,7 +194,7 @@ import Testing
     /// 3 and the answer): each message reaches the caller once.
     @Test func eventsSentAgainOnAResumptionAreDeliveredOnce() async throws {
         let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp, transport: { $0.backoff = .constant(.seconds(5)) })
+        let client = try await EmbeddedMCPClientTests.connected(mcp, transport: { $0.backoff = .constant(.seconds(5)) })
         let seen = LockedValue<[Double]>([])
         let call = Task { try await client.callTool("t") { progress in seen.withLock { $0.append(progress.progress) } } }
         let post = try await mcp.next()
@@ -230,7 +221,7 @@ import Testing
     /// never resumes. Each stream's progress arrives once.
     @Test(arguments: [0, 1, 3]) func aStreamCutAfterEveryResumptionIsResumedItsLimitThenFails(limit: Int) async throws {
         let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp, transport: { $0.maxResumeAttempts = limit; $0.backoff = .constant(.seconds(5)) })
+        let client = try await EmbeddedMCPClientTests.connected(mcp, transport: { $0.maxResumeAttempts = limit; $0.backoff = .constant(.seconds(5)) })
         let seen = LockedValue<[Double]>([])
         let call = Task { try await client.callTool("t") { progress in seen.withLock { $0.append(progress.progress) } } }
         let post = try await mcp.next()
@@ -259,7 +250,7 @@ import Testing
     /// a request open against a 2 s idle timeout, while 2 s of silence ends a stream.
     @Test func keepAliveCommentsHoldARequestOpenPastTheIdleTimeout() async throws {
         let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp, transport: { $0.idleTimeout = .seconds(2); $0.maxResumeAttempts = 0 })
+        let client = try await EmbeddedMCPClientTests.connected(mcp, transport: { $0.idleTimeout = .seconds(2); $0.maxResumeAttempts = 0 })
         let call = Task { try await client.callTool("t") }
         let post = try await mcp.next()
         post.openStream()
@@ -286,7 +277,7 @@ import Testing
     @Test func serverRequestsWithoutAUsableHandlerGetTheirJSONRPCErrors() async throws {
         struct Boom: Error {}
         let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp)
+        let client = try await EmbeddedMCPClientTests.connected(mcp)
         await client.setRequestHandler("sampling/createMessage") { _ in throw Boom() }
         let call = Task { try await client.callTool("t") }
         let post = try await mcp.next()
@@ -310,7 +301,7 @@ import Testing
     /// the handlers' answers follow once they return, then the call's answer comes through.
     @Test func aFloodOfServerRequestsRunsAtMostTheLimitAndRefusesTheRest() async throws {
         let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp, client: { $0.maxConcurrentServerRequests = 4 })
+        let client = try await EmbeddedMCPClientTests.connected(mcp, client: { $0.maxConcurrentServerRequests = 4 })
         let (entered, enter) = AsyncStream<Void>.makeStream()
         let (released, release) = AsyncStream<Void>.makeStream()
         let running = LockedValue((now: 0, most: 0))

@@ -47,12 +47,7 @@ final class EmbeddedMCPServer: @unchecked Sendable {
         let (network, loop, index) = (network, loop, taken)
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await network.waitForTransport(index) }
-            group.addTask {
-                while !Task.isCancelled {
-                    await loop.waitForWork()
-                    loop.run()
-                }
-            }
+            group.addTask { await loop.run(until: { Task.isCancelled }) }
             await group.next()
             group.cancelAll()
         }
@@ -64,10 +59,7 @@ final class EmbeddedMCPServer: @unchecked Sendable {
     /// Waits until the client closed `request`'s connection, running what it queues on the
     /// loop meanwhile (a time limit bounds a close that never comes).
     func waitUntilEnded(_ request: Request) async {
-        while !request.server.ended {
-            await loop.waitForWork()
-            loop.run()
-        }
+        await loop.run(until: { request.server.ended })
     }
 
     /// Requests made so far.
@@ -144,6 +136,17 @@ extension JSONValue {
     /// A tool result with one text block.
     static func toolText(_ text: String) -> JSONValue {
         ["content": [["type": "text", "text": .string(text)]], "isError": false]
+    }
+}
+
+extension ManualLoop {
+    /// Runs the loop each time work is queued on it until `done` holds (checked first, and
+    /// after each run); a cancelled task ends the wait when `done` says so.
+    func run(until done: () -> Bool) async {
+        while !done() {
+            await waitForWork()
+            run()
+        }
     }
 }
 #endif

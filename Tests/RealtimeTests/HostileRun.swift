@@ -24,6 +24,9 @@ struct HostileRun: Sendable {
     /// True when the client ended by itself; false when the run closed it at the end of its window.
     var stoppedByItself: Bool
     var elapsed: Duration
+    /// The kernel's TCP sockets on the URL's port when the window ended with the client still
+    /// running (nil otherwise): whether a connection that never answered reached the listener.
+    var socketsAtWindowEnd: String?
 
     var errors: [ErrorEvent] { events.compactMap(\.errorEvent) }
     /// When the first error arrived, from the client's creation.
@@ -31,7 +34,12 @@ struct HostileRun: Sendable {
     var messages: [Message] { events.compactMap { if case .event(let m) = $0 { m } else { nil } } }
     var opens: [ConnectionInfo] { events.compactMap { if case .open(let info) = $0 { info } else { nil } } }
     var closes: [CloseEvent] { events.compactMap(\.closeEvent) }
-    var summary: String { events.map(\.short).joined(separator: " ") }
+    var summary: String {
+        let shown = events.map(\.short).joined(separator: " ")
+        guard let socketsAtWindowEnd else { return shown }
+        return shown + "\nthe window ended; the sockets on the port:\n\(socketsAtWindowEnd)\nthe client's last log records:\n"
+            + logs.suffix(30).joined(separator: "\n")
+    }
 
     /// `url` with `user:<password>@` in front of the host.
     static func withPassword(_ url: URL) -> URL {
@@ -76,7 +84,9 @@ struct HostileRun: Sendable {
                 if satisfied { client.close() }
             }
         }
+        let sockets = LockedValue<String?>(nil)
         let watchdog = WallTime.expire(after: within) {
+            sockets.withLock { $0 = ProcessResources.tcpTable(port: UInt16(url.port ?? 0)) }
             state.withLock { $0.closed = true }
             client.close()
         }
@@ -84,7 +94,8 @@ struct HostileRun: Sendable {
         watchdog.cancel()
         let (events, times, closed) = state.withLock { ($0.events, $0.times, $0.closed) }
         return HostileRun(
-            events: events, times: times, logs: logs.lines, stoppedByItself: !closed, elapsed: clock.now - started)
+            events: events, times: times, logs: logs.lines, stoppedByItself: !closed, elapsed: clock.now - started,
+            socketsAtWindowEnd: sockets.withLock { $0 })
     }
 
     /// No planted secret in any event (as printed and as reflected), error detail or log record.

@@ -22,7 +22,8 @@ final class TestServerWebSocketClient {
             "Sec-WebSocket-Version: 13",
         ] + extraHeaders)
         var bytes: [UInt8] = []
-        while true {
+        // The server answers an upgrade at once: 100 reads of 50 ms bound a server that never does.
+        for _ in 0..<100 {
             let part = raw.read(for: 50)
             bytes += part.bytes
             if let end = TestServerRawClient.Response(bytes: bytes, end: .eof).find([13, 10, 13, 10]) {
@@ -33,9 +34,17 @@ final class TestServerWebSocketClient {
             if part.end != nil {
                 head = String(decoding: bytes, as: UTF8.self)
                 ended = part.end
-                break
+                return
             }
         }
+        if head.isEmpty && ended == nil { throw NoAnswer(bytes: bytes.count, sockets: ProcessResources.tcpTable(port: port)) }
+    }
+
+    /// No response head within 5 s, with the kernel's sockets on the port then.
+    struct NoAnswer: Error, CustomStringConvertible {
+        var bytes: Int
+        var sockets: String
+        var description: String { "no response head within 5 s (\(bytes) bytes); the sockets on the port:\n\(sockets)" }
     }
 
     var statusCode: Int? { head.split(separator: " ").dropFirst().first.flatMap { Int($0) } }

@@ -82,16 +82,29 @@ public final class TestServerRawClient {
 
     public let fd: Int32
 
+    /// A connect that failed or did not complete within the timeout, with the kernel's
+    /// sockets on the port at that moment (whether the listener was there, and its backlog).
+    public struct ConnectFailed: Error, CustomStringConvertible {
+        public var errno: Int32
+        public var sockets: String
+        public var description: String { "connect failed (\(String(cString: strerror(errno)))); the sockets on the port:\n\(sockets)" }
+    }
+
+    /// Connects to the loopback `port`, waiting `readTimeoutSeconds` at most for the connect
+    /// too (the send timeout bounds a blocking connect; it is lifted once connected).
     public init(port: UInt16, ipv6: Bool = false, readTimeoutSeconds: Int = 5) throws {
-        fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         var timeout = timeval(tv_sec: readTimeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         let result = LoopbackAddress.withSockaddr(ipv6: ipv6, port: port) { connect(fd, $0, $1) }
         guard result == 0 else {
-            let code = errno
+            let failure = ConnectFailed(errno: errno, sockets: ProcessResources.tcpTable(port: port))
             close(fd)
-            throw POSIXError(POSIXErrorCode(rawValue: code) ?? .EIO)
+            throw failure
         }
+        var unbounded = timeval(tv_sec: 0, tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &unbounded, socklen_t(MemoryLayout<timeval>.size))
     }
 
     deinit { close(fd) }

@@ -13,5 +13,8 @@ extension TestServer {
         /// before TLS, once a whole write is taken). It stops growing while clients stop
         /// reading: back-pressure tests watch it.
         package var bytesWritten = 0
+        /// Failed `accept` calls (the listener kept accepting), and the last one's errno.
+        package var acceptFailures = 0
+        package var lastAcceptError: Int32?
     }
 }

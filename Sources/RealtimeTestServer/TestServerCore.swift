@@ -136,7 +136,16 @@ final class TestServerCore: Sendable {
     }
 
     private func acceptLoop(listener: Int32, wakeFD: Int32) {
-        Socket.acceptLoop(listener: listener, wakeFD: wakeFD) { fd in
+        let failed: (Int32) -> Void = { [state] error in
+            let port = state.withLock { s in
+                s.statistics.acceptFailures += 1
+                s.statistics.lastAcceptError = error
+                return s.port
+            }
+            let line = "TestServer on port \(port): accept failed (\(String(cString: strerror(error)))); still accepting\n"
+            FileHandle.standardError.write(Data(line.utf8))
+        }
+        Socket.acceptLoop(listener: listener, wakeFD: wakeFD, failed: failed) { fd in
             let accepted: (number: Int, tls: TLSServerContext?)? = state.withLock {
                 guard $0.running else { return nil }
                 $0.active.insert(fd)

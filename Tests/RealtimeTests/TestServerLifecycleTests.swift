@@ -1,6 +1,6 @@
 import Foundation
 import RealtimeCore
-import RealtimeTestServer
+@testable import RealtimeTestServer
 import RealtimeTestSupport
 import Testing
 
@@ -145,5 +145,56 @@ struct TestServerLifecycleTests {
 
     private func openDescriptorCount() throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd").count
+    }
+
+    /// An accept that fails (out of descriptors, a connection's own error) does not end the
+    /// accept loop: the connection waiting behind it is still accepted. Only a listener that
+    /// is gone (EINVAL, EBADF) ends it.
+    @Test(arguments: [EMFILE, EPROTO, ECONNABORTED])
+    func aFailedAcceptKeepsTheLoopAccepting(error: Int32) throws {
+        let (listener, port) = try Socket.listen(ipv6: false, port: 0)
+        defer { close(listener) }
+        var pipe: [Int32] = [-1, -1]
+        _ = Glibc.pipe(&pipe)
+        let wake = pipe[0]
+        defer { pipe.forEach { _ = close($0) } }
+        let client = try TestServerRawClient(port: port)
+        var calls = 0
+        var failures: [Int32] = []
+        var accepted: Int32 = -1
+        Socket.acceptLoop(
+            listener: listener, wakeFD: wake,
+            accept: { fd in
+                calls += 1
+                guard calls == 1 else { return Glibc.accept(fd, nil, nil) }
+                errno = error
+                return -1
+            },
+            failed: { failures.append($0) },
+            { fd in
+                accepted = fd
+                return false
+            })
+        defer { close(accepted) }
+        #expect(accepted >= 0 && calls == 2)
+        #expect(failures == [error])
+        withExtendedLifetime(client) {}
+    }
+
+    @Test func aListenerThatIsGoneEndsTheAcceptLoop() throws {
+        let (listener, port) = try Socket.listen(ipv6: false, port: 0)
+        var pipe: [Int32] = [-1, -1]
+        _ = Glibc.pipe(&pipe)
+        let wake = pipe[0]
+        defer { pipe.forEach { _ = close($0) } }
+        let client = try TestServerRawClient(port: port)
+        var handled = 0
+        Socket.acceptLoop(listener: listener, wakeFD: wake, accept: { _ in errno = EINVAL; return -1 }) { _ in
+            handled += 1
+            return true
+        }
+        close(listener)
+        #expect(handled == 0)
+        withExtendedLifetime(client) {}
     }
 }

@@ -139,8 +139,8 @@ struct LLMOptions {
 
     /// POST `body` as JSON, never repeated, no reconnect after the reply, invalid UTF-8 an
     /// error unless `--lenient-utf8`. The reply ends at the format's terminator
-    /// (`data: [DONE]`, `event: message_stop`, the Responses end events delivered), or for
-    /// Gemini at the clean end of the stream.
+    /// (`data: [DONE]`, `event: message_stop`, the Responses end events and Gemini's chunk
+    /// with the finish, both delivered).
     var configuration: RealtimeClient.Configuration {
         let terminator: StreamTerminator?
         switch format {

@@ -30,8 +30,8 @@ package struct LLMReplyOptions: Sendable, Hashable {
 
     /// What happens after the reply.
     package enum End: String, Sendable, Hashable {
-        /// The terminator (`data: [DONE]`, `event: message_stop`, `response.completed`; Gemini
-        /// has none), then the end of the body.
+        /// The terminator (`data: [DONE]`, `event: message_stop`, `response.completed`, Gemini's
+        /// chunk with the finish), then the end of the body.
         case done
         /// The terminator, then the connection stays open (nothing more is sent).
         case hold

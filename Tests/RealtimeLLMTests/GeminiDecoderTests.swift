@@ -147,8 +147,27 @@ import Testing
         ])
     }
 
-    @Test func hasNoTerminator() {
-        #expect(GeminiDecoder.terminator == nil)
+    /// The terminator is the chunk in which candidate 0 carries a `finishReason` string,
+    /// delivered so the decoder reads the finish and the usage beside it. A `finishReason`
+    /// of another candidate, a null one, or the words inside a text or a nested object do
+    /// not end the reply.
+    @Test func theChunkWithTheFinishReasonIsTheDeliveredTerminator() throws {
+        let terminator = try #require(GeminiDecoder.terminator)
+        #expect(terminator.delivered)
+        func data(_ text: String) -> Message { .sse(type: "message", data: text, id: "") }
+        let last = try #require(Self.thinkingReply.split(separator: "\n").last.map { String($0.dropFirst(6)) })
+        for ending in [last, #"{"candidates":[{"finishReason":"MAX_TOKENS"}]}"#, #"{ "candidates" : [ { "index" : 1 }, { "index" : 0 , "finishReason" : "SAFETY" } ] }"#] {
+            #expect(terminator.matches(data(ending)), "\(ending)")
+        }
+        for going in [
+            String(Self.chunk(Self.parts(#"{"text": "the \"finishReason\": \"STOP\""}"#)).dropFirst(6)),
+            #"{"candidates":[{"finishReason":null,"index":0}]}"#,
+            #"{"candidates":[{"finishReason":"STOP","index":1}]}"#,
+            #"{"candidates":[{"content":{"finishReason":"STOP"}}],"usageMetadata":{"finishReason":"STOP"}}"#,
+            #"{"finishReason":"STOP"}"#, "[DONE]", "",
+        ] {
+            #expect(!terminator.matches(data(going)), "\(going)")
+        }
     }
 
     /// Golden sequences with mutated data never crash the decoder: each message decodes or

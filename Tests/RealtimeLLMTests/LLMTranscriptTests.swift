@@ -38,7 +38,7 @@ import Testing
     @Test func aCutReplyKeepsItsIncompleteCall() {
         var transcript = LLMTranscript()
         transcript.apply(.toolCall(LLMToolCallDelta(index: 0, id: "a", name: "f", argumentsFragment: #"{"x":"#)))
-        transcript.fail(RealtimeError(.truncated))
+        transcript.apply(.error(RealtimeError(.truncated)))
         #expect(transcript.toolCalls == [LLMToolCall(index: 0, id: "a", name: "f", arguments: #"{"x":"#, isComplete: false)])
         #expect(transcript.error?.code == .truncated)
         #expect(!transcript.isFinished)
@@ -50,7 +50,7 @@ import Testing
         #expect(transcript.text == "a")
         #expect(transcript.finishReason == nil)
         #expect(transcript.error?.code == .streamError)
-        transcript.fail(RealtimeError(.network))
+        transcript.apply(.error(RealtimeError(.network)))
         #expect(transcript.error?.code == .streamError, "the first error stays")
     }
 

@@ -11,8 +11,36 @@ enum LLMDeltaSequenceTestsSupport {
         return deltas
     }
 
-    /// Expects `deltas` to be the fake endpoint's whole text reply in `format` (`openai` or
-    /// `anthropic`): every piece, the finish reason, the usage, no error.
+    /// The fake endpoint's formats, by the name its paths and the tests' arguments use.
+    static let formats = ["openai", "anthropic", "responses", "gemini"]
+
+    /// The deltas of `client`'s reply, read with the decoder of `format` (one of ``formats``).
+    static func collect(_ client: RealtimeClient, format: String) async -> [LLMDelta] {
+        switch format {
+        case "anthropic": await collect(client, .anthropic)
+        case "responses": await collect(client, .openAIResponses)
+        case "gemini": await collect(client, .gemini)
+        default: await collect(client, .openAI)
+        }
+    }
+
+    /// The terminator of `format`'s decoder (Gemini has none: the body's end ends the reply).
+    static func terminator(_ format: String) -> StreamTerminator? {
+        switch format {
+        case "anthropic": AnthropicMessagesDecoder.terminator
+        case "responses": OpenAIResponsesDecoder.terminator
+        case "gemini": GeminiDecoder.terminator
+        default: OpenAIChatDecoder.terminator
+        }
+    }
+
+    /// The finish reason of a whole text reply in `format`.
+    static func finishReason(_ format: String) -> LLMFinishReason {
+        ["openai": .stop, "anthropic": .endTurn, "responses": "completed", "gemini": "STOP"][format]!
+    }
+
+    /// Expects `deltas` to be the fake endpoint's whole text reply in `format` (one of
+    /// ``formats``): every piece, the finish reason, the usage, no error.
     static func expectWholeTextReply(
         _ deltas: [LLMDelta], format: String, sourceLocation: SourceLocation = #_sourceLocation
     ) {
@@ -20,7 +48,7 @@ enum LLMDeltaSequenceTestsSupport {
         var transcript = LLMTranscript()
         transcript.apply(contentsOf: deltas)
         #expect(transcript.text == LLMReplyOptions(format: .openAI).text(), sourceLocation: sourceLocation)
-        #expect(transcript.finishReason == (format == "openai" ? .stop : .endTurn), sourceLocation: sourceLocation)
+        #expect(transcript.finishReason == finishReason(format), sourceLocation: sourceLocation)
         #expect(transcript.usage?.inputTokens == 12, sourceLocation: sourceLocation)
         #expect(transcript.usage?.outputTokens == LLMReplyOptions.pieces.count, sourceLocation: sourceLocation)
         #expect(transcript.error == nil, sourceLocation: sourceLocation)

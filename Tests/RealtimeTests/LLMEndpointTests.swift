@@ -66,8 +66,7 @@ import Testing
         #expect(transcript.reasoning == [
             LLMReasoning(index: 0, text: summary ? "" : Self.reasoning, summary: summary ? Self.reasoning : "", signature: signature)
         ])
-        let finish: LLMFinishReason = ["openai": .stop, "anthropic": .endTurn, "responses": "completed", "gemini": "STOP"][format]!
-        #expect(transcript.finishReason == finish)
+        #expect(transcript.finishReason == LLMDeltaSequenceTestsSupport.finishReason(format))
         #expect(transcript.usage?.inputTokens == 12)
         #expect(transcript.unrecognizedEvents == 0)
     }

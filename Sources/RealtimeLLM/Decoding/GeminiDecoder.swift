@@ -1,8 +1,9 @@
 import RealtimeCore
 
 /// Decodes the Gemini API stream (`models/{model}:streamGenerateContent?alt=sse`): every
-/// event's data is a `GenerateContentResponse`; there is no end marker, so the end of the
-/// stream ends the reply (its ``LLMStreamDecoder/terminator`` is nil).
+/// event's data is a `GenerateContentResponse`. The stream has no end marker of its own: the
+/// chunk whose candidate carries a `finishReason` (with the usage) is the reply's last, so it is
+/// the ``terminator`` (delivered), and a stream that ends before it is `truncated`.
 ///
 /// - `candidates[].content.parts[]` with `text` → ``LLMDelta/text(_:)``; with `text` and
 ///   `thought: true` → ``LLMDelta/reasoning(_:)`` of kind `summary` (the Gemini API returns
@@ -41,6 +42,37 @@ public struct GeminiDecoder: LLMStreamDecoder {
 
     /// A decoder at the start of a reply.
     package init() {}
+
+    /// Delivered: the chunk in which the followed candidate (`index` 0) carries a
+    /// `finishReason` ends the reply, and the decoder reads the finish and the usage it
+    /// carries. A stream that ends cleanly before such a chunk is `truncated`.
+    public static var terminator: StreamTerminator? {
+        .matching(delivered: true) { finishes($0) }
+    }
+
+    /// Whether `message`'s data has a candidate 0 with a `finishReason` string, read without
+    /// decoding it (this runs on the I/O thread for every message).
+    static func finishes(_ message: Message) -> Bool {
+        message.bytes.withUnsafeBufferPointer { buffer in
+            var finished = false
+            LLMJSONScanner.members(of: buffer) { key, candidates in
+                guard LLMJSONScanner.equal(key, "candidates") else { return true }
+                LLMJSONScanner.elements(of: candidates) { candidate in
+                    var index = 0
+                    var reason = false
+                    LLMJSONScanner.members(of: UnsafeBufferPointer(rebasing: candidate)) { key, value in
+                        if LLMJSONScanner.equal(key, "finishReason") { reason = value.first == UInt8(ascii: "\"") }
+                        if LLMJSONScanner.equal(key, "index") { index = LLMJSONScanner.integer(value) ?? -1 }
+                        return true
+                    }
+                    finished = reason && index == 0
+                    return !finished
+                }
+                return false
+            }
+            return finished
+        }
+    }
 
     public mutating func decode(_ message: Message, into deltas: inout [LLMDelta]) throws(RealtimeError) {
         let chunk = try LLMWireJSON.decode(Chunk.self, from: message, format: "gemini")

@@ -32,6 +32,23 @@ enum LLMJSONScanner {
         }
     }
 
+    /// Calls `visit` with each element of the array `value` (from its first to its last byte)
+    /// in order, while `visit` returns true. A value that is not an array visits nothing.
+    static func elements(
+        of value: Slice<UnsafeBufferPointer<UInt8>>, _ visit: (_ element: Slice<UnsafeBufferPointer<UInt8>>) -> Bool
+    ) {
+        let bytes = value.base
+        var i = skipSpace(bytes, value.startIndex)
+        guard i < value.endIndex, bytes[i] == UInt8(ascii: "[") else { return }
+        i = skipSpace(bytes, i + 1)
+        while i < value.endIndex, bytes[i] != UInt8(ascii: "]") {
+            guard let end = valueEnd(bytes, i), end <= value.endIndex, visit(bytes[i..<end]) else { return }
+            i = skipSpace(bytes, end)
+            guard i < value.endIndex, bytes[i] == UInt8(ascii: ",") else { return }
+            i = skipSpace(bytes, i + 1)
+        }
+    }
+
     /// The top-level string member `name`'s content when it has no escapes, else nil.
     static func string(_ name: StaticString, in bytes: UnsafeBufferPointer<UInt8>) -> Slice<UnsafeBufferPointer<UInt8>>? {
         var found: Slice<UnsafeBufferPointer<UInt8>>?

@@ -113,12 +113,6 @@ public struct LLMTranscript: Sendable, Hashable {
         return completed
     }
 
-    /// Records `failure` as the reply's error unless it already has one (an end of stream
-    /// that reports the cause of a cut, after what the stream delivered).
-    public mutating func fail(_ failure: RealtimeError) {
-        if error == nil { error = failure }
-    }
-
     private mutating func reserve(_ bytes: Int) -> Bool {
         guard byteCount + bytes <= maxBytes else {
             error = RealtimeError(.messageTooLarge, detail: "the reply exceeded \(maxBytes) bytes")

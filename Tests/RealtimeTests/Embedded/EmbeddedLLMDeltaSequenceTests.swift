@@ -7,17 +7,16 @@ import RealtimeTesting
 import Testing
 
 /// `client.deltas(format:)` over the production SSE connection on the embedded stack, the
-/// server playing the test server's fake LLM replies (``LLMReplyScript``) write by write: both
-/// formats, how a reply ends and how it fails. (The same replies over a socket, with the request
+/// server playing the test server's fake LLM replies (``LLMReplyScript``) write by write: every
+/// format (chat completions, Anthropic, Responses, Gemini), how a reply ends and how it fails. (The same replies over a socket, with the request
 /// as the server saw it: `LLMDeltaSequenceTests`.)
 @Suite(.timeLimit(.minutes(1))) struct EmbeddedLLMDeltaSequenceTests {
     static let body = Array(#"{"model":"test-model","stream":true,"messages":[{"role":"user","content":"hi"}]}"#.utf8)
 
     /// A finite LLM client for `format` (its terminator), with the test server's request body.
     static func client(_ format: String, configure: (inout RealtimeClient.Configuration) -> Void = { _ in }) throws -> EmbeddedClient {
-        let terminator = format == "anthropic" ? AnthropicMessagesDecoder.terminator : OpenAIChatDecoder.terminator
-        return try EmbeddedClient("http://llm.test/v1/chat") { c in
-            EmbeddedClientEndOfStreamTests.llm(body: body, terminator: terminator)(&c)
+        try EmbeddedClient("http://llm.test/v1/chat") { c in
+            EmbeddedClientEndOfStreamTests.llm(body: body, terminator: LLMDeltaSequenceTestsSupport.terminator(format))(&c)
             configure(&c)
         }
     }
@@ -25,17 +24,13 @@ import Testing
     /// The reply `query` asks the fake endpoint for, played on the first attempt's server; the
     /// deltas until the reply ended.
     static func deltas(_ t: EmbeddedClient, _ format: String, _ query: [String: String] = [:]) async throws -> [LLMDelta] {
-        let anthropic = format == "anthropic"
-        let collecting = Task {
-            if anthropic { return await LLMDeltaSequenceTestsSupport.collect(t.client, .anthropic) }
-            return await LLMDeltaSequenceTestsSupport.collect(t.client, .openAI)
-        }
+        let collecting = Task { await LLMDeltaSequenceTestsSupport.collect(t.client, format: format) }
         let server = try await t.sseAttempt(1)
-        server.play(LLMReplyScript(options: LLMReplyOptions(format: anthropic ? .anthropic : .openAI, query: query)))
+        server.play(LLMReplyScript(options: LLMReplyOptions(format: try #require(LLMReplyOptions.Format(rawValue: format)), query: query)))
         return await t.pumping { await collecting.value }
     }
 
-    @Test(arguments: ["openai", "anthropic"]) func textReplyCutEveryThreeBytesArrivesWhole(format: String) async throws {
+    @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func textReplyCutEveryThreeBytesArrivesWhole(format: String) async throws {
         let t = try Self.client(format)
         let deltas = try await Self.deltas(t, format, ["split": "1"])
         LLMDeltaSequenceTestsSupport.expectWholeTextReply(deltas, format: format)
@@ -45,34 +40,41 @@ import Testing
         #expect(t.sse(0)?.ended == true && t.connectionCount == 1)
     }
 
-    @Test(arguments: ["openai", "anthropic"]) func toolCallsAreCompleteOnceEach(format: String) async throws {
+    @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func toolCallsAreCompleteOnceEach(format: String) async throws {
         let deltas = try await Self.deltas(try Self.client(format), format, ["reply": "tools"])
         var transcript = LLMTranscript()
         var completed: [LLMToolCall] = []
         for delta in deltas { completed += transcript.apply(delta) }
+        // Gemini sends each call whole, without an id, its args an object the decoder encodes.
+        let gemini = format == "gemini"
         let expected = LLMReplyOptions.toolCalls.enumerated().map {
-            LLMToolCall(index: $0.offset, id: $0.element.id, name: $0.element.name, arguments: $0.element.arguments.joined(), isComplete: true)
+            let arguments = $0.element.arguments.joined()
+            return LLMToolCall(
+                index: $0.offset, id: gemini ? "" : $0.element.id, name: $0.element.name,
+                arguments: gemini ? arguments.replacingOccurrences(of: ": ", with: ":") : arguments, isComplete: true)
         }
         #expect(completed == expected)
         #expect(transcript.text == LLMReplyOptions.toolPreamble)
-        #expect(transcript.finishReason == (format == "openai" ? .toolCalls : .toolUse))
+        let finish: LLMFinishReason = ["openai": .toolCalls, "anthropic": .toolUse, "responses": "completed", "gemini": "STOP"][format]!
+        #expect(transcript.finishReason == finish)
     }
 
-    /// An event the format does not define (a proxy's keep-alive, a newer Anthropic event
-    /// type) is an `unrecognized` delta: the reply goes on and finishes.
-    @Test(arguments: ["openai", "anthropic"]) func anUnknownEventDoesNotEndTheReply(format: String) async throws {
+    /// An event the format does not define (a proxy's keep-alive, a newer event type, a
+    /// Gemini part of another kind) is an `unrecognized` delta: the reply goes on and finishes.
+    @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func anUnknownEventDoesNotEndTheReply(format: String) async throws {
         let deltas = try await Self.deltas(try Self.client(format), format, ["reply": "tools", "unknown": "1"])
-        #expect(deltas.contains(.unrecognized(format == "openai" ? "keepalive" : "content_block_summary")))
+        let unknown = ["openai": "keepalive", "anthropic": "content_block_summary", "responses": "response.future_event", "gemini": "executableCode"]
+        #expect(deltas.contains(.unrecognized(unknown[format]!)))
         var transcript = LLMTranscript()
         let completed = transcript.apply(contentsOf: deltas)
-        #expect(completed.map(\.id) == LLMReplyOptions.toolCalls.map(\.id))
+        #expect(completed.map(\.name) == LLMReplyOptions.toolCalls.map(\.name))
         #expect(transcript.isFinished)
         #expect(transcript.unrecognizedEvents == 1)
     }
 
     /// The presets are strict: a reply with invalid UTF-8 fails with `invalid_utf8` after the
     /// text before it, and the POST is not sent again.
-    @Test(arguments: ["openai", "anthropic"]) func invalidUTF8FailsAStrictReply(format: String) async throws {
+    @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func invalidUTF8FailsAStrictReply(format: String) async throws {
         let t = try Self.client(format)
         let deltas = try await Self.deltas(t, format, ["invalid_utf8": "1"])
         #expect(deltas.compactMap(\.text) == ["Hé"])
@@ -82,7 +84,7 @@ import Testing
     }
 
     /// Lenient, the same reply finishes with U+FFFD in place of the bad byte.
-    @Test(arguments: ["openai", "anthropic"]) func invalidUTF8IsReplacedInALenientReply(format: String) async throws {
+    @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func invalidUTF8IsReplacedInALenientReply(format: String) async throws {
         let t = try Self.client(format) { $0.sse.strictUTF8 = false }
         var transcript = LLMTranscript()
         transcript.apply(contentsOf: try await Self.deltas(t, format, ["invalid_utf8": "1"]))
@@ -103,13 +105,14 @@ import Testing
         #expect(t.connectionCount == 1)
     }
 
-    @Test(arguments: ["openai", "anthropic"]) func inStreamErrorIsTheLastDelta(format: String) async throws {
+    @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func inStreamErrorIsTheLastDelta(format: String) async throws {
         let t = try Self.client(format)
         let deltas = try await Self.deltas(t, format, ["reply": "error"])
         #expect(deltas.dropLast().compactMap(\.text) == Array(LLMReplyOptions.pieces.prefix(3)))
         guard case .error(let failure) = deltas.last else { Issue.record("no error delta: \(deltas)"); return }
         #expect(failure.code == .streamError)
-        #expect(failure.detail == (format == "openai" ? "openai server_error" : "anthropic overloaded_error"))
+        #expect(failure.detail == ["openai": "openai server_error", "anthropic": "anthropic overloaded_error",
+                                   "responses": "openai-responses server_error", "gemini": "gemini UNAVAILABLE"][format])
         #expect(t.connectionCount == 1)
     }
 
@@ -120,12 +123,12 @@ import Testing
         #expect(failure.code == .httpStatus)
         #expect(failure.status == status)
         #expect(failure.retryAfter == .seconds(7))
-        #expect(failure.bodyExcerpt == LLMReplyOptions(format: format == "openai" ? .openAI : .anthropic).errorBody(status: status))
+        #expect(failure.bodyExcerpt == LLMReplyOptions(format: try #require(LLMReplyOptions.Format(rawValue: format))).errorBody(status: status))
         #expect(t.connectionCount == 1)
     }
 
     /// A reply that stops without its terminator: what arrived, then `truncated`.
-    @Test(arguments: ["openai", "anthropic"]) func aReplyWithoutItsTerminatorIsTruncated(format: String) async throws {
+    @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func aReplyWithoutItsTerminatorIsTruncated(format: String) async throws {
         let t = try Self.client(format)
         let deltas = try await Self.deltas(t, format, ["end": "truncate"])
         #expect(deltas.compactMap(\.text) == LLMReplyOptions.pieces)

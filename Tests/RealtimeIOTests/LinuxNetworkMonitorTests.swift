@@ -20,6 +20,23 @@ import Testing
         #expect(loopbackOnly.currentStatus.reachability == .unreachable)
     }
 
+    /// A monitor released after its (own) loop shut down closes its netlink socket all the
+    /// same: the loop can no longer run the teardown, so the release does it. (The descriptor
+    /// is checked by the socket it names, as another test may reuse its number.)
+    @Test func releasedAfterItsLoopShutDownClosesItsSocket() async throws {
+        func socket(_ fd: Int32) -> String? {
+            try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(fd)")
+        }
+        let loop = EventLoop(name: "t-nm-stopped")
+        var monitor: LinuxNetworkMonitor? = LinuxNetworkMonitor(eventLoop: loop)
+        let fd: Int32 = await loop.submit { [monitor] in monitor!.subscriptionDescriptor }
+        let inode = try #require(socket(fd))
+        #expect(inode.hasPrefix("socket:"))
+        loop.shutdown()
+        monitor = nil
+        #expect(socket(fd) != inode, "the netlink socket is closed with the monitor")
+    }
+
     @Test func reportsLinkDownAndUpInANamespace() async throws {
         guard let ns = await NetnsPair.make(tag: "nm") else { return }
         defer { ns.destroy() }

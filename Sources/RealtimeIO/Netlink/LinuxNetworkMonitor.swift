@@ -29,7 +29,9 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
     private let status: LockedValue<NetworkStatus>
     private let observers = NetworkObservers()
     private struct Watch {
-        var fd: Int32 = -1
+        /// The subscription socket: closed by the teardown, or when the watch is released
+        /// with a loop that stopped before running it.
+        var socket: OwnedDescriptor?
         var registration: IORegistration?
         var pending: TimerHandle?
         var fingerprint = ""
@@ -55,13 +57,15 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
         }
         self.status = LockedValue(initial)
         let fd = Self.openSubscription()
+        // Owned from here: closed when released if the loop never runs the task below.
+        let socket = fd >= 0 ? OwnedDescriptor(fd) : nil
         let initialFingerprint = fingerprint
         eventLoop.execute { [watch, weak self] in
             watch.value.fingerprint = initialFingerprint
-            guard fd >= 0 else { return }
-            guard !watch.value.stopped else { close(fd); return }
-            watch.value.fd = fd
-            watch.value.registration = eventLoop.register(fd: fd, interest: .readable) { [weak self] _ in
+            guard let socket else { return }
+            guard !watch.value.stopped else { socket.close(); return }
+            watch.value.socket = socket
+            watch.value.registration = eventLoop.register(fd: socket.fd, interest: .readable) { [weak self] _ in
                 self?.notified()
             }
         }
@@ -95,11 +99,14 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
 
     // MARK: Loop thread
 
+    /// The subscription socket's descriptor, -1 when there is none (on the loop thread).
+    package var subscriptionDescriptor: Int32 { watch.value.socket?.fd ?? -1 }
+
     private static func tearDown(_ watch: LoopBound<Watch, EventLoop>) {
         watch.value.stopped = true
         if let t = watch.value.pending { watch.loop.cancel(t) }
         if let r = watch.value.registration { watch.loop.deregister(r) }
-        if watch.value.fd >= 0 { close(watch.value.fd) }
+        watch.value.socket?.close()
         watch.value = Watch(stopped: true)
     }
 
@@ -108,7 +115,7 @@ public final class LinuxNetworkMonitor: NetworkMonitor {
         // Drain: the messages only say "something changed"; the tables are re-read after
         // the burst settles. ENOBUFS (overflow) means the same.
         while true {
-            let n = buffer.withUnsafeMutableBytes { recv(watch.value.fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            let n = buffer.withUnsafeMutableBytes { recv(watch.value.socket?.fd ?? -1, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
             if n > 0 { continue }
             if n < 0 && rt_errno() == EINTR { continue }
             break

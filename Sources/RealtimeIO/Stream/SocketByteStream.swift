@@ -87,7 +87,7 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
         } else {
             // A loop that has stopped drops the task unrun: the descriptor is then closed
             // when the task is released (the loop's epoll is gone, or goes with it).
-            let descriptor = OrphanDescriptor(fd)
+            let descriptor = OwnedDescriptor(fd)
             loop.execute {
                 if let registration { loop.deregister(registration) }
                 descriptor.close()
@@ -317,21 +317,4 @@ package final class SocketByteStream: ByteStream, @unchecked Sendable {
     }
 }
 
-/// A descriptor whose owner is gone, to be closed on its loop after it leaves epoll; closed
-/// when released if that never happened (the loop stopped first).
-private final class OrphanDescriptor: @unchecked Sendable {
-    private var fd: Int32
-
-    init(_ fd: Int32) { self.fd = fd }
-
-    /// Closes the descriptor; called once, on the loop thread.
-    func close() {
-        Glibc.close(fd)
-        fd = -1
-    }
-
-    deinit {
-        if fd >= 0 { Glibc.close(fd) }
-    }
-}
 #endif

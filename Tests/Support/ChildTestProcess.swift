@@ -19,8 +19,13 @@ public enum ChildTestProcess {
 
     /// Nice 19 (the lowest priority) for this (child) process: the tests running alongside in
     /// the parent have timing bounds of their own, and a heavy child's are about order and counts.
+    /// On Linux a nice value belongs to a thread, so every thread the process has gets it (and
+    /// the threads they start inherit it).
     public static func lowerPriority() {
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, 19)
+        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/task")) ?? []
+        for tid in tasks.compactMap({ UInt32($0) }) + [0] {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), tid, 19)
+        }
     }
 
     /// Runs this binary again with `--filter filter` and `variable=value`; returns its exit

@@ -163,6 +163,29 @@ import Testing
         #expect(rec.summary == "open(1) error(network,retry) closed(reconnect) open(2)", "\(rec.summary)")
     }
 
+    /// An event that comes during the handshake and is not its own (the beta interface's
+    /// `conversation.created`, rate limits) is kept for the consumer, in order, after `.open`.
+    @Test func otherEventsDuringTheHandshakeReachTheConsumerInOrder() async throws {
+        let t = try Self.client(beta: true)
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let server = try await t.webSocketAttempt(1)
+        server.accept()
+        server.sendText(#"{"type":"conversation.created","event_id":"event_0","conversation":{"id":"conv_1"}}"#)
+        server.sendText(Self.created)
+        await EmbeddedClientOpenHookTests.read(1, on: server, t)
+        server.sendText(#"{"type":"rate_limits.updated","event_id":"event_5","rate_limits":[]}"#)
+        server.sendText(Self.updated)
+        Self.reply("HI", on: server)
+        await rec.waitFor(5)
+        let delivered = rec.events.compactMap { event -> String? in
+            if case .event(let message) = event { return OpenAIRealtimeEvent.type(of: message) }
+            return nil
+        }
+        #expect(rec.events.first?.short == "open(1)")
+        #expect(delivered == ["conversation.created", "rate_limits.updated", "response.output_text.delta", "response.done"])
+    }
+
     /// Without `session`, the handshake only waits for `session.created`: no update is sent.
     @Test func withoutASessionOnlySessionCreatedIsAwaited() async throws {
         let t = try Self.client(session: nil)

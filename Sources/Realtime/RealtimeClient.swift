@@ -26,7 +26,9 @@ import Foundation
 /// when the policy stops (after a final `.error` and/or `.closed` with `willRetry`/
 /// `willReconnect` false). ``close()``, cancelling the consuming task, or leaving the
 /// `for await` loop stops everything at once: the live connection, any backoff timer and
-/// any preparation task; no event is delivered afterwards. ``state`` and ``stateChanges``
+/// any preparation task; no event is delivered afterwards. (In top-level code Swift keeps a
+/// loop's iterator until the program ends, so leaving the loop there does not stop the
+/// client: call ``close()``.) ``state`` and ``stateChanges``
 /// say what the client is doing.
 ///
 /// **How it is built.** Every decision is made by `ClientStateMachine` (in `RealtimeCore`,

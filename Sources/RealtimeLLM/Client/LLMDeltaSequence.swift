@@ -15,7 +15,9 @@
 ///   `open`/`closed` events are not deltas.
 /// - Everything decoded before an error is delivered before it.
 ///
-/// Single pass, like `RealtimeClient.events`: leaving the loop closes the client.
+/// Single pass, like `RealtimeClient.events`: leaving the loop closes the client (in
+/// top-level code, where Swift keeps the loop's iterator until the program ends, call
+/// `client.close()` instead).
 public struct LLMDeltaSequence<Decoder: LLMStreamDecoder>: AsyncSequence, Sendable {
 
     let client: RealtimeClient

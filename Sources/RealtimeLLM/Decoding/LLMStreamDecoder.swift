@@ -69,7 +69,8 @@ extension LLMStreamDecoder where Self == OpenAIResponsesDecoder {
 
 extension LLMStreamDecoder where Self == GeminiDecoder {
     /// Gemini `streamGenerateContent?alt=sse`: `data:` events of `GenerateContentResponse`
-    /// objects, without an end marker (the end of the stream ends the reply).
+    /// objects; the chunk whose candidate carries a `finishReason` ends the reply (see
+    /// ``GeminiDecoder/terminator``).
     public static var gemini: GeminiDecoder { GeminiDecoder() }
 }
 

@@ -99,6 +99,16 @@ public struct Message: Sendable, Hashable {
         }
     }
 
+    /// Calls `body` with the bytes ``bytes`` would return, in place where they already are
+    /// (the SSE arena, the string's storage): for a scan on the I/O thread without a copy.
+    package func withPayloadBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        if case .deferredText(let d) = payload, d.isValidUTF8 { return try d.withBytes(body) }
+        switch content {
+        case .text(var s): return try s.withUTF8(body)
+        case .binary(let b): return try b.withUnsafeBufferPointer(body)
+        }
+    }
+
     /// The payload's bytes (UTF-8 for text; for SSE data with invalid UTF-8, the bytes
     /// after U+FFFD replacement).
     public var bytes: [UInt8] {

@@ -24,6 +24,11 @@ package struct SSEDeferredText: Sendable {
         Array(bytes)
     }
 
+    /// Calls `body` with the data bytes in place, in the arena.
+    package func withBytes<R>(_ body: (UnsafeBufferPointer<UInt8>) throws -> R) rethrows -> R {
+        try withExtendedLifetime(arena) { try body(bytes.bindMemory(to: UInt8.self)) }
+    }
+
     /// The data bytes in the arena (valid while this value, which keeps the arena, lives).
     private var bytes: UnsafeRawBufferPointer {
         UnsafeRawBufferPointer(start: arena.block.base + offset, count: count)

@@ -53,7 +53,7 @@ public struct GeminiDecoder: LLMStreamDecoder {
     /// Whether `message`'s data has a candidate 0 with a `finishReason` string, read without
     /// decoding it (this runs on the I/O thread for every message).
     static func finishes(_ message: Message) -> Bool {
-        message.bytes.withUnsafeBufferPointer { buffer in
+        message.withPayloadBytes { buffer in
             var finished = false
             LLMJSONScanner.members(of: buffer) { key, candidates in
                 guard LLMJSONScanner.equal(key, "candidates") else { return true }

@@ -66,7 +66,7 @@ extension OpenAIRealtimeEvent {
     /// The server event's top-level `type` (nil when the message is no JSON object with a
     /// plain string `type`), scanned without decoding the event.
     package static func type(of message: Message) -> String? {
-        message.bytes.withUnsafeBufferPointer { buffer in
+        message.withPayloadBytes { buffer in
             LLMJSONScanner.string("type", in: buffer).map { String(decoding: UnsafeBufferPointer(rebasing: $0), as: UTF8.self) }
         }
     }

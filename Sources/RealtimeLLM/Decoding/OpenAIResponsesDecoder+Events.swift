@@ -37,8 +37,7 @@ extension OpenAIResponsesDecoder {
     /// and only when the SSE type does not say.
     static func isEnd(_ message: Message) -> Bool {
         if let type = message.type, type != "message" { return endTypes.contains(type) }
-        let bytes = message.bytes
-        return bytes.withUnsafeBufferPointer { buffer in
+        return message.withPayloadBytes { buffer in
             guard let type = LLMJSONScanner.string("type", in: buffer) else { return false }
             return endTypes.contains(String(decoding: UnsafeBufferPointer(rebasing: type), as: UTF8.self))
         }

@@ -15,8 +15,7 @@ extension OpenAIResponsesDecoder {
     package static func resumeCursor(after message: Message, previous: String?) -> String? {
         var id: String?
         var sequence: Int?
-        let bytes = message.bytes
-        bytes.withUnsafeBufferPointer { buffer in
+        message.withPayloadBytes { buffer in
             LLMJSONScanner.members(of: buffer) { key, value in
                 if LLMJSONScanner.equal(key, "sequence_number") {
                     if let n = LLMJSONScanner.integer(value) { sequence = n }

@@ -37,6 +37,11 @@ extension SSEAttemptStateMachine {
     /// Checks the time of the last byte and re-arms for the remainder, so streaming costs no
     /// timer churn.
     private mutating func idleTimerFired(now: Instant) -> TimerAction {
+        if case .errorBody(let status, let retryAfter, let mediaType, let excerpt) = phase {
+            // Its wait is over, stalled or trickling: the status with the excerpt so far.
+            let error = Self.errorBodyError(status, retryAfter: retryAfter, mediaType: mediaType, excerpt: excerpt)
+            return .end(finish(TransportEnd(clean: false, error: error)))
+        }
         guard let limit = configuration.idleTimeout else { return .none }
         // A slow consumer is not a dead connection.
         if waitsForConsumer { return .rearm(arm(.idle, at: now.advanced(by: limit))) }

@@ -22,6 +22,8 @@ import Foundation
 /// - the connect timer bounds the whole chain up to the final response head, redirects
 ///   included; the idle timer starts at that head and counts any byte (body, header or trailer
 ///   line), and a path-change probe only needs the first byte after it;
+/// - an error body has `RealtimeError.bodyExcerptWait` in all (within the idle timeout): a
+///   body that stalls or trickles still ends with its status and the excerpt so far;
 /// - silence while the consumer is behind (the transfer is paused, or will be at the next
 ///   chunk) is never the server's: neither the idle timeout nor the probe counts it, and on
 ///   resuming the idle period starts over.
@@ -159,6 +161,11 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
         return false
     }
 
+    var isReadingErrorBody: Bool {
+        if case .errorBody = phase { return true }
+        return false
+    }
+
     package var isIdle: Bool {
         if case .idle = phase { return true }
         return false
@@ -272,7 +279,9 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
             let retryAfter = head.headers["Retry-After"].flatMap { RetryAfter.parse($0, now: date()) }
             phase = .errorBody(status: status, retryAfter: retryAfter, mediaType: nil, excerpt: [])
         }
-        let idle = configuration.idleTimeout.map { arm(.idle, at: now.advanced(by: $0)) }
+        // An error body has `RealtimeError.bodyExcerptWait` in all, within the idle timeout.
+        let wait = isReadingErrorBody ? min(configuration.idleTimeout ?? RealtimeError.bodyExcerptWait, RealtimeError.bodyExcerptWait) : configuration.idleTimeout
+        let idle = wait.map { arm(.idle, at: now.advanced(by: $0)) }
         return .final(reportsOpened: opened, idleDeadline: idle)
     }
 
@@ -436,9 +445,7 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
             }
             return .deliverJSON(text, then: finish(TransportEnd(clean: true, doNotReconnect: true)))
         case .errorBody(let status, let retryAfter, let mediaType, let excerpt):
-            let error = mediaType.map {
-                RealtimeError(.invalidContentType, detail: "Content-Type \($0)", status: status, bodyExcerpt: RealtimeError.excerpt(bytes: excerpt))
-            } ?? Self.statusError(status, retryAfter: retryAfter, excerpt: excerpt)
+            let error = Self.errorBodyError(status, retryAfter: retryAfter, mediaType: mediaType, excerpt: excerpt)
             return .end(finish(TransportEnd(clean: false, error: error)))
         case .connecting:
             let error = failure.map { curlError($0, stage: delivered ? .requestSent : .beforeRequest) }
@@ -458,6 +465,14 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
         f.port = hopPort
         f.proxy = proxyEndpoint
         return CurlErrorMapping.error(for: f)
+    }
+
+    /// The error an error body ends with, with the excerpt read so far (`mediaType`: a 200
+    /// that is not an event stream). A cut, a stall or an endless body reports the same
+    /// error: the status is what matters.
+    static func errorBodyError(_ status: Int, retryAfter: Duration?, mediaType: String?, excerpt: [UInt8]) -> RealtimeError {
+        guard let mediaType else { return Self.statusError(status, retryAfter: retryAfter, excerpt: excerpt) }
+        return RealtimeError(.invalidContentType, detail: "Content-Type \(mediaType)", status: status, bodyExcerpt: RealtimeError.excerpt(bytes: excerpt))
     }
 
     /// The error for a final status that opens no stream, with its body excerpt. Reported even

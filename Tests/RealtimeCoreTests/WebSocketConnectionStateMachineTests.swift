@@ -677,12 +677,13 @@ import Testing
         }
     }
 
-    @Test func refusalGathersItsExcerptWithinHalfASecond() {
+    @Test func refusalGathersItsExcerptWithinTheBodyExcerptWait() {
         var m = Self.machine()
         _ = m.start(now: Self.at(0))
-        #expect(m.handshakeRefused(now: Self.at(1), bodyComplete: false) == .collectBody(deadline: Self.at(1.5)))
+        #expect(m.handshakeRefused(now: Self.at(1), bodyComplete: false) == .collectBody(deadline: Self.at(2)))
+        #expect(RealtimeError.bodyExcerptWait == .seconds(1))
         #expect(m.isRefused)
-        #expect(m.timerFired(.connect, now: Self.at(1.5)) == .finishErrorBody)
+        #expect(m.timerFired(.connect, now: Self.at(2)) == .finishErrorBody)
         let error = RealtimeError(.handshake, status: 403)
         #expect(m.handshakeFailed(error)?.end.error == error)
         #expect(m.handshakeFailed(error) == nil, "one end")

@@ -265,12 +265,87 @@ struct SSEConnectionEmbeddedTests {
         #expect(sse.ended()?.error?.code == .idleTimeout)
     }
 
-    @Test func anErrorBodyThatStallsEndsWithTheIdleTimeout() {
-        let sse = EmbeddedSSE { $0.idleTimeout = .seconds(5) }
+    // MARK: - An error body's wait
+
+    @Test func anErrorBodyThatStallsEndsWithItsStatusAndTheExcerptSoFar() {
+        let sse = EmbeddedSSE { $0.idleTimeout = .seconds(300) }
+        sse.start()
+        sse.requestStarting()
+        sse.head(429, [("Retry-After", "7"), ("Content-Type", "application/json")])
+        sse.body("{\"error\":{\"message\":\"slow")
+        sse.advance(by: RealtimeError.bodyExcerptWait - .nanoseconds(1))
+        #expect(sse.ended() == nil)
+        sse.advance(by: .nanoseconds(1))
+        let end = sse.ended()
+        #expect(end?.error?.code == .httpStatus)
+        #expect(end?.error?.status == 429)
+        #expect(end?.error?.retryAfter == .seconds(7))
+        #expect(end?.error?.bodyExcerpt == "{\"error\":{\"message\":\"slow")
+        #expect(end?.requestWasDelivered == true)
+        #expect(sse.loop.pendingTimerCount == 0)
+        #expect(sse.curl.ended, "the stalled transfer is let go")
+    }
+
+    @Test func anErrorBodyThatTricklesIsNotWaitedForPastItsWait() {
+        // Bytes keep coming, each before an idle period: the wait is for the whole excerpt.
+        let sse = EmbeddedSSE { $0.idleTimeout = .seconds(300) }
+        sse.start()
+        sse.head(503, [])
+        for byte in "unavailable".utf8 {
+            sse.body([byte])
+            sse.advance(by: .milliseconds(100))
+        }
+        let end = sse.ended()
+        #expect(end?.error?.code == .httpStatus)
+        #expect(end?.error?.status == 503)
+        #expect(end?.error?.bodyExcerpt == "unavailabl", "ten bytes within the second")
+    }
+
+    @Test func anErrorBodyWithoutAnyByteStillReportsItsStatus() {
+        let sse = EmbeddedSSE { $0.idleTimeout = nil }
+        sse.start()
+        sse.head(401, [])
+        sse.advance(by: RealtimeError.bodyExcerptWait)
+        let end = sse.ended()
+        #expect(end?.error?.code == .httpStatus)
+        #expect(end?.error?.status == 401)
+        #expect(end?.error?.bodyExcerpt == nil)
+    }
+
+    @Test func aStalledBodyOfAnotherMediaTypeIsStillTheWrongContentType() {
+        let sse = EmbeddedSSE { $0.idleTimeout = .seconds(300) }
+        sse.start()
+        sse.head(200, [("Content-Type", "application/json")])
+        sse.body("{\"error\":")
+        sse.advance(by: RealtimeError.bodyExcerptWait)
+        let end = sse.ended()
+        #expect(end?.error?.code == .invalidContentType)
+        #expect(end?.error?.status == 200)
+        #expect(end?.error?.bodyExcerpt == "{\"error\":")
+    }
+
+    @Test func aShorterIdleTimeoutBoundsTheErrorBodyWait() {
+        let sse = EmbeddedSSE { $0.idleTimeout = .milliseconds(200) }
         sse.start()
         sse.head(500, [])
-        sse.advance(by: .seconds(5))
-        #expect(sse.ended()?.error?.code == .idleTimeout)
+        sse.advance(by: .milliseconds(200))
+        let end = sse.ended()
+        #expect(end?.error?.code == .httpStatus, "the status, not the silence")
+        #expect(end?.error?.status == 500)
+    }
+
+    @Test func anErrorBodyThatEndsInTimeIsNotCut() {
+        let sse = EmbeddedSSE { $0.idleTimeout = .seconds(300) }
+        sse.start()
+        sse.head(500, [])
+        sse.body("{\"error\":")
+        sse.advance(by: .milliseconds(900))
+        sse.body("\"busy\"}")
+        sse.complete()
+        #expect(sse.ended()?.error?.bodyExcerpt == "{\"error\":\"busy\"}")
+        sse.advance(by: .seconds(1))
+        #expect(sse.ended() == nil, "one end")
+        #expect(sse.loop.pendingTimerCount == 0)
     }
 
     // MARK: - Back-pressure

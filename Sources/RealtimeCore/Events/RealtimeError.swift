@@ -236,6 +236,11 @@ public struct RealtimeError: Error, Sendable, Hashable, CustomStringConvertible 
     /// The longest body excerpt an error keeps, in UTF-8 bytes.
     public static let maxBodyExcerpt = 512
 
+    /// The longest a refused request's error body may take to arrive after its head: the
+    /// status is known by then, and the excerpt only explains it. Past it the error is
+    /// reported with the excerpt read so far.
+    package static let bodyExcerptWait = Duration.seconds(1)
+
     /// An error with this code and details; for custom transports and tests.
     public init(
         _ code: Code, detail: String? = nil, status: Int? = nil, bodyExcerpt: String? = nil,

@@ -91,15 +91,12 @@ extension WebSocketConnectionStateMachine {
         case collectBody(deadline: Instant)
     }
 
-    /// How long a refused handshake's body excerpt may take to arrive.
-    static var errorBodyWait: Duration { .milliseconds(500) }
-
     /// The server answered with a status that is neither 101 nor a redirect.
     package mutating func handshakeRefused(now: Instant, bodyComplete: Bool) -> RefusedAction {
         guard case .handshaking = state else { preconditionFailure("refusal outside the handshake") }
         state = .refused
         if bodyComplete { return .finishErrorBody }
-        return .collectBody(deadline: arm(.connect, at: now.advanced(by: Self.errorBodyWait)))
+        return .collectBody(deadline: arm(.connect, at: now.advanced(by: RealtimeError.bodyExcerptWait)))
     }
 
     package enum OpenAction: Sendable, Hashable {

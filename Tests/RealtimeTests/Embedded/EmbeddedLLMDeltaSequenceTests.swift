@@ -127,6 +127,25 @@ import Testing
         #expect(t.connectionCount == 1)
     }
 
+    /// An error answer whose body stalls after its head still ends the reply with its status,
+    /// the excerpt so far and `Retry-After`, within a second of the head (not at the idle
+    /// timeout, and not as a request that cannot be repeated).
+    @Test func anErrorAnswerWhoseBodyStallsEndsWithItsStatus() async throws {
+        let t = try Self.client("openai")
+        let collecting = Task { await LLMDeltaSequenceTestsSupport.collect(t.client, format: "openai") }
+        let server = try await t.sseAttempt(1)
+        server.respond(status: 429, headers: [("Retry-After", "7"), ("Content-Type", "application/json")])
+        server.send(#"{"error":{"message":"Rate"#)
+        t.advance(by: RealtimeError.bodyExcerptWait)
+        let deltas = await t.pumping { await collecting.value }
+        guard case .error(let failure) = deltas.last, deltas.count == 1 else { Issue.record("expected one error delta: \(deltas)"); return }
+        #expect(failure.code == .httpStatus)
+        #expect(failure.status == 429)
+        #expect(failure.retryAfter == .seconds(7))
+        #expect(failure.bodyExcerpt == #"{"error":{"message":"Rate"#)
+        #expect(t.connectionCount == 1)
+    }
+
     /// A reply that stops without its terminator: what arrived, then `truncated`.
     @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func aReplyWithoutItsTerminatorIsTruncated(format: String) async throws {
         let t = try Self.client(format)

@@ -49,6 +49,24 @@ import Testing
         #expect(rec.summary == "open(1) event(x) event(y) closed(final)")
     }
 
+    /// A terminator never matches an SSE comment, even one whose predicate accepts anything:
+    /// a proxy's keep-alive comment does not end the reply.
+    @Test func aCommentIsNeverTheTerminator() async throws {
+        let t = try EmbeddedClient { c in
+            Self.llm(terminator: .matching { _ in true })(&c)
+            c.sse.reportsComments = true
+        }
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        first.send(": keep-alive\n\n")
+        first.event("end")
+        await rec.waitUntilFinished()
+        #expect(rec.events.compactMap { $0.message?.isComment } == [true], "the comment is delivered, the terminator is not")
+        #expect(rec.events.first { $0.message != nil }?.message?.text == "keep-alive")
+        #expect(rec.events.last?.closeEvent == CloseEvent(clean: true, willReconnect: false))
+        #expect(first.ended && t.connectionCount == 1)
+    }
+
     @Test(arguments: [StreamTerminator.eventType("message_stop"), .matching { $0.text?.hasPrefix("{\"type\":\"end") == true }])
     func anEventTypeOrACustomTerminator(_ terminator: StreamTerminator) async throws {
         let t = try EmbeddedClient(configure: Self.llm(body: [1], terminator: terminator))

@@ -178,6 +178,33 @@ import Testing
         #expect(rec.summary == "error(open_hook_failed,retry) open(2) event(after)")
     }
 
+    /// A message the hook takes is the hook's: never delivered, and it does not move the
+    /// resume cursor, so the next attempt resumes after the last message the consumer
+    /// processed.
+    @Test func aMessageTheHookTakesDoesNotMoveTheCursor() async throws {
+        let t = try EmbeddedClient("http://peer.test/stream") { c in
+            c.onOpen = { context in _ = try await context.receive() }
+        }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        first.event("welcome", id: "hook-1")
+        await rec.waitFor(1)
+        first.reset()
+        await t.waitOutTheBackoff()
+        let second = try await t.sseAttempt(2)
+        #expect(second.request.lastEventID == nil, "the hook's message is not a cursor")
+        second.respond()
+        second.event("welcome", id: "hook-2")
+        second.event("news", id: "7")
+        await rec.waitFor(5)
+        second.reset()
+        await t.waitOutTheBackoff()
+        let third = try await t.sseAttempt(3)
+        #expect(third.request.lastEventID == "7")
+        #expect(rec.events.compactMap { $0.message?.text } == ["news"])
+    }
+
     @Test func closingWhileTheHookRunsCancelsIt() async throws {
         let cancelled = Observed(false)
         let running = Observed(false)

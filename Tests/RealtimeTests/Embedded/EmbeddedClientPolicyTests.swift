@@ -158,6 +158,25 @@ import Testing
         #expect(rec.events.at(0)?.errorEvent?.retryIn == .zero)
     }
 
+    /// A 401 that refreshes the credentials spends no attempt of `maxAttempts`: with two
+    /// allowed, a 401 and then a 503 still leave the third attempt its turn.
+    @Test func aCredentialRefreshSpendsNoAttempt() async throws {
+        let t = try EmbeddedClient {
+            $0.reconnect = .limited(maxAttempts: 2)
+            $0.headersProvider = { ctx in ["Authorization": ctx.credentialsRejected ? "Bearer fresh" : "Bearer stale"] }
+        }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        Self.answer(try await t.sseAttempt(1), 401)
+        Self.answer(try await t.sseAttempt(2), 503, body: "maintenance")
+        await t.waitOutTheBackoff()
+        let third = try await t.sseAttempt(3)
+        #expect(third.request.headers["Authorization"] == "Bearer stale", "a new streak asks afresh")
+        third.respond()
+        await rec.waitFor(3)
+        #expect(rec.summary == "error(http_status,retry) error(http_status,retry) open(3)")
+    }
+
     /// RFC 9110 §9.2.2: the idempotent methods are retried after a cut that may have reached
     /// the server; the others (whatever their case) are not, unless the configuration says so.
     @Test(arguments: [

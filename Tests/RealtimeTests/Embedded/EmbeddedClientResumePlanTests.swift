@@ -57,6 +57,35 @@ import Testing
         #expect(t.connectionCount == 1)
     }
 
+    /// A plan whose request returns nil for a cursor cannot resume from it: the attempt fails
+    /// with `request_not_repeatable` and the client stops, the POST not sent again.
+    @Test func aPlanThatCannotResumeFromTheCursorStopsTheClient() async throws {
+        let asked = LockedValue<[String]>([])
+        let t = try EmbeddedClient(Plan.url) {
+            $0 = .llm(body: Array("{}".utf8), terminator: .matching(delivered: true) { $0.type == "done" })
+            $0.backoff = .exponential(jitter: .none)
+            $0.networkMonitor = nil
+            $0.resume = RealtimeClient.ResumePlan(cursor: Plan.plan.cursor) { _, cursor in
+                asked.withLock { $0.append(cursor) }
+                return nil
+            }
+        }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let post = try await t.openedSSE()
+        post.event(#"{"id":"r1","seq":0}"#, type: "created")
+        post.reset()
+        await t.waitOutTheBackoff()
+        await rec.waitUntilFinished()
+        #expect(rec.events.first { $0.errorEvent != nil }?.errorEvent?.willRetry == true, "the cut is retried as usual")
+        let stop = try #require(rec.events.last { $0.errorEvent != nil }?.errorEvent)
+        #expect(stop.error.code == .requestNotRepeatable && !stop.willRetry)
+        #expect(stop.error.detail == "the resume plan cannot resume from the cursor")
+        #expect(asked.withLock { $0 } == ["r1 0"], "asked once, with the cursor the consumer processed")
+        #expect(t.connectionCount == 1, "nothing is sent in place of the resume")
+        #expect(t.client.state == .closed(stop.error))
+    }
+
     @Test func messageIDReadsTheCursorOfSSEEventsFromTheirData() async throws {
         let t = try EmbeddedClient("http://peer.test/feed") { $0.messageID = { $0.text.flatMap { Plan.field("seq", $0) } } }
         defer { t.client.close() }

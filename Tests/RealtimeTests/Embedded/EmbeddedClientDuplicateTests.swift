@@ -58,6 +58,7 @@ import Testing
         let (ids, resumes, client) = try await Self.run(duplicates: .numericIDs)
         #expect(ids == (1...9).map { "\($0)" })
         #expect(client.statistics.duplicatesDropped == 3 + 6, "connection 2 replays 1…3, connection 3 replays 1…6")
+        #expect(client.statistics.messages == 3 + 6 + 9, "every message received, the dropped ones too")
         #expect(client.lastEventID == "9")
         #expect(resumes == [nil, "3", "6"], "resumed from what was processed, duplicates included")
     }
@@ -66,6 +67,28 @@ import Testing
         let (ids, _, client) = try await Self.run(duplicates: nil)
         #expect(ids == ["1", "2", "3", "1", "2", "3", "4", "5", "6"])
         #expect(client.statistics.duplicatesDropped == 0)
+    }
+
+    /// `batches` hands every message over, the filter set or not: a replay arrives again.
+    @Test func batchesAreNotFiltered() async throws {
+        let t = try EmbeddedClient { $0.duplicates = .numericIDs }
+        defer { t.client.close() }
+        var it = t.client.batches.makeAsyncIterator()
+        let first = try await t.openedSSE()
+        first.send(EmbeddedClientBatchTests.chunk(1...3))
+        first.finish()
+        #expect(await it.next()?.short == "open(1)")
+        #expect(await it.next()?.short == "[m1,m2,m3]")
+        #expect(await it.next()?.short == "closed(reconnect)")
+        await t.client.acknowledge()
+        await t.waitOutTheBackoff()
+        let second = try await t.sseAttempt(2)
+        #expect(second.request.lastEventID == "3")
+        second.respond()
+        second.send(EmbeddedClientBatchTests.chunk(1...4))
+        #expect(await it.next()?.short == "open(2)")
+        #expect(await it.next()?.short == "[m1,m2,m3,m4]", "the replay of 1…3 is handed over")
+        #expect(t.client.statistics.duplicatesDropped == 0)
     }
 
     @Test func aWindowOfRecentIDsDropsTheReplaysToo() async throws {

@@ -126,6 +126,24 @@ import Testing
         #expect(await first.next()?.short == "open(1)")
     }
 
+    /// `consume` runs once per client: a second one returns at once, handling nothing, and
+    /// the first goes on.
+    @Test func aSecondConsumeReturnsAtOnce() async throws {
+        let t = try EmbeddedClient()
+        defer { t.client.close() }
+        let handled = Observed<[String]>([])
+        let first = Task { [client = t.client] in
+            try await client.consume { event, _ in handled.update { $0.append(event.short) } }
+        }
+        let server = try await t.openedSSE()
+        try await t.client.consume { event, _ in Issue.record("the second consume handled \(event.short)") }
+        server.event("after")
+        await handled.wait("the first consume's two events") { $0.count == 2 }
+        #expect(handled.value == ["open(1)", "event(after)"])
+        t.client.close()
+        try await first.value
+    }
+
     @Test func sendGoesToTheLiveWebSocket() async throws {
         let t = try EmbeddedClient("ws://peer.test/chat")
         await #expect(throws: RealtimeError(.notConnected)) { try await t.client.send(.text("early")) }

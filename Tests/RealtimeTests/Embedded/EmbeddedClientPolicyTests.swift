@@ -156,6 +156,9 @@ import Testing
         #expect(rec.summary == "error(http_status,retry) error(unauthorized,stop)")
         #expect(calls.withLock { $0.map(\.credentialsRejected) } == [false, true])
         #expect(rec.events.at(0)?.errorEvent?.retryIn == .zero)
+        let unauthorized = try #require(rec.events.at(1)?.errorEvent?.error)
+        #expect(unauthorized.status == 401 && unauthorized.bodyExcerpt == "no")
+        #expect(unauthorized.underlying?.code == .httpStatus && unauthorized.underlying?.status == 401, "the second 401 beneath it")
     }
 
     /// A 401 that refreshes the credentials spends no attempt of `maxAttempts`: with two

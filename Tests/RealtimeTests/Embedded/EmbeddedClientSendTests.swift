@@ -148,6 +148,46 @@ import Testing
         await rec.waitUntilFinished()
     }
 
+    /// While the client is suspended, and while it waits for the network, the outbox holds
+    /// what is sent; both go out, in order, on the next open.
+    @Test func theOutboxHoldsWhileSuspendedAndWhileTheNetworkIsDown() async throws {
+        let monitor = ManualNetworkMonitor()
+        let t = try Self.client { $0.networkMonitor = monitor }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.webSocketAttempt(1)
+        first.accept()
+        await rec.waitFor(1)
+        t.client.suspend()
+        await EmbeddedClientOpenHookTests.closedByTheClient(first, t)
+        await t.waitForState("suspended") { $0 == .suspended }
+        let whileSuspended = await Self.sendInOrder(t.client, ["while suspended"])
+        monitor.setReachable(false)
+        t.client.resume()
+        await t.waitForState("waiting for the network") { $0 == .waitingForNetwork }
+        let whileDown = await Self.sendInOrder(t.client, ["while down"])
+        #expect(t.connectionCount == 1 && first.texts.isEmpty, "nothing went anywhere meanwhile")
+        monitor.setReachable(true)
+        await t.network.waitForTransport(1)
+        let second = try #require(t.webSocket(1))
+        second.accept()
+        for task in whileSuspended + whileDown { #expect(try await task.value.get() == ()) }
+        #expect(second.texts == ["while suspended", "while down"])
+    }
+
+    /// `waitUntilOpen` does not start the client: with no consumer, no connection is made and
+    /// the wait times out.
+    @Test func waitUntilOpenDoesNotStartTheClient() async throws {
+        let t = try Self.client(.failFast)
+        defer { t.client.close() }
+        let waiting = Task { try await t.client.waitUntilOpen(timeout: .seconds(5)) }
+        await t.loop.waitForTimers(1)
+        t.advance(by: .seconds(5))
+        await #expect(throws: RealtimeError(.openTimeout, detail: "no connection opened within 5 s")) { try await waiting.value }
+        #expect(t.connectionCount == 0)
+        #expect(t.client.statistics.attempts == 0)
+    }
+
     @Test func waitUntilOpenReturnsTheConnectionOrThrows() async throws {
         let t = try Self.client(.failFast)
         let rec = EventRecorder(t.client)

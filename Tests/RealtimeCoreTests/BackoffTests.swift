@@ -166,6 +166,22 @@ import Testing
         }
     }
 
+    /// Server hints still apply to the constant presets, up to 30 s: a `Retry-After` or a
+    /// `retry:` can make them wait longer, never shorter, and not past 30 s.
+    @Test func serverHintsApplyToTheConstantPresetsUpToThirtySeconds() {
+        var rng = SeededGenerator(seed: 1)
+        var c = Backoff(policy: .constant(.seconds(1)))
+        #expect(c.nextDelay(retryAfter: .seconds(7), using: &rng) == .seconds(7))
+        #expect(c.nextDelay(using: &rng) == .seconds(1), "for that one delay")
+        #expect(c.nextDelay(retryAfter: .seconds(3600), using: &rng) == .seconds(30))
+        var i = Backoff(policy: .immediate)
+        i.setServerReconnectionTime(.seconds(5))
+        #expect(i.nextDelay(using: &rng) == .seconds(5))
+        #expect(i.nextDelay(using: &rng) == .seconds(5), "a constant multiplier keeps the server's time")
+        #expect(i.nextDelay(retryAfter: .milliseconds(10), using: &rng) == .seconds(5), "a hint never shortens")
+        #expect(BackoffPolicy.constant(.seconds(60)).serverDelayLimit == .seconds(60))
+    }
+
     @Test func hugeStreaksDoNotOverflow() {
         var b = Backoff(policy: .exponential(multiplier: 10, jitter: .none))
         var rng = SeededGenerator(seed: 1)

@@ -98,13 +98,18 @@ public struct BackoffPolicy: Sendable, Hashable {
         BackoffPolicy(initial: initial, multiplier: multiplier, maximum: maximum, jitter: jitter, resetAfter: resetAfter)
     }
 
-    /// The same delay every time, without jitter (server hints still apply).
+    /// The same delay every time, without jitter. Server hints still apply: a `retry:` or a
+    /// `Retry-After` may ask for longer, up to 30 s (the default policy's ``maximum``) or
+    /// `delay` when that is longer; set ``maximumServerDelay`` to allow more.
     public static func constant(_ delay: Duration) -> BackoffPolicy {
-        BackoffPolicy(initial: delay, multiplier: 1, maximum: delay, jitter: .none)
+        BackoffPolicy(
+            initial: delay, multiplier: 1, maximum: delay, jitter: .none,
+            maximumServerDelay: Swift.max(delay, .seconds(30)))
     }
 
-    /// As soon as the floor allows: ``minimumDelay`` (100 ms) every time, without jitter
-    /// (server hints still apply). For servers that pace themselves, and for tests.
+    /// As soon as the floor allows: ``minimumDelay`` (100 ms) every time, without jitter.
+    /// Server hints still apply, up to 30 s (see ``constant(_:)``): for servers that pace
+    /// themselves, and for tests.
     public static let immediate = BackoffPolicy.constant(minimumDelay)
 
     /// `.exponential()` with decorrelated jitter: 1 s, ×2, capped at 30 s, reset after 10 s.

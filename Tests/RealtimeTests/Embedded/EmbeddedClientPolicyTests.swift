@@ -161,6 +161,21 @@ import Testing
         #expect(unauthorized.underlying?.code == .httpStatus && unauthorized.underlying?.status == 401, "the second 401 beneath it")
     }
 
+    /// `.immediate` paces a server that paces itself: its `Retry-After` is the delay, and
+    /// without one the next attempt comes at the floor.
+    @Test func immediateBackoffHonoursRetryAfter() async throws {
+        let t = try EmbeddedClient { $0.backoff = .immediate }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        Self.answer(try await t.sseAttempt(1), 503, retryAfter: "7")
+        await t.waitOutTheBackoff()
+        Self.answer(try await t.sseAttempt(2), 503)
+        await t.waitOutTheBackoff()
+        _ = try await t.sseAttempt(3)
+        let events = await rec.waitFor(2)
+        #expect(events.compactMap(\.errorEvent).map(\.retryIn) == [.seconds(7), .milliseconds(100)])
+    }
+
     /// A 401 that refreshes the credentials spends no attempt of `maxAttempts`: with two
     /// allowed, a 401 and then a 503 still leave the third attempt its turn.
     @Test func aCredentialRefreshSpendsNoAttempt() async throws {

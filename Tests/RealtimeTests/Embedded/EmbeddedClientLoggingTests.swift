@@ -48,6 +48,39 @@ import Testing
         }
     }
 
+    /// The network lost and back, a path change under a live connection, suspend and resume
+    /// each leave a record, with the path's description where the network is concerned.
+    @Test func networkAndLifecycleChangesAreLogged() async throws {
+        let capture = Capture()
+        let monitor = ManualNetworkMonitor()
+        let t = try EmbeddedClient {
+            $0.logHandler = capture
+            $0.logLevel = .info
+            $0.networkMonitor = monitor
+        }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        _ = try await t.openedSSE()
+        await rec.waitFor(1)
+        monitor.signalPathChange()
+        monitor.setReachable(false)
+        await t.waitForState("waiting for the network") { $0 == .waitingForNetwork }
+        monitor.setReachable(true)
+        try await t.sseAttempt(2).respond()
+        await rec.waitFor("the second open") { $0.short == "open(2)" }
+        t.client.suspend()
+        await t.waitForState("suspended") { $0 == .suspended }
+        t.client.resume()
+        _ = try await t.sseAttempt(3)
+        let records = capture.records.withLock { $0 }.filter { $0.1 != "connected" && !$0.1.hasPrefix("connection ended") }
+        #expect(records.map(\.1) == [
+            "network path changed: verifying the connection", "network lost", "connection lost with the network",
+            "network is back: connecting at once with a fresh backoff", "suspended", "resumed",
+        ])
+        #expect([0, 1, 3].allSatisfy { records.indices.contains($0) && records[$0].2["path"] != nil }, "the network's records carry the path")
+        #expect(records.first { $0.1 == "network lost" }?.0 == .notice)
+    }
+
     @Test func theLevelFiltersRecords() async throws {
         let capture = Capture()
         let t = try EmbeddedClient { $0.logHandler = capture; $0.logLevel = .error }

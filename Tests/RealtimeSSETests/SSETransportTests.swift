@@ -60,7 +60,18 @@ struct SSETransportTests {
         #expect(seen.headers["Authorization"] == "Bearer secret-token")
         #expect(seen.headers["X-Trace"] == "abc")
         #expect(seen.headers["Expect"] == nil)
+        #expect(seen.headers["User-Agent"] == "swift-realtime", "the default user agent")
         #expect(r.end?.clean == true)
+    }
+
+    @Test("a request's own User-Agent replaces the default; nil sends none")
+    func userAgent() async throws {
+        _ = await run(SSETransport(request: request(server.url("/sse?count=1")) { $0.headers = ["User-Agent": "app/2.0"] }))
+        #expect(try #require(server.requests(path: "/sse").last).headers.values(for: "User-Agent") == ["app/2.0"])
+        var options = SSEOptions()
+        options.userAgent = nil
+        _ = await run(SSETransport(request: request(server.url("/sse?count=1")), options: options))
+        #expect(try #require(server.requests(path: "/sse").last).headers["User-Agent"] == nil)
     }
 
     @Test("no Last-Event-ID header on a first attempt")

@@ -238,5 +238,24 @@ import Testing
         network.shutdown()
         #expect(network.loop.pendingTimerCount == 0)
     }
+
+    /// A `retry:` changes `reconnectionTime` before the events that follow it are delivered.
+    @Test func reconnectionTimeChangesBeforeTheEventsAfterARetryField() async throws {
+        let t = try EmbeddedClient()
+        let seen = Observed<[Duration]>([])
+        let consumer = Task { [client = t.client] in
+            try await client.consume { event, context in
+                guard case .event(let m) = event else { return }
+                seen.update { $0.append(client.reconnectionTime) }
+                if m.text == "after" { context.stop() }
+            }
+        }
+        let first = try await t.openedSSE()
+        first.send("data: before\n\n")
+        await seen.wait("the first event") { $0.count == 1 }
+        first.send("retry: 2500\ndata: after\n\n")
+        try await consumer.value
+        #expect(seen.value == [.seconds(1), .milliseconds(2500)])
+    }
 }
 #endif

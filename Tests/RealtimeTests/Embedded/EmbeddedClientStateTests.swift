@@ -49,6 +49,23 @@ import Testing
         _ = rec
     }
 
+    /// Any number of `stateChanges` iterators, from any task: each sees the changes, and
+    /// each ends after `closed`.
+    @Test func severalObserversEachSeeTheChanges() async throws {
+        let t = try EmbeddedClient()
+        let logs = (0..<3).map { _ in StateLog(t.client) }
+        for log in logs { await log.waitFor("idle") { $0 == .idle } }
+        let rec = EventRecorder(t.client)
+        _ = try await t.openedSSE()
+        for log in logs { await log.waitFor("open") { if case .open = $0 { true } else { false } } }
+        t.client.close()
+        for log in logs {
+            await log.waitFor("closed") { $0 == .closed(.cancelled) }
+            await log.ended.wait("the changes to end") { $0 }
+        }
+        _ = rec
+    }
+
     /// The time left before a retry is measured on the client's clock, the loop's: it moves
     /// only when the test moves the loop, whatever the wall clock does.
     @Test func theRetryDelayIsMeasuredOnTheLoopsClock() async throws {

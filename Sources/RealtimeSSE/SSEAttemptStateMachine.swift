@@ -279,8 +279,9 @@ package struct SSEAttemptStateMachine<Instant: InstantProtocol>: Sendable where 
             let retryAfter = head.headers["Retry-After"].flatMap { RetryAfter.parse($0, now: date()) }
             phase = .errorBody(status: status, retryAfter: retryAfter, mediaType: nil, excerpt: [])
         }
+        var wait = configuration.idleTimeout
         // An error body has `RealtimeError.bodyExcerptWait` in all, within the idle timeout.
-        let wait = isReadingErrorBody ? min(configuration.idleTimeout ?? RealtimeError.bodyExcerptWait, RealtimeError.bodyExcerptWait) : configuration.idleTimeout
+        if isReadingErrorBody { wait = min(wait ?? RealtimeError.bodyExcerptWait, RealtimeError.bodyExcerptWait) }
         let idle = wait.map { arm(.idle, at: now.advanced(by: $0)) }
         return .final(reportsOpened: opened, idleDeadline: idle)
     }

@@ -113,6 +113,11 @@ import Testing
         #expect(transcript.usage == LLMUsage(inputTokens: 10, outputTokens: 9, totalTokens: 19))
     }
 
+    /// A transcript holds 64 MiB by default.
+    @Test func theDefaultLimitIsSixtyFourMebibytes() {
+        #expect(LLMTranscript().maxBytes == 64 << 20)
+    }
+
     @Test func theByteLimitEndsTheReplyWithATypedError() {
         var transcript = LLMTranscript(maxBytes: 8)
         transcript.apply(.text("1234"))

@@ -47,6 +47,35 @@ import Testing
         #expect(get.ended, "the delivered terminator ends the reply and its connection")
     }
 
+    /// The backoff paces the resumes, and a resume that brings new events starts it over: the
+    /// delay after a cut that followed progress is the initial one again, while a resume that
+    /// brings nothing doubles it. No time passes on any connection, so only progress resets it.
+    @Test func aResumeThatBringsNewEventsStartsTheBackoffOver() async throws {
+        let t = try Self.client()
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let post = try await t.openedSSE()
+        post.event(#"{"id":"r1","seq":0}"#, type: "created")
+        post.reset()
+        await t.waitOutTheBackoff()
+        let progress = try await t.sseAttempt(2)
+        progress.respond()
+        progress.event(#"{"seq":1,"d":"a"}"#, type: "delta")
+        progress.reset()
+        await t.waitOutTheBackoff()
+        let stalled = try await t.sseAttempt(3)
+        stalled.respond()
+        stalled.reset()
+        await t.waitOutTheBackoff()
+        let last = try await t.sseAttempt(4)
+        last.respond()
+        last.event(#"{"seq":2}"#, type: "done")
+        await rec.waitUntilFinished()
+        let delays = rec.events.compactMap { $0.errorEvent?.retryIn }
+        #expect(delays == [.seconds(1), .seconds(1), .seconds(2)], "after progress the initial delay; after none, double")
+        #expect(rec.events.compactMap { $0.message?.id } == ["r1 0", "r1 1", "r1 2"])
+    }
+
     @Test func aReplyCutBeforeItsFirstCursorIsNotRepeated() async throws {
         let t = try Self.client()
         defer { t.client.close() }

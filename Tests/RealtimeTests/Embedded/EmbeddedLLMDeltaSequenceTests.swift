@@ -146,6 +146,20 @@ import Testing
         #expect(t.connectionCount == 1)
     }
 
+    /// A 204 answer ends the reply empty: no delta, no error, no second request, and the
+    /// client closed as after a finished reply.
+    @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func aNoContentAnswerEndsTheReplyEmpty(format: String) async throws {
+        let t = try Self.client(format)
+        let collecting = Task { await LLMDeltaSequenceTestsSupport.collect(t.client, format: format) }
+        let server = try await t.sseAttempt(1)
+        server.respond(status: 204, headers: [])
+        server.finish()
+        let deltas = await t.pumping { await collecting.value }
+        #expect(deltas.isEmpty)
+        #expect(t.connectionCount == 1)
+        #expect(t.client.state == .closed(nil))
+    }
+
     /// A reply that stops without its terminator: what arrived, then `truncated`.
     @Test(arguments: LLMDeltaSequenceTestsSupport.formats) func aReplyWithoutItsTerminatorIsTruncated(format: String) async throws {
         let t = try Self.client(format)

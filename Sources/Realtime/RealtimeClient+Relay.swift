@@ -67,6 +67,11 @@ extension RealtimeClient {
         /// the batch, and is added only when it is delivered).
         mutating func relay(_ message: consuming Message, into batch: inout RelayBatch, grouping: Bool) {
             var message = message
+            guard !message.isComment else {
+                // A comment has no id, moves no cursor and is never the terminator.
+                batch.add(message, grouping: grouping)
+                return
+            }
             if let planCursor {
                 if let next = planCursor(message, running) { running = next }
                 message.id = running

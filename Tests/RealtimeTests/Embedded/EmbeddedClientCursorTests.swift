@@ -72,6 +72,27 @@ import Testing
         #expect(second.request.lastEventID == "7")
     }
 
+    /// An SSE comment has no id and never moves the cursor, even when `messageID` would read
+    /// one from its text: the next attempt resumes from the last event.
+    @Test(arguments: [false, true]) func aCommentCarriesNoIDAndKeepsTheCursor(readsIDs: Bool) async throws {
+        let t = try EmbeddedClient {
+            $0.sse.reportsComments = true
+            if readsIDs { $0.messageID = { $0.text } }
+        }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let first = try await t.openedSSE()
+        first.event("5", id: "5")
+        first.send(": 999\n\n")
+        first.reset()
+        await rec.waitFor(5)
+        await t.waitOutTheBackoff()
+        let messages = rec.events.compactMap(\.message)
+        #expect(messages.map(\.isComment) == [false, true])
+        #expect(messages.map(\.id) == ["5", nil])
+        #expect(try await t.sseAttempt(2).request.lastEventID == "5")
+    }
+
     @Test func anEmptyIDResetsTheCursor() async throws {
         let t = try EmbeddedClient { $0.lastEventID = "start" }
         let rec = EventRecorder(t.client)

@@ -76,6 +76,30 @@ import Testing
         #expect(rec.events.compactMap { $0.message?.id } == ["r1 0", "r1 1", "r1 2"])
     }
 
+    /// A comment is not given the plan's cursor and does not move it: a keep-alive comment
+    /// whose text looks like an event resumes nothing from it.
+    @Test func aCommentHasNoCursorUnderAPlan() async throws {
+        let t = try EmbeddedClient(Plan.url) {
+            $0 = .llm(body: Array("{}".utf8), terminator: .matching(delivered: true) { $0.type == "done" })
+            $0.backoff = .exponential(jitter: .none)
+            $0.networkMonitor = nil
+            $0.resume = Plan.plan
+            $0.sse.reportsComments = true
+        }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let post = try await t.openedSSE()
+        post.event(#"{"id":"r1","seq":0}"#, type: "created")
+        post.send(#": {"id":"r9","seq":9}"# + "\n\n")
+        post.reset()
+        await rec.waitFor("the cut") { $0.closedEvent != nil }
+        await t.waitOutTheBackoff()
+        let get = try await t.sseAttempt(2)
+        #expect(get.request.url.absoluteString == "\(Plan.url)/r1?stream=true&starting_after=0")
+        #expect(rec.events.compactMap { $0.message?.id } == ["r1 0"], "the comment has no id")
+        #expect(rec.events.compactMap { $0.message?.isComment } == [false, true])
+    }
+
     @Test func aReplyCutBeforeItsFirstCursorIsNotRepeated() async throws {
         let t = try Self.client()
         defer { t.client.close() }

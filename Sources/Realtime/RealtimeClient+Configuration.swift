@@ -31,6 +31,7 @@ extension RealtimeClient {
         /// derives it from ``method``: GET, HEAD, OPTIONS, PUT, DELETE, REPORT and TRACE are
         /// repeatable (RFC 9110 §9.2.2), POST and PATCH are not, so a cut LLM reply is not
         /// re-posted. Set true when your POST is safe to repeat (e.g. it carries a resume id).
+        /// A WebSocket upgrade is always a GET, so repeatable unless this says otherwise.
         public var requestIsRepeatable: Bool?
         /// WebSocket subprotocols to offer, in preference order. Default none.
         public var subprotocols: [String] = []
@@ -250,9 +251,11 @@ extension RealtimeClient {
         /// A configuration with every documented default.
         public init() {}
 
-        /// ``requestIsRepeatable``, resolved.
-        var resolvedRequestIsRepeatable: Bool {
+        /// ``requestIsRepeatable``, resolved for a client of `kind`: a WebSocket upgrade is a
+        /// GET whatever ``method`` says.
+        func resolvedRequestIsRepeatable(_ kind: TransportKind) -> Bool {
             if let requestIsRepeatable { return requestIsRepeatable }
+            if kind == .webSocket { return true }
             switch method.uppercased() {
             case "GET", "HEAD", "OPTIONS", "PUT", "DELETE", "REPORT", "TRACE": return true
             default: return false

@@ -46,7 +46,7 @@ extension RealtimeClient.Configuration {
     /// - Parameter monitorsNetwork: the URL's host needs a network interface (not loopback).
     func machineConfiguration(kind: TransportKind, monitorsNetwork: Bool) -> ClientStateMachine.Configuration {
         ClientStateMachine.Configuration(
-            backoff: backoff, reconnect: reconnect, requestIsRepeatable: resolvedRequestIsRepeatable,
+            backoff: backoff, reconnect: reconnect, requestIsRepeatable: resolvedRequestIsRepeatable(kind),
             waitsForConsumer: kind == .sse || messageID != nil || resume != nil,
             monitorsNetwork: hasNetworkMonitor && monitorsNetwork,
             refreshesCredentials: headersProvider != nil, sharesRetryBudget: retryBudget != nil,

@@ -36,6 +36,25 @@ import Testing
         #expect(t.loop.pendingTimerCount == 0)
     }
 
+    /// A WebSocket upgrade is a GET whatever `method` says (a configuration shared with an
+    /// SSE client, say), so a cut connection is reconnected, not refused as a request that
+    /// cannot be repeated.
+    @Test func aPostMethodDoesNotStopAWebSocketFromReconnecting() async throws {
+        let (t, rec, first) = try await Self.opened { $0.method = "POST" }
+        defer { t.client.close() }
+        #expect(first.upgradeRequest?.hasPrefix("GET /ws HTTP/1.1\r\n") == true)
+        first.sendText("a")
+        first.reset()
+        await rec.waitFor(4)
+        #expect(rec.summary == "open(1) event(a) error(network,retry) closed(reconnect)")
+        await t.waitOutTheBackoff()
+        let second = try await t.webSocketAttempt(2)
+        second.accept()
+        #expect(second.upgradeRequest?.hasPrefix("GET /ws HTTP/1.1\r\n") == true)
+        await rec.waitFor(5)
+        #expect(rec.events.last?.short == "open(2)")
+    }
+
     /// 1001 (going away) and 1012 (service restart) are orderly closes: echoed, reported in
     /// `closed` with the reason, and followed by a reconnect after the backoff.
     @Test(arguments: [UInt16(1001), 1012])

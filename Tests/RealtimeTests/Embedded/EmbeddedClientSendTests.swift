@@ -206,6 +206,42 @@ import Testing
         t.client.close()
         await #expect(throws: RealtimeError.cancelled) { try await closing.value }
     }
+
+    /// When the client stops, every task in `waitUntilOpen` gets the error that stopped it, as
+    /// does a `send` and a `waitUntilOpen` after; a waiting task that is cancelled gets
+    /// `cancelled`.
+    @Test func waitUntilOpenAndSendEndWithTheErrorThatStoppedTheClient() async throws {
+        let t = try Self.client(.failFast)
+        let rec = EventRecorder(t.client)
+        let first = try await t.webSocketAttempt(1)
+        let waiters = (0..<2).map { _ in Task { try await t.client.waitUntilOpen() } }
+        let cancelled = Task { try await t.client.waitUntilOpen() }
+        cancelled.cancel()
+        await #expect(throws: RealtimeError.cancelled) { try await cancelled.value }
+        first.refuse(status: 403)
+        await rec.waitUntilFinished()
+        let stop = try #require(rec.events.last?.errorEvent?.error)
+        #expect(stop.status == 403)
+        for waiter in waiters {
+            await #expect(throws: stop) { try await waiter.value }
+        }
+        await #expect(throws: stop) { try await t.client.waitUntilOpen() }
+        await #expect(throws: stop) { try await t.client.send(.text("late")) }
+    }
+
+    /// After an orderly end (a final close) `waitUntilOpen` and `send` throw `not_connected`.
+    @Test func afterAnOrderlyEndWaitUntilOpenAndSendThrowNotConnected() async throws {
+        let t = try Self.client(.queue()) { $0.reconnect = .finite }
+        let rec = EventRecorder(t.client)
+        let first = try await t.webSocketAttempt(1)
+        first.accept()
+        first.close(code: 1000)
+        await rec.waitUntilFinished()
+        #expect(t.client.state == .closed(nil))
+        let notConnected = RealtimeError(.notConnected, detail: "the client stopped")
+        await #expect(throws: notConnected) { try await t.client.waitUntilOpen() }
+        await #expect(throws: notConnected) { try await t.client.send(.text("late")) }
+    }
 }
 
 extension Result where Failure == RealtimeError {

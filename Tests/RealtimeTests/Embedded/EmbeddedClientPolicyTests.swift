@@ -155,10 +155,37 @@ import Testing
         await rec.waitUntilFinished()
         #expect(rec.summary == "error(http_status,retry) error(unauthorized,stop)")
         #expect(calls.withLock { $0.map(\.credentialsRejected) } == [false, true])
+        #expect(calls.withLock { $0.map(\.attempt) } == [1, 2])
         #expect(rec.events.at(0)?.errorEvent?.retryIn == .zero)
         let unauthorized = try #require(rec.events.at(1)?.errorEvent?.error)
         #expect(unauthorized.status == 401 && unauthorized.bodyExcerpt == "no")
         #expect(unauthorized.underlying?.code == .httpStatus && unauthorized.underlying?.status == 401, "the second 401 beneath it")
+    }
+
+    /// A 401 on the WebSocket upgrade refreshes the credentials the same way: once, at once,
+    /// and the upgrade is sent again with the provider's fresh headers; a second 401 stops.
+    @Test func aWebSocketUpgradeRefusedWith401RefreshesTheCredentialsOnceAtOnce() async throws {
+        let calls = LockedValue<[RealtimeClient.HeadersContext]>([])
+        let t = try EmbeddedClient("ws://peer.test/ws") {
+            $0.headersProvider = { ctx in
+                calls.withLock { $0.append(ctx) }
+                return ["Authorization": ctx.credentialsRejected ? "Bearer fresh" : "Bearer stale"]
+            }
+        }
+        let rec = EventRecorder(t.client)
+        let start = t.loop.now
+        let first = try await t.webSocketAttempt(1)
+        first.refuse(status: 401)
+        #expect(first.upgradeRequest?.contains("Authorization: Bearer stale\r\n") == true)
+        let second = try await t.webSocketAttempt(2)
+        #expect(t.loop.now == start, "no backoff before the refreshed attempt")
+        second.refuse(status: 401)
+        #expect(second.upgradeRequest?.contains("Authorization: Bearer fresh\r\n") == true)
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "error(handshake,retry) error(unauthorized,stop)")
+        #expect(calls.withLock { $0.map(\.credentialsRejected) } == [false, true])
+        #expect(calls.withLock { $0.map(\.attempt) } == [1, 2])
+        #expect(rec.events.at(1)?.errorEvent?.error.underlying?.status == 401)
     }
 
     /// `.immediate` paces a server that paces itself: its `Retry-After` is the delay, and

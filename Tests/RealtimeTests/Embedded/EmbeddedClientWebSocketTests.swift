@@ -125,6 +125,29 @@ import Testing
         unavailable.client.close()
     }
 
+    /// A refused upgrade's `Retry-After` paces the next attempt (the backoff's 1 s would be
+    /// sooner), and the refusal's excerpt and hint are in its error.
+    @Test func aRefusedUpgradesRetryAfterPacesTheNextAttempt() async throws {
+        let t = try EmbeddedClient(Self.url)
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.webSocketAttempt(1)
+        first.acceptTCP()
+        first.feed(Array("HTTP/1.1 503 Busy\r\nRetry-After: 7\r\nContent-Length: 4\r\n\r\nbusy".utf8))
+        first.eof()
+        await rec.waitFor(1)
+        let refusal = try #require(rec.events.first?.errorEvent)
+        #expect(refusal.willRetry && refusal.retryIn == .seconds(7))
+        #expect(refusal.error.status == 503 && refusal.error.retryAfter == .seconds(7))
+        #expect(refusal.error.bodyExcerpt == "busy")
+        await t.waitForState("the backoff") { $0 == .waitingToRetry(in: .seconds(7)) }
+        await t.loop.waitForTimer(dueAt: t.loop.now.advanced(by: .seconds(7)))
+        t.advance(by: .seconds(6))
+        #expect(t.connectionCount == 1, "not before the server's hint")
+        t.advance(by: .seconds(1))
+        _ = try await t.webSocketAttempt(2)
+    }
+
     @Test func aBadAcceptKeyStops() async throws {
         let t = try EmbeddedClient(Self.url)
         let rec = EventRecorder(t.client)

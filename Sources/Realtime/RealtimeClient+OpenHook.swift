@@ -144,7 +144,7 @@ extension RealtimeClient {
                     }
                 }
                 let timer = clock.arm(at: deadline) {
-                    race.finish(RealtimeError(.openHookFailed, detail: "the on-open hook did not finish within \(timeout)"))
+                    race.finish(RealtimeError(.openHookFailed, detail: "the on-open hook did not finish within \(timeout.millisecondsDescription)"))
                 }
                 race.begin(c, cancelling: [.task(hookTask), timer])
             }

@@ -28,8 +28,9 @@ extension SSEAttemptStateMachine {
     private mutating func connectTimerFired() -> TimerAction {
         let delivered = requestMayHaveBeenDelivered()
         let host = "\(hop.url.host ?? ""):\(hopPort)"
+        let headTimeout = requestStarting ? configuration.responseTimeout ?? configuration.connectTimeout : configuration.connectTimeout
         let detail = delivered
-            ? "no response head within \(requestStarting ? configuration.responseTimeout ?? configuration.connectTimeout : configuration.connectTimeout)"
+            ? "no response head within \(headTimeout.millisecondsDescription)"
             : "connect to \(host)\(proxyEndpoint.map { " through the proxy \($0)" } ?? "") timed out"
         return .end(finish(TransportEnd(clean: false, error: RealtimeError(.connectTimeout, detail: detail), requestWasDelivered: delivered)))
     }
@@ -47,7 +48,7 @@ extension SSEAttemptStateMachine {
         if waitsForConsumer { return .rearm(arm(.idle, at: now.advanced(by: limit))) }
         let silent = (lastByte ?? now).duration(to: now)
         if silent >= limit {
-            return .end(finish(TransportEnd(clean: false, error: RealtimeError(.idleTimeout, detail: "no byte for \(limit)"))))
+            return .end(finish(TransportEnd(clean: false, error: RealtimeError(.idleTimeout, detail: "no byte for \(limit.millisecondsDescription)"))))
         }
         return .rearm(arm(.idle, at: now.advanced(by: limit - silent)))
     }
@@ -57,7 +58,7 @@ extension SSEAttemptStateMachine {
         pendingProbe = nil
         guard !waitsForConsumer, let last = lastByte, last < probe.since else { return .none }
         return .end(finish(TransportEnd(clean: false, error: RealtimeError(
-            .idleTimeout, detail: "no byte within \(probe.timeout) after the network path changed"))))
+            .idleTimeout, detail: "no byte within \(probe.timeout.millisecondsDescription) after the network path changed"))))
     }
 
     package enum VerifyAction: Sendable, Hashable {

@@ -230,7 +230,7 @@ struct SSEConnectionEmbeddedTests {
         let end = sse.ended()
         #expect(end?.error?.code == .connectTimeout)
         #expect(end?.requestWasDelivered == true)
-        #expect(end?.error?.detail == "no response head within 10.0 seconds")
+        #expect(end?.error?.detail == "no response head within 10 s")
 
         let opened = EmbeddedSSE { $0.connectTimeout = .seconds(10) }
         opened.open()
@@ -251,7 +251,7 @@ struct SSEConnectionEmbeddedTests {
         sse.advance(by: .nanoseconds(1))
         let end = sse.ended()
         #expect(end?.error?.code == .idleTimeout)
-        #expect(end?.error?.detail == "no byte for 30.0 seconds")
+        #expect(end?.error?.detail == "no byte for 30 s")
         #expect(sse.loop.pendingTimerCount == 0)
     }
 
@@ -407,7 +407,7 @@ struct SSEConnectionEmbeddedTests {
         sse.advance(by: .nanoseconds(1))
         let end = sse.ended()
         #expect(end?.error?.code == .idleTimeout)
-        #expect(end?.error?.detail == "no byte within 5.0 seconds after the network path changed")
+        #expect(end?.error?.detail == "no byte within 5 s after the network path changed")
         #expect(sse.loop.pendingTimerCount == 0)
     }
 

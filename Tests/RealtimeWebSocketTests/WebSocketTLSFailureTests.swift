@@ -81,7 +81,7 @@ import RealtimeWebSocket
             switch fault {
             case .resetAfterClientHello: (.network, "connection lost during the TLS handshake: connection reset by peer")
             case .closeAfterClientHello: (.network, "connection closed by peer during the TLS handshake")
-            case .stallAfterClientHello: (.connectTimeout, "no WebSocket handshake within 0.3 seconds")
+            case .stallAfterClientHello: (.connectTimeout, "no WebSocket handshake within 300 ms")
             case .protocolVersion: (.tls, "no TLS version or cipher in common: tlsv1 alert protocol version")
             case .noSharedCipher: (.tls, "handshake failed: sslv3 alert handshake failure")
             }

@@ -75,7 +75,7 @@ package struct HeartbeatStateMachine<Instant: InstantProtocol>: Sendable where I
         if policy.mode == .responderOnly {
             state = .dead
             return .declareDead(RealtimeError(
-                .heartbeatTimeout, detail: "nothing heard from the server for \(interval)", closeCode: 1001))
+                .heartbeatTimeout, detail: "nothing heard from the server for \(interval.millisecondsDescription)", closeCode: 1001))
         }
         if unanswered >= policy.missedLimit {
             state = .dead

@@ -53,7 +53,7 @@ extension WebSocketConnectionStateMachine {
         } else if progress.at.duration(to: now) >= timeout {
             let error = RealtimeError(
                 .peerNotReading,
-                detail: "the peer took none of the \(outbound.pendingBytes) bytes waiting to be sent for \(timeout)",
+                detail: "the peer took none of the \(outbound.pendingBytes) bytes waiting to be sent for \(timeout.millisecondsDescription)",
                 closeCode: WebSocketCloseCode.policyViolation)
             return .end(finish(TransportEnd(clean: false, error: error), closeFrame: error.closeCode))
         }

@@ -34,7 +34,7 @@ extension WebSocketConnectionStateMachine {
     private mutating func connectTimerFired() -> TimerAction {
         switch state {
         case .handshaking:
-            let error = RealtimeError(.connectTimeout, detail: "no WebSocket handshake within \(configuration.connectTimeout)")
+            let error = RealtimeError(.connectTimeout, detail: "no WebSocket handshake within \(configuration.connectTimeout.millisecondsDescription)")
             return .end(finish(TransportEnd(clean: false, error: error, requestWasDelivered: requestMayHaveBeenSent)))
         case .refused:
             return .finishErrorBody
@@ -66,7 +66,7 @@ extension WebSocketConnectionStateMachine {
         if readsPausedForConsumer { lastRead = now }
         let last = lastRead ?? now
         if last.duration(to: now) >= idle {
-            return .end(finish(TransportEnd(clean: false, error: RealtimeError(.idleTimeout, detail: "no data for \(idle)"))))
+            return .end(finish(TransportEnd(clean: false, error: RealtimeError(.idleTimeout, detail: "no data for \(idle.millisecondsDescription)"))))
         }
         return .rearm(arm(.idle, at: last.advanced(by: idle)))
     }
@@ -88,7 +88,7 @@ extension WebSocketConnectionStateMachine {
         probeSince = nil
         guard !readsPausedForConsumer, let last = lastRead, last < since else { return .none }
         let error = RealtimeError(
-            .idleTimeout, detail: "no answer within \(since.duration(to: now)) after the network path changed")
+            .idleTimeout, detail: "no answer within \(since.duration(to: now).millisecondsDescription) after the network path changed")
         return .end(finish(TransportEnd(clean: false, error: error), closeFrame: WebSocketCloseCode.goingAway))
     }
 

@@ -71,6 +71,39 @@ import Testing
         #expect(rec.summary == "open(1) event(a) error(idle_timeout,retry) closed(reconnect)")
     }
 
+    /// Without a response timeout, the connect timeout covers the head too: a server that has
+    /// the request but does not answer fails the attempt with `connect_timeout` at 10 s.
+    @Test func theConnectTimeoutCoversTheHeadByDefault() async throws {
+        let t = try EmbeddedClient()
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.sseAttempt(1)
+        first.receiveRequest()
+        t.advance(by: .milliseconds(9_999))
+        #expect(!first.ended)
+        t.advance(by: .milliseconds(1))
+        await rec.waitFor(1)
+        #expect(rec.summary == "error(connect_timeout,retry)")
+    }
+
+    /// `responseTimeout` gives a server that has the request that long for its head, beyond
+    /// the connect timeout; a head later than that fails the attempt with `connect_timeout`
+    /// "no response head within …".
+    @Test func theResponseTimeoutBoundsTheWaitForTheHead() async throws {
+        let t = try EmbeddedClient { $0.responseTimeout = .seconds(60) }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.sseAttempt(1)
+        first.receiveRequest()
+        t.advance(by: .seconds(59))
+        #expect(!first.ended, "past the connect timeout, within the response timeout")
+        t.advance(by: .seconds(1))
+        await rec.waitFor(1)
+        let error = try #require(rec.events.first?.errorEvent?.error)
+        #expect(error.code == .connectTimeout)
+        #expect(error.detail == "no response head within 60 s")
+    }
+
     @Test func noContentStopsTheClient() async throws {
         let t = try EmbeddedClient()
         let rec = EventRecorder(t.client)

@@ -44,6 +44,17 @@ import Testing
         #expect(try RealtimeClient.Configuration.llm(json: Request()).sse.strictUTF8)
     }
 
+    /// A model behind a queue may take minutes to start: every preset gives the server 600 s
+    /// for its head once the request is sent, and ends a reply at OpenAI's `[DONE]` by default.
+    @Test func everyPresetWaitsTenMinutesForTheHead() throws {
+        #expect(RealtimeClient.Configuration().responseTimeout == nil, "the general default: the connect timeout")
+        for c in [RealtimeClient.Configuration.llm(body: [UInt8]()), .llm(body: Data()), try .llm(json: Request())] {
+            #expect(c.responseTimeout == .seconds(600))
+            #expect(c.terminator?.matches(Message(content: .text("[DONE]"))) == true)
+            #expect(c.terminator?.delivered == false)
+        }
+    }
+
     @Test func anUnencodableRequestIsAConfigurationErrorWithoutItsValues() {
         struct Bad: Encodable {
             var secret = "sk-do-not-show"

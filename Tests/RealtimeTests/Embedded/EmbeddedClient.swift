@@ -91,10 +91,19 @@ final class EmbeddedClient: @unchecked Sendable {
     /// client publishes the state under its lock and arms the timer just after, maybe on
     /// another thread: moving the time in between would leave the timer behind it.
     func waitOutTheBackoff(sourceLocation: SourceLocation = #_sourceLocation) async {
-        let state = await waitForState("the backoff", sourceLocation: sourceLocation) { $0.isWaitingToRetry }
-        guard case .waitingToRetry(let delay) = state else { return }
-        await loop.waitForTimer(dueAt: loop.now.advanced(by: delay))
+        guard let delay = await waitForTheBackoff(sourceLocation: sourceLocation) else { return }
         advance(by: delay)
+    }
+
+    /// Waits until the client waits to retry and its timer is armed, without moving the
+    /// time; returns the delay. Moving the time only once the timer is armed keeps a test
+    /// that checks the delay to the millisecond exact.
+    @discardableResult
+    func waitForTheBackoff(sourceLocation: SourceLocation = #_sourceLocation) async -> Duration? {
+        let state = await waitForState("the backoff", sourceLocation: sourceLocation) { $0.isWaitingToRetry }
+        guard case .waitingToRetry(let delay) = state else { return nil }
+        await loop.waitForTimer(dueAt: loop.now.advanced(by: delay))
+        return delay
     }
 
     /// Waits until the client reports a state satisfying `condition`, running the loop whenever

@@ -30,7 +30,7 @@ import Testing
         #expect(t.client.lastEventID == "3", "the whole first batch, never a later id")
         // The second batch, the error and the close are received, not processed: the
         // reconnect waits for the consumer even after the backoff delay.
-        await t.waitForState("the backoff") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         t.advance(by: .seconds(1))
         #expect(t.connectionCount == 1, "must not reconnect before the consumer caught up")
         #expect(await it.next()?.short == "error(network,retry)")

@@ -118,7 +118,7 @@ import Testing
         let error = try #require(rec.events.compactMap(\.errorEvent).first)
         #expect(error.error.code == failure.code, "\(error.error)")
         #expect(error.willRetry && error.retryIn == .seconds(1) && error.attempt == 1)
-        await t.waitForState("the backoff") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         t.advance(by: .milliseconds(999))
         #expect(t.connectionCount == 1, "not before the backoff")
         t.advance(by: .milliseconds(1))

@@ -37,7 +37,7 @@ import Testing
         let rec = EventRecorder(t.client)
         _ = try await Self.resetFirst(t)
         await rec.waitFor(1)
-        await t.waitForState("the backoff") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         #expect(t.loop.pendingTimerCount == 1)
         t.client.close()
         #expect(t.loop.pendingTimerCount == 0, "close() cancels the timer synchronously")
@@ -201,7 +201,7 @@ import Testing
         defer { t.client.close() }
         _ = try await Self.resetFirst(t)
         await rec.waitFor(1)
-        await t.waitForState("the backoff") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         t.client.suspend()
         #expect(t.loop.pendingTimerCount == 0, "suspend() cancels the timer synchronously")
         t.advance(by: .seconds(60))

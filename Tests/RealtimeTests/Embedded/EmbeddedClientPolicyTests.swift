@@ -108,7 +108,7 @@ import Testing
         let rec = EventRecorder(t.client)
         Self.answer(try await t.sseAttempt(1), 429, retryAfter: "120")
         #expect(await rec.waitFor(1).at(0)?.errorEvent?.retryIn == .seconds(120))
-        await t.waitForState("the server's delay") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         t.advance(by: .seconds(119))
         #expect(t.connectionCount == 1 && t.client.state.isWaitingToRetry, "not before the server's delay")
         t.advance(by: .seconds(1))
@@ -302,7 +302,8 @@ import Testing
         let events = await rec.waitFor(2)
         let open = try #require(events.at(1)?.errorEvent)
         #expect(open.error.code == .circuitOpen && open.willRetry && open.retryIn == .seconds(60))
-        await t.waitForState("the cool-down") { $0.isWaitingToRetry }
+        #expect(t.client.statistics.errorsByClass == [.http: 2], "circuit_open counts under its cause's class")
+        await t.waitForTheBackoff()
         t.advance(by: .seconds(59))
         #expect(t.connectionCount == 2, "the cool-down still runs")
         t.advance(by: .seconds(1))
@@ -340,7 +341,7 @@ import Testing
         #expect(first.request.attempt == 1, "a first connection is not limited")
         first.reset()
         #expect(await rec.waitFor(1).at(0)?.errorEvent?.retryIn == .seconds(10), "the budget's turn, not the backoff's 100 ms")
-        await t.waitForState("the budget's turn") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         t.advance(by: .milliseconds(9999))
         #expect(t.connectionCount == 1)
         t.advance(by: .milliseconds(1))

@@ -88,7 +88,7 @@ import Testing
         try await server(t, 0).reset()
         await t.waitOutTheBackoff()
         try await server(t, 1).reset()
-        await t.waitForState("the second backoff") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         // The network goes away during the backoff: the timer is cancelled, nothing connects.
         monitor.setReachable(false)
         #expect(t.loop.pendingTimerCount == 0, "the backoff timer is cancelled")

@@ -99,7 +99,7 @@ import Testing
         first.event("a", id: "1")
         first.reset()
         await rec.waitFor(4)
-        await t.waitForState("the backoff") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         t.client.restart()
         await t.network.waitForTransport(1)
         #expect(try #require(t.sse(1)).request.lastEventID == "1")

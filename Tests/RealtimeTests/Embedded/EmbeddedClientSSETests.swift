@@ -23,7 +23,7 @@ import Testing
         first.reset()
         await rec.waitFor(5)
         #expect(rec.summary == "open(1) event(a) event(b) error(network,retry) closed(reconnect)")
-        await t.waitForState("the backoff") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         t.advance(by: .milliseconds(999))
         #expect(t.connectionCount == 1, "not before the backoff")
         t.advance(by: .milliseconds(1))
@@ -46,7 +46,7 @@ import Testing
         first.event("a", id: "1", retry: 7000)
         first.finish()
         await rec.waitFor(3)
-        await t.waitForState("the server's delay") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         t.advance(by: .milliseconds(6999))
         #expect(t.connectionCount == 1)
         t.advance(by: .milliseconds(1))
@@ -175,7 +175,7 @@ import Testing
             server.respond(status: 503, headers: [("Content-Type", "text/plain"), ("Retry-After", "0")])
             server.send("busy")
             server.finish()
-            await t.waitForState("the backoff") { $0.isWaitingToRetry }
+            await t.waitForTheBackoff()
             t.advance(by: .seconds(2))
         }
         await t.waitForState("attempt 3") { $0 == .connecting(attempt: 3) }
@@ -218,6 +218,7 @@ import Testing
         await rec.waitUntilFinished()
         #expect(rec.events.contains { $0.errorEvent?.error.code == .requestNotRepeatable })
         #expect(t.connectionCount == 1)
+        #expect(t.client.statistics.errorsByClass == [.network: 1], "counted under the class of its cause")
     }
 
     @Test func closeStopsALiveStream() async throws {

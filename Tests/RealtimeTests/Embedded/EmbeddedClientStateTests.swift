@@ -75,7 +75,7 @@ import Testing
         let first = try await t.sseAttempt(1)
         first.respond()
         first.reset()
-        await t.waitForState("waiting to retry") { $0.isWaitingToRetry }
+        await t.waitForTheBackoff()
         #expect(t.client.state == .waitingToRetry(in: .seconds(1)))
         #expect(t.client.state.description == "waiting to retry in 1 s")
         t.advance(by: .milliseconds(400))

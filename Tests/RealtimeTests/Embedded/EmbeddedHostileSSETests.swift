@@ -55,8 +55,7 @@ import Testing
         let error = try #require(rec.events.at(2)?.errorEvent, "\(rec.summary)")
         #expect(error.willRetry && error.error.failureClass == .network, "\(error)")
         #expect(error.retryIn == .seconds(30))
-        let state = await t.waitForState("the backoff") { $0.isWaitingToRetry }
-        #expect(state == .waitingToRetry(in: .seconds(30)))
+        #expect(await t.waitForTheBackoff() == .seconds(30))
         t.advance(by: .seconds(30) - .milliseconds(1))
         #expect(t.connectionCount == 1, "not before the maximum")
         t.advance(by: .milliseconds(1))
@@ -73,7 +72,7 @@ import Testing
         first.finish()
         var delays: [Duration] = []
         for attempt in 2...5 {
-            guard case .waitingToRetry(let delay)? = await t.waitForState("the backoff before \(attempt)", { $0.isWaitingToRetry }) else { break }
+            guard let delay = await t.waitForTheBackoff() else { break }
             delays.append(delay)
             t.advance(by: delay)
             let server = try await t.sseAttempt(attempt)

@@ -105,5 +105,34 @@ import Testing
         #expect(try #require(t.sse(1)).request.lastEventID == "1")
         #expect(t.loop.now.offset == .zero, "the backoff was cut short")
     }
+
+    /// `restart()` is a no-op before the events are iterated (the first attempt is attempt 1,
+    /// no restart counted), while suspended (nothing connects until `resume()`) and once the
+    /// client is done.
+    @Test func restartIsANoOpBeforeTheStartWhileSuspendedAndAfterTheEnd() async throws {
+        let t = try EmbeddedClient { $0.reconnect = .finite }
+        t.client.restart()
+        t.run()
+        #expect(t.client.state == .idle && t.connectionCount == 0)
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        #expect(t.client.statistics.restarts == 0)
+        t.client.suspend()
+        await t.waitForState("suspended") { $0 == .suspended }
+        t.client.restart()
+        t.run()
+        #expect(t.client.state == .suspended && t.connectionCount == 1 && first.ended)
+        t.client.resume()
+        let second = try await t.sseAttempt(2)
+        second.respond()
+        second.finish()
+        await rec.waitUntilFinished()
+        t.client.restart()
+        t.client.suspend()
+        t.client.resume()
+        t.run()
+        #expect(t.client.state == .closed(nil) && t.connectionCount == 2, "done: nothing moves it")
+        #expect(t.client.statistics.restarts == 0)
+    }
 }
 #endif

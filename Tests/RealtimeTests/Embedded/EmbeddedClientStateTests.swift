@@ -66,6 +66,26 @@ import Testing
         _ = rec
     }
 
+    /// Latest wins: an observer that does not read while the client goes through several
+    /// states gets the newest one, not each in between, then `closed`, then the end.
+    @Test func aSlowObserverSeesTheNewestState() async throws {
+        let t = try EmbeddedClient()
+        var changes = t.client.stateChanges.makeAsyncIterator()
+        #expect(await changes.next() == .idle)
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        first.event("a")
+        first.reset()
+        await rec.waitFor(4)
+        await t.waitForTheBackoff()
+        // connecting, open and the cut went by unread.
+        let newest = await changes.next()
+        #expect(newest?.isWaitingToRetry == true, "\(String(describing: newest))")
+        t.client.close()
+        #expect(await changes.next() == .closed(.cancelled))
+        #expect(await changes.next() == nil)
+    }
+
     /// The time left before a retry is measured on the client's clock, the loop's: it moves
     /// only when the test moves the loop, whatever the wall clock does.
     @Test func theRetryDelayIsMeasuredOnTheLoopsClock() async throws {

@@ -128,7 +128,8 @@ import Testing
         defer { t.client.close() }
         let first = try await server(t, 0)
         first.respond()
-        await rec.waitFor(1)
+        first.event("a", id: "1")
+        await rec.waitFor(2)
         t.advance(by: .seconds(30))
         #expect(!first.ended, "nothing to verify before the path changes")
         monitor.signalPathChange()
@@ -138,10 +139,12 @@ import Testing
         t.advance(by: .milliseconds(1))
         #expect(first.ended == !byteArrives)
         guard !byteArrives else { return }
-        let events = await rec.waitFor(3)
-        #expect(events.at(1)?.errorEvent?.error.code == .idleTimeout)
+        let events = await rec.waitFor(4)
+        #expect(events.at(2)?.errorEvent?.error.code == .idleTimeout)
         await t.waitOutTheBackoff()
-        #expect(try await server(t, 1).request.attempt == 2)
+        let second = try await server(t, 1)
+        #expect(second.request.attempt == 2)
+        #expect(second.request.lastEventID == "1", "reconnected with its cursor")
     }
 
     /// On a path change the live WebSocket is pinged: a pong within the probe timeout keeps

@@ -45,6 +45,9 @@ struct FuzzRun {
     var lastBudgetSlot: Duration = .zero
     /// The server sent a `retry:`: delays may exceed the cap by the hint's jitter (25 %).
     var hinted = false
+    /// The application asked for a restart since the last attempt was planned: the next
+    /// retry may come at once (the only retry allowed under the backoff's floor).
+    var restarted = false
     /// The cursor store answered (it answers once).
     var loadAnswered = false
     var done: Bool { h.terminated || (h.finished && h.handed == h.emitted.count) }
@@ -145,7 +148,7 @@ struct FuzzRun {
         if !outboxFocus || chance(8) {
             options.append(("suspend", { r in r.suspended = r.suspended || !r.h.machine.isTerminal; r.h.suspend() }))
             options.append(("resume", { r in r.suspended = false; r.h.resume() }))
-            options.append(("restart", { $0.h.restart() }))
+            options.append(("restart", { $0.restarted = true; $0.h.restart() }))
             if configuration.monitorsNetwork { options.append(("network", { r in r.network() })) }
         }
         sendOptions(&options)
@@ -237,6 +240,7 @@ struct FuzzRun {
             case .open:
                 if openPending { fail("a second open before closed") }
                 openPending = true
+                restarted = false
             case .closed:
                 if !openPending { fail("closed without an open") }
                 openPending = false
@@ -259,12 +263,14 @@ struct FuzzRun {
         }
         let policy = configuration.backoff
         var ceiling = policy.serverDelayLimit
-        let floor = e.error.underlying?.status == 401 || e.error.status == 401 ? Duration.zero : BackoffPolicy.minimumDelay
+        let refreshes = e.error.underlying?.status == 401 || e.error.status == 401
+        let floor = refreshes || restarted ? Duration.zero : BackoffPolicy.minimumDelay
         if let breaker = configuration.reconnect.circuitBreaker { ceiling = max(ceiling, breaker.coolDown) }
         if configuration.sharesRetryBudget { ceiling = ceiling + .seconds(3) }
         ceiling = max(ceiling, policy.maximum)
         if hinted { ceiling = ceiling * 1.25 }
         if delay < floor || delay > ceiling { fail("retry delay \(delay) outside [\(floor), \(ceiling)]") }
+        restarted = false
     }
 
     private mutating func checkCursor() {

@@ -399,6 +399,24 @@ import Testing
         #expect(h.plans.count == 2)
     }
 
+    /// `restart()` while the retry's slot is being booked (the client reports waiting to
+    /// retry) is not lost: when the budget answers, the wait is cut short and counted as a
+    /// restart, and the attempt goes through admission at once.
+    @Test func restartWhileTheSlotIsBookedCutsTheWaitShort() {
+        var h = ClientStateMachineHarness(Self.configuration { $0.sharesRetryBudget = true })
+        h.start(); h.make(); h.open(); h.fail(RealtimeError(.network))
+        #expect(h.pendingReserve == .seconds(1))
+        h.restart()
+        #expect(h.machine.statistics.restarts == 0, "counted when it takes effect")
+        h.reserved(.seconds(4))
+        #expect(h.events.compactMap(\.errorEvent).last?.retryIn == .zero)
+        #expect(h.machine.statistics.restarts == 1)
+        #expect(h.logs.contains { $0.message == "restart requested" })
+        #expect(h.pendingAdmit && h.timer == nil, "no wait: admission is asked at once")
+        h.admitted(wait: .zero)
+        #expect(h.plans.count == 2)
+    }
+
     @Test func resumeBooksAFreshSlot() {
         var h = ClientStateMachineHarness(Self.configuration { $0.sharesRetryBudget = true })
         h.start(); h.make(); h.fail(RealtimeError(.network)); h.reserved(.seconds(1))

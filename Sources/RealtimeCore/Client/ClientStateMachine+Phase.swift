@@ -101,6 +101,9 @@ extension ClientStateMachine {
         /// The delay before the next attempt; nil when the client stops.
         var delay: Duration?
         var decidedAt: Duration
+        /// ``ClientStateMachine/restart(now:)`` came while the slot was being booked: the
+        /// booked wait is cut short once the budget answers.
+        var restartRequested = false
         var willRetry: Bool { delay != nil }
     }
 }

@@ -26,7 +26,14 @@ extension ClientStateMachine {
             let effects = Effects.log(ClientLogRecord(.info, "restart requested")) + .flags(cancelTimer: w.timer != nil)
             phase = .waiting(interruptedWait(now: now))
             return effects + advance(now: now)
-        case .idle, .loadingCursor, .bookingRetrySlot, .finished, .closed:
+        case .bookingRetrySlot(var verdict):
+            // The budget is booking the retry's slot: the wait it books is cut short when it
+            // answers (``retrySlotReserved(_:now:)``).
+            guard verdict.willRetry else { return .nothing }
+            verdict.restartRequested = true
+            phase = .bookingRetrySlot(verdict)
+            return .nothing
+        case .idle, .loadingCursor, .finished, .closed:
             return .nothing
         }
     }

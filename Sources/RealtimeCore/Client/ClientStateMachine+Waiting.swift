@@ -17,6 +17,12 @@ extension ClientStateMachine {
     /// ``BudgetRequest/reserveSlot(after:)``).
     package mutating func retrySlotReserved(_ delay: Duration, now: Duration) -> Effects {
         switch phase {
+        case .bookingRetrySlot(var verdict) where verdict.restartRequested:
+            // A restart while the slot was booked: the slot is taken at once.
+            verdict.delay = .zero
+            backoff.reset()
+            statistics.restarts += 1
+            return .log(ClientLogRecord(.info, "restart requested")) + conclude(verdict, now: now)
         case .bookingRetrySlot(var verdict):
             verdict.delay = delay
             return conclude(verdict, now: now)

@@ -70,7 +70,7 @@ public final class RealtimeClient: Sendable {
     /// - Throws: ``RealtimeError`` `unsupportedScheme` when the scheme is not `http`,
     ///   `https`, `ws` or `wss` (checked here, before any I/O), or `invalidConfiguration`
     ///   for an unusable configuration (a buffer capacity below 1, a `backoff.initial` below
-    ///   ``BackoffPolicy/minimumDelay``).
+    ///   ``BackoffPolicy/minimumDelay``, and the others the Configuration article lists).
     public convenience init(url: URL, configuration: Configuration = Configuration()) throws {
         try self.init(
             url: url, configuration: configuration, clock: ContinuousClock(),

@@ -6,8 +6,11 @@
 /// of the reply), emits `closed` (clean, no reconnect) and finishes its events. The matching
 /// message itself is not delivered, unless the terminator was made with `delivered: true`: an
 /// end marker that carries data (a usage count, a finish reason) is then the last event
-/// delivered before `closed`. A finite stream that ends cleanly without its terminator is
-/// reported as an error with code ``RealtimeError/Code/truncated``.
+/// delivered before `closed`. A stream that ends cleanly without its terminator was cut
+/// short: a resume plan resumes it; otherwise, under a reconnect policy that does not
+/// reconnect after a clean end (`ReconnectPolicy.finite`, which the LLM presets use), it is
+/// reported as ``RealtimeError/Code/truncated``, and under one that does, the client
+/// reconnects.
 ///
 /// The predicate runs for every message on the event loop's I/O thread, which serves every
 /// connection of the process: it must not block, wait on a lock or do I/O, or every

@@ -25,4 +25,31 @@ import Testing
         }
         #expect(error?.code == .invalidConfiguration)
     }
+
+    /// Every configuration the Configuration article lists as rejected, each with a detail
+    /// that names the setting.
+    @Test(arguments: [
+        "duplicates: the window must hold at least 1 id",
+        "onOpenTimeout must be positive",
+        "set messageID or resume.cursor, not both",
+        "set resumeURL or resume, not both (the plan's request builds the URL)",
+        "resume.maxResumesWithoutProgress must be at least 1",
+    ])
+    func everyRejectedConfigurationNamesItsSetting(detail: String) {
+        var c = RealtimeClient.Configuration()
+        switch detail {
+        case let d where d.hasPrefix("duplicates"): c.duplicates = .recentIDs(window: 0)
+        case let d where d.hasPrefix("onOpenTimeout"): c.onOpenTimeout = .zero
+        case let d where d.hasPrefix("set messageID"): c.resume = Self.plan(); c.messageID = { _ in nil }
+        case let d where d.hasPrefix("set resumeURL"): c.resume = Self.plan(); c.resumeURL = { url, _ in url }
+        default: c.resume = Self.plan(maxResumesWithoutProgress: 0)
+        }
+        #expect(throws: RealtimeError(.invalidConfiguration, detail: detail)) {
+            try RealtimeClient(url: URL(string: "http://example.com/s")!, configuration: c)
+        }
+    }
+
+    static func plan(maxResumesWithoutProgress: Int = 3) -> RealtimeClient.ResumePlan {
+        RealtimeClient.ResumePlan(cursor: { _, _ in nil }, maxResumesWithoutProgress: maxResumesWithoutProgress) { request, _ in request }
+    }
 }

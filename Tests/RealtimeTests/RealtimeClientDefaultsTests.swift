@@ -45,6 +45,34 @@ import Testing
         #expect(SSEOptions().tcpKeepAlive == o.socket.keepAlive)
     }
 
+    /// The Transports article's SSE table, and the rest of the WebSocket one.
+    @Test func theSSEDefaultsAreTheDocumentedOnes() {
+        let o = SSEOptions()
+        #expect(o.limits.maxEventSize == 16 << 20 && o.limits.maxIDLength == 1024)
+        #expect(o.limits.maxLineLength >= o.limits.maxEventSize, "lines as long as an event")
+        #expect(!o.strictUTF8 && !o.reportsComments && o.preferHTTP2)
+        #expect(o.tcpUserTimeout == .seconds(30) && o.receiveBufferSize == 16 * 1024 && o.userAgent == "swift-realtime")
+        #expect("\(o.proxy)" == "\(ProxyConfiguration.environment)")
+        let w = WebSocketOptions()
+        #expect(w.compression == .permessageDeflate(WebSocketDeflateOptions()) && w.maxConnectingPerAddress == 1)
+        #expect("\(w.proxy)" == "\(ProxyConfiguration.environment)")
+    }
+
+    /// The defaults of the policies the Resilience and Exact resume articles give.
+    @Test func thePolicyDefaultsAreTheDocumentedOnes() {
+        let budget = RetryBudget()
+        #expect(budget.burst == 100 && budget.perSecond == 50)
+        #expect(RealtimeClient.HandlerFailurePolicy.redeliver() == .redeliver(maxDeliveries: 3, after: .seconds(1)))
+        let plan = RealtimeClient.ResumePlan(cursor: { _, _ in nil }) { request, _ in request }
+        #expect(plan.maxResumesWithoutProgress == 3)
+        let backoff = BackoffPolicy()
+        #expect(backoff.honorsServerHints && backoff.maximumServerDelay == nil)
+        let reconnect = ReconnectPolicy()
+        #expect(reconnect.retriesAfterProtocolViolation && !reconnect.retriesAfterLimitExceeded)
+        #expect(!reconnect.repeatsNonIdempotentRequests && reconnect.finalCloseCodes.isEmpty)
+        #expect(DuplicateFilter.defaultWindow == 1024)
+    }
+
     /// `heartbeat` and `webSocket.heartbeat` are one setting: whichever is set reaches the
     /// WebSocket transport the client makes.
     @Test func theHeartbeatIsOneSetting() throws {

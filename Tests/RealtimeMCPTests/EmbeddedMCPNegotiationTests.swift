@@ -48,5 +48,57 @@ import Testing
         await client.close()
         #expect(mcp.requestCount == 4, "the GET, initialize, initialized and the call: no resumption, no DELETE")
     }
+
+    /// Negotiation: `initialize` refused with 400, 404 or 405 (what an HTTP+SSE server answers
+    /// a POST to its stream's URL) switches to the HTTP+SSE transport of 2024-11-05: a GET of
+    /// the same URL, then `initialize` on the endpoint its stream names.
+    @Test(arguments: [400, 404, 405]) func negotiationFallsBackToHTTPSSEWhenInitializeIsRefused(status: Int) async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(client: { $0.revision = .negotiate })
+        let connecting = Task { try await client.connect() }
+        let discover = try await mcp.next()
+        #expect(discover.rpcMethod == "server/discover")
+        discover.status(400)
+        let refused = try await mcp.next()
+        #expect(refused.method == "POST" && refused.rpcMethod == "initialize")
+        refused.status(status)
+        let stream = try await mcp.next()
+        #expect(stream.server.request.url == mcp.url)
+        try await Self.answerHTTPSSEHandshake(mcp, on: stream)
+        #expect(try await connecting.value.revision == .v2024_11_05)
+        #expect(await client.transport.legacyEndpoint?.path == "/messages")
+        await client.close()
+        #expect(mcp.requestCount == 5)
+    }
+
+    /// Negotiation: `server/discover` refused with "unsupported protocol version" (`-32022`,
+    /// HTTP 400, as the 2026-07-28 revision answers) whose `supported` names only stateless
+    /// revisions fails `connect()` with `unsupported_revision`, and no `initialize` is sent;
+    /// one that also names a handshake revision falls back to `initialize`.
+    @Test(arguments: [["2027-01-26"], ["2025-11-25", "2027-01-26"]] as [[String]])
+    func anUnsupportedVersionNamingOnlyStatelessRevisionsFailsConnect(supported: [String]) async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(client: { $0.revision = .negotiate })
+        let connecting = Task { try await client.connect() }
+        let discover = try await mcp.next()
+        #expect(discover.rpcMethod == "server/discover")
+        let error: JSONValue = [
+            "code": -32022, "message": "Unsupported protocol version",
+            "data": ["supported": .array(supported.map { .string($0) }), "requested": "2026-07-28"],
+        ]
+        discover.server.respond(status: 400, headers: [("Content-Type", "application/json")])
+        discover.server.send(JSONValue.object(["jsonrpc": "2.0", "id": discover.id ?? .null, "error": error]).jsonString)
+        discover.server.finish()
+        if supported.contains("2025-11-25") {
+            try await mcp.answerHandshake(session: "s1")
+            #expect(try await connecting.value.revision == .v2025_11_25)
+            try await EmbeddedMCPClientTests.close(client, mcp)
+        } else {
+            let failure = await #expect(throws: MCPError.self) { try await connecting.value }
+            #expect(failure?.code == .unsupportedRevision, "\(String(describing: failure))")
+            await client.close()
+            #expect(mcp.requestCount == 1, "no initialize")
+        }
+    }
 }
 #endif

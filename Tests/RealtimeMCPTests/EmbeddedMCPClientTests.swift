@@ -167,6 +167,39 @@ import Testing
         try await Self.close(client, mcp)
     }
 
+    /// A tool whose annotations say it is idempotent (or read-only) is safe to call again: a
+    /// lost answer is sent again as a new request at most `maxReissues` times (2 by default),
+    /// 0.1 s then 0.2 s after the loss, then the call fails with `stream_ended`.
+    @Test(arguments: ["idempotentHint", "readOnlyHint"]) func aLostAnswerToAnIdempotentToolIsReissuedAtMostMaxReissuesTimes(hint: String) async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp, transport: { $0.maxResumeAttempts = 0 })
+        let listing = Task { try await client.listTools() }
+        let list = try await mcp.next()
+        list.json(list.result(["tools": [["name": "set", "inputSchema": ["type": "object"], "annotations": [hint: true]]]]))
+        _ = try await listing.value
+        let call = Task { try await client.callTool("set") }
+        var ids: Set<JSONValue> = []
+        for pause in [nil, Duration.milliseconds(100), .milliseconds(200)] {
+            if let pause {
+                await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: pause))  // the pause before the reissue
+                let count = mcp.requestCount
+                mcp.loop.advanceTime(by: pause - .milliseconds(1))
+                #expect(mcp.requestCount == count, "not before the \(pause) pause")
+                mcp.loop.advanceTime(by: .milliseconds(1))
+            }
+            let post = try await mcp.next()
+            #expect(post.rpcMethod == "tools/call" && post.message?["params"]?["name"] == "set")
+            ids.insert(post.id ?? .null)
+            post.openStream()
+            post.server.reset()
+        }
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .streamEnded)
+        #expect(ids.count == 3, "each time a new request")
+        #expect(mcp.requestCount == 7, "the list, then the call and two reissues")
+        try await Self.close(client, mcp)
+    }
+
     /// A 404 for the session: the request fails with `session_expired` and is not sent again;
     /// with `renewsExpiredSession` a new session is made first, and the next request uses it.
     @Test func anExpiredSessionIsRenewedBeforeTheErrorAndTheNextRequestUsesTheNewOne() async throws {

@@ -200,6 +200,36 @@ import Testing
         try await Self.close(client, mcp)
     }
 
+    /// The session's GET stream, cut after an event, is resumed with a GET carrying that
+    /// event's id as `Last-Event-ID`, after the server's `retry:`; what the server sends on
+    /// either stream reaches `notifications`.
+    @Test func aCutServerStreamIsResumedWithItsLastEventID() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(transport: { $0.backoff = .constant(.seconds(5)) })
+        let connecting = Task { try await client.connect() }
+        try await mcp.answerHandshake(session: "session-1", serverStream: false)
+        let stream = try await mcp.next()
+        #expect(stream.method == "GET" && stream.server.request.lastEventID == nil)
+        stream.openStream()
+        _ = try await connecting.value
+        var notifications = client.notifications.makeAsyncIterator()
+        let changed: JSONValue = ["jsonrpc": "2.0", "method": "notifications/tools/list_changed"]
+        stream.server.event(changed.jsonString, id: "g1", retry: 300)
+        #expect(await notifications.next()?.method == "notifications/tools/list_changed")
+        stream.server.reset()
+        await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: .milliseconds(300)))  // the server's retry, not the backoff
+        mcp.loop.advanceTime(by: .milliseconds(299))
+        #expect(mcp.requestCount == 3, "not before the server's retry")
+        mcp.loop.advanceTime(by: .milliseconds(1))
+        let resumed = try await mcp.next()
+        #expect(resumed.method == "GET" && resumed.server.request.lastEventID == "g1")
+        #expect(resumed.headers["Mcp-Session-Id"] == "session-1")
+        resumed.openStream()
+        resumed.event(["jsonrpc": "2.0", "method": "notifications/prompts/list_changed"], id: "g2")
+        #expect(await notifications.next()?.method == "notifications/prompts/list_changed")
+        try await Self.close(client, mcp)
+    }
+
     /// A 404 for the session: the request fails with `session_expired` and is not sent again;
     /// with `renewsExpiredSession` a new session is made first, and the next request uses it.
     @Test func anExpiredSessionIsRenewedBeforeTheErrorAndTheNextRequestUsesTheNewOne() async throws {

@@ -327,6 +327,35 @@ import Testing
         #expect(mcp.requestCount == 3, "no notifications/cancelled, no DELETE")
     }
 
+    /// A listen refused with 408 or 429 does not end: it is listened to again after a pause
+    /// that doubles with each refusal in a row, from 0.2 s up to 10 s. Another refusal (403)
+    /// ends the sequence with its error.
+    @Test func aListenRefusedWith408Or429IsListenedToAgainWithPausesDoublingToTenSeconds() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.stateless(mcp)
+        let listening = Task {
+            for try await _ in client.listen(MCPSubscriptionFilter(toolsListChanged: true)) {}
+        }
+        let pauses: [Duration] = [200, 400, 800, 1_600, 3_200, 6_400, 10_000, 10_000].map { .milliseconds($0) }
+        for (n, pause) in pauses.enumerated() {
+            let listen = try await mcp.next()
+            #expect(listen.rpcMethod == "subscriptions/listen")
+            listen.status(n.isMultiple(of: 2) ? 408 : 429)
+            await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: pause))
+            let count = mcp.requestCount
+            mcp.loop.advanceTime(by: pause - .milliseconds(1))
+            #expect(mcp.requestCount == count, "not before the \(pause) pause")
+            mcp.loop.advanceTime(by: .milliseconds(1))
+        }
+        let forbidden = try await mcp.next()
+        #expect(forbidden.rpcMethod == "subscriptions/listen")
+        forbidden.status(403)
+        let error = await #expect(throws: MCPError.self) { try await listening.value }
+        #expect(error?.status == 403, "\(String(describing: error))")
+        #expect(mcp.requestCount == 10, "discover, eight refused listens, the forbidden one")
+        await client.close()
+    }
+
     /// A listen stream the server ends is listened to again after a pause on the transport's
     /// clock: 0.2 s after a stream that brought only its acknowledgement, 0.1 s after one that
     /// brought a change; each new stream starts with `listening` again.

@@ -12,7 +12,7 @@ extension MCPStreamableHTTPTransport {
     /// from the server then comes on that stream (`message` events), answers included, and a
     /// POST is only accepted (`202`). The endpoint must be on the URL's origin (the request
     /// headers, credentials included, go there). The stream is not resumed: when it ends the
-    /// session is gone, and ``receive()`` ends. A stream that names no endpoint within
+    /// session is gone, ``receive()`` ends and ``send(_:)`` throws `not_connected`. A stream that names no endpoint within
     /// `timeout` (an event stream that is not an MCP server's) fails with `request_timeout`.
     func openLegacyStream(within timeout: Duration) async throws {
         guard connected else { throw MCPError(.notConnected) }
@@ -91,10 +91,15 @@ extension MCPStreamableHTTPTransport {
         return .success(endpoint)
     }
 
-    /// The stream is the session: once it ends, nothing more can be received.
+    /// The stream is the session: once it ends, no answer can come, so the transport stops.
+    /// A message sent later would be accepted by a session that is gone, and its request
+    /// would wait for an answer until its timeout; `send(_:)` throws `not_connected` instead.
     private func legacyStreamEnded(_ client: RealtimeClient) {
         guard legacyStream === client else { return }
         legacyStream = nil
+        connected = false
+        for stream in streams.values { stream.client.close() }
+        streams.removeAll()
         inbound.finish()
     }
 }

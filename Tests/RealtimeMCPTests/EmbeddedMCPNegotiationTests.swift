@@ -30,8 +30,9 @@ import Testing
 
     /// Over HTTP+SSE the stream is the session: when the server ends it, a request whose POST
     /// was accepted and whose answer was still to come on the stream fails with
-    /// `not_connected`; nothing is resumed and there is no session to delete.
-    @Test func whenTheHTTPSSEStreamEndsAPendingRequestFailsWithNotConnected() async throws {
+    /// `not_connected`, and so does a later one, unsent. Nothing is resumed and there is no
+    /// session to delete.
+    @Test func whenTheHTTPSSEStreamEndsRequestsFailWithNotConnected() async throws {
         let mcp = EmbeddedMCPServer()
         let client = mcp.client(client: { $0.revision = .fixed(.v2024_11_05) })
         let connecting = Task { try await client.connect() }
@@ -45,6 +46,8 @@ import Testing
         stream.server.finish()
         let error = await #expect(throws: MCPError.self) { try await call.value }
         #expect(error?.code == .notConnected, "\(String(describing: error))")
+        let later = await #expect(throws: MCPError.self) { try await client.callTool("t") }
+        #expect(later?.code == .notConnected, "\(String(describing: later))")
         await client.close()
         #expect(mcp.requestCount == 4, "the GET, initialize, initialized and the call: no resumption, no DELETE")
     }

@@ -148,8 +148,9 @@ public actor MCPClient {
         }
     }
 
-    /// `initialize` over Streamable HTTP; a 4xx to it (a server of the 2024-11-05 HTTP+SSE
-    /// transport refuses the POST) switches to that transport and initializes there.
+    /// `initialize` over Streamable HTTP; a 400, 404 or 405 to it (how a server of the
+    /// 2024-11-05 HTTP+SSE transport refuses the POST) switches to that transport and
+    /// initializes there.
     private func initializeOrFallBack() async throws -> MCPServerInfo {
         do {
             return try await initialize(.latestSession)

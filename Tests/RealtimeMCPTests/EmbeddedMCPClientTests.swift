@@ -327,10 +327,10 @@ import Testing
         #expect(mcp.requestCount == 3, "no notifications/cancelled, no DELETE")
     }
 
-    /// A listen refused with 408 or 429 does not end: it is listened to again after a pause
-    /// that doubles with each refusal in a row, from 0.2 s up to 10 s. Another refusal (403)
+    /// A listen refused with 408, 429 or a 5xx does not end: it is listened to again after a
+    /// pause that doubles with each refusal in a row, from 0.2 s up to 10 s. Another 4xx (403)
     /// ends the sequence with its error.
-    @Test func aListenRefusedWith408Or429IsListenedToAgainWithPausesDoublingToTenSeconds() async throws {
+    @Test func aListenRefusedWith408429Or503IsListenedToAgainWithPausesDoublingToTenSeconds() async throws {
         let mcp = EmbeddedMCPServer()
         let client = try await Self.stateless(mcp)
         let listening = Task {
@@ -340,7 +340,7 @@ import Testing
         for (n, pause) in pauses.enumerated() {
             let listen = try await mcp.next()
             #expect(listen.rpcMethod == "subscriptions/listen")
-            listen.status(n.isMultiple(of: 2) ? 408 : 429)
+            listen.status([408, 429, 503][n % 3])
             await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: pause))
             let count = mcp.requestCount
             mcp.loop.advanceTime(by: pause - .milliseconds(1))

@@ -105,7 +105,9 @@ public final class SocketIOClient: Sendable {
                 try? await realtime.send(.text("4" + packet.encoded), flush: true)
             }
         }
-        realtime.close()
+        // The acks go first: closing the client fails the emits still in its outbox, and
+        // their waiters would get that error instead of `closed`.
         core.stop(SocketIOError(.closed))
+        realtime.close()
     }
 }

@@ -3,8 +3,9 @@ import Synchronization
 @_spi(Transport) import RealtimeCore
 
 /// The WebSocket transport of one attempt with the Engine.IO layer on it: the server's
-/// messages pass through ``EngineIOLinkMachine`` on the transport's I/O thread, so pings are
-/// answered whether or not the application reads its events, and a violation or a missed
+/// messages pass through ``EngineIOLinkMachine`` on the transport's I/O thread, so a ping is
+/// answered as soon as it is read, before the event buffer (a ping behind a full buffer is
+/// not read until the application catches up), and a violation or a missed
 /// heartbeat ends the attempt with a ``RealtimeError`` the client's reconnect policy handles
 /// (with backoff) like any network failure.
 ///

@@ -29,7 +29,8 @@ extension SocketIOClient {
         /// more ends the connection with `message_too_large`. Default 16.
         public var maxAttachments = 16
         /// Events received and not yet taken from ``SocketIOClient/events``; when it is full,
-        /// reading stops (nothing is dropped) until the application catches up. Default 256.
+        /// reading stops (nothing is dropped) until the application catches up, and a ping
+        /// behind the unread events waits with them. Default 256.
         public var eventBufferCapacity = 256
 
         /// The documented defaults.

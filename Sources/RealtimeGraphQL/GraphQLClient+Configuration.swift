@@ -22,7 +22,7 @@ extension GraphQLClient {
         public var keepAliveMissedLimit = 2
         /// Results a subscription holds for the application. When one is full the client
         /// stops reading from the socket until the application takes some (the connection's
-        /// other subscriptions wait too; nothing is dropped). Default 64.
+        /// other subscriptions and the server's `ping` wait too; nothing is dropped). Default 64.
         public var subscriptionBufferCapacity = 64
         /// The connection underneath: backoff, reconnect policy, retry budget, TLS, headers,
         /// timeouts, logging. The client sets these of it itself: `subprotocols`

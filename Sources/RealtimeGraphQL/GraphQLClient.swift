@@ -27,8 +27,9 @@ import Foundation
 /// nothing. Close codes 4400, 4403, 4406, 4409 (and a second 4401 in a row) end the client
 /// with ``GraphQLClientError/Code/connectionRejected``.
 ///
-/// **Ping and pong.** The server's `ping` is answered with `pong` at once; the client sends its
-/// own `ping` after ``Configuration/keepAlive`` of silence and reconnects when pongs stop.
+/// **Ping and pong.** The server's `ping` is answered with `pong` as soon as it is read (one
+/// behind results the application has not taken waits with them); the client sends its own
+/// `ping` after ``Configuration/keepAlive`` of silence and reconnects when pongs stop.
 public final class GraphQLClient: Sendable {
     /// The WebSocket subprotocol: `graphql-transport-ws`.
     public static let subprotocol = "graphql-transport-ws"

@@ -1,9 +1,10 @@
 import Realtime
 
 /// graphql-transport-ws's `ping` and `pong` ("Ping", "Pong") as the client's application
-/// heartbeat: the transport answers the server's `ping` with `pong` at once (also during the
-/// handshake, and whatever the application's back-pressure), recognises `pong` (an answer
-/// or an unsolicited one) as a sign of life, and neither reaches the application.
+/// heartbeat: the transport answers the server's `ping` with `pong` as soon as it reads it
+/// (also during the handshake; a `ping` behind results the application has not taken waits
+/// while their buffer is full), recognises `pong` (an answer or an unsolicited one) as a sign
+/// of life, and neither reaches the application.
 enum GraphQLHeartbeat {
     /// Messages longer than this are not pings or pongs (those carry a small payload at most),
     /// so a large `next` costs no parse on the I/O thread.

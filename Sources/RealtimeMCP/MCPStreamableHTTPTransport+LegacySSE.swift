@@ -12,8 +12,9 @@ extension MCPStreamableHTTPTransport {
     /// from the server then comes on that stream (`message` events), answers included, and a
     /// POST is only accepted (`202`). The endpoint must be on the URL's origin (the request
     /// headers, credentials included, go there). The stream is not resumed: when it ends the
-    /// session is gone, ``receive()`` ends and ``send(_:)`` throws `not_connected`. A stream that names no endpoint within
-    /// `timeout` (an event stream that is not an MCP server's) fails with `request_timeout`.
+    /// session is gone, ``receive()`` ends and ``send(_:)`` throws `not_connected`. A stream
+    /// that names no endpoint within `timeout` (an event stream that is not an MCP server's)
+    /// fails with `request_timeout`.
     func openLegacyStream(within timeout: Duration) async throws {
         guard connected else { throw MCPError(.notConnected) }
         guard legacyStream == nil else { return }

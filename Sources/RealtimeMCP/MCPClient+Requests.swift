@@ -107,7 +107,7 @@ extension MCPClient {
         let data = JSONValue.object(message).jsonData
         let timer = timeout.map { timeout in
             transport.clock.arm(after: timeout) {
-                Task { await self.abandon(id, with: MCPError(.timeout, detail: "no response within \(timeout)")) }
+                Task { await self.abandon(id, with: MCPError(.timeout, detail: "no response within \(timeout.millisecondsDescription)")) }
             }
         }
         defer { timer?.cancel() }

@@ -32,7 +32,7 @@ extension MCPStreamableHTTPTransport {
         let (endpoints, found) = AsyncStream<Result<URL, MCPError>>.makeStream()
         Task { await self.pumpLegacyStream(client, found) }
         let deadline = clock.arm(after: timeout) {
-            found.yield(.failure(MCPError(.timeout, detail: "no HTTP+SSE endpoint event within \(timeout)")))
+            found.yield(.failure(MCPError(.timeout, detail: "no HTTP+SSE endpoint event within \(timeout.millisecondsDescription)")))
         }
         defer { deadline.cancel() }
         for await result in endpoints {

@@ -6,7 +6,7 @@ extension SocketIOCore {
     /// and cancellation resolves it, once.
     func awaitAck(_ key: SocketIOAckTable<AckWaiter>.Key, timeout: Duration, send: @escaping @Sendable () async throws -> Void) async throws -> SocketIOArguments {
         let timer = clock.arm(after: timeout) { [weak self] in
-            self?.resolve(key, SocketIOError(.ackTimeout, detail: "no acknowledgement within \(timeout)"))
+            self?.resolve(key, SocketIOError(.ackTimeout, detail: "no acknowledgement within \(timeout.millisecondsDescription)"))
         }
         defer { timer.cancel() }
         return try await withTaskCancellationHandler {

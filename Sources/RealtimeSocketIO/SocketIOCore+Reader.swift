@@ -96,7 +96,9 @@ extension SocketIOCore {
             let waiters = state.withLock { $0.acks.takeSent(namespace: packet.namespace) }
             let error = SocketIOError(.namespaceDisconnected, detail: "the server disconnected namespace \(packet.namespace)")
             for w in waiters { w.resume(throwing: error) }
-            await inbox.push(.disconnected(SocketIODisconnection(namespace: packet.namespace, error: error, willReconnect: true)))
+            // The client does not join it again on this connection (the server asked it to
+            // leave); the next connection, when one comes, joins every namespace.
+            await inbox.push(.disconnected(SocketIODisconnection(namespace: packet.namespace, error: error, willReconnect: false)))
         case .connect:
             break
         }

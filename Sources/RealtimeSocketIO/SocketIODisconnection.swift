@@ -5,6 +5,8 @@ public struct SocketIODisconnection: Sendable {
     /// Why: the client's error (network, heartbeat, protocol) as ``SocketIOError/underlying``,
     /// or the Socket.IO reason; nil for a clean close.
     public let error: SocketIOError?
-    /// Whether the client connects again (with backoff, then the handshake).
+    /// Whether the client connects again (with backoff, then the handshake). False for a
+    /// namespace the server disconnected: the client does not join it again on this
+    /// connection, only on the next one, should the connection end for another reason.
     public let willReconnect: Bool
 }

@@ -34,6 +34,7 @@ struct SocketIOClientAckTests {
         first.text(namespace == "/" ? "41" : "41\(namespace),")
         let end = SocketIOClientTests.disconnection(await events.next())
         #expect(end?.namespace == namespace && end?.error?.code == .namespaceDisconnected)
+        #expect(end?.willReconnect == false, "not joined again on this connection")
         first.text(other == "/" ? "430[7]" : "43\(other),0[7]")
         #expect(try await kept.value.decode(Int.self) == 7, "the other namespace is still joined")
         first.end()

@@ -112,6 +112,40 @@ import Testing
         #expect(t.client.statistics.errorsByClass[.openHook] == 1)
     }
 
+    /// A hook that ignores cancellation is not waited for: at its timeout the attempt fails
+    /// and the client goes on (the next connection opens) while that hook still runs.
+    @Test func aHookThatIgnoresCancellationIsNotWaitedFor() async throws {
+        let parked = LockedValue<CheckedContinuation<Void, Never>?>(nil)
+        let started = Observed(0)
+        let t = try EmbeddedClient(Self.url) {
+            $0.onOpenTimeout = .seconds(5)
+            $0.onOpen = { context in
+                guard context.attempt == 1 else { return }
+                // Deaf to cancellation: only the test resumes it.
+                await withCheckedContinuation { c in
+                    parked.withLock { $0 = c }
+                    started.update { $0 += 1 }
+                }
+            }
+        }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.webSocketAttempt(1)
+        first.accept()
+        await started.wait("the hook to park") { $0 == 1 }
+        await t.loop.waitForTimers(1)
+        t.advance(by: .seconds(5))
+        await Self.closedByTheClient(first, t)
+        await rec.waitFor(1)
+        #expect(rec.summary == "error(open_hook_failed,retry)")
+        await t.waitOutTheBackoff()
+        let second = try await t.webSocketAttempt(2)
+        second.accept()
+        await rec.waitFor(2)
+        #expect(rec.events.at(1)?.short == "open(2)", "the stuck hook holds nothing back")
+        parked.withLock { $0 }?.resume()
+    }
+
     @Test func aHookThatHangsTimesOutOnTheLoopsClock() async throws {
         let hookTimers = Observed(0)
         let never = ManualClock()  // never moved: the hook waits until it is cancelled

@@ -91,5 +91,47 @@ import Testing
         #expect(records.map(\.1) == ["connection ended; stopping"])
         #expect(records.first?.0 == .error)
     }
+
+    /// A failed on-open hook, a connection the application failed through its context, and a
+    /// restart each leave a record with the attempt, the error and the close code as the
+    /// Logging article says.
+    @Test func hookFailuresApplicationFailuresAndRestartsAreLogged() async throws {
+        struct Refused: Error {}
+        let capture = Capture()
+        let kept = LockedValue<RealtimeClient.OpenContext?>(nil)
+        let t = try EmbeddedClient("ws://peer.test/ws") {
+            $0.logHandler = capture
+            $0.onOpen = { context in
+                if context.attempt == 1 { throw Refused() }
+                kept.withLock { $0 = context }
+            }
+        }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.webSocketAttempt(1)
+        first.accept()
+        await EmbeddedClientOpenHookTests.closedByTheClient(first, t)
+        await rec.waitFor(1)
+        await t.waitOutTheBackoff()
+        let second = try await t.webSocketAttempt(2)
+        second.accept()
+        await rec.waitFor(2)
+        kept.withLock { $0 }?.fail(RealtimeError(.protocolViolation, detail: "bad frame"), closeCode: 4000)
+        await EmbeddedClientOpenHookTests.closedByTheClient(second, t)
+        await rec.waitFor(4)
+        await t.waitOutTheBackoff()
+        let third = try await t.webSocketAttempt(3)
+        third.accept()
+        await rec.waitFor(5)
+        t.client.restart()
+        let records = capture.records.withLock { $0 }
+        let hook = try #require(records.first { $0.1 == "on-open hook failed: closing the connection" })
+        #expect(hook.0 == .warning && hook.2["attempt"] == "1" && hook.2["error"]?.contains("open_hook_failed") == true)
+        let failed = try #require(records.first { $0.1 == "connection failed by the application: closing it" })
+        #expect(failed.0 == .warning && failed.2["attempt"] == "2" && failed.2["closeCode"] == "4000")
+        #expect(failed.2["error"]?.contains("protocol_violation") == true)
+        let restart = try #require(records.first { $0.1 == "restart requested" })
+        #expect(restart.0 == .info && restart.2["attempt"] == "3")
+    }
 }
 #endif

@@ -60,7 +60,7 @@ struct SocketIOClientAckTests {
         #expect(SocketIOClientTests.connection(await events.next()) != nil)
         first.end()
         #expect(SocketIOClientTests.disconnection(await events.next())?.willReconnect == true)
-        await rig.servers.network.waitForState(of: socket.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+        await rig.waitToRetry()
         let call = Task { try await socket.emitWithAck("slow", timeout: .seconds(3)) }
         await rig.loop.waitForTimers(2)  // the backoff and the ack's timeout
         rig.loop.advanceTime(by: .seconds(1))
@@ -89,7 +89,7 @@ struct SocketIOClientAckTests {
         await first.waitForSent(2)
         first.end()
         #expect(SocketIOClientTests.disconnection(await events.next()) != nil)
-        await rig.servers.network.waitForState(of: socket.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+        await rig.waitToRetry()
         let queued = Task { try await socket.emitWithAck("queued") }
         await rig.loop.waitForTimers(2)  // the backoff and the queued ack's timeout
         await socket.close()
@@ -120,7 +120,7 @@ struct SocketIOClientAckTests {
         #expect(SocketIOClientTests.connection(await events.next()) != nil)
         first.end()
         #expect(SocketIOClientTests.disconnection(await events.next()) != nil)
-        await rig.servers.network.waitForState(of: socket.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+        await rig.waitToRetry()
         await #expect { try await socket.emit("up", SocketIOBinary([1, 2])) } throws: { Self.code($0) == .notConnected }
         let text = Task { try await socket.emit("after", 1) }
         rig.loop.advanceTime(by: .seconds(1))

@@ -32,8 +32,16 @@ struct SocketIOClientTests {
 
         /// Waits until the client waits to retry, then moves the loop's time by `d`.
         func advancePastTheBackoff(by d: Duration) async {
-            await servers.network.waitForState(of: socket.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+            await waitToRetry()
             loop.advanceTime(by: d)
+        }
+
+        /// Waits until the client waits to retry and its timer is armed (moving the time
+        /// before would leave the timer behind it).
+        func waitToRetry() async {
+            let state = await servers.network.waitForState(of: socket.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+            guard case .waitingToRetry(let delay)? = state else { return }
+            await loop.waitForTimer(dueAt: loop.now.advanced(by: delay))
         }
 
         /// Attempt `n`'s server, through the open packet and every namespace's CONNECT answer.
@@ -278,7 +286,7 @@ struct SocketIOClientTests {
         await rig.loop.waitForTimers(1)  // the on-open hook's deadline
         rig.loop.advanceTime(by: .seconds(3))
         await server.waitForClose()
-        await rig.servers.network.waitForState(of: rig.socket.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+        await rig.waitToRetry()
         #expect(rig.servers.count == 1, "the retry waits for its backoff")
         rig.loop.advanceTime(by: .seconds(1))
         _ = await rig.servers.attempt(2)

@@ -76,7 +76,9 @@ final class EmbeddedGraphQLServer: Sendable {
 
     /// Waits until the client waits to retry (its backoff timer is armed).
     func waitForTheBackoff() async {
-        await network.waitForState(of: client.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+        let state = await network.waitForState(of: client.realtime) { if case .waitingToRetry = $0 { true } else { false } }
+        guard case .waitingToRetry(let delay)? = state else { return }
+        await loop.waitForTimer(dueAt: loop.now.advanced(by: delay))
     }
 
     /// Waits for the client's backoff, then moves the loop's time by `d`.

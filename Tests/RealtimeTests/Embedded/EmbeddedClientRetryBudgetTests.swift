@@ -117,7 +117,9 @@ import Testing
     }
 
     static func waitForTheBackoff(_ network: EmbeddedNetwork, _ client: RealtimeClient) async {
-        await network.waitForState(of: client) { if case .waitingToRetry = $0 { true } else { false } }
+        let state = await network.waitForState(of: client) { if case .waitingToRetry = $0 { true } else { false } }
+        guard case .waitingToRetry(let delay)? = state else { return }
+        await network.loop.waitForTimer(dueAt: network.loop.now.advanced(by: delay))
     }
 }
 #endif

@@ -78,5 +78,76 @@ import Testing
         network.loop.run()
         #expect(servers[1]?.ended == true && servers[2]?.ended == true)
     }
+
+    /// A handler slower than the feeds: every client's buffer fills and its transfer is
+    /// paused (memory stays within the buffers), and once the handler goes on every event
+    /// arrives once, in order, each cursor covering what the handler took.
+    @Test func aStalledHandlerPausesEveryClientAndLosesNothing() async throws {
+        let network = EmbeddedNetwork()
+        defer { network.shutdown() }
+        var configuration = RealtimeClient.Configuration()
+        configuration.eventBufferCapacity = 4
+        let clients = try (0..<3).map { feed in
+            try network.client(url: URL(string: "http://feeds.test/markets/\(feed)")!, configuration: configuration)
+        }
+        let released = Observed(false)
+        let handled = Observed<[Int: [String]]>([:])
+        let group = Task {
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for (feed, client) in clients.enumerated() {
+                    group.addTask {
+                        try await client.consume { event, context in
+                            guard case .event(let message) = event else { return }
+                            await released.wait("the handler to go on") { $0 }
+                            handled.update { $0[feed, default: []].append(message.text ?? "") }
+                            if message.text == "19" { context.stop() }
+                        }
+                    }
+                }
+                for try await _ in group {}
+            }
+        }
+        let servers = try await Self.servers(network, count: 3)
+        for server in servers.values {
+            server.respond()
+            var sent = 0
+            while !server.paused, sent < 20 {
+                server.event("\(sent)", id: "\(sent)")
+                sent += 1
+            }
+            #expect(server.paused && sent <= 7, "paused once the buffer is full (\(sent) sent)")
+            for n in sent..<20 { server.event("\(n)", id: "\(n)") }  // held by the server
+        }
+        #expect(clients.allSatisfy { $0.lastEventID == nil }, "nothing handled yet")
+        released.update { $0 = true }
+        try await Self.pumping(network, Array(servers.values)) { await group.result }.get()
+        let expected = (0..<20).map(String.init)
+        #expect(handled.value == [0: expected, 1: expected, 2: expected])
+        #expect(clients.allSatisfy { $0.lastEventID == "19" })
+    }
+
+    /// Awaits `body` while running the loop whenever work is queued on it, then offering the
+    /// chunks each server holds behind a pause (what libcurl does once a transfer is unpaused).
+    static func pumping<T: Sendable>(
+        _ network: EmbeddedNetwork, _ servers: [EmbeddedSSEServer], _ body: @escaping @Sendable () async -> T
+    ) async -> T {
+        await withTaskGroup(of: T?.self) { group in
+            group.addTask { await body() }
+            group.addTask { [loop = network.loop] in
+                while !Task.isCancelled {
+                    loop.run()
+                    for server in servers { server.pump() }
+                    await loop.waitForWork()
+                }
+                return nil
+            }
+            var result: T?
+            for await value in group where value != nil {
+                result = value
+                group.cancelAll()
+            }
+            return result!
+        }
+    }
 }
 #endif

@@ -143,14 +143,18 @@ public final class EmbeddedNetwork: Sendable {
     }
 
     /// Awaits `body` while running the loop whenever work is queued on it: for a step taken
-    /// in another task that ends with work on the loop.
-    package func runningLoop<T: Sendable>(_ body: @escaping @Sendable () async -> T) async -> T {
+    /// in another task that ends with work on the loop. `afterEachRun` follows every run (a
+    /// test's servers offering what they held behind a pause, say).
+    package func runningLoop<T: Sendable>(
+        afterEachRun: @escaping @Sendable () -> Void = {}, _ body: @escaping @Sendable () async -> T
+    ) async -> T {
         await withTaskGroup(of: T?.self) { group in
             group.addTask { await body() }
             group.addTask { [loop] in
                 while !Task.isCancelled {
                     await loop.waitForWork()
                     if !Task.isCancelled { loop.run() }
+                    afterEachRun()
                 }
                 return nil
             }

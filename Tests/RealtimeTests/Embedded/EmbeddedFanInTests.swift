@@ -120,34 +120,13 @@ import Testing
         }
         #expect(clients.allSatisfy { $0.lastEventID == nil }, "nothing handled yet")
         released.update { $0 = true }
-        try await Self.pumping(network, Array(servers.values)) { await group.result }.get()
+        // Each run of the loop may carry a client's unpause: the servers then offer what
+        // they held, as libcurl does once a transfer is unpaused.
+        let held = Array(servers.values)
+        try await network.runningLoop(afterEachRun: { for server in held { server.pump() } }) { await group.result }.get()
         let expected = (0..<20).map(String.init)
         #expect(handled.value == [0: expected, 1: expected, 2: expected])
         #expect(clients.allSatisfy { $0.lastEventID == "19" })
-    }
-
-    /// Awaits `body` while running the loop whenever work is queued on it, then offering the
-    /// chunks each server holds behind a pause (what libcurl does once a transfer is unpaused).
-    static func pumping<T: Sendable>(
-        _ network: EmbeddedNetwork, _ servers: [EmbeddedSSEServer], _ body: @escaping @Sendable () async -> T
-    ) async -> T {
-        await withTaskGroup(of: T?.self) { group in
-            group.addTask { await body() }
-            group.addTask { [loop = network.loop] in
-                while !Task.isCancelled {
-                    loop.run()
-                    for server in servers { server.pump() }
-                    await loop.waitForWork()
-                }
-                return nil
-            }
-            var result: T?
-            for await value in group where value != nil {
-                result = value
-                group.cancelAll()
-            }
-            return result!
-        }
     }
 }
 #endif

@@ -69,4 +69,20 @@ import Testing
             #expect(error.description.contains("Bad"))
         }
     }
+
+    /// The OpenAI Realtime preset rejects a session that is not a JSON object, and does not reconnect by default.
+    @Test func theRealtimePresetChecksItsSessionAndDoesNotReconnect() throws {
+        for session in ["[1]", #""text""#, "{", ""] {
+            do {
+                _ = try RealtimeClient.Configuration.openAIRealtime(bearerToken: "sk-secret", session: Array(session.utf8))
+                Issue.record("no error for \(session)")
+            } catch {
+                #expect(error.code == .invalidConfiguration, "\(session)")
+                #expect(!error.description.contains("sk-secret"))
+            }
+        }
+        let c = try RealtimeClient.Configuration.openAIRealtime(bearerToken: "sk-secret", session: Array("{}".utf8))
+        #expect(c.reconnect == .never)
+        #expect(c.onOpen != nil)
+    }
 }

@@ -209,6 +209,30 @@ import Testing
         replies.close()
     }
 
+    /// A start whose client cannot be made throws and changes nothing: the generation stays and the current reply goes on.
+    @Test func aStartThatThrowsLeavesTheCurrentReplyStreaming() async throws {
+        defer { network.shutdown() }
+        let replies = LLMReplies(interval: .zero, clock: network.loop)
+        #expect(replies.generation == 0)
+        var iterator = replies.batches.makeAsyncIterator()
+        replies.start(try client(), format: .openAI)
+        let server = try await answered(0)
+        server.send(EmbeddedLLMTests.chunk("a1"))
+        #expect(await batches(&iterator) { _ in true }.map(\.generation) == [1])
+        let unusable = try #require(URL(string: "ftp://llm.test/v1/chat/completions"))
+        #expect(throws: RealtimeError.self) {
+            try replies.start(url: unusable, configuration: .llm(body: Array("{}".utf8)), format: .openAI)
+        }
+        #expect(replies.generation == 1)
+        network.loop.run()
+        #expect(!server.ended, "the current reply's connection stays")
+        server.send(EmbeddedLLMTests.chunk("a2") + "data: [DONE]\n\n")
+        let rest = await batches(&iterator) { $0.isLast }
+        #expect(rest.allSatisfy { $0.generation == 1 })
+        #expect(rest.last?.isLast == true && rest.last?.transcript.text == "a1a2")
+        replies.close()
+    }
+
     @Test func closeEndsTheBatchesAndLaterStartsConnectNothing() async throws {
         defer { network.shutdown() }
         let replies = LLMReplies(interval: .zero, clock: network.loop)

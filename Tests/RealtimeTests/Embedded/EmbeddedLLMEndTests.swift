@@ -142,5 +142,20 @@ import Testing
         #expect(server.ended, "released, though the server holds it open")
         #expect(t.connectionCount == 1)
     }
+
+    /// Leaving a loop over the coalesced deltas closes the client too: the connection is released.
+    @Test func leavingACoalescedLoopClosesTheClient() async throws {
+        let t = try Self.client("openai")
+        let first = Task { () -> [LLMDelta]? in
+            for await batch in t.client.deltas(format: .openAI).coalesced(every: .zero, clock: t.loop) { return batch }
+            return nil
+        }
+        let server = try await t.openedSSE()
+        server.send(EmbeddedLLMTests.chunk("Hi"))
+        #expect(await t.pumping { await first.value } == [.text("Hi")])
+        await t.waitForState("closed") { if case .closed = $0 { true } else { false } }
+        #expect(server.ended, "released, though the server holds it open")
+        #expect(t.connectionCount == 1)
+    }
 }
 #endif

@@ -233,6 +233,19 @@ import Testing
         replies.close()
     }
 
+    /// When the last reference to the object goes, the batches end and the current reply's connection is closed.
+    @Test func droppingTheObjectEndsTheBatchesAndClosesTheReply() async throws {
+        defer { network.shutdown() }
+        var replies: LLMReplies? = LLMReplies(interval: .zero, clock: network.loop)
+        var iterator = try #require(replies).batches.makeAsyncIterator()
+        try #require(replies).start(try client(), format: .openAI)
+        let server = try await answered(0)
+        replies = nil
+        #expect(await iterator.next() == nil)
+        network.loop.run()
+        #expect(server.ended)
+    }
+
     @Test func closeEndsTheBatchesAndLaterStartsConnectNothing() async throws {
         defer { network.shutdown() }
         let replies = LLMReplies(interval: .zero, clock: network.loop)

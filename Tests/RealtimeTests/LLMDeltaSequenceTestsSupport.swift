@@ -24,7 +24,7 @@ enum LLMDeltaSequenceTestsSupport {
         }
     }
 
-    /// The terminator of `format`'s decoder (Gemini has none: the body's end ends the reply).
+    /// The terminator of `format`'s decoder (Gemini's is its chunk with the finish reason).
     static func terminator(_ format: String) -> StreamTerminator? {
         switch format {
         case "anthropic": AnthropicMessagesDecoder.terminator

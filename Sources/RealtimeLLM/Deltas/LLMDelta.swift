@@ -51,7 +51,9 @@ public enum LLMDelta: Sendable, Hashable {
     case unrecognized(String)
     /// The reply failed: an error object inside the stream (code `stream_error`), an event
     /// that the format cannot decode (`protocol_violation`), or a failure of the connection
-    /// that carried it (`http_status`, `truncated`, …). Nothing follows it.
+    /// that carried it (`http_status`, `truncated`, …). Nothing of its reply follows it. In
+    /// an OpenAI Realtime session (``LLMStreamDecoder/carriesManyReplies``) the next reply
+    /// may.
     case error(RealtimeError)
 }
 

@@ -43,8 +43,9 @@ public struct LLMTranscript: Sendable, Hashable {
     public private(set) var unrecognizedEvents = 0
     /// Why the reply failed, when it did; the transcript takes nothing after it.
     public private(set) var error: RealtimeError?
-    /// The most text and argument bytes the transcript keeps. Default 64 MiB: far above any
-    /// model's output limit, low enough that a server streaming forever cannot exhaust memory.
+    /// The most bytes the transcript keeps: text, reasoning, refusal, audio, citations and
+    /// tool calls together (text in UTF-8). Default 64 MiB: far above any model's output
+    /// limit, low enough that a server streaming forever cannot exhaust memory.
     public let maxBytes: Int
     private var byteCount = 0
     /// Where each call index is in `toolCalls`: a fragment finds its call in O(1).

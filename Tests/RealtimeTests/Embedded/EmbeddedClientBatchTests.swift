@@ -98,6 +98,39 @@ import Testing
         #expect(first.ended)
     }
 
+    /// The next batch, once the server offered what it held behind a pause (the consumer's
+    /// progress queued the unpause on the loop).
+    static func next(
+        _ it: inout RealtimeClient.Batches.AsyncIterator, _ server: EmbeddedSSEServer, _ t: EmbeddedClient
+    ) async -> ClientBatchEvent? {
+        t.run()
+        if server.paused { server.pump() }
+        return await it.next()
+    }
+
+    /// A batch holds at most `eventBufferCapacity` events (at least 16) and 32 KiB of data; a
+    /// larger event travels alone. One read of 40 small events with capacity 16 is three
+    /// batches; 10 KiB events go three to a batch, and a 40 KiB one alone.
+    @Test func aBatchIsBoundedByCountAndBytes() async throws {
+        let t = try EmbeddedClient { $0.eventBufferCapacity = 16 }
+        defer { t.client.close() }
+        var it = t.client.batches.makeAsyncIterator()
+        let first = try await t.openedSSE()
+        #expect(await it.next()?.short == "open(1)")
+        first.send(Self.chunk(1...40))
+        var sizes: [Int] = []
+        while sizes.reduce(0, +) < 40, case .messages(let b)? = await Self.next(&it, first, t) { sizes.append(b.count) }
+        #expect(sizes == [16, 16, 8])
+        let tenKiB = String(repeating: "x", count: 10 << 10)
+        let big = String(repeating: "y", count: 40 << 10)
+        first.send(String(repeating: "data: \(tenKiB)\n\n", count: 4) + "data: \(big)\n\n" + "data: \(tenKiB)\n\n")
+        var bytes: [[Int]] = []
+        while bytes.joined().count < 6, case .messages(let b)? = await Self.next(&it, first, t) {
+            bytes.append(b.map { $0.payloadByteCount >> 10 })
+        }
+        #expect(bytes == [[10, 10, 10], [10], [40], [10]])
+    }
+
     @Test func theBufferCountsBatchesAndPausesTheTransfer() async throws {
         let t = try EmbeddedClient { $0.eventBufferCapacity = 32 }
         defer { t.client.close() }

@@ -82,4 +82,46 @@ import RealtimeTestSupport
         let end = events.compactMap { if case .ended(let end) = $0 { end } else { nil } }.first
         #expect(end?.error?.code == .handshake)
     }
+
+    /// Context takeover is kept by default: the same message sent again refers back to the
+    /// first and is shorter. With `clientNoContextTakeover` in the offer, our compressor
+    /// resets after every message even when the server's answer does not ask for it.
+    @Test(arguments: [false, true])
+    func ourCompressorKeepsItsContextUnlessTheOfferSaysNot(clientNoContextTakeover: Bool) async throws {
+        var deflate = WebSocketDeflateOptions()
+        deflate.clientNoContextTakeover = clientNoContextTakeover
+        var options = EmbeddedWebSocket.quietOptions
+        options.compression = .permessageDeflate(deflate)
+        let ws = EmbeddedWebSocket(options: options)
+        #expect(ws.open(extraHeaders: Self.accepted) != nil)
+        let text = #"{"symbol":"ACME","price":101.25,"venue":"XNYS","side":"buy","size":300}"#
+        try await ws.send(.text(text))
+        let first = ws.stream.takeWritten()
+        try await ws.send(.text(text))
+        let second = ws.stream.takeWritten()
+        #expect(first.first == 0xC1 && second.first == 0xC1, "both compressed")
+        if clientNoContextTakeover {
+            #expect(second.count == first.count, "compressed from scratch both times")
+        } else {
+            #expect(second.count < first.count, "the second refers back to the first")
+        }
+    }
+
+    /// A compressed message is bounded by `maxMessageSize` once inflated (1009,
+    /// `message_too_large`), and compressed data that does not inflate closes with 1007.
+    @Test(arguments: [
+        ([0xC1, 0x07, 0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00] as [UInt8], RealtimeError.Code.messageTooLarge, UInt16(1009)),
+        ([0xC1, 0x01, 0xFF], .protocolViolation, 1007)  // a reserved block type,
+    ])
+    func aBadCompressedMessageClosesWithItsCode(frame: [UInt8], code: RealtimeError.Code, closeCode: UInt16) throws {
+        var options = Self.deflating
+        options.maxMessageSize = 4  // "Hello" inflates to 5 bytes
+        let ws = EmbeddedWebSocket(options: options)
+        #expect(ws.open(extraHeaders: Self.accepted) != nil)
+        ws.stream.feed(frame)
+        #expect(ws.clientFrames().compactMap(\.closeCode) == [closeCode])
+        let end = try #require(ws.ended())
+        #expect(end.error?.code == code && end.error?.closeCode == closeCode, "\(String(describing: end.error))")
+        #expect(ws.events().compactMap(\.text).isEmpty)
+    }
 }

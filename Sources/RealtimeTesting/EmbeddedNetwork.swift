@@ -22,13 +22,16 @@ import RealtimeWebSocket
 ///
 /// ```swift
 /// let network = EmbeddedNetwork()
-/// let client = try network.client(url: URL(string: "https://feed.test/stream")!)
+/// var configuration = RealtimeClient.Configuration()
+/// configuration.backoff = .exponential(initial: .seconds(1), jitter: .none)  // 1 s exactly
+/// let client = try network.client(url: URL(string: "https://feed.test/stream")!, configuration: configuration)
 /// let events = Task { var seen: [ClientEvent] = []; for await e in client.events { seen.append(e) }; return seen }
 /// await network.waitForTransport(0)                  // the client started its first attempt
 /// let server = try #require(network.sseServer(0))
 /// server.respond()
 /// server.event("hello", id: "1")
 /// server.reset()                                      // the client retries after its backoff
+/// await network.loop.waitForTimers(1)                 // once the backoff's timer is armed
 /// network.loop.advanceTime(by: .seconds(1))
 /// await network.waitForTransport(1)
 /// #expect(network.sseServer(1)?.request.lastEventID == "1")
@@ -128,6 +131,7 @@ public final class EmbeddedNetwork: Sendable {
     /// let state = await network.waitForState(of: client) {
     ///     if case .waitingToRetry = $0 { true } else { false }
     /// }
+    /// await network.loop.waitForTimers(1)  // the client arms the timer just after the state
     /// if case .waitingToRetry(let delay)? = state { network.loop.advanceTime(by: delay) }
     /// ```
     @discardableResult

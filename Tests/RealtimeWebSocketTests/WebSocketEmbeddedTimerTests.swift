@@ -304,6 +304,22 @@ import RealtimeTesting
         #expect(ws.stream.closedByOwner)
     }
 
+    /// The close timeout also bounds the wait for the server to close TCP after it answered
+    /// our close frame (RFC 6455 §7.1.1); the end then reports the server's code.
+    @Test func closeTimeoutBoundsTheWaitForTheServerToCloseTCP() {
+        let ws = EmbeddedWebSocket()
+        #expect(ws.open() != nil)
+        ws.close(code: 1000)
+        ws.serverSendsClose(code: 1001)  // answered, but TCP stays open
+        ws.advance(by: .seconds(5) - .nanoseconds(1))
+        #expect(ws.ended() == nil)
+        #expect(!ws.stream.closedByOwner, "the server still has time to close TCP")
+        ws.advance(by: .nanoseconds(1))
+        let end = ws.ended()
+        #expect(end?.code == 1001 && end?.error?.code == .cancelled)
+        #expect(ws.stream.closedByOwner)
+    }
+
     // MARK: - Write timeout
 
     @Test func peerThatStopsReadingEndsWithPeerNotReading() async throws {

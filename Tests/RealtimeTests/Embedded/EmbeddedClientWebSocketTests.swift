@@ -14,13 +14,13 @@ import Testing
 
     /// The client, its recorder and the first connection's server, upgraded.
     static func opened(
-        _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
+        subprotocol: String? = nil, _ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }
     ) async throws -> (EmbeddedClient, EventRecorder, EmbeddedWebSocketServer) {
         let t = try EmbeddedClient(url, configure: configure)
         let rec = EventRecorder(t.client)
         await t.waitForState("connecting") { $0 == .connecting(attempt: 1) }
         let server = try #require(t.webSocket(0))
-        server.accept()
+        server.accept(subprotocol: subprotocol)
         return (t, rec, server)
     }
 
@@ -89,6 +89,17 @@ import Testing
         let close = try #require(rec.events.at(3)?.closeEvent)
         #expect(close.code == code && close.reason == "later" && close.clean)
         t.client.close()
+    }
+
+    /// The subprotocols are offered in order in `Sec-WebSocket-Protocol`, and the one the
+    /// server picked is the open's `ConnectionInfo.subprotocol`.
+    @Test func theSubprotocolTheServerPickedIsReported() async throws {
+        let (t, rec, server) = try await Self.opened(subprotocol: "v1.chat") { $0.subprotocols = ["v2.chat", "v1.chat"] }
+        defer { t.client.close() }
+        #expect(server.upgradeRequest?.contains("\r\nSec-WebSocket-Protocol: v2.chat, v1.chat\r\n") == true)
+        await rec.waitFor(1)
+        guard case .open(let info) = rec.events.first else { Issue.record("no open: \(rec.summary)"); return }
+        #expect(info.subprotocol == "v1.chat")
     }
 
     @Test func sendsAndReceives() async throws {

@@ -120,4 +120,21 @@ import RealtimeTesting
         ws.stream.feedEOF()
         #expect(ws.ended()?.code == 1000)
     }
+
+    /// A nil interval sends no ping and never declares the peer dead, but an application
+    /// heartbeat's responder still answers the server's pings.
+    @Test func aNilIntervalStillAnswersTheServersApplicationPings() {
+        var options = EmbeddedWebSocket.quietOptions
+        options.heartbeat = HeartbeatPolicy(
+            interval: nil, kind: .application(.text(ping: "ping", pong: "pong", answersServerPings: true)))
+        let ws = EmbeddedWebSocket(options: options)
+        #expect(ws.open() != nil)
+        ws.advance(by: .seconds(3600))
+        #expect(ws.clientFrames().isEmpty, "no ping of ours")
+        ws.serverSends(text: "ping")
+        #expect(ws.clientFrames().compactMap(\.string) == ["pong"])
+        ws.advance(by: .seconds(3600))
+        #expect(ws.ended() == nil)
+        #expect(ws.events().isEmpty, "the server's ping is consumed")
+    }
 }

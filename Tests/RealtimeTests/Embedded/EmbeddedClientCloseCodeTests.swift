@@ -102,6 +102,23 @@ import Testing
         #expect(server.closeFrame?.code == 1009)
     }
 
+    /// `webSocket.maxFrameSize` bounds each frame: a frame of the limit is delivered, one byte
+    /// more closes with 1009 and `frame_too_large`, and the client stops.
+    @Test func aFrameOverMaxFrameSizeClosesWith1009AndStops() async throws {
+        let (t, rec, server) = try await Self.opened { $0.webSocket.maxFrameSize = 100 }
+        defer { t.client.close() }
+        server.answersClose = false
+        server.sendBinary([UInt8](repeating: 1, count: 100))
+        await rec.waitFor(2)
+        t.advance(by: .milliseconds(250))  // past the window for answers to that message
+        server.sendBinary([UInt8](repeating: 2, count: 101))
+        await rec.waitUntilFinished()
+        #expect(rec.summary == "open(1) event(?) error(frame_too_large,stop) closed(final)")
+        #expect(rec.events.at(2)?.errorEvent?.error.closeCode == 1009)
+        #expect(server.closeFrame?.code == 1009)
+        #expect(t.connectionCount == 1)
+    }
+
     /// An upgrade refused with 408, 429, a 5xx or a status outside 100…599 is retried with
     /// backoff; another 4xx stops the client. Either is a `handshake` error with the status.
     @Test(arguments: [(408, true), (429, true), (502, true), (600, true), (400, false), (404, false)])

@@ -103,6 +103,29 @@ import RealtimeTesting
         #expect(ws.ended()?.error?.code == .idleTimeout)
     }
 
+    /// A consumer that stopped taking events is not silence: while its full buffer keeps the
+    /// socket unread, the idle timeout does not end the connection.
+    @Test func aPausedConsumerIsNotSilence() {
+        let ws = EmbeddedWebSocket {
+            $0.idleTimeout = .seconds(60)
+            $0.eventBufferCapacity = 4
+        }
+        #expect(ws.open() != nil)
+        var burst: [UInt8] = []
+        for i in 0..<20 { burst += ws.serverFrame(text: "m\(i)") }
+        ws.stream.feed(burst)
+        #expect(ws.stream.readsPaused)
+        ws.advance(by: .seconds(600))
+        #expect(!ws.stream.closedByOwner, "ten idle timeouts while the consumer was busy")
+        var texts: [String] = []
+        for _ in 0..<50 { texts += ws.events().compactMap(\.text) }
+        #expect(texts == (0..<20).map { "m\($0)" })
+        ws.advance(by: .seconds(60) - Self.tick)
+        #expect(ws.ended() == nil, "the idle period starts again once the consumer caught up")
+        ws.advance(by: Self.tick)
+        #expect(ws.ended()?.error?.code == .idleTimeout)
+    }
+
     /// The responder answers a server's application ping at once while open, and not once
     /// the closing handshake has begun (RFC 6455 §5.5.1: no data frame after a close frame).
     @Test func theResponderIsQuietOnceTheCloseFrameIsOut() {

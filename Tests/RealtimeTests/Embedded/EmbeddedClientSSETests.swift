@@ -239,40 +239,9 @@ import Testing
 #endif
 
 #if os(Linux)
-/// The Testing article's program, as written there: it runs to its end (a broken promise of the
-/// article, a wait that never ends or a wrong cursor, fails here).
-@Suite(.timeLimit(.minutes(1))) struct TestingArticleTests {
-    /// The Testing article's program, as written there: the consumer leaves after two events
-    /// (which closes the client), so what it prints does not race a `close()`.
-    @Test func theArticlesReconnectProgramRuns() async throws {
-        let network = EmbeddedNetwork()
-        var configuration = RealtimeClient.Configuration()
-        configuration.backoff = .exponential(initial: .seconds(1), jitter: .none)
-        let client = try network.client(url: URL(string: "https://feed.test/stream")!, configuration: configuration)
-        let consumer = Task {
-            var texts: [String] = []
-            for await event in client.events {
-                if case .event(let message) = event { texts.append(message.text ?? "") }
-                if texts.count == 2 { break }
-            }
-            return texts
-        }
-        await network.waitForTransport(0)
-        let first = try #require(network.sseServer(0))
-        first.respond()
-        first.event("hello", id: "1")
-        first.reset()
-        network.loop.advanceTime(by: .seconds(1))
-        await network.waitForTransport(1)
-        let second = try #require(network.sseServer(1))
-        #expect(second.request.lastEventID == "1")
-        second.respond()
-        second.event("again", id: "2")
-        #expect(await consumer.value == ["hello", "again"])
-        network.shutdown()
-        #expect(network.loop.pendingTimerCount == 0)
-    }
-
+/// What `reconnectionTime` reports as a stream changes it. (The Testing article's program:
+/// `RealtimeTestingProductTests`.)
+@Suite(.timeLimit(.minutes(1))) struct ReconnectionTimeTests {
     /// A `retry:` changes `reconnectionTime` before the events that follow it are delivered.
     @Test func reconnectionTimeChangesBeforeTheEventsAfterARetryField() async throws {
         let t = try EmbeddedClient()

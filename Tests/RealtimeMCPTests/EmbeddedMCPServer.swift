@@ -73,24 +73,28 @@ final class EmbeddedMCPServer: @unchecked Sendable {
         _ = try await connect.value
     }
 
-    /// Answers the requests of a 2025-11-25 handshake (see ``handshake(session:_:)``); the
-    /// GET of the server stream only when `serverStream` (once refused, it is not asked for
-    /// again).
-    func answerHandshake(session: String, serverStream: Bool = true) async throws {
+    /// Answers the requests of a 2025-11-25 handshake (see ``handshake(session:_:)``), the
+    /// server declaring `capabilities`; the GET of the server stream only when `serverStream`
+    /// (once refused, it is not asked for again). Returns the `initialize` request.
+    @discardableResult
+    func answerHandshake(
+        session: String, capabilities: JSONValue = ["tools": [:]], serverStream: Bool = true
+    ) async throws -> Request {
         let initialize = try await next()
         #expect(initialize.rpcMethod == "initialize")
         #expect(initialize.headers["Mcp-Session-Id"] == nil, "a new session is asked for without one")
         initialize.json(
             ["jsonrpc": "2.0", "id": initialize.id ?? .null,
-             "result": ["protocolVersion": "2025-11-25", "capabilities": ["tools": [:]], "serverInfo": ["name": "embedded", "version": "1"]]],
+             "result": ["protocolVersion": "2025-11-25", "capabilities": capabilities, "serverInfo": ["name": "embedded", "version": "1"]]],
             headers: [("Mcp-Session-Id", session)])
         let initialized = try await next()
         #expect(initialized.rpcMethod == "notifications/initialized" && initialized.headers["Mcp-Session-Id"] == session)
         initialized.accepted()
-        guard serverStream else { return }
+        guard serverStream else { return initialize }
         let stream = try await next()
         #expect(stream.method == "GET")
         stream.status(405)
+        return initialize
     }
 
     /// One request as the server received it, and the server's side of its connection.

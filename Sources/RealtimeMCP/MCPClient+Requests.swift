@@ -105,9 +105,14 @@ extension MCPClient {
         let traced = Self.addTraceContext(configuration.traceContext?(), to: &parameters)
         if params != nil || onProgress != nil || traced { message["params"] = .object(parameters) }
         let data = JSONValue.object(message).jsonData
+        // A client must not cancel its `initialize` (MCP, Cancellation): its stream is only closed.
+        let tells = method != "initialize"
         let timer = timeout.map { timeout in
             transport.clock.arm(after: timeout) {
-                Task { await self.abandon(id, with: MCPError(.timeout, detail: "no response within \(timeout.millisecondsDescription)")) }
+                Task {
+                    let error = MCPError(.timeout, detail: "no response within \(timeout.millisecondsDescription)")
+                    await self.abandon(id, with: error, tellingServer: tells)
+                }
             }
         }
         defer { timer?.cancel() }
@@ -115,13 +120,13 @@ extension MCPClient {
             try await withCheckedThrowingContinuation { (c: CheckedContinuation<JSONValue, any Error>) in
                 pending[id] = c
                 if Task.isCancelled {
-                    Task { await self.abandon(id, with: MCPError(.cancelled)) }
+                    Task { await self.abandon(id, with: MCPError(.cancelled), tellingServer: tells) }
                 } else {
                     Task { await self.post(data, id: id) }
                 }
             }
         } onCancel: {
-            Task { await self.abandon(id, with: MCPError(.cancelled)) }
+            Task { await self.abandon(id, with: MCPError(.cancelled), tellingServer: tells) }
         }
     }
 
@@ -179,14 +184,17 @@ extension MCPClient {
         if let info = try? await initialize(.latestSession) { server = info }
     }
 
-    /// Gives up on `id`: tells the server (the request may be running) and fails the caller.
-    func abandon(_ id: JSONValue, with error: MCPError) async {
+    /// Gives up on `id`: fails the caller, tells the server with `notifications/cancelled`
+    /// when `tellingServer` (the request may be running) and closes the request's stream.
+    func abandon(_ id: JSONValue, with error: MCPError, tellingServer: Bool) async {
         guard pending[id] != nil else { return }
         resolve(id, .failure(error))
-        let cancel: JSONValue = [
-            "requestId": id, "reason": .string(error.code == .timeout ? "request timed out" : "cancelled by the client"),
-        ]
-        try? await notify("notifications/cancelled", params: cancel)
+        if tellingServer {
+            let cancel: JSONValue = [
+                "requestId": id, "reason": .string(error.code == .timeout ? "request timed out" : "cancelled by the client"),
+            ]
+            try? await notify("notifications/cancelled", params: cancel)
+        }
         await transport.cancelStream(requestID: id)
     }
 

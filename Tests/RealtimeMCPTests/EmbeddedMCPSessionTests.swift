@@ -12,6 +12,25 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct EmbeddedMCPSessionTests {
     typealias Request = EmbeddedMCPServer.Request
 
+    /// An `initialize` that times out fails `connect()` with `request_timeout` and its stream is
+    /// closed, but no `notifications/cancelled` is sent: a client must not cancel `initialize`.
+    @Test func anInitializeThatTimesOutIsNotCancelledWithANotification() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(client: { $0.requestTimeout = .seconds(15) })
+        let start = mcp.loop.now
+        let connecting = Task { try await client.connect() }
+        let initialize = try await mcp.next()
+        #expect(initialize.rpcMethod == "initialize")
+        initialize.openStream()
+        await mcp.loop.waitForTimer(dueAt: start.advanced(by: .seconds(15)))
+        mcp.loop.advanceTime(by: .seconds(15))
+        let error = await #expect(throws: MCPError.self) { try await connecting.value }
+        #expect(error?.code == .timeout)
+        await mcp.loop.run(until: { initialize.server.ended || mcp.requestCount > 1 })
+        #expect(mcp.requestCount == 1, "no notifications/cancelled for initialize")
+        await client.close()
+    }
+
     /// Cancelling the task of a call throws `cancelled`, tells the server with
     /// `notifications/cancelled` naming the request, and closes the request's stream.
     @Test func cancellingACallThrowsCancelledAndTellsTheServer() async throws {

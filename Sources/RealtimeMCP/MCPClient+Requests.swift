@@ -227,7 +227,11 @@ extension MCPClient {
         guard let id = message["id"], pending[id] != nil else { return }
         if let error = message["error"] {
             var typed = Self.error(from: error)
-            if typed.code != .rpc, let kept = await transport.failure(for: id) { typed = kept }
+            if typed.code != .rpc {
+                // Only a response the transport wrote carries its codes: the server's own
+                // -32000 is a JSON-RPC error, whatever its data says.
+                typed = await transport.failure(for: id) ?? Self.rpcError(from: error)
+            }
             resolve(id, .failure(typed))
         } else {
             resolve(id, .success(message["result"] ?? .null))
@@ -287,14 +291,17 @@ extension MCPClient {
 
     /// A JSON-RPC error object as a typed error; the transport's own responses keep its code.
     static func error(from error: JSONValue) -> MCPError {
-        let code = Int(error["code"]?.numberValue ?? -32603)
-        let message = error["message"]?.stringValue ?? ""
-        if code == MCPStreamableHTTPTransport.transportErrorCode, let kind = error["data"]?["transport"]?.stringValue,
-            let base = MCPError.Base(rawValue: kind)
+        if Int(error["code"]?.numberValue ?? -32603) == MCPStreamableHTTPTransport.transportErrorCode,
+            let kind = error["data"]?["transport"]?.stringValue, let base = MCPError.Base(rawValue: kind)
         {
             let status = error["data"]?["status"]?.numberValue.map { Int($0) }
-            return MCPError(base, detail: message, status: status)
+            return MCPError(base, detail: error["message"]?.stringValue ?? "", status: status)
         }
-        return .rpc(code: code, message: message, data: error["data"])
+        return rpcError(from: error)
+    }
+
+    /// A JSON-RPC error object as an `rpc_error`, its code, message and data as sent.
+    static func rpcError(from error: JSONValue) -> MCPError {
+        .rpc(code: Int(error["code"]?.numberValue ?? -32603), message: error["message"]?.stringValue ?? "", data: error["data"])
     }
 }

@@ -85,6 +85,21 @@ import Testing
         try await EmbeddedMCPClientTests.close(client, mcp)
     }
 
+    /// A server's own error -32000 is an `rpc_error` even when its data names a transport
+    /// code: only the responses the transport writes itself carry one.
+    @Test func aServerErrorThatLooksLikeTheTransportsIsAnRPCError() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await EmbeddedMCPClientTests.connected(mcp)
+        let call = Task { try await client.callTool("t") }
+        let request = try await mcp.next()
+        let rpcError: JSONValue = ["code": -32000, "message": "busy", "data": ["transport": "session_expired"]]
+        request.json(["jsonrpc": "2.0", "id": request.id ?? .null, "error": rpcError])
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .rpc && error?.rpcCode == -32000, "\(String(describing: error))")
+        #expect(error?.message == "busy" && error?.data == ["transport": "session_expired"])
+        try await EmbeddedMCPClientTests.close(client, mcp)
+    }
+
     /// `close()` fails a call still waiting for its answer with `not_connected`.
     @Test func closeFailsAPendingCallWithNotConnected() async throws {
         let mcp = EmbeddedMCPServer()

@@ -145,6 +145,42 @@ import Testing
         try await EmbeddedMCPClientTests.close(client, mcp)
     }
 
+    /// After a failed `connect()`, a later one that succeeds lets requests through again, on
+    /// the new session.
+    @Test func aConnectAfterAFailedOneLetsRequestsThroughAgain() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client()
+        let failing = Task { try await client.connect() }
+        try await mcp.next().status(500)
+        await #expect(throws: MCPError.self) { try await failing.value }
+        try await mcp.handshake(session: "s2", Task { try await client.connect() })
+        let ping = Task { try await client.ping() }
+        let request = try await mcp.next()
+        #expect(request.rpcMethod == "ping" && request.headers["Mcp-Session-Id"] == "s2")
+        request.json(request.result([:]))
+        try await ping.value
+        try await EmbeddedMCPClientTests.close(client, mcp)
+    }
+
+    /// `responseTimeout` bounds how long a POST's answer may take to start, on its own: a
+    /// head that never comes fails the call at that bound, long before the request timeout.
+    @Test func aResponseTimeoutBoundsTheStartOfAnAnswer() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await EmbeddedMCPClientTests.connected(mcp, transport: { $0.responseTimeout = .seconds(5) })
+        let start = mcp.loop.now
+        let call = Task { try await client.callTool("slow") }
+        let request = try await mcp.next()
+        request.server.receiveRequest()
+        await mcp.loop.waitForTimer(dueAt: start.advanced(by: .seconds(5)))
+        mcp.loop.advanceTime(by: .seconds(5) - .milliseconds(1))
+        #expect(!request.server.ended, "not before the bound")
+        mcp.loop.advanceTime(by: .milliseconds(1))
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .transport, "\(String(describing: error))")
+        await mcp.waitUntilEnded(request)
+        try await EmbeddedMCPClientTests.close(client, mcp)
+    }
+
     /// With `opensServerStream` false no GET stream is opened after the handshake: the next
     /// request is the application's.
     @Test func withoutOpensServerStreamNoGETStreamIsOpened() async throws {

@@ -37,11 +37,21 @@ extension SocketIOClient {
         try await send(try SocketIOEncoder.messages(name: nil, arguments: arguments, namespace: message.namespace, ackID: id))
     }
 
+    /// The bytes of one message on the wire, before framing.
+    private static func size(_ message: OutboundMessage) -> Int {
+        switch message {
+        case .text(let text): text.utf8.count
+        case .binary(let bytes), .ping(let bytes): bytes.count
+        }
+    }
+
     /// Hands one packet and its attachments to the connection, nothing between them.
     func send(_ messages: [OutboundMessage]) async throws {
         if core.state.withLock({ $0.stopped }) { throw SocketIOError(.closed) }
-        if let limit = core.state.withLock({ $0.open?.maxPayload }), case .text(let packet)? = messages.first, packet.utf8.count > limit {
-            throw SocketIOError(.payloadTooLarge, detail: "\(packet.utf8.count) bytes, the server takes \(limit)")
+        // The server takes at most `maxPayload` bytes per WebSocket message: the packet's,
+        // and each attachment's.
+        if let limit = core.state.withLock({ $0.open?.maxPayload }), let size = messages.map(Self.size).first(where: { $0 > limit }) {
+            throw SocketIOError(.payloadTooLarge, detail: "\(size) bytes, the server takes \(limit)")
         }
         if messages.count > 1, !realtime.isConnected {
             throw SocketIOError(.notConnected, detail: "an emit with attachments needs an open connection")

@@ -39,7 +39,8 @@ public struct SocketIOError: Error, Sendable, Hashable, CustomStringConvertible 
         /// An argument could not be encoded (a ``SocketIOBinary`` inside another value, a
         /// value `JSONEncoder` refuses, a namespace without its leading `/`).
         public static let invalidArgument = Code(.invalidArgument)
-        /// The packet is larger than the server's `maxPayload` (Engine.IO open packet).
+        /// The packet, or one of its binary attachments, is larger than the server's
+        /// `maxPayload` (Engine.IO open packet), which bounds each WebSocket message.
         public static let payloadTooLarge = Code(.payloadTooLarge)
         /// An argument is not of the type asked for (``SocketIOArguments/decode(_:at:)``).
         public static let decoding = Code(.decoding)

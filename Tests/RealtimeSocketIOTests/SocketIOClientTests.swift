@@ -18,7 +18,7 @@ struct SocketIOClientTests {
         let servers = EmbeddedEngineIOServer.Factory()
         var loop: ManualLoop { servers.network.loop }
 
-        init(_ configure: (inout SocketIOClient.Configuration) -> Void = { _ in }) throws {
+        init(url: URL = URL(string: "ws://127.0.0.1:9/")!, _ configure: (inout SocketIOClient.Configuration) -> Void = { _ in }) throws {
             var c = SocketIOClient.Configuration()
             c.client.backoff = .exponential(jitter: .none)
             c.client.networkMonitor = nil
@@ -26,7 +26,7 @@ struct SocketIOClientTests {
             c.client.idleTimeout = nil  // the loop's timers are then Socket.IO's alone
             configure(&c)
             socket = try SocketIOClient(
-                url: URL(string: "ws://127.0.0.1:9/")!, configuration: c, clock: servers.network.loop,
+                url: url, configuration: c, clock: servers.network.loop,
                 transportFactory: servers.network.transportFactory(c.client))
         }
 
@@ -45,9 +45,11 @@ struct SocketIOClientTests {
         }
 
         /// Attempt `n`'s server, through the open packet and every namespace's CONNECT answer.
-        func connect(_ n: Int = 1, sids: [String: String] = ["/": "a"], pid: String? = nil, pingInterval: Int = 25000) async -> EmbeddedEngineIOServer {
+        func connect(
+            _ n: Int = 1, sids: [String: String] = ["/": "a"], pid: String? = nil, pingInterval: Int = 25000, maxPayload: Int = 1_000_000
+        ) async -> EmbeddedEngineIOServer {
             let server = await servers.attempt(n)
-            server.handshake(pingInterval: pingInterval)
+            server.handshake(pingInterval: pingInterval, maxPayload: maxPayload)
             await server.waitForSent(sids.count)
             for (namespace, sid) in sids.sorted(by: { $0.key < $1.key }) {
                 let prefix = namespace == "/" ? "40" : "40\(namespace),"

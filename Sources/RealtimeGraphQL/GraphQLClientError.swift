@@ -33,8 +33,9 @@ public struct GraphQLClientError: Error, Sendable, Hashable, CustomStringConvert
         /// not retry: TLS, an HTTP status, a refused upgrade); ``GraphQLClientError/underlying``
         /// says why. Every subscription of the client ends with it.
         public static let connectionFailed = Code(.connectionFailed)
-        /// A `next` payload did not decode as the subscription's value type, or an `error`
-        /// message's errors did not decode; the subscription is completed (the server is told).
+        /// A `next` payload did not decode as the subscription's value type; the subscription
+        /// is completed (the server is told). An `error` message whose payload is not a list
+        /// of GraphQL errors breaks the protocol instead: the connection is closed with 4400.
         public static let decodingFailed = Code(.decodingFailed)
         /// The subscription's variables did not encode as a JSON object; it never went out.
         public static let encodingFailed = Code(.encodingFailed)

@@ -1,6 +1,6 @@
 #if os(Linux)
 import Foundation
-import Realtime
+@_spi(Transport) import Realtime
 @_spi(Transport) import RealtimeGraphQL
 @_spi(Transport) import RealtimeTesting
 import RealtimeCore
@@ -10,7 +10,7 @@ import Testing
 /// A ``GraphQLClient`` over the production WebSocket connection on the embedded stack: every
 /// attempt's server is a ``EmbeddedGraphQLSocket`` the test plays, and the loop is the client's clock
 /// (backoff without jitter: 1 s, 2 s, 4 s…; no network monitor; no heartbeat or keep-alive
-/// unless configured), so every timer moves only when the test moves the loop's time.
+/// unless `keepAlive` is set), so every timer moves only when the test moves the loop's time.
 final class EmbeddedGraphQLServer: Sendable {
     static let ack = #"{"type":"connection_ack"}"#
     static let initMessage = #"{"type":"connection_init","payload":{"token":"t"}}"#
@@ -32,9 +32,17 @@ final class EmbeddedGraphQLServer: Sendable {
         configuration.realtime.networkMonitor = nil
         configuration.realtime.heartbeat = .disabled
         configure(&configuration)
+        // With a keep-alive, the transports run the heartbeat the client derives from it.
+        let network = self.network
+        let derived = LockedValue<RealtimeClient.TransportFactory?>(nil)
+        let plain = network.transportFactory(configuration.realtime)
         client = try GraphQLClient(
             url: URL(string: "ws://graphql.test/graphql")!, configuration: configuration, clock: network.loop,
-            random: SeededGenerator(seed: 1), transportFactory: network.transportFactory(configuration.realtime))
+            random: SeededGenerator(seed: 1), transportFactory: { request in try (derived.withLock { $0 } ?? plain)(request) })
+        if configuration.keepAlive != nil {
+            let factory = network.transportFactory(client.realtime.configuration)
+            derived.withLock { $0 = factory }
+        }
     }
 
     /// The next connection attempt's server, once the client started it.

@@ -42,7 +42,7 @@ import Testing
         await #expect { _ = try await later.next() } throws: { ($0 as? GraphQLClientError)?.closeCode == code }
     }
 
-    @Test(arguments: [4408, 4429, 4499, 4500, 4004, 1011] as [UInt16])
+    @Test(arguments: [4408, 4429, 4499, 4500, 4004, 1011, 1000, 1001] as [UInt16])
     func aRetriedCloseCodeReconnectsAndResubscribes(code: UInt16) async throws {
         let server = try EmbeddedGraphQLServer()
         defer { server.client.close() }

@@ -54,5 +54,33 @@ import Testing
         #expect(calls.count == 2)
         _ = feed
     }
+
+    /// The ack timeout counts the payload provider too: a provider that does not return
+    /// within `ackTimeout` (here one that ignores cancellation) fails the attempt, which is
+    /// retried with backoff.
+    @Test func theAckTimeoutCountsThePayloadProvider() async throws {
+        let calls = Counter()
+        let never = Signal()
+        defer { never.raise() }
+        let server = try EmbeddedGraphQLServer { c in
+            c.ackTimeout = .seconds(3)
+            c.connectionPayload = {
+                if calls.next() == 1 { await Task { await never.wait() }.value }
+                return ["token": "t"]
+            }
+        }
+        defer { server.client.close() }
+        let feed = GraphQLClientTests.ticks(server)
+        let first = try await server.nextSocket()
+        first.open()
+        await server.loop.waitForTimers(1)  // the handshake's deadline
+        server.loop.advanceTime(by: .seconds(3))
+        #expect(await first.nextSent() == nil, "no connection_init went out")
+        #expect(first.closedWith != nil, "the client closed it")
+        await server.advance(by: .seconds(1))
+        let second = try await server.connect()
+        #expect(await second.nextSent() == EmbeddedGraphQLServer.subscribe(1, GraphQLClientTests.ticks, variables: #"{"after":0}"#))
+        _ = feed
+    }
 }
 #endif

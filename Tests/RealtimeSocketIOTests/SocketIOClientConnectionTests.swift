@@ -122,6 +122,19 @@ struct SocketIOClientConnectionTests {
         rig.socket.realtime.close()
     }
 
+    /// `close()` sends DISCONNECT for every namespace, then closes the WebSocket with 1000.
+    @Test("close() disconnects every namespace, then closes 1000")
+    func closeDisconnectsEveryNamespace() async throws {
+        let rig = try Rig { $0.namespaces = ["/", "/admin"] }
+        var events = rig.socket.events.makeAsyncIterator()
+        let server = await rig.connect(sids: ["/": "a", "/admin": "b"])
+        #expect(SocketIOClientTests.connection(await events.next()) != nil)
+        let closing = Task { [socket = rig.socket] in await socket.close() }
+        #expect(await server.waitForClose() == 1000)
+        await closing.value
+        #expect(server.sentTexts == ["40", "40/admin,", "41", "41/admin,"])
+    }
+
     /// A consumer of `events` whose task is cancelled gets nil; the client keeps running
     /// and a later consumer gets the next events.
     @Test("a cancelled consumer of events gets nil and the client keeps running")

@@ -8,20 +8,23 @@ extension RealtimeClient {
     func runOpenHook(attempt: Int, info: ConnectionInfo, cursor: String?, deadline: Duration) {
         guard let hook = configuration.onOpen else { return }
         startWork { client in
-            let context = client.openContext(attempt: attempt, info: info, cursor: cursor)
-            let error = await client.openHookOutcome(hook, context: context, deadline: deadline)
+            let race = OpenHookRace()
+            let context = client.openContext(attempt: attempt, info: info, cursor: cursor, race: race)
+            let error = await client.openHookOutcome(hook, context: context, race: race, deadline: deadline)
             if Task.isCancelled { return }
             client.handshakeFinished(attempt: attempt, error: error)
         }
     }
 
     /// The hook's context: sends go straight to attempt `attempt`'s transport, receives take
-    /// the messages of its handshake.
-    private func openContext(attempt: Int, info: ConnectionInfo, cursor: String?) -> OpenContext {
+    /// the messages of its handshake. Once the hook failed (it threw, or ran out of time and
+    /// goes on deaf to its cancellation), its sends are refused: the connection is failing.
+    private func openContext(attempt: Int, info: ConnectionInfo, cursor: String?, race: OpenHookRace) -> OpenContext {
         OpenContext(
             info: info, cursor: cursor,
             sender: { [weak self] message, flush in
                 guard let self else { throw RealtimeError(.notConnected) }
+                guard !race.failed else { throw RealtimeError(.notConnected, detail: "the on-open hook failed") }
                 try await self.sendFromOpenHook(message, flush: flush, attempt: attempt)
             },
             receiver: { [weak self] predicate in
@@ -129,9 +132,9 @@ extension RealtimeClient {
     /// hook runs in a task of its own, raced with a timer on the client's clock: a hook that
     /// ignores cancellation cannot hold the attempt past its deadline.
     private func openHookOutcome(
-        _ hook: @escaping @Sendable (OpenContext) async throws -> Void, context: OpenContext, deadline: Duration
+        _ hook: @escaping @Sendable (OpenContext) async throws -> Void, context: OpenContext, race: OpenHookRace,
+        deadline: Duration
     ) async -> RealtimeError? {
-        let race = OpenHookRace()
         let timeout = configuration.onOpenTimeout
         return await withTaskCancellationHandler {
             await withCheckedContinuation { (c: CheckedContinuation<RealtimeError?, Never>) in
@@ -183,8 +186,12 @@ private final class OpenHookRace: Sendable {
         /// Finished before the continuation was set (an early cancellation), with this result.
         var early: RealtimeError??
         var done = false
+        var failed = false
     }
     private let state = LockedValue(State())
+
+    /// The race ended with an error: the hook threw, ran out of time or was cancelled.
+    var failed: Bool { state.withLock { $0.failed } }
 
     func begin(_ c: CheckedContinuation<RealtimeError?, Never>, cancelling tasks: [ClientTimer]) {
         let early: RealtimeError?? = state.withLock { s in
@@ -202,6 +209,7 @@ private final class OpenHookRace: Sendable {
         let taken: (CheckedContinuation<RealtimeError?, Never>, [ClientTimer])? = state.withLock { s in
             guard !s.done else { return nil }
             s.done = true
+            s.failed = result != nil
             guard let c = s.continuation else {
                 s.early = .some(result)
                 return nil

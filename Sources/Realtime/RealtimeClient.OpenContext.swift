@@ -53,7 +53,9 @@ extension RealtimeClient {
         /// kept and used after the hook returned: its sends go to this connection only, never
         /// to a later one, which a protocol needs for messages that belong to one session (a
         /// subscription's `complete`, a packet's binary attachments). Throws `not_connected`
-        /// once the connection is gone, `send_not_supported` on SSE.
+        /// once the connection is gone or the hook failed (it threw or ran out of time: a hook
+        /// that goes on after its cancellation cannot write to the failing connection), and
+        /// `send_not_supported` on SSE.
         public func send(_ message: OutboundMessage, flush: Bool = false) async throws {
             try await sender(message, flush)
         }

@@ -113,10 +113,12 @@ import Testing
     }
 
     /// A hook that ignores cancellation is not waited for: at its timeout the attempt fails
-    /// and the client goes on (the next connection opens) while that hook still runs.
+    /// and the client goes on (the next connection opens) while that hook still runs; what it
+    /// sends once it wakes is refused, not written to the failing connection.
     @Test func aHookThatIgnoresCancellationIsNotWaitedFor() async throws {
         let parked = LockedValue<CheckedContinuation<Void, Never>?>(nil)
         let started = Observed(0)
+        let lateSend = Observed<RealtimeError?>(nil)
         let t = try EmbeddedClient(Self.url) {
             $0.onOpenTimeout = .seconds(5)
             $0.onOpen = { context in
@@ -126,6 +128,7 @@ import Testing
                     parked.withLock { $0 = c }
                     started.update { $0 += 1 }
                 }
+                do { try await context.send(.text("late")) } catch { lateSend.update { $0 = error as? RealtimeError } }
             }
         }
         defer { t.client.close() }
@@ -144,6 +147,9 @@ import Testing
         await rec.waitFor(2)
         #expect(rec.events.at(1)?.short == "open(2)", "the stuck hook holds nothing back")
         parked.withLock { $0 }?.resume()
+        await lateSend.wait("the late send to fail") { $0 != nil }
+        #expect(lateSend.value == RealtimeError(.notConnected, detail: "the on-open hook failed"))
+        #expect(first.texts.isEmpty && second.texts.isEmpty, "the late send went nowhere")
     }
 
     @Test func aHookThatHangsTimesOutOnTheLoopsClock() async throws {

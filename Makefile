@@ -28,7 +28,7 @@ FUZZ_SECONDS ?= 60
 
 # The suites `make test` runs under ThreadSanitizer: the channel, the event loop, the
 # client and both transports (the whole suite is `make test-tsan`).
-TSAN_CI_FILTER ?= BoundedChannel|AsyncBoundedQueue|EventLoop|TimerHeap|RealtimeClient|EmbeddedClient|EmbeddedLLM|EmbeddedOpenAIRealtime|EmbeddedMCP|EmbeddedHostile|GraphQLClient|SocketIOClient|WebSocketTransport|WebSocketTestServer|SSETransport|TestServer
+TSAN_CI_FILTER ?= BoundedChannel|AsyncBoundedQueue|EventLoop|TimerHeap|RealtimeClient|EmbeddedClient|EmbeddedFanIn|EmbeddedLLM|EmbeddedOpenAIRealtime|EmbeddedMCP|EmbeddedHostile|GraphQLClient|SocketIOClient|WebSocketTransport|WebSocketTestServer|SSETransport|TestServer
 
 # The Swift tests run in one `swift test` run, at most TEST_WIDTH tests at a time: every
 # test at once (1,165 on two cores) starts the socket suites together and starves them past

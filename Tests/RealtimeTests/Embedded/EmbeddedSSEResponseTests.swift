@@ -132,5 +132,12 @@ import Testing
         #expect(summary == "error(invalid_content_encoding,stop)")
         #expect(error.error.detail?.contains("x-squash") == true, "\(error.error)")
     }
+    /// A status outside 100…599 is invalid and handled as a 5xx (RFC 9110 §15): retried with
+    /// backoff.
+    @Test(arguments: [600, 999]) func anInvalidStatusIsRetried(status: Int) async throws {
+        let (error, summary) = try await Self.firstError(status, headers: [("Content-Type", "text/plain")], body: "?")
+        #expect(summary == "error(http_status,retry)")
+        #expect(error.error.status == status && error.retryIn == .seconds(1))
+    }
 }
 #endif

@@ -76,5 +76,19 @@ import Testing
         EmbeddedClientPolicyTests.answer(try await t.sseAttempt(2), 503, retryAfter: "20")
         #expect(await t.waitForTheBackoff() == .seconds(2))
     }
+    /// A hint longer than ``BackoffPolicy/maximum`` that ``BackoffPolicy/maximumServerDelay``
+    /// allows is kept, and failures in a row do not grow past it.
+    @Test func aHintAboveTheMaximumIsTheCeilingWhenAllowed() async throws {
+        let t = try EmbeddedClient { $0.backoff.maximumServerDelay = .seconds(120) }
+        defer { t.client.close() }
+        #expect(try await Self.retryIn(after: "retry: 40000\n\n", t) == .seconds(40))
+        var delays = [try #require(await t.waitForTheBackoff())]
+        for attempt in 2...3 {
+            t.advance(by: delays[attempt - 2])
+            EmbeddedClientPolicyTests.answer(try await t.sseAttempt(attempt), 503)
+            delays.append(try #require(await t.waitForTheBackoff()))
+        }
+        #expect(delays == [.seconds(40), .seconds(40), .seconds(40)])
+    }
 }
 #endif

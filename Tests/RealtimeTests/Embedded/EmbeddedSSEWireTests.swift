@@ -103,5 +103,12 @@ import Testing
         await t.waitOutTheBackoff()
         #expect(try await t.sseAttempt(2).request.lastEventID == "1")
     }
+    /// Field names are case-sensitive, a line without a colon is a field with an empty value,
+    /// and an empty `event` is the default type.
+    @Test func fieldNamesAreExactAndALoneNameHasAnEmptyValue() async throws {
+        let result = try await Self.delivered([Array("Data: lost\nevent:\ndata\ndata:x\n\n".utf8)])
+        #expect(result.messages.map(\.text) == ["\nx"], "\(result.summary)")
+        #expect(result.messages.map(\.type) == ["message"])
+    }
 }
 #endif

@@ -57,7 +57,8 @@ import Testing
     /// `bodyExcerpt` holds at most 512 bytes of the body, cut at a Unicode scalar boundary.
     @Test func theBodyExcerptIsBoundedAtAScalarBoundary() async throws {
         let body = "a" + String(repeating: "é", count: 400)  // byte 512 is the first of an é
-        let (error, _) = try await Self.firstError(503, headers: [("Content-Type", "text/plain")], body: body)
+        let (error, summary) = try await Self.firstError(503, headers: [("Content-Type", "text/plain")], body: body)
+        #expect(summary == "error(http_status,retry)", "a body cut off after the excerpt is still the status's error")
         let excerpt = try #require(error.error.bodyExcerpt)
         #expect(excerpt == "a" + String(repeating: "é", count: 255))
         #expect(excerpt.utf8.count <= RealtimeError.maxBodyExcerpt)
@@ -138,6 +139,23 @@ import Testing
         let (error, summary) = try await Self.firstError(status, headers: [("Content-Type", "text/plain")], body: "?")
         #expect(summary == "error(http_status,retry)")
         #expect(error.error.status == status && error.retryIn == .seconds(1))
+    }
+    /// With `SSEOptions.jsonBodyLimit`, a 200 JSON answer is one message and the end, a 202
+    /// an orderly end with nothing, and a JSON body over the limit `message_too_large`.
+    @Test(arguments: [
+        (200, #"{"a":1}"#, #"open(1) event({"a":1}) closed(final)"#), (202, "", ""),
+        (200, String(repeating: "x", count: 33), "open(1) error(message_too_large,stop) closed(final)"),
+    ])
+    func aJSONAnswerIsOneMessageWhenAllowed(status: Int, body: String, summary: String) async throws {
+        let t = try EmbeddedClient { $0.sse.jsonBodyLimit = 32 }
+        let rec = EventRecorder(t.client)
+        let first = try await t.sseAttempt(1)
+        first.respond(status: status, headers: [("Content-Type", "application/json")])
+        if !body.isEmpty { first.send(body) }
+        first.finish()
+        await rec.waitUntilFinished()
+        #expect(rec.summary == summary)
+        #expect(t.connectionCount == 1, "no reconnect, as after a 204")
     }
 }
 #endif

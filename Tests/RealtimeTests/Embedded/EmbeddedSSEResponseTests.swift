@@ -64,6 +64,20 @@ import Testing
         #expect(excerpt.utf8.count <= RealtimeError.maxBodyExcerpt)
     }
 
+    /// An excerpt is decoded leniently (invalid bytes become U+FFFD) and still holds at most
+    /// 512 bytes once decoded.
+    @Test func anInvalidBodyIsDecodedLenientlyWithinTheBound() async throws {
+        let t = try EmbeddedClient { $0.reconnect = .never }
+        let rec = EventRecorder(t.client)
+        let first = try await t.sseAttempt(1)
+        first.respond(status: 500, headers: [("Content-Type", "text/plain")])
+        first.send([UInt8](repeating: 0xFF, count: 600))
+        first.finish()
+        await rec.waitUntilFinished()
+        let excerpt = try #require(rec.events.compactMap(\.errorEvent).first?.error.bodyExcerpt)
+        #expect(excerpt == String(repeating: "\u{FFFD}", count: 170), "170 × 3 bytes")
+    }
+
     /// A `Retry-After` HTTP date is a floor for the delay too: a date past the backoff's
     /// maximum waits the maximum; a date in the past adds nothing to the backoff.
     @Test(arguments: [("Fri, 31 Dec 2100 23:59:59 GMT", 30), ("Sun, 06 Nov 1994 08:49:37 GMT", 1)])

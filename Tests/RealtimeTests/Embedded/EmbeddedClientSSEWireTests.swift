@@ -8,7 +8,7 @@ import Testing
 /// The event stream format (WHATWG HTML §9.2.5–9.2.6) through ``RealtimeClient``: line ends
 /// and a BOM split across reads, the fields of an event, pending data at the end, strict
 /// UTF-8 across reads.
-@Suite(.timeLimit(.minutes(1))) struct EmbeddedSSEWireTests {
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientSSEWireTests {
     /// Plays `chunks` (one read each) on a finite stream's only attempt and returns the
     /// messages the client delivered.
     static func delivered(_ chunks: [[UInt8]], configure: (inout RealtimeClient.Configuration) -> Void = { _ in }) async throws
@@ -23,7 +23,7 @@ import Testing
         for chunk in chunks { first.send(chunk) }
         first.finish()
         await rec.waitUntilFinished()
-        return (EmbeddedSSELimitTests.messages(rec), rec.summary)
+        return (EmbeddedClientSSELimitTests.messages(rec), rec.summary)
     }
 
     /// Ways to cut `data: a` / `data: b` / blank line with CR, LF and CRLF line ends.

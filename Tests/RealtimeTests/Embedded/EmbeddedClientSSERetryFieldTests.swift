@@ -8,7 +8,7 @@ import Testing
 /// The server's `retry:` field through ``RealtimeClient`` (Resilience, "The server's
 /// `retry:`"): which values count, how the delay grows from it, its jitter, and the switch
 /// that turns server hints off.
-@Suite(.timeLimit(.minutes(1))) struct EmbeddedSSERetryFieldTests {
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientSSERetryFieldTests {
     /// Opens attempt 1, sends `body`, resets the connection and returns the error's `retryIn`.
     static func retryIn(after body: String, _ t: EmbeddedClient) async throws -> Duration? {
         let rec = EventRecorder(t.client)

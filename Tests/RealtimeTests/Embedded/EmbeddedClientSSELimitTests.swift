@@ -8,7 +8,7 @@ import Testing
 /// The parser's limits (`SSEOptions.limits`) as the user of ``RealtimeClient`` sees them:
 /// which error, whether it is retried, what was delivered before it, and what the next
 /// attempt sends.
-@Suite(.timeLimit(.minutes(1))) struct EmbeddedSSELimitTests {
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientSSELimitTests {
     /// The messages a recorder holds, in order.
     static func messages(_ rec: EventRecorder) -> [Message] {
         rec.events.compactMap { if case .event(let m) = $0 { m } else { nil } }

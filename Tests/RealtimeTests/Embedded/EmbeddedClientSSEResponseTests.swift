@@ -8,7 +8,7 @@ import Testing
 /// What the response head decides, through ``RealtimeClient`` (Transports, Errors): the
 /// content type, statuses that open no stream, the body excerpt, `Retry-After` and what an
 /// error's description leaves out.
-@Suite(.timeLimit(.minutes(1))) struct EmbeddedSSEResponseTests {
+@Suite(.timeLimit(.minutes(1))) struct EmbeddedClientSSEResponseTests {
     /// The first error of attempt 1, answered with `status`, `headers` and `body`.
     static func firstError(
         _ status: Int, headers: [(String, String)], body: String = "",

@@ -15,6 +15,16 @@ struct SocketIOClientAckTests {
 
     static func code(_ error: any Error) -> SocketIOError.Code? { (error as? SocketIOError)?.code }
 
+    /// A client with the outbox on, connected: its events (the connection read) and the
+    /// first attempt's server.
+    static func connectedWithOutbox() async throws -> (Rig, SocketIOEvents.AsyncIterator, EmbeddedEngineIOServer) {
+        let rig = try Rig { $0.client.sendPolicy = .queue() }
+        var events = rig.socket.events.makeAsyncIterator()
+        let first = await rig.connect()
+        #expect(SocketIOClientTests.connection(await events.next()) != nil)
+        return (rig, events, first)
+    }
+
     /// A server DISCONNECT of one namespace (`41` for `/`, `41/admin,` for `/admin`) yields
     /// `.disconnected` for that namespace, fails the acks sent on it with
     /// `namespace_disconnected` (the other namespace's ack still comes), and the next
@@ -53,11 +63,8 @@ struct SocketIOClientAckTests {
     /// the server's late answer is ignored.
     @Test("the ack timeout counts from the call: time in the outbox is part of it")
     func ackTimeoutCountsTheOutbox() async throws {
-        let rig = try Rig { $0.client.sendPolicy = .queue() }
+        var (rig, events, first) = try await Self.connectedWithOutbox()
         let socket = rig.socket
-        var events = socket.events.makeAsyncIterator()
-        let first = await rig.connect()
-        #expect(SocketIOClientTests.connection(await events.next()) != nil)
         first.end()
         #expect(SocketIOClientTests.disconnection(await events.next())?.willReconnect == true)
         await rig.waitToRetry()
@@ -80,11 +87,8 @@ struct SocketIOClientAckTests {
     /// and one whose emit still waits in the outbox.
     @Test("close() fails waiting acks with closed, sent or still in the outbox")
     func closeFailsWaitingAcks() async throws {
-        let rig = try Rig { $0.client.sendPolicy = .queue() }
+        var (rig, events, first) = try await Self.connectedWithOutbox()
         let socket = rig.socket
-        var events = socket.events.makeAsyncIterator()
-        let first = await rig.connect()
-        #expect(SocketIOClientTests.connection(await events.next()) != nil)
         let sent = Task { try await socket.emitWithAck("sent") }
         await first.waitForSent(2)
         first.end()
@@ -113,11 +117,8 @@ struct SocketIOClientAckTests {
     /// throws `not_connected` even with the outbox on, and nothing of it goes out later.
     @Test("a binary emit while disconnected throws not_connected, outbox or not, and never goes out")
     func binaryEmitWhileDisconnected() async throws {
-        let rig = try Rig { $0.client.sendPolicy = .queue() }
+        var (rig, events, first) = try await Self.connectedWithOutbox()
         let socket = rig.socket
-        var events = socket.events.makeAsyncIterator()
-        let first = await rig.connect()
-        #expect(SocketIOClientTests.connection(await events.next()) != nil)
         first.end()
         #expect(SocketIOClientTests.disconnection(await events.next()) != nil)
         await rig.waitToRetry()

@@ -44,13 +44,15 @@ import Testing
     }
 
     /// Every `finishReason` ends the reply on a held connection, kept as sent, with the
-    /// chunk's usage after it; a `SAFETY` finish is no refusal and no error.
+    /// chunk's usage after it, though the finishing candidate has no `content` (as a
+    /// `SAFETY` block sends it); a `SAFETY` finish is no refusal and no error.
     @Test(arguments: ["MAX_TOKENS", "SAFETY", "RECITATION", "MALFORMED_FUNCTION_CALL"])
     func everyFinishReasonEndsTheReply(reason: String) async throws {
-        let ratings = #","safetyRatings":[{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"HIGH","blocked":true}]"#
+        let ratings = #"[{"category":"HARM_CATEGORY_DANGEROUS_CONTENT","probability":"HIGH","blocked":true}]"#
+        let usage = #"{"promptTokenCount":4,"candidatesTokenCount":1,"totalTokenCount":5}"#
         let (deltas, released) = try await Self.reply([
             Self.chunk(#"[{"text":"Once"}]"#),
-            Self.chunk(#"[{"text":""}]"#, finish: reason, extra: ratings, usage: #"{"promptTokenCount":4,"candidatesTokenCount":1,"totalTokenCount":5}"#),
+            (nil, #"{"candidates":[{"finishReason":"\#(reason)","index":0,"safetyRatings":\#(ratings)}],"usageMetadata":\#(usage)}"#),
         ])
         #expect(deltas == [.text("Once"), .finish(LLMFinishReason(reason)), .usage(LLMUsage(inputTokens: 4, outputTokens: 1, totalTokens: 5))])
         let transcript = Wire.transcript(deltas)

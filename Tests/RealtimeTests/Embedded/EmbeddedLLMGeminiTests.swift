@@ -68,6 +68,7 @@ import Testing
         let (deltas, released) = try await Self.reply([(nil, blocked)])
         guard case .error(let failure) = deltas.last, deltas.count == 1 else { Issue.record("expected one error: \(deltas)"); return }
         #expect(failure.code == .streamError && failure.detail == "gemini SAFETY")
+        #expect(failure.bodyExcerpt == blocked, "the body excerpt holds the event")
         #expect(released)
     }
 
@@ -106,6 +107,17 @@ import Testing
             Self.chunk(#"[{"text":" done"}]"#, finish: "STOP"),
         ])
         #expect(deltas == [.text("Zero"), .text(" done"), .finish("STOP")])
+        #expect(released)
+    }
+
+    /// Gemini's chunks as the API writes them, with spaces after colons and commas: the
+    /// chunk whose candidate has a `finishReason` still ends the reply on a held connection.
+    @Test func spacedChunksAsTheAPIWritesThemEndAtTheFinish() async throws {
+        let (deltas, released) = try await Self.reply([
+            (nil, #"{"candidates": [{"content": {"parts": [{"text": "Hi"}], "role": "model"}, "index": 0}], "modelVersion": "gemini-2.5-flash"}"#),
+            (nil, #"{"candidates": [{"content": {"parts": [{"text": "!"}], "role": "model"}, "finishReason": "STOP", "index": 0}], "usageMetadata": {"promptTokenCount": 2, "candidatesTokenCount": 2, "totalTokenCount": 4}}"#),
+        ])
+        #expect(deltas == [.text("Hi"), .text("!"), .finish("STOP"), .usage(LLMUsage(inputTokens: 2, outputTokens: 2, totalTokens: 4))])
         #expect(released)
     }
 }

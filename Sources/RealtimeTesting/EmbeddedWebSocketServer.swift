@@ -86,11 +86,18 @@ public final class EmbeddedWebSocketServer: @unchecked Sendable {
 
     /// Accepts the TCP connection and answers the upgrade with 101 (and `subprotocol`).
     public func accept(subprotocol: String? = nil) {
+        accept(extensions: nil, subprotocol: subprotocol)
+    }
+
+    /// Accepts the TCP connection and answers the upgrade with 101, `extensions` as its
+    /// `Sec-WebSocket-Extensions` (a permessage-deflate response, say) and `subprotocol`.
+    package func accept(extensions: String?, subprotocol: String? = nil) {
         acceptTCP()
         guard let request = upgradeRequest else { preconditionFailure("the client wrote no upgrade request") }
         var head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
             + "Sec-WebSocket-Accept: \(WebSocketHandshake.acceptValue(forKey: Self.key(in: request), sha1: OpenSSLSHA1.digest))\r\n"
         if let subprotocol { head += "Sec-WebSocket-Protocol: \(subprotocol)\r\n" }
+        if let extensions { head += "Sec-WebSocket-Extensions: \(extensions)\r\n" }
         feed(Array((head + "\r\n").utf8))
     }
 

@@ -87,6 +87,19 @@ import Testing
         #expect(server.closeFrame?.code == 1007)
     }
 
+    /// Without permessage-deflate agreed, a compressed (RSV1) frame is a protocol violation:
+    /// the client closes with 1002 and delivers nothing (RFC 6455 §5.2).
+    @Test func aCompressedFrameWithoutTheExtensionIsAProtocolViolation() async throws {
+        let (t, rec, server) = try await Self.offering()
+        defer { t.client.close() }
+        server.accept()
+        server.answersClose = false
+        server.feed([0xC1, 0x07, 0xF2, 0x48, 0xCD, 0xC9, 0xC9, 0x07, 0x00])
+        await rec.waitFor("the error") { $0.errorEvent != nil }
+        #expect(rec.summary.hasPrefix("open(1) error(protocol_violation,"), "\(rec.summary)")
+        #expect(server.closeFrame?.code == 1002)
+    }
+
     /// A response whose permessage-deflate parameters were not offered or are out of range
     /// fails the handshake, not retried.
     @Test(arguments: [

@@ -42,6 +42,21 @@ import Testing
         #expect(error.error.code == .heartbeatTimeout && error.willRetry, "\(error)")
     }
 
+    /// A JSON `pong` is recognised as the same JSON value (whitespace and member order do not
+    /// matter): such a reply is consumed, and another JSON message is delivered.
+    @Test func aJSONReplyIsRecognisedAsTheSameValue() async throws {
+        let (t, rec, server) = try await EmbeddedClientWebSocketFrameTests.opened {
+            $0.heartbeat = .application(every: .seconds(10), .text(ping: #"{"op":"ping"}"#, pong: #"{"op":"pong","v":1}"#))
+        }
+        defer { t.client.close() }
+        t.advance(by: .seconds(10))
+        #expect(server.texts == [#"{"op":"ping"}"#])
+        server.sendText(#"{ "v" : 1, "op" : "pong" }"#)
+        server.sendText(#"{"op":"pong","v":2}"#)
+        await rec.waitFor(2)
+        #expect(rec.summary == #"open(1) event({"op":"pong","v":2})"#)
+    }
+
     /// A responder answers the server's application pings (consumed, never delivered), sends
     /// no ping of its own, and declares the connection dead `deadAfter` the last inbound byte.
     @Test func aResponderAnswersTheServersPingsAndBoundsItsSilence() async throws {

@@ -8,8 +8,8 @@
 ///
 /// A `save` that throws is reported as an `.error` event with code `cursor_save_failed`
 /// (`willRetry` true: the client goes on) and counted in
-/// `RealtimeClient.Statistics.cursorSaveFailures`; the next processed event saves the newest
-/// cursor. The cursor in memory is not affected, so reconnects stay exact meanwhile.
+/// `RealtimeClient.Statistics.cursorSaveFailures`; the newest cursor is saved the next time
+/// it advances (a processed event without a new id does not save again). The cursor in memory is not affected, so reconnects stay exact meanwhile.
 public struct CursorStore: Sendable {
     /// Reads the saved cursor when the client starts; nil when none was saved.
     public var load: @Sendable () async -> String?

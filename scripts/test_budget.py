@@ -9,7 +9,8 @@
 - socket tests: `@Test` functions in files that open sockets or start processes;
 - embedded tests: `@Test` functions in files whose code drives production code on the embedded
   stack (`ManualLoop`, `EmbeddedByteStream`, `ScriptedCurl`, `EmbeddedNetwork` and the rigs
-  built on them), comments aside.
+  built on them), comments aside; also files, not socket ones, that use a top-level type of
+  such a file (a suite's rig or helpers: `SocketIOClientTests.Rig`, `EmbeddedLLMWire`).
 
 `--check` fails when the sleeping lines or the wall-clock expectations are over their limits
 (Tests/README.md says why); `--list` prints the lines behind the counts.
@@ -30,6 +31,7 @@ EXPECT = re.compile(r"#(?:expect|require)\(")
 ORDER = re.compile(r"(?<![-=<>!])(<=?|>=?)(?![>=])")
 SOCKETS = re.compile(r"TestServer\(|ScriptedServer|PythonPeer|MCPPeer\.|ExampleProcess|SpawnedProcess|NetnsPair|TestProxy\(|BuiltExecutable|\bSocket\.(?!IO\b)")
 TEST = re.compile(r"@Test\b")
+TOP_LEVEL_TYPE = re.compile(r"^(?:@\S.*?\s)?(?:final\s+)?(?:struct|class|enum|actor)\s+(\w+)")
 EMBEDDED = re.compile(
     r"\b(ManualLoop|EmbeddedByteStream|ScriptedCurl|EmbeddedNetwork|EmbeddedClient|EmbeddedSSEServer|"
     r"EmbeddedWebSocketServer|EmbeddedRig|EmbeddedSSE|EmbeddedWebSocket|EmbeddedGraphQLServer|EmbeddedEngineIOServer|EmbeddedMCPServer|"
@@ -63,17 +65,34 @@ def wall_names(lines):
     return clock_read, names
 
 
+def embedded_paths(files):
+    """Files that drive the embedded stack: directly, or through a top-level type of such a
+    file (followed until nothing changes). Socket files are left to their own count."""
+    direct = {path for path, lines, _ in files if any(EMBEDDED.search(line) for _, line in lines)}
+    found = set(direct)
+    while True:
+        names = {m.group(1) for path, lines, _ in files if path in found
+                 for _, line in lines for m in [TOP_LEVEL_TYPE.match(line)] if m}
+        uses = re.compile(r"\b(" + "|".join(map(re.escape, sorted(names))) + r")\b") if names else None
+        more = {path for path, lines, text in files
+                if path not in found and uses and not SOCKETS.search(text)
+                and any(uses.search(line) and not TOP_LEVEL_TYPE.match(line) for _, line in lines)}
+        if not more:
+            return found
+        found |= more
+
+
 def main():
     mode = sys.argv[1] if len(sys.argv) > 1 else ""
     sleeps, reads, expectations = [], [], []
     tests = socket_tests = socket_files = embedded_tests = 0
     embedded_files = []
-    for path in sorted(pathlib.Path("Tests").rglob("*.swift")):
-        lines = list(code_lines(path))
-        text = path.read_text()
+    files = [(path, list(code_lines(path)), path.read_text()) for path in sorted(pathlib.Path("Tests").rglob("*.swift"))]
+    embedded = embedded_paths(files)
+    for path, lines, text in files:
         count = sum(1 for _, line in lines if TEST.search(line))
         tests += count
-        if count and any(EMBEDDED.search(line) for _, line in lines):
+        if count and path in embedded:
             embedded_tests += count
             embedded_files.append(f"{count} {path}")
         if path.name.endswith("Tests.swift") and SOCKETS.search(text):

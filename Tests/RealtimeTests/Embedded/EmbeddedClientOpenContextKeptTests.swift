@@ -176,6 +176,33 @@ import Testing
         #expect(events.at(0)?.errorEvent != nil && !rec.summary.contains("[DONE]"), "\(rec.summary)")
     }
 
+    /// When the hook fails, the messages it passed over are dropped with the connection:
+    /// the consumer never gets them, only what the next, ready connection delivers.
+    @Test func theMessagesAFailedHookLeftAreDropped() async throws {
+        let t = try Hook.client { context in
+            try await context.send(.text("join"))
+            let reply = try await context.receive { $0.text?.hasPrefix("reply") == true }
+            guard reply.text == "reply ok" else { throw Hook.Rejected() }
+        }
+        defer { t.client.close() }
+        let rec = EventRecorder(t.client)
+        let first = try await t.webSocketAttempt(1)
+        first.accept()
+        await Hook.read(1, on: first, t)
+        first.sendText("left-1")
+        first.sendText("reply no")
+        await Hook.closedByTheClient(first, t)
+        await rec.waitFor(1)
+        await t.waitOutTheBackoff()
+        let second = try await t.webSocketAttempt(2)
+        second.accept()
+        await Hook.read(1, on: second, t)
+        second.sendText("left-2")
+        second.sendText("reply ok")
+        await rec.waitFor(3)
+        #expect(rec.summary == "error(open_hook_failed,retry) open(2) event(left-2)")
+    }
+
     /// While the hook runs the client is not ready: its state is still `connecting`,
     /// `isConnected` is false, and with `failFast` a send throws `not_connected`; once the
     /// hook returns it is connected.

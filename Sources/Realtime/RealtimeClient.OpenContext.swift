@@ -76,8 +76,10 @@ extension RealtimeClient {
         /// The server's next message on this connection, taken from the consumer (see
         /// ``OpenContext``).
         ///
-        /// - Throws: ``RealtimeError`` `not_connected` when the connection ended first,
-        ///   `cancelled` when the hook's time ran out or the client closed.
+        /// - Throws: ``RealtimeError`` `not_connected` when the connection had ended before
+        ///   the call; `cancelled` when the hook is cancelled while it waits (its time ran out,
+        ///   the connection ended, the client closed); `invalid_configuration` for a second
+        ///   receive while one waits.
         public func receive() async throws -> Message {
             try await receiver { _ in true }
         }
@@ -93,8 +95,10 @@ extension RealtimeClient {
         /// }
         /// ```
         ///
-        /// - Throws: ``RealtimeError`` `not_connected` when the connection ended first,
-        ///   `cancelled` when the hook's time ran out or the client closed.
+        /// - Throws: ``RealtimeError`` `not_connected` when the connection had ended before
+        ///   the call; `cancelled` when the hook is cancelled while it waits (its time ran out,
+        ///   the connection ended, the client closed); `invalid_configuration` for a second
+        ///   receive while one waits.
         public func receive(where predicate: @escaping @Sendable (Message) -> Bool) async throws -> Message {
             try await receiver(predicate)
         }

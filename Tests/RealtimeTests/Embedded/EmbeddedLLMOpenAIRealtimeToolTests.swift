@@ -15,14 +15,7 @@ import Testing
     @Test func aFunctionCallResponseStreamsItsArgumentsThenUsageThenFinish() async throws {
         let t = try EmbeddedOpenAIRealtimeTests.client()
         defer { t.client.close() }
-        let reading = Task { () -> [LLMDelta] in
-            var deltas: [LLMDelta] = []
-            for await delta in t.client.deltas(format: .openAIRealtime) {
-                deltas.append(delta)
-                if case .finish = delta { break }
-            }
-            return deltas
-        }
+        let reading = EmbeddedOpenAIRealtimeDeltaTests.readingOneReply(t)
         let server = try await EmbeddedOpenAIRealtimeDeltaTests.configuredSession(t)
         let call = #""id":"item_1","type":"function_call","name":"weather","call_id":"call_1""#
         for event in [

@@ -21,13 +21,9 @@ import Testing
         return server
     }
 
-    static let refused = #"{"type":"error","event_id":"event_9","error":{"type":"invalid_request_error","code":"unknown_parameter","message":"Unknown parameter: 'foo'.","param":"foo","event_id":null}}"#
-
-    /// An `error` event is a `stream_error` delta, and the session's next reply still arrives on the same connection.
-    @Test func anErrorEventEndsOneReplyNotTheSession() async throws {
-        let t = try EmbeddedOpenAIRealtimeTests.client()
-        defer { t.client.close() }
-        let reading = Task { () -> [LLMDelta] in
+    /// The session's deltas, read until the first reply's finish.
+    static func readingOneReply(_ t: EmbeddedClient) -> Task<[LLMDelta], Never> {
+        Task {
             var deltas: [LLMDelta] = []
             for await delta in t.client.deltas(format: .openAIRealtime) {
                 deltas.append(delta)
@@ -35,6 +31,15 @@ import Testing
             }
             return deltas
         }
+    }
+
+    static let refused = #"{"type":"error","event_id":"event_9","error":{"type":"invalid_request_error","code":"unknown_parameter","message":"Unknown parameter: 'foo'.","param":"foo","event_id":null}}"#
+
+    /// An `error` event is a `stream_error` delta, and the session's next reply still arrives on the same connection.
+    @Test func anErrorEventEndsOneReplyNotTheSession() async throws {
+        let t = try EmbeddedOpenAIRealtimeTests.client()
+        defer { t.client.close() }
+        let reading = EmbeddedOpenAIRealtimeDeltaTests.readingOneReply(t)
         let server = try await Self.configuredSession(t)
         server.sendText(Self.refused)
         EmbeddedOpenAIRealtimeTests.reply("HI", on: server)

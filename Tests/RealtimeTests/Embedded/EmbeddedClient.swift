@@ -95,6 +95,18 @@ final class EmbeddedClient: @unchecked Sendable {
         advance(by: delay)
     }
 
+    /// After a failure: when it is `retried`, the backoff passes and WebSocket attempt 2
+    /// starts; otherwise the events end with this one connection.
+    func expectNextAttempt(_ retried: Bool, _ rec: EventRecorder, sourceLocation: SourceLocation = #_sourceLocation) async throws {
+        if retried {
+            await waitOutTheBackoff(sourceLocation: sourceLocation)
+            _ = try await webSocketAttempt(2, sourceLocation: sourceLocation)
+        } else {
+            await rec.waitUntilFinished()
+            #expect(connectionCount == 1, sourceLocation: sourceLocation)
+        }
+    }
+
     /// Waits until the client waits to retry and its timer is armed, without moving the
     /// time; returns the delay. Moving the time only once the timer is armed keeps a test
     /// that checks the delay to the millisecond exact.

@@ -131,13 +131,7 @@ import Testing
         let error = try #require(rec.events.first?.errorEvent)
         #expect(error.error.code == .handshake && error.error.status == status, "\(error.error)")
         #expect(error.willRetry == retried)
-        if retried {
-            await t.waitOutTheBackoff()
-            _ = try await t.webSocketAttempt(2)
-        } else {
-            await rec.waitUntilFinished()
-            #expect(t.connectionCount == 1)
-        }
+        try await t.expectNextAttempt(retried, rec)
     }
 }
 #endif

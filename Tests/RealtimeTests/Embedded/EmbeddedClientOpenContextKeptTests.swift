@@ -67,13 +67,7 @@ import Testing
         #expect(first.closeFrame?.code == closeCode)
         let events = await rec.waitFor(3)
         #expect(events.at(1)?.short == "error(\(code),\(retried ? "retry" : "stop"))", "\(rec.summary)")
-        if retried {
-            await t.waitOutTheBackoff()
-            _ = try await t.webSocketAttempt(2)
-        } else {
-            await rec.waitUntilFinished()
-            #expect(t.connectionCount == 1)
-        }
+        try await t.expectNextAttempt(retried, rec)
     }
 
     /// `fail` on a kept context whose connection is over does nothing to the connection that
@@ -119,6 +113,20 @@ import Testing
         #expect(!EmbeddedClientOpenContextTests.opened(rec), "never ready: \(rec.summary)")
     }
 
+    /// A hook that sends "join", then waits for a message `predicate` accepts; the code of
+    /// the error that ends its wait goes to `thrown`.
+    static func joinThenWait(
+        recording thrown: Observed<String?>, _ predicate: @escaping @Sendable (Message) -> Bool
+    ) -> @Sendable (RealtimeClient.OpenContext) async throws -> Void {
+        { context in
+            try await context.send(.text("join"))
+            do { _ = try await context.receive(where: predicate) } catch {
+                thrown.update { $0 = EmbeddedClientOpenContextTests.code(error) }
+                throw error
+            }
+        }
+    }
+
     /// A server that closes the connection during the handshake ends the hook's waiting
     /// receive with `cancelled`, and a close code in `finalCloseCodes` stops the client with
     /// `remote_closed`.
@@ -126,13 +134,7 @@ import Testing
         let thrown = Observed<String?>(nil)
         let t = try EmbeddedClient(Hook.url) {
             $0.reconnect.finalCloseCodes = [4403]
-            $0.onOpen = { context in
-                try await context.send(.text("join"))
-                do { _ = try await context.receive() } catch {
-                    thrown.update { $0 = EmbeddedClientOpenContextTests.code(error) }
-                    throw error
-                }
-            }
+            $0.onOpen = Self.joinThenWait(recording: thrown) { _ in true }
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
@@ -153,13 +155,7 @@ import Testing
         let thrown = Observed<String?>(nil)
         let t = try EmbeddedClient(Hook.url) {
             $0.terminator = .data("[DONE]")
-            $0.onOpen = { context in
-                try await context.send(.text("join"))
-                do { _ = try await context.receive { $0.text == "ack" } } catch {
-                    thrown.update { $0 = EmbeddedClientOpenContextTests.code(error) }
-                    throw error
-                }
-            }
+            $0.onOpen = Self.joinThenWait(recording: thrown) { $0.text == "ack" }
         }
         defer { t.client.close() }
         let rec = EventRecorder(t.client)

@@ -17,7 +17,9 @@ extension RealtimeClient {
     /// one. A request that must not be repeated (a POST) is never repeated: without a cursor
     /// it is not resumed (the attempt's failure stands, as without a plan), and with one the
     /// resume request is sent instead; the reconnect policy, the backoff and the retry budget
-    /// pace resumes as any reconnect.
+    /// pace resumes as any reconnect. An attempt that moved the cursor made progress: like a
+    /// stable connection, it starts a new streak (the next delay is the first one, and it
+    /// spends none of ``ReconnectPolicy/maxAttempts``).
     ///
     /// **Finite streams.** With a ``Configuration/terminator``, a stream that ends (cleanly
     /// or not) before its terminator is resumed from its cursor instead of ending in

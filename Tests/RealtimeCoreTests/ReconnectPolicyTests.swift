@@ -170,6 +170,47 @@ import Testing
         #expect(policy.decide(end, context: stable, backoff: &backoff, using: &rng) == .retry(after: .seconds(1)))
     }
 
+    /// A stable connection that drops is not an attempt of the new streak: `maxAttempts: n`
+    /// allows n attempts after it, as it does from the start.
+    @Test(arguments: [1, 2, 3])
+    func aStableDropStartsAStreakOfFullLength(maxAttempts: Int) {
+        let policy = ReconnectPolicy.limited(maxAttempts: maxAttempts)
+        var backoff = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        let end = failed(RealtimeError(.network))
+        let stable = ReconnectContext(attempt: 1, opened: true, uptime: .seconds(60))
+        #expect(policy.decide(end, context: stable, backoff: &backoff, using: &rng) == .retry(after: .seconds(1)))
+        var retries = 0
+        for attempt in 2...(maxAttempts + 1) {
+            let decision = policy.decide(end, context: .init(attempt: attempt, opened: false), backoff: &backoff, using: &rng)
+            guard case .retry = decision else {
+                guard case .stop(let reason?) = decision else { Issue.record("\(decision)"); return }
+                #expect(reason.code == .retriesExhausted)
+                #expect((reason.detail ?? "").contains("\(maxAttempts) attempt(s)"), "\(reason.detail ?? "")")
+                break
+            }
+            retries += 1
+        }
+        #expect(retries == maxAttempts - 1, "attempts after the drop: \(retries + 1)")
+    }
+
+    /// A reset for another reason (a restart, the network coming back) comes before a new
+    /// attempt, which is the first of its streak.
+    @Test func aResetBeforeAnAttemptCountsThatAttempt() {
+        let policy = ReconnectPolicy.limited(maxAttempts: 1)
+        var backoff = Backoff(policy: .exponential(jitter: .none))
+        var rng = SeededGenerator(seed: 1)
+        let stable = ReconnectContext(attempt: 1, opened: true, uptime: .seconds(60))
+        let end = failed(RealtimeError(.network))
+        #expect(policy.decide(end, context: stable, backoff: &backoff, using: &rng) == .retry(after: .seconds(1)))
+        backoff.reset()
+        guard case .stop(let reason?) = policy.decide(end, context: .init(attempt: 2, opened: false), backoff: &backoff, using: &rng) else {
+            Issue.record("expected to give up")
+            return
+        }
+        #expect(reason.code == .retriesExhausted)
+    }
+
     @Test func decideHonoursRetryAfter() {
         var backoff = Backoff(policy: .exponential(jitter: .none))
         var rng = SeededGenerator(seed: 1)

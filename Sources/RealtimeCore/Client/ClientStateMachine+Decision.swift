@@ -66,7 +66,7 @@ extension ClientStateMachine {
     private mutating func resumeStalled(_ a: Attempt, _ end: TransportEnd) -> RealtimeError? {
         if (resumeProgress.received ?? consumer.cursor) != a.cursor {
             resumeProgress.stalledResumes = 0
-            backoff.reset()
+            backoff.healthyAttemptEnded()
             return nil
         }
         guard a.resumes, configuration.hasTerminator else { return nil }

@@ -12,6 +12,15 @@ package struct Backoff: Sendable, Hashable {
     package private(set) var previousDelay: Duration?
     /// The SSE reconnection time set by the server (`retry:`), if any.
     package private(set) var serverReconnectionTime: Duration?
+    /// Whether the streak began when a healthy attempt ended (a stable connection, or one that
+    /// made progress): that attempt is not one of the streak's.
+    package private(set) var streakFollowsHealthyAttempt = false
+
+    /// Attempts made in this streak so far, the one that just ended included: the first
+    /// connection counts, a healthy attempt that started the streak does not.
+    package var attemptsInStreak: Int {
+        retry + (streakFollowsHealthyAttempt ? 0 : 1)
+    }
 
     package init(policy: BackoffPolicy) {
         self.policy = policy
@@ -41,12 +50,20 @@ package struct Backoff: Sendable, Hashable {
     package mutating func reset() {
         retry = 0
         previousDelay = nil
+        streakFollowsHealthyAttempt = false
+    }
+
+    /// Forgets the failure streak because the attempt that just ended was healthy: the next
+    /// attempt is the first of a new streak.
+    package mutating func healthyAttemptEnded() {
+        reset()
+        streakFollowsHealthyAttempt = true
     }
 
     /// Reports that a connection ended after being open for `uptime`; a stable connection
     /// (at least ``BackoffPolicy/resetAfter``) resets the streak.
     package mutating func connectionEnded(after uptime: Duration) {
-        if uptime >= policy.resetAfter { reset() }
+        if uptime >= policy.resetAfter { healthyAttemptEnded() }
     }
 
     /// The delay before the next attempt, never below ``BackoffPolicy/minimumDelay``;

@@ -24,7 +24,9 @@
 public struct ReconnectPolicy: Sendable, Hashable {
     /// Consecutive attempts (the first connection included) allowed without reaching a
     /// stable connection (`BackoffPolicy.resetAfter`); nil means unlimited (default).
-    /// Waiting for the network and credential refreshes spend no attempt.
+    /// A stable connection that drops is not one of them: the attempts after it are a new
+    /// streak of up to `maxAttempts`. Waiting for the network and credential refreshes spend
+    /// no attempt.
     public var maxAttempts: Int?
     /// Reconnect (with `Last-Event-ID`) after a clean end of stream or a normal WebSocket
     /// close. Default true; set false for finite streams such as LLM replies.
@@ -182,12 +184,10 @@ public struct ReconnectPolicy: Sendable, Hashable {
         case .refreshCredentials:
             return .refreshCredentials
         case .backoff(let retryAfter):
-            // `backoff.retry` counts the retries already granted since the last stable
-            // connection, so attempts in this streak = retry + 1.
-            if let maxAttempts, backoff.retry + 1 >= maxAttempts {
+            if let maxAttempts, backoff.attemptsInStreak >= maxAttempts {
                 var e = RealtimeError(
                     .retriesExhausted,
-                    detail: "gave up after \(backoff.retry + 1) attempt(s); last: \(end.error?.code.description ?? "end of stream")")
+                    detail: "gave up after \(backoff.attemptsInStreak) attempt(s); last: \(end.error?.code.description ?? "end of stream")")
                 e.status = end.error?.status
                 e.closeCode = end.error?.closeCode ?? end.code
                 e.underlying = end.error

@@ -76,6 +76,36 @@ import Testing
         #expect(rec.events.compactMap { $0.message?.id } == ["r1 0", "r1 1", "r1 2"])
     }
 
+    /// An attempt that moved the cursor spends no attempt either: with `maxAttempts: 1`, every
+    /// cut that followed progress is resumed, and the first resume that brings nothing and
+    /// fails is the end.
+    @Test func progressSpendsNoAttemptOfTheLimit() async throws {
+        let t = try EmbeddedClient(Plan.url) {
+            $0 = .llm(body: Array("{}".utf8), terminator: .matching(delivered: true) { $0.type == "done" })
+            $0.backoff = .exponential(jitter: .none)
+            $0.networkMonitor = nil
+            $0.resume = Plan.plan
+            $0.reconnect.maxAttempts = 1
+        }
+        let rec = EventRecorder(t.client)
+        let post = try await t.openedSSE()
+        post.event(#"{"id":"r1","seq":0}"#, type: "created")
+        post.reset()
+        await t.waitOutTheBackoff()
+        let progress = try await t.sseAttempt(2)
+        progress.respond()
+        progress.event(#"{"seq":1,"d":"a"}"#, type: "delta")
+        progress.reset()
+        await t.waitOutTheBackoff()
+        EmbeddedClientPolicyTests.answer(try await t.sseAttempt(3), 503)
+        await rec.waitUntilFinished()
+        let errors = rec.events.compactMap(\.errorEvent)
+        #expect(errors.map(\.willRetry) == [true, true, false], "\(rec.summary)")
+        #expect(errors.last?.error.code == .retriesExhausted)
+        #expect(rec.events.compactMap { $0.message?.id } == ["r1 0", "r1 1"])
+        #expect(t.connectionCount == 3)
+    }
+
     /// A comment is not given the plan's cursor and does not move it: a keep-alive comment
     /// whose text looks like an event resumes nothing from it.
     @Test func aCommentHasNoCursorUnderAPlan() async throws {

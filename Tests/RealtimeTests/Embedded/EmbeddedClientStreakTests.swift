@@ -38,6 +38,26 @@ import Testing
         #expect(t.connectionCount == 2)
     }
 
+    /// A stable connection (open `resetAfter`, 10 s) that drops spends no attempt:
+    /// `maxAttempts: 1` still reconnects once after it, and gives up when that attempt fails.
+    @Test func aStableConnectionThatDropsSpendsNoAttempt() async throws {
+        let t = try EmbeddedClient { $0.reconnect = .limited(maxAttempts: 1) }
+        let rec = EventRecorder(t.client)
+        let first = try await t.openedSSE()
+        await rec.waitFor(1)
+        t.advance(by: .seconds(10))
+        first.event("tick")
+        first.reset()
+        await t.waitOutTheBackoff()
+        EmbeddedClientPolicyTests.answer(try await t.sseAttempt(2), 503)
+        await rec.waitUntilFinished()
+        let errors = rec.events.compactMap(\.errorEvent)
+        #expect(errors.map(\.willRetry) == [true, false], "\(rec.summary)")
+        #expect(errors.last?.error.code == .retriesExhausted)
+        #expect(errors.last?.error.underlying?.status == 503)
+        #expect(t.connectionCount == 2)
+    }
+
     /// Opens shorter than `resetAfter` (default 10 s) do not reset the backoff: a server that
     /// accepts and drops every connection at once gets growing delays.
     @Test func opensShorterThanResetAfterKeepGrowingTheDelay() async throws {

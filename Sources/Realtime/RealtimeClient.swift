@@ -177,7 +177,9 @@ public final class RealtimeClient: Sendable {
 
     /// Stops at once: closes the live connection, cancels the backoff timer and any
     /// preparation task, drops buffered events and ends ``events``. Idempotent; callable
-    /// from any task.
+    /// from any task. A WebSocket connection finishes its closing handshake in the
+    /// background: the close frame (1000) goes out, and the TCP connection stays until the
+    /// server answers or its `closeTimeout` (``Configuration/webSocket``) passes.
     public func close() {
         handle { machine, _ in machine.close() }
     }

@@ -4,8 +4,17 @@
 
 extension WebSocketConnection {
     /// Arms `timer` for `deadline` (replacing an armed one of the same kind).
+    ///
+    /// The close timer holds the connection: a closing handshake or a failing connection
+    /// runs to its end (the server's answer, or this deadline) even when the transport was
+    /// released as soon as it was told to close, as a client closed by its application is.
+    /// The other timers only hold a weak reference.
     func arm(_ timer: Machine.Timer, at deadline: Loop.Instant) {
-        timers.arm(timer, at: deadline, on: loop) { [weak self] in self?.timerFired(timer) }
+        if timer == .close {
+            timers.arm(timer, at: deadline, on: loop) { self.timerFired(timer) }
+        } else {
+            timers.arm(timer, at: deadline, on: loop) { [weak self] in self?.timerFired(timer) }
+        }
     }
 
     func cancel(_ timer: Machine.Timer) {

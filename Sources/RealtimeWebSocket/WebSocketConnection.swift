@@ -94,9 +94,9 @@ final class WebSocketConnection<Loop: LoopScheduler, Stream: ByteStream>: ByteSt
     private(set) lazy var reference = LoopBound(WeakConnection(self), loop: loop)
 
     deinit {
-        // Released before the attempt ended (during the closing handshake, or without
-        // `close()`): the timers only hold a weak reference to us, but their entries would
-        // stay in the loop's heap, and wake it when they fall due, long after we are gone.
+        // Released before the attempt ended, without `close()` (the close timer holds us
+        // through a closing handshake): the other timers only hold a weak reference, but
+        // their entries would stay in the loop's heap, and wake it when they fall due.
         if !timers.isEmpty {
             let loop = self.loop, handles = timers.handles
             loop.execute { for handle in handles { loop.cancel(handle) } }

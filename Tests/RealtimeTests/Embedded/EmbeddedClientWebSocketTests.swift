@@ -187,6 +187,7 @@ import Testing
         let (t, rec, server) = try await Self.opened {
             $0.heartbeat = .ping(every: .seconds(10), missedLimit: 1)
             $0.reconnect = .limited(maxAttempts: 1)
+            $0.backoff.resetAfter = .seconds(60)  // 20 s open is not a stable connection here
         }
         server.answersPings = false
         await rec.waitFor(1)

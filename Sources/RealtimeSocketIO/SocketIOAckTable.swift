@@ -9,12 +9,15 @@ struct SocketIOAckTable<Waiter: Sendable>: Sendable {
 
     private struct Entry: Sendable {
         var waiter: Waiter
-        /// Handed to a connection (false while it waits in the outbox).
-        var sent = false
+        /// The attempt whose connection took the emit (nil while it waits in the outbox).
+        var sentOn: Int?
     }
 
     private var nextID: [String: Int] = [:]
     private var entries: [Key: Entry] = [:]
+    /// The last attempt whose end was reported: an emit that went out on it or before can
+    /// no longer be acknowledged.
+    private var endedThrough = 0
 
     var count: Int { entries.count }
 
@@ -30,9 +33,21 @@ struct SocketIOAckTable<Waiter: Sendable>: Sendable {
         entries[key] = Entry(waiter: waiter)
     }
 
-    /// The emit went out on a connection: its end now fails the waiter.
-    mutating func markSent(_ key: Key) {
-        entries[key]?.sent = true
+    /// The emit went out on attempt `attempt`'s connection: its end now fails the waiter.
+    /// Returns the waiter, taken, when that end was reported already (the emit went out just
+    /// before it): nothing can acknowledge it any more.
+    mutating func sent(_ key: Key, on attempt: Int) -> Waiter? {
+        guard attempt > endedThrough else { return take(key) }
+        entries[key]?.sentOn = attempt
+        return nil
+    }
+
+    /// Attempt `attempt`'s connection ended: takes the waiters whose emits went out on it (or
+    /// on an earlier one).
+    mutating func connectionEnded(through attempt: Int) -> [Waiter] {
+        endedThrough = Swift.max(endedThrough, attempt)
+        let keys = entries.filter { ($0.value.sentOn ?? .max) <= attempt }.map(\.key)
+        return keys.compactMap { entries.removeValue(forKey: $0)?.waiter }
     }
 
     /// Takes the waiter of `key` (ack, timeout, cancellation); nil when it was resolved already
@@ -41,10 +56,9 @@ struct SocketIOAckTable<Waiter: Sendable>: Sendable {
         entries.removeValue(forKey: key)?.waiter
     }
 
-    /// Takes the waiters whose emits went out (the connection ended under them), or those of
-    /// one namespace only.
-    mutating func takeSent(namespace: String? = nil) -> [Waiter] {
-        let keys = entries.filter { $0.value.sent && (namespace == nil || $0.key.namespace == namespace) }.map(\.key)
+    /// Takes the waiters of `namespace` whose emits went out (the server disconnected it).
+    mutating func takeSent(namespace: String) -> [Waiter] {
+        let keys = entries.filter { $0.value.sentOn != nil && $0.key.namespace == namespace }.map(\.key)
         return keys.compactMap { entries.removeValue(forKey: $0)?.waiter }
     }
 

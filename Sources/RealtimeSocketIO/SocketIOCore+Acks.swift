@@ -19,7 +19,7 @@ extension SocketIOCore {
                 Task { [weak self] in
                     do {
                         try await send()
-                        self?.state.withLock { $0.acks.markSent(key) }
+                        self?.sent(key)
                     } catch {
                         self?.resolve(key, error)
                     }
@@ -28,6 +28,15 @@ extension SocketIOCore {
         } onCancel: {
             resolve(key, RealtimeError.cancelled)
         }
+    }
+
+    /// The emit of `key` went out on the connection that is open now; when none is (it
+    /// ended since it took the emit), the acknowledgement cannot come.
+    private func sent(_ key: SocketIOAckTable<AckWaiter>.Key) {
+        var attempt: Int?
+        if case .open(let info)? = realtime.withLock({ $0.client })?.state { attempt = info.attempt }
+        let lost = state.withLock { s in attempt.map { s.acks.sent(key, on: $0) } ?? s.acks.take(key) }
+        lost?.resume(throwing: SocketIOError(.connectionLost, detail: "the connection ended before the acknowledgement"))
     }
 
     private func resolve(_ key: SocketIOAckTable<AckWaiter>.Key, _ error: any Error) {

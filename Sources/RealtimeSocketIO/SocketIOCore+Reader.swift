@@ -13,11 +13,13 @@ extension SocketIOCore {
     func read(_ client: RealtimeClient) async {
         var assembly: Assembly?
         var failure: SocketIOError?
+        var opened = 0
         for await event in client.events {
             switch event {
             case .open(let info):
                 assembly = nil
                 failure = nil
+                opened = info.attempt
                 let connection = state.withLock { $0.connections.removeValue(forKey: info.attempt) }
                 if let connection { await inbox.push(.connected(connection)) }
             case .event(let message):
@@ -26,10 +28,10 @@ extension SocketIOCore {
                 // A connection that was open reports its end as `closed` next; an attempt that
                 // never opened only here, where the last one is worth an event.
                 failure = SocketIOError(.connectionLost, detail: "\(e.error.code)", underlying: e.error)
-                failAcksSent(failure)
+                failAcksSent(through: e.attempt, failure)
                 if !e.willRetry { await announceEnd(failure, willReconnect: false) }
             case .closed(let c):
-                failAcksSent(failure)
+                failAcksSent(through: opened, failure)
                 await announceEnd(c.clean ? nil : failure ?? SocketIOError(.connectionLost), willReconnect: c.willReconnect)
                 failure = nil
             }
@@ -39,8 +41,10 @@ extension SocketIOCore {
         stop(fatal ?? SocketIOError(.closed))
     }
 
-    private func failAcksSent(_ error: SocketIOError?) {
-        let waiters = state.withLock { $0.acks.takeSent() }
+    /// Attempt `attempt`'s connection ended: the acknowledgements of what went out on it
+    /// cannot come.
+    private func failAcksSent(through attempt: Int, _ error: SocketIOError?) {
+        let waiters = state.withLock { $0.acks.connectionEnded(through: attempt) }
         let lost = SocketIOError(.connectionLost, detail: "the connection ended before the acknowledgement", underlying: error?.underlying)
         for w in waiters { w.resume(throwing: lost) }
     }

@@ -36,11 +36,38 @@ struct SocketIOAckTableTests {
         t.wait(sent, 1)
         t.wait(queued, 2)
         t.wait(other, 3)
-        t.markSent(sent)
-        t.markSent(other)
+        #expect(t.sent(sent, on: 1) == nil)
+        #expect(t.sent(other, on: 1) == nil)
         #expect(t.takeSent(namespace: "/b") == [3])
-        #expect(t.takeSent() == [1])
+        #expect(t.connectionEnded(through: 1) == [1])
         #expect(t.count == 1)
         #expect(t.takeAll() == [2])
+    }
+
+    @Test("an end takes only what went out on that connection or before, not on the next one")
+    func endsByAttempt() {
+        var t = SocketIOAckTable<Int>()
+        let first = t.allocate(namespace: "/")
+        let second = t.allocate(namespace: "/")
+        t.wait(first, 1)
+        t.wait(second, 2)
+        #expect(t.sent(first, on: 1) == nil)
+        #expect(t.sent(second, on: 2) == nil)
+        #expect(t.connectionEnded(through: 1) == [1], "the end of attempt 1, read late, spares attempt 2's")
+        #expect(t.connectionEnded(through: 2) == [2])
+    }
+
+    @Test("an emit whose connection ended before it was marked sent is taken at once")
+    func sentAfterItsEnd() {
+        var t = SocketIOAckTable<Int>()
+        let late = t.allocate(namespace: "/")
+        t.wait(late, 1)
+        #expect(t.connectionEnded(through: 3).isEmpty)
+        #expect(t.sent(late, on: 3) == 1, "nothing can acknowledge it any more")
+        #expect(t.count == 0)
+        let next = t.allocate(namespace: "/")
+        t.wait(next, 2)
+        #expect(t.sent(next, on: 4) == nil)
+        #expect(t.count == 1)
     }
 }

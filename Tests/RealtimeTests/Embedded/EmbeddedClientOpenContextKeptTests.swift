@@ -150,7 +150,8 @@ import Testing
     }
 
     /// A terminator that arrives during the hook closes the connection at once: the hook's
-    /// receive ends, the handshake fails (no `open`), and the terminator is not delivered.
+    /// receive ends, the handshake fails with `open_hook_failed` (no `open`) and is retried,
+    /// and the terminator is not delivered.
     @Test func aTerminatorDuringTheHookFailsTheHandshake() async throws {
         let thrown = Observed<String?>(nil)
         let t = try EmbeddedClient(Hook.url) {
@@ -168,6 +169,9 @@ import Testing
         let events = await rec.waitFor(1)
         #expect(!EmbeddedClientOpenContextTests.opened(rec), "\(rec.summary)")
         #expect(events.at(0)?.errorEvent != nil && !rec.summary.contains("[DONE]"), "\(rec.summary)")
+        let error = try #require(events.at(0)?.errorEvent)
+        #expect(error.error.code == .openHookFailed && error.willRetry, "retried with backoff, like a refused handshake")
+        #expect(error.error.detail?.contains("terminator arrived during the on-open hook") == true)
     }
 
     /// When the hook fails, the messages it passed over are dropped with the connection:

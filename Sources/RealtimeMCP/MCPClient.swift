@@ -84,8 +84,11 @@ public actor MCPClient {
     /// Connects and negotiates the revision (see ``RevisionChoice``). Its requests, and the wait
     /// for an HTTP+SSE stream's endpoint event, are bounded by ``Configuration/requestTimeout``.
     /// When it fails, requests fail with `not_connected` until a later `connect()` succeeds.
+    /// After ``close()``, or once an HTTP+SSE server's stream ended, it throws `not_connected`
+    /// at once: make a new client.
     @discardableResult
     public func connect() async throws -> MCPServerInfo {
+        if isClosed { throw MCPError(.notConnected, detail: "the client was closed: make a new one") }
         connectFailed = false
         do {
             let info = try await negotiateSession()

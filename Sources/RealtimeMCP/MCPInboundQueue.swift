@@ -71,6 +71,9 @@ final class MCPInboundQueue: Sendable {
         }
     }
 
+    /// Whether the queue has ended: nothing more reaches the reader.
+    var isEnded: Bool { room.withLock { $0.ended } }
+
     /// The reader gets what is queued, then the end; waiting pumps go on (and stop).
     func finish() {
         channel.finish()

@@ -108,9 +108,16 @@ public actor MCPStreamableHTTPTransport {
     }
 
     /// Checks the URL; the session itself starts with the first message (`initialize`).
+    ///
+    /// - Throws: ``MCPError`` `not_connected` once the transport ended for good (after
+    ///   ``disconnect()``, or once an HTTP+SSE server's stream ended): ``receive()`` has
+    ///   finished, so make a new transport.
     public func connect() async throws {
         guard let scheme = url.scheme?.lowercased(), scheme == "http" || scheme == "https" else {
             throw MCPError(.transport, underlying: RealtimeError(.unsupportedScheme))
+        }
+        guard !inbound.isEnded else {
+            throw MCPError(.notConnected, detail: "this transport ended (disconnected, or the server's HTTP+SSE stream ended): make a new one")
         }
         connected = true
     }

@@ -31,7 +31,8 @@ import Testing
     /// Over HTTP+SSE the stream is the session: when the server ends it, a request whose POST
     /// was accepted and whose answer was still to come on the stream fails with
     /// `not_connected`, and so does a later one, unsent. Nothing is resumed and there is no
-    /// session to delete.
+    /// session to delete. The transport cannot start again: `connect()` throws
+    /// `not_connected` at once, as it does after `close()`.
     @Test func whenTheHTTPSSEStreamEndsRequestsFailWithNotConnected() async throws {
         let mcp = EmbeddedMCPServer()
         let client = mcp.client(client: { $0.revision = .fixed(.v2024_11_05) })
@@ -48,8 +49,12 @@ import Testing
         #expect(error?.code == .notConnected, "\(String(describing: error))")
         let later = await #expect(throws: MCPError.self) { try await client.callTool("t") }
         #expect(later?.code == .notConnected, "\(String(describing: later))")
+        let again = await #expect(throws: MCPError.self, "the transport ended for good") { try await client.connect() }
+        #expect(again?.code == .notConnected && again?.detail?.contains("make a new one") == true, "\(String(describing: again))")
         await client.close()
-        #expect(mcp.requestCount == 4, "the GET, initialize, initialized and the call: no resumption, no DELETE")
+        let closed = await #expect(throws: MCPError.self) { try await client.connect() }
+        #expect(closed?.code == .notConnected && closed?.detail?.contains("closed") == true, "\(String(describing: closed))")
+        #expect(mcp.requestCount == 4, "the GET, initialize, initialized and the call: no resumption, no DELETE, no new stream")
     }
 
     /// Negotiation: `initialize` refused with 400, 404 or 405 (what an HTTP+SSE server answers

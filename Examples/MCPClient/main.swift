@@ -21,6 +21,8 @@ guard let first = arguments.first, let url = URL(string: first), url.host != nil
 func run() async -> Int32 {
     var configuration = MCPClient.Configuration()
     configuration.requestTimeout = .seconds(30)
+    // The connection's types (`BackoffPolicy`, `RealtimeError`, …) come with `import RealtimeMCP`.
+    configuration.transport.backoff = BackoffPolicy.exponential(initial: .milliseconds(500), maximum: .seconds(5))
     let client = MCPClient(url: url, configuration: configuration)
     // Servers may ask for the client's roots; answer with the working directory.
     await client.setRequestHandler("roots/list") { _ in

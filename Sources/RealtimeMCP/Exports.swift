@@ -3,6 +3,8 @@ import FoundationEssentials
 #else
 import Foundation
 #endif
+// `import RealtimeMCP` brings the client it streams through, as `import Realtime` would.
+@_exported import Realtime
 @_exported import RealtimeJSON
 
 extension JSONValue {

@@ -92,6 +92,20 @@ import Testing
         try await Self.close(client, mcp)
     }
 
+    /// A tool that failed is a result, not an error (MCP: tool errors are reported in the
+    /// result, `isError: true`): `callTool` returns it with the server's message as its text.
+    @Test func aFailedToolIsAResultMarkedIsError() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp)
+        let call = Task { try await client.callTool("boom") }
+        let post = try await mcp.next()
+        #expect(post.rpcMethod == "tools/call")
+        post.json(post.result(["content": [["type": "text", "text": "Error executing tool boom"]], "isError": true]))
+        let result = try await call.value
+        #expect(result.isError && result.text == "Error executing tool boom")
+        try await Self.close(client, mcp)
+    }
+
     /// A POST's stream cut after an event is resumed with a GET carrying `Last-Event-ID`, once
     /// the backoff is over; the POST is never sent again.
     @Test func aCutStreamIsResumedWithAGETFromItsLastEventAndThePOSTIsNotRepeated() async throws {

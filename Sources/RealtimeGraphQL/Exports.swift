@@ -1,0 +1,2 @@
+// `import RealtimeGraphQL` brings the client it connects through, as `import Realtime` would.
+@_exported import Realtime

@@ -1,0 +1,2 @@
+// `import RealtimeSocketIO` brings the client it connects through, as `import Realtime` would.
+@_exported import Realtime

@@ -86,6 +86,9 @@ package enum CurlErrorMapping {
             // or a chunk longer than announced) as a receive error: it is the server breaking
             // HTTP/1.1 (RFC 9112 §7.1), not the network.
             if f.message.contains("chunked-encoding") { return (.protocolViolation, "malformed chunked body: \(f.message)") }
+            // A response head past libcurl's total bound (300 KiB, "Too large response
+            // headers: …") is the server's doing too, like one header line past 100 KiB.
+            if f.message.hasPrefix("Too large response headers") { return (.protocolViolation, "response head too large: \(f.message)") }
             return (.network, "read\(reason(f, fallback: " failed"))")
         case CURLE_SEND_ERROR:
             return (.network, "write\(reason(f, fallback: " failed"))")

@@ -72,6 +72,15 @@ struct CurlErrorMappingTests {
         #expect(CurlErrorMapping.error(for: reset).code == .network)
     }
 
+    @Test("a response head past libcurl's total bound is the server's protocol violation, not a read failure")
+    func responseHeadTooLarge() {
+        var f = Self.failure(CURLE_RECV_ERROR, .requestSent)
+        f.message = "Too large response headers: 307220 > 307200"
+        let e = CurlErrorMapping.error(for: f)
+        #expect(e.code == .protocolViolation)
+        #expect(e.detail == "response head too large: Too large response headers: 307220 > 307200 [curl 56]")
+    }
+
     @Test("a refused connection is worded as on WebSocket, with the proxy when there is one")
     func wording() {
         var f = Self.failure(CURLE_COULDNT_CONNECT)

@@ -81,6 +81,17 @@ struct CurlErrorMappingTests {
         #expect(e.detail == "response head too large: Too large response headers: 307220 > 307200 [curl 56]")
     }
 
+    @Test("an answer that is not HTTP (curl's HTTP/0.9 refusal) is the server's protocol violation, not our configuration")
+    func notHTTP() {
+        var f = Self.failure(CURLE_UNSUPPORTED_PROTOCOL, .requestSent)
+        f.message = "Received HTTP/0.9 when not allowed"
+        let e = CurlErrorMapping.error(for: f)
+        #expect(e.code == .protocolViolation)
+        #expect(e.detail == "malformed response: not an HTTP status line (Received HTTP/0.9 when not allowed) [curl 1]")
+        f.message = "Protocol \"gopher\" not supported or disabled in libcurl"
+        #expect(CurlErrorMapping.error(for: f).code == .invalidConfiguration)
+    }
+
     @Test("a refused connection is worded as on WebSocket, with the proxy when there is one")
     func wording() {
         var f = Self.failure(CURLE_COULDNT_CONNECT)

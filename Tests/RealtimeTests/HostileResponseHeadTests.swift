@@ -4,10 +4,11 @@ import Realtime
 import RealtimeTestServer
 import Testing
 
-/// Response heads a hostile server never stops (or makes too long), over a socket: libcurl
-/// bounds them; the user sees what happened, not a read failure.
+/// Response heads a hostile server makes too long, or answers that are not HTTP at all, over
+/// a socket through libcurl: the user sees the server's protocol violation, not a read
+/// failure or a configuration error of their own.
 @Suite(.timeLimit(.minutes(1)))
-struct HostileHeadFloodTests {
+struct HostileResponseHeadTests {
     let server: TestServer
 
     init() throws {
@@ -44,6 +45,23 @@ struct HostileHeadFloodTests {
         #expect(error.error.code == .protocolViolation, "\(error.error)")
         #expect(error.error.detail?.hasPrefix(flood.detail) == true, "\(error.error)")
         #expect(error.willRetry, "a protocol violation is retried with backoff")
+        #expect(run.opens.isEmpty, "\(run.summary)")
+        run.expectNoSecret()
+    }
+
+    @Test("a server that does not speak HTTP: protocol_violation, never invalid_configuration",
+          arguments: ["SSH-2.0-OpenSSH_9.2\r\n", "220 mail.example ESMTP\r\n", "\u{16}\u{03}\u{01}\u{00}\u{05}hello"])
+    func notHTTP(_ greeting: String) async throws {
+        defer { server.stop() }
+        server.setHandler(path: "/nothttp") { writer in
+            try writer.writeRawHead(greeting, framing: .none)
+            try writer.hold()
+        }
+        let run = try await HostileRun.client(server.url("/nothttp"), until: { $0.contains { $0.errorEvent != nil } }) { _ in }
+        let error = try #require(run.errors.first, "\(run.summary)")
+        #expect(error.error.code == .protocolViolation, "\(error.error)")
+        #expect(error.error.detail?.hasPrefix("malformed response: not an HTTP status line") == true, "\(error.error)")
+        #expect(error.willRetry, "the server's fault, retried with backoff like other protocol violations")
         #expect(run.opens.isEmpty, "\(run.summary)")
         run.expectNoSecret()
     }

@@ -139,5 +139,47 @@ import Testing
         #expect(rec.summary == "open(1) event(abcd)", "\(rec.summary)")
         #expect(server.received.contains(.pong(payload)), "the 125-byte ping is echoed")
     }
+
+    /// A token in the URL's query (and a redirect whose Location carries another) never
+    /// reaches an event's description or a log record, SSE or WebSocket, through a refusal,
+    /// an open, an event, a protocol violation and a reset.
+    @Test(arguments: ["http", "ws"]) func aQueryTokenNeverReachesAnEventOrALog(scheme: String) async throws {
+        let logs = LogCapture()
+        let t = try EmbeddedClient("\(scheme)://peer.test/feed?access_token=SECRET-q1&room=7") {
+            $0.logHandler = logs
+            $0.logLevel = .trace
+        }
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        if scheme == "http" {
+            let first = try await t.sseAttempt(1)
+            first.respond(status: 307, headers: [("Location", "/moved?sig=SECRET-q2")])
+            first.finish()
+            first.respond(status: 503, headers: [("Content-Type", "text/plain")])
+            first.send("busy")
+            first.finish()
+            await t.waitOutTheBackoff()
+            let second = try await t.sseAttempt(2)
+            second.respond()
+            second.event("one", id: "1")
+            await rec.waitFor(3)
+            second.send("data: \u{FF}\n\n")
+            second.reset()
+        } else {
+            let first = try await t.webSocketAttempt(1)
+            first.refuse(status: 503)
+            await t.waitOutTheBackoff()
+            let second = try await t.webSocketAttempt(2)
+            second.accept()
+            second.sendText("one")
+            await rec.waitFor(3)
+            second.answersClose = false
+            second.feed([0x8B, 0x00])
+            t.advance(by: .milliseconds(250))  // the window for replies to "one" (Transports.md)
+        }
+        await t.waitForState("the next backoff") { $0.isWaitingToRetry }
+        #expect(rec.events.count >= 4, "\(rec.summary)")
+        HostileRun(events: rec.events, times: [], logs: logs.lines, stoppedByItself: true, elapsed: .zero).expectNoSecret()
+    }
 }
 #endif

@@ -64,11 +64,14 @@ package enum CurlErrorMapping {
         case CURLE_OPERATION_TIMEDOUT:
             if f.stage == .open { return (.idleTimeout, "read timed out") }
             return (.connectTimeout, "connect to \(f.host):\(f.port)\(f.proxy.map { " through the proxy \($0)" } ?? "") timed out")
-        case CURLE_UNSUPPORTED_PROTOCOL where f.message.contains("HTTP/0.9"):
-            // The server answered with something that is not an HTTP status line (an SSH or
-            // SMTP greeting, TLS bytes on a plain port): libcurl takes it for HTTP/0.9, which
-            // it refuses, and says so with the code of an unsupported URL scheme.
-            return (.protocolViolation, "malformed response: not an HTTP status line (\(f.message))")
+        case CURLE_UNSUPPORTED_PROTOCOL where f.stage != .beforeRequest:
+            // Once the request went out (redirects are ours, so never to another scheme), the
+            // server's answer is not an HTTP/1.x status line: an SSH or SMTP greeting or TLS
+            // bytes on a plain port (libcurl refuses it as HTTP/0.9), another version ("HTTP/3";
+            // libcurl 7.88 also refuses "HTTP/1.2", which RFC 9112 §2.3 would read as 1.1) or a
+            // status that is not three digits. libcurl says so with the code of an unsupported
+            // URL scheme, which alone would blame the configuration and stop for good.
+            return (.protocolViolation, "malformed response: \(f.message)")
         case CURLE_URL_MALFORMAT, CURLE_UNSUPPORTED_PROTOCOL, CURLE_NOT_BUILT_IN, CURLE_BAD_FUNCTION_ARGUMENT,
             CURLE_UNKNOWN_OPTION:
             return (.invalidConfiguration, text(f))

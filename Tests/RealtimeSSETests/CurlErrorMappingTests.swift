@@ -87,9 +87,14 @@ struct CurlErrorMappingTests {
         f.message = "Received HTTP/0.9 when not allowed"
         let e = CurlErrorMapping.error(for: f)
         #expect(e.code == .protocolViolation)
-        #expect(e.detail == "malformed response: not an HTTP status line (Received HTTP/0.9 when not allowed) [curl 1]")
-        f.message = "Protocol \"gopher\" not supported or disabled in libcurl"
-        #expect(CurlErrorMapping.error(for: f).code == .invalidConfiguration)
+        #expect(e.detail == "malformed response: Received HTTP/0.9 when not allowed [curl 1]")
+        for message in ["Unsupported HTTP version (1.2) in response", "Unsupported response code in HTTP response"] {
+            f.message = message
+            #expect(CurlErrorMapping.error(for: f).code == .protocolViolation, "\(message)")
+        }
+        var scheme = Self.failure(CURLE_UNSUPPORTED_PROTOCOL, .beforeRequest)
+        scheme.message = "Protocol \"gopher\" not supported or disabled in libcurl"
+        #expect(CurlErrorMapping.error(for: scheme).code == .invalidConfiguration, "a URL's scheme is still ours")
     }
 
     @Test("a refused connection is worded as on WebSocket, with the proxy when there is one")

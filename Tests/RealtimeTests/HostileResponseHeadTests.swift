@@ -69,5 +69,35 @@ struct HostileResponseHeadTests {
         #expect(run.opens.isEmpty, "\(run.summary)")
         run.expectNoSecret()
     }
+
+    @Test("a gzip stream cut short by a clean end of the body (a server restarting): a clean end, a resume with Last-Event-ID",
+          arguments: [false, true])
+    func aGzipStreamCutByACleanEnd(chunked: Bool) async throws {
+        defer { server.stop() }
+        // "id: 1\ndata: one\n\n" deflated into a gzip member with a sync flush: no final block, no trailer.
+        let gzip: [UInt8] = [
+            0x1F, 0x8B, 0x08, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x03, 0xCA, 0x4C, 0xB1, 0x52, 0x30, 0xE4, 0x4A, 0x49, 0x2C, 0x49,
+            0xB4, 0x52, 0xC8, 0xCF, 0x4B, 0xE5, 0xE2, 0x02, 0x00, 0x00, 0x00, 0xFF, 0xFF,
+        ]
+        server.setHandler(path: "/gzip") { writer in
+            if writer.request.headers["Last-Event-ID"] == "1" {
+                try writer.writeRawHead("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n", framing: .none)
+                return
+            }
+            let head = "HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Encoding: gzip\r\nConnection: close\r\n"
+            if chunked {
+                try writer.writeRawHead(head + "Transfer-Encoding: chunked\r\n\r\n", framing: .none)
+                try writer.writeRaw(Array("21\r\n".utf8) + gzip + Array("\r\n0\r\n\r\n".utf8))
+            } else {
+                try writer.writeRawHead(head + "Content-Length: \(gzip.count)\r\n\r\n", framing: .none)
+                try writer.writeRaw(gzip)
+            }
+        }
+        let run = try await HostileRun.client(server.url("/gzip")) { $0.backoff = .constant(.milliseconds(100)) }
+        #expect(run.messages.map(\.text) == ["one"], "\(run.summary)")
+        #expect(run.closes.first?.clean == true && run.closes.first?.willReconnect == true, "\(run.summary)")
+        #expect(run.errors.map(\.error.code) == [.streamEnded], "the resume was answered 204: \(run.summary)")
+        run.expectNoSecret()
+    }
 }
 #endif

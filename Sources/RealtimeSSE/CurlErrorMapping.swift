@@ -97,6 +97,7 @@ package enum CurlErrorMapping {
             // A response head past libcurl's total bound (300 KiB, "Too large response
             // headers: …") is the server's doing too, like one header line past 100 KiB.
             if f.message.hasPrefix("Too large response headers") { return (.protocolViolation, "response head too large: \(f.message)") }
+            if let reason = tlsReadFailure(f.message) { return (.network, "TLS read failed: \(reason)") }
             return (.network, "read\(reason(f, fallback: " failed"))")
         case CURLE_SEND_ERROR:
             return (.network, "write\(reason(f, fallback: " failed"))")
@@ -178,6 +179,15 @@ package enum CurlErrorMapping {
         case .open:
             return (.network, "local resource failure while reading (out of memory)")
         }
+    }
+
+    /// OpenSSL's words in curl's "OpenSSL SSL_read: error:0A00010B:SSL routines::wrong version
+    /// number, errno 0" (a record that does not decrypt once the stream is up), as the `wss`
+    /// transport words the same failure; nil for any other message.
+    private static func tlsReadFailure(_ message: String) -> String? {
+        guard message.contains("SSL_read"), let start = message.firstRange(of: "error:")?.lowerBound else { return nil }
+        let reason = message[start...]
+        return String(reason.firstRange(of: ", errno").map { reason[..<$0.lowerBound] } ?? reason)
     }
 
     /// " (connection refused)" from the socket error, else `fallback`.

@@ -106,6 +106,12 @@ package final class ResponseWriter {
         try guarded { try connection.write(bytes) }
     }
 
+    /// Writes bytes straight to the socket, beneath TLS on a TLS connection: a record the
+    /// client cannot decrypt, as a corrupting middlebox or a confused server would send.
+    package func writeBeneathTLS(_ bytes: [UInt8]) throws {
+        try guarded { try connection.writeBeneathTLS(bytes) }
+    }
+
     /// Ends the body (the terminating chunk for chunked framing) and closes cleanly.
     package func finish() throws {
         guard !finished else { return }

@@ -130,6 +130,14 @@ final class ServerConnection {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
+    /// Writes `bytes` straight to the socket, beneath TLS when the connection has it: bytes
+    /// that are not a TLS record (a corrupted or foreign stream) where the client expects one.
+    func writeBeneathTLS(_ bytes: [UInt8]) throws {
+        guard !isClosed else { throw Closed() }
+        try flushTLS()
+        try bytes.withUnsafeBytes { try Socket.sendAll(fd, $0) }
+    }
+
     func write(_ text: String) throws {
         var text = text
         try text.withUTF8 { try write(UnsafeRawBufferPointer($0)) }

@@ -97,6 +97,15 @@ struct CurlErrorMappingTests {
         #expect(CurlErrorMapping.error(for: scheme).code == .invalidConfiguration, "a URL's scheme is still ours")
     }
 
+    @Test("a TLS record that does not decrypt once the stream is up is a network failure, worded as on WebSocket")
+    func tlsReadFailure() {
+        var f = Self.failure(CURLE_RECV_ERROR, .open)
+        f.message = "OpenSSL SSL_read: error:0A00010B:SSL routines::wrong version number, errno 0"
+        let e = CurlErrorMapping.error(for: f)
+        #expect(e.code == .network)
+        #expect(e.detail == "TLS read failed: error:0A00010B:SSL routines::wrong version number [curl 56]")
+    }
+
     @Test("a refused connection is worded as on WebSocket, with the proxy when there is one")
     func wording() {
         var f = Self.failure(CURLE_COULDNT_CONNECT)
@@ -149,7 +158,7 @@ struct CurlErrorMappingTests {
              "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A00045C:SSL routines::tlsv13 alert certificate required, errno 0",
              .tls, "client certificate refused: tlsv13 alert certificate required [curl 56]"),
             (CURLE_RECV_ERROR, .open, 0, "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A000119:SSL routines::decryption failed or bad record mac, errno 0",
-             .network, "read failed [curl 56]"),
+             .network, "TLS read failed: error:0A000119:SSL routines::decryption failed or bad record mac [curl 56]"),
             (CURLE_OPERATION_TIMEDOUT, .beforeRequest, 0, "SSL connection timeout",
              .connectTimeout, "connect to 127.0.0.1:8002 timed out [curl 28]"),
             (CURLE_SSL_PINNEDPUBKEYNOTMATCH, .beforeRequest, 0, "SSL: public key does not match pinned public key",

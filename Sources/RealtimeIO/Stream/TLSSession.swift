@@ -154,7 +154,10 @@ final class TLSSession {
                 ERR_clear_error()
                 throw TLSFailureEvidence(openSSLError: code).error
             }
-            throw RealtimeError(.tls, detail: "TLS read failed: \(Self.openSSLErrorString())")
+            // Anything else after the handshake (a record that does not decrypt, bytes that
+            // are not TLS) broke the stream, not the agreement: retried like a cut, as the SSE
+            // transport does with libcurl's "SSL_read" failure (Errors.md, "TLS failures").
+            throw RealtimeError(.network, detail: "TLS read failed: \(Self.openSSLErrorString())")
         }
     }
 

@@ -181,5 +181,39 @@ import Testing
         #expect(rec.events.count >= 4, "\(rec.summary)")
         HostileRun(events: rec.events, times: [], logs: logs.lines, stoppedByItself: true, elapsed: .zero).expectNoSecret()
     }
+
+    /// A 204 at the end of a redirect chain still means "do not reconnect" (WHATWG HTML §9.2:
+    /// the status of the final response is what counts).
+    @Test func a204AfterARedirectStops() async throws {
+        let t = try EmbeddedClient("http://peer.test/stream")
+        let rec = EventRecorder(t.client)
+        let first = try await t.sseAttempt(1)
+        first.respond(status: 307, headers: [("Location", "/elsewhere")])
+        first.finish()
+        first.respond(status: 204, headers: [])
+        first.finish()
+        await rec.waitUntilFinished()
+        #expect(rec.events.allSatisfy { if case .error(let e) = $0 { !e.willRetry } else { true } }, "\(rec.summary)")
+        #expect(t.connectionCount == 1, "\(rec.summary)")
+        #expect(first.curl.hops.map(\.url.path) == ["/stream", "/elsewhere"])
+    }
+
+    /// Frames after the server's close frame, in the same read: nothing more is delivered and
+    /// nothing follows the client's close frame, not even a pong (RFC 6455 §5.5.1, §1.4).
+    @Test func framesAfterTheServersCloseAreIgnored() async throws {
+        let t = try EmbeddedClient("ws://peer.test/ws")
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let server = try await t.webSocketAttempt(1)
+        server.accept()
+        await rec.waitFor(1)
+        server.feed([0x88, 0x02, 0x03, 0xE8] + server.textFrame("late") + [0x89, 0x01, 0x07])
+        t.advance(by: .seconds(5))
+        await rec.waitFor("the close") { $0.closeEvent != nil }
+        #expect(!rec.summary.contains("late"), "\(rec.summary)")
+        let afterClose = server.received.drop { if case .close = $0 { false } else { true } }.dropFirst()
+        #expect(afterClose.isEmpty, "nothing after the client's close frame: \(server.received)")
+        #expect(rec.events.compactMap(\.closeEvent).first?.code == 1000)
+    }
 }
 #endif

@@ -136,9 +136,11 @@ package enum CurlErrorMapping {
             return described(TLSFailureEvidence(
                 openSSLError: TLSFailureEvidence.openSSLError(in: f.message), socketError: f.osErrno,
                 peerClosed: f.message.contains("SSL_ERROR_SYSCALL")), f)
-        case CURLE_RECV_ERROR, CURLE_SEND_ERROR:
+        case CURLE_RECV_ERROR where f.stage != .open, CURLE_SEND_ERROR where f.stage != .open:
             // An alert the server sent after the handshake: a TLS 1.3 server refuses a client
-            // certificate only once the client's handshake is over (RFC 8446 §4.4.2.4).
+            // certificate only once the client's handshake is over (RFC 8446 §4.4.2.4). Once
+            // the stream is open the server had accepted it: an alert then broke the stream,
+            // refused nothing, and is a read failure (below).
             let code = TLSFailureEvidence.openSSLError(in: f.message)
             guard TLSFailureEvidence.isReceivedAlert(code) else { return nil }
             return described(TLSFailureEvidence(openSSLError: code), f)

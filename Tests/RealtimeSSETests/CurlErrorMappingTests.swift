@@ -106,6 +106,15 @@ struct CurlErrorMappingTests {
         #expect(e.detail == "TLS read failed: error:0A00010B:SSL routines::wrong version number [curl 56]")
     }
 
+    @Test("a TLS alert once the stream is open broke the stream, refused nothing: network, retried")
+    func tlsAlertOnceOpen() {
+        var f = Self.failure(CURLE_RECV_ERROR, .open)
+        f.message = "OpenSSL SSL_read: OpenSSL/3.0.19: error:0A000438:SSL routines::tlsv1 alert internal error, errno 0"
+        let e = CurlErrorMapping.error(for: f)
+        #expect(e.code == .network)
+        #expect(e.detail == "TLS read failed: error:0A000438:SSL routines::tlsv1 alert internal error [curl 56]")
+    }
+
     @Test("a refused connection is worded as on WebSocket, with the proxy when there is one")
     func wording() {
         var f = Self.failure(CURLE_COULDNT_CONNECT)

@@ -215,5 +215,24 @@ import Testing
         #expect(afterClose.isEmpty, "nothing after the client's close frame: \(server.received)")
         #expect(rec.events.compactMap(\.closeEvent).first?.code == 1000)
     }
+
+    /// A TLS alert after the 101 (the stream was up, the server had accepted the handshake and
+    /// the client's certificate): the stream broke, nothing was refused; a network failure,
+    /// retried with backoff, never a `tls` stop.
+    @Test func aTLSAlertAfterTheUpgradeIsRetried() async throws {
+        let t = try EmbeddedClient("ws://peer.test/ws")
+        let rec = EventRecorder(t.client)
+        defer { t.client.close() }
+        let server = try await t.webSocketAttempt(1)
+        server.accept()
+        await rec.waitFor(1)
+        server.stream.fail(RealtimeError(.tls, detail: "handshake failed: tlsv1 alert internal error"))
+        await rec.waitFor("the error") { $0.errorEvent != nil }
+        let error = try #require(rec.events.compactMap(\.errorEvent).first, "\(rec.summary)")
+        #expect(error.error.code == .network && error.willRetry, "\(error)")
+        #expect(error.error.detail?.contains("tlsv1 alert internal error") == true, "the alert is named: \(error.error)")
+        await t.waitOutTheBackoff()
+        _ = try await t.webSocketAttempt(2)
+    }
 }
 #endif

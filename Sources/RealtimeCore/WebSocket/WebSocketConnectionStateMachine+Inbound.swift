@@ -255,7 +255,12 @@ extension WebSocketConnectionStateMachine {
             return .finishErrorBody
         case .open:
             // A TCP end without a close frame (§7.1.5: code 1006, not clean).
-            let error = error ?? RealtimeError(.remoteClosed, detail: "connection closed without a close frame")
+            var error = error ?? RealtimeError(.remoteClosed, detail: "connection closed without a close frame")
+            if error.code == .tls {
+                // A TLS alert once the upgrade is done broke the stream; the server had
+                // accepted the handshake (and our certificate) already: retried like a cut.
+                error = RealtimeError(.network, detail: "TLS alert after the upgrade (\(error.detail ?? "tls"))")
+            }
             return .end(finish(TransportEnd(clean: false, error: error)))
         case .closingAsInitiator(_, let end), .closingAsResponder(let end), .replying(let end, _), .failing(let end):
             return .end(finish(end))

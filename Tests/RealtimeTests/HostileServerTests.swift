@@ -47,11 +47,8 @@ import Testing
     /// ends the attempt by the close timeout at the latest, reporting the server's code, then
     /// reconnects at once (1000 is an orderly end).
     @Test func aCloseFrameWithoutTheTCPEndEndsByTheCloseTimeout() async throws {
-        let t = try EmbeddedClient("ws://peer.test/ws") { $0.webSocket.closeTimeout = .seconds(3) }
-        let rec = EventRecorder(t.client)
+        let (t, rec, server) = try await EmbeddedClientWebSocketTests.opened { $0.webSocket.closeTimeout = .seconds(3) }
         defer { t.client.close() }
-        let server = try await t.webSocketAttempt(1)
-        server.accept()
         await rec.waitFor(1)
         server.feed([0x88, 0x02, 0x03, 0xE8])
         #expect(server.closeFrame?.code == 1000, "answered at once")
@@ -125,11 +122,8 @@ import Testing
     /// A 125-byte ping between the fragments of a message: answered with the same payload,
     /// the message whole (RFC 6455 §5.4, §5.5.2).
     @Test func aFullSizePingInsideAFragmentedMessageIsAnswered() async throws {
-        let t = try EmbeddedClient("ws://peer.test/ws")
-        let rec = EventRecorder(t.client)
+        let (t, rec, server) = try await EmbeddedClientWebSocketTests.opened()
         defer { t.client.close() }
-        let server = try await t.webSocketAttempt(1)
-        server.accept()
         await rec.waitFor(1)
         let payload = (0..<125).map { UInt8($0) }
         server.feed([0x01, 0x02] + Array("ab".utf8))
@@ -201,11 +195,8 @@ import Testing
     /// Frames after the server's close frame, in the same read: nothing more is delivered and
     /// nothing follows the client's close frame, not even a pong (RFC 6455 §5.5.1, §1.4).
     @Test func framesAfterTheServersCloseAreIgnored() async throws {
-        let t = try EmbeddedClient("ws://peer.test/ws")
-        let rec = EventRecorder(t.client)
+        let (t, rec, server) = try await EmbeddedClientWebSocketTests.opened()
         defer { t.client.close() }
-        let server = try await t.webSocketAttempt(1)
-        server.accept()
         await rec.waitFor(1)
         server.feed([0x88, 0x02, 0x03, 0xE8] + server.textFrame("late") + [0x89, 0x01, 0x07])
         t.advance(by: .seconds(5))
@@ -220,11 +211,8 @@ import Testing
     /// the client's certificate): the stream broke, nothing was refused; a network failure,
     /// retried with backoff, never a `tls` stop.
     @Test func aTLSAlertAfterTheUpgradeIsRetried() async throws {
-        let t = try EmbeddedClient("ws://peer.test/ws")
-        let rec = EventRecorder(t.client)
+        let (t, rec, server) = try await EmbeddedClientWebSocketTests.opened()
         defer { t.client.close() }
-        let server = try await t.webSocketAttempt(1)
-        server.accept()
         await rec.waitFor(1)
         server.stream.fail(RealtimeError(.tls, detail: "handshake failed: tlsv1 alert internal error"))
         await rec.waitFor("the error") { $0.errorEvent != nil }

@@ -11,13 +11,28 @@ import Testing
 @Suite(.timeLimit(.minutes(1))) struct EmbeddedClientResumePlanTests {
     typealias Plan = RealtimeClientResumePlanTests
 
-    static func client() throws -> EmbeddedClient {
+    static func client(_ configure: (inout RealtimeClient.Configuration) -> Void = { _ in }) throws -> EmbeddedClient {
         try EmbeddedClient(Plan.url) {
             $0 = .llm(body: Array("{}".utf8), terminator: .matching(delivered: true) { $0.type == "done" })
             $0.backoff = .exponential(jitter: .none)
             $0.networkMonitor = nil
             $0.resume = Plan.plan
+            configure(&$0)
         }
+    }
+
+    /// The POST brings the reply's first event and is cut; the resume (attempt 2) brings one
+    /// more and is cut too; the backoff after it passes.
+    static func cutTwiceWithProgress(_ t: EmbeddedClient) async throws {
+        let post = try await t.openedSSE()
+        post.event(#"{"id":"r1","seq":0}"#, type: "created")
+        post.reset()
+        await t.waitOutTheBackoff()
+        let progress = try await t.sseAttempt(2)
+        progress.respond()
+        progress.event(#"{"seq":1,"d":"a"}"#, type: "delta")
+        progress.reset()
+        await t.waitOutTheBackoff()
     }
 
     @Test func aCutReplyResumesWithAGetFromItsCursorAndNothingComesTwice() async throws {
@@ -54,15 +69,7 @@ import Testing
         let t = try Self.client()
         defer { t.client.close() }
         let rec = EventRecorder(t.client)
-        let post = try await t.openedSSE()
-        post.event(#"{"id":"r1","seq":0}"#, type: "created")
-        post.reset()
-        await t.waitOutTheBackoff()
-        let progress = try await t.sseAttempt(2)
-        progress.respond()
-        progress.event(#"{"seq":1,"d":"a"}"#, type: "delta")
-        progress.reset()
-        await t.waitOutTheBackoff()
+        try await Self.cutTwiceWithProgress(t)
         let stalled = try await t.sseAttempt(3)
         stalled.respond()
         stalled.reset()
@@ -80,23 +87,9 @@ import Testing
     /// cut that followed progress is resumed, and the first resume that brings nothing and
     /// fails is the end.
     @Test func progressSpendsNoAttemptOfTheLimit() async throws {
-        let t = try EmbeddedClient(Plan.url) {
-            $0 = .llm(body: Array("{}".utf8), terminator: .matching(delivered: true) { $0.type == "done" })
-            $0.backoff = .exponential(jitter: .none)
-            $0.networkMonitor = nil
-            $0.resume = Plan.plan
-            $0.reconnect.maxAttempts = 1
-        }
+        let t = try Self.client { $0.reconnect.maxAttempts = 1 }
         let rec = EventRecorder(t.client)
-        let post = try await t.openedSSE()
-        post.event(#"{"id":"r1","seq":0}"#, type: "created")
-        post.reset()
-        await t.waitOutTheBackoff()
-        let progress = try await t.sseAttempt(2)
-        progress.respond()
-        progress.event(#"{"seq":1,"d":"a"}"#, type: "delta")
-        progress.reset()
-        await t.waitOutTheBackoff()
+        try await Self.cutTwiceWithProgress(t)
         EmbeddedClientPolicyTests.answer(try await t.sseAttempt(3), 503)
         await rec.waitUntilFinished()
         let errors = rec.events.compactMap(\.errorEvent)

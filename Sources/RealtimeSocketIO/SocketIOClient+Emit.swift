@@ -26,7 +26,7 @@ extension SocketIOClient {
     ) async throws -> SocketIOArguments {
         let key = core.state.withLock { $0.acks.allocate(namespace: namespace) }
         let messages = try SocketIOEncoder.messages(name: event, arguments: arguments, namespace: namespace, ackID: key.id)
-        return try await core.awaitAck(key, timeout: timeout ?? configuration.ackTimeout) {
+        return try await core.awaitAck(key, timeout: timeout ?? configuration.ackTimeout, withdrawable: messages.count == 1) {
             try await self.send(messages)
         }
     }

@@ -1,14 +1,31 @@
 import Realtime
+import RealtimeCore
 
 extension SocketIOCore {
     /// Registers the waiter of `key`, runs `send`, and waits for the acknowledgement; the
     /// first of the ack, the timeout, the end of the connection it went out on, a failed send
     /// and cancellation resolves it, once.
-    func awaitAck(_ key: SocketIOAckTable<AckWaiter>.Key, timeout: Duration, send: @escaping @Sendable () async throws -> Void) async throws -> SocketIOArguments {
+    ///
+    /// With `withdrawable` (one packet, which may wait in the outbox), an emit still in the
+    /// outbox when the waiter is resolved without its ack (timeout, cancellation) is taken out
+    /// of it: the caller was told it failed, and sent later it would repeat a retry. An emit
+    /// with attachments is never withdrawn, so a packet is not parted from them.
+    func awaitAck(
+        _ key: SocketIOAckTable<AckWaiter>.Key, timeout: Duration, withdrawable: Bool, send: @escaping @Sendable () async throws -> Void
+    ) async throws -> SocketIOArguments {
         let timer = clock.arm(after: timeout) { [weak self] in
             self?.resolve(key, SocketIOError(.ackTimeout, detail: "no acknowledgement within \(timeout.millisecondsDescription)"))
         }
-        defer { timer.cancel() }
+        // The sending task, and whether the wait is over (then a task stored late is withdrawn at once).
+        let sender = LockedValue<(task: Task<Void, Never>?, over: Bool)>((nil, false))
+        defer {
+            timer.cancel()
+            let task = sender.withLock { s in
+                s.over = true
+                return s.task
+            }
+            if withdrawable { task?.cancel() }
+        }
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (c: AckWaiter) in
                 let stopped = state.withLock { s in
@@ -16,13 +33,19 @@ extension SocketIOCore {
                     return s.stopped
                 }
                 if stopped { return c.resume(throwing: SocketIOError(.closed)) }
-                Task { [weak self] in
+                let task = Task { [weak self] in
                     do {
                         try await send()
                         self?.sent(key)
                     } catch {
                         self?.resolve(key, error)
                     }
+                }
+                if sender.withLock({ s in
+                    s.task = task
+                    return s.over
+                }), withdrawable {
+                    task.cancel()
                 }
             }
         } onCancel: {

@@ -33,6 +33,34 @@ struct SocketIOFaultTests {
         socket.realtime.close()
     }
 
+    /// An `emitWithAck` whose ack timeout passes, or whose task is cancelled, while its emit
+    /// still waits in the outbox has failed for its caller: the emit is taken out of the
+    /// outbox and never reaches the server (sent later, a caller that retried would have
+    /// it twice).
+    @Test(arguments: [false, true])
+    func anAckedEmitThatFailedInTheOutboxNeverGoesOut(cancel: Bool) async throws {
+        var (rig, events, first) = try await SocketIOClientAckTests.connectedWithOutbox()
+        let socket = rig.socket
+        first.end()
+        #expect(SocketIOClientTests.disconnection(await events.next())?.willReconnect == true)
+        await rig.waitToRetry()
+        let call = Task { try await socket.emitWithAck("stale", timeout: .milliseconds(500)) }
+        await rig.loop.waitForTimers(2)  // the backoff and the ack's timeout
+        if cancel {
+            call.cancel()
+            await #expect { try await call.value } throws: { ($0 as? RealtimeError)?.code == .cancelled }
+        } else {
+            rig.loop.advanceTime(by: .milliseconds(500))
+            await #expect { try await call.value } throws: { SocketIOClientAckTests.code($0) == .ackTimeout }
+        }
+        await rig.advancePastTheBackoff(by: .seconds(1))
+        let second = await rig.connect(2)
+        #expect(SocketIOClientTests.connection(await events.next())?.attempt == 2)
+        try await socket.emit("fresh")
+        #expect(await second.waitForSent(2) == ["40", #"42["fresh"]"#], "the failed emit stayed out")
+        socket.realtime.close()
+    }
+
     /// An open packet whose `pingInterval` or `pingTimeout` is not positive would make the
     /// heartbeat deadline meaningless: the attempt fails as a protocol violation (close 1002)
     /// and the client retries with backoff.

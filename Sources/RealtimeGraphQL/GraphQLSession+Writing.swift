@@ -38,7 +38,7 @@ extension GraphQLSession {
             do {
                 return (transport, try operation.subscribeMessage(id: id, cursor: cursor), key)
             } catch {
-                end(key, with: error as? GraphQLClientError ?? GraphQLClientError(.encodingFailed))
+                endUnsent(key, with: error as? GraphQLClientError ?? GraphQLClientError(.encodingFailed))
                 return nil
             }
         }

@@ -78,6 +78,16 @@ final class GraphQLSession: Sendable {
         operation?.finish(error)
     }
 
+    /// Operation `key`'s subscribe could not be made (its variables did not encode): it ends
+    /// with `error`, and the server, which never saw it, is told nothing.
+    func endUnsent(_ key: UInt64, with error: GraphQLClientError) {
+        let operation = state.withLock { s in
+            s.machine.unsent(key)
+            return s.operations.removeValue(forKey: key)
+        }
+        operation?.finish(error)
+    }
+
     /// Whether a decoded result of operation `key` under `id` is delivered (see
     /// ``GraphQLSessionMachine/accept(_:id:cursor:)``).
     func accept(_ key: UInt64, id: String, cursor: (any Sendable)?) -> Bool {

@@ -112,6 +112,13 @@ struct GraphQLSessionMachine: Sendable {
         return .complete(id: id, attempt: attempt)
     }
 
+    /// Operation `key`'s subscribe did not go out (its variables did not encode): it ends
+    /// without a `complete`, since the server never saw its id.
+    mutating func unsent(_ key: Key) {
+        guard let operation = operations.removeValue(forKey: key), let id = operation.id else { return }
+        active[id] = nil
+    }
+
     /// ``GraphQLClient/close()``: every live operation, to end.
     mutating func close() -> [Key] {
         end(nil)

@@ -37,6 +37,15 @@ import Testing
         ])
     }
 
+    @Test func anOperationWhoseSubscribeNeverWentOutEndsWithoutAComplete() {
+        let box = MachineBox(Self.ready(2))
+        box.m.unsent(1)
+        #expect(box.m.operations[1] == nil && box.m.active["1"] == nil)
+        #expect(box.m.cancel(1) == nil, "nothing to tell the server")
+        #expect(box.m.received(.next(id: "1"), attempt: 1) == .ignore)
+        #expect(box.m.cancel(2) == .complete(id: "2", attempt: 1), "the other one went out")
+    }
+
     @Test func aStaleAckOrHandshakeChangesNothing() {
         let box = MachineBox(Machine())
         _ = box.m.subscribe()

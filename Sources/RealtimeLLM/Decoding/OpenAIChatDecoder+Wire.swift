@@ -29,12 +29,23 @@ extension OpenAIChatDecoder {
             /// Web search citations: an array of `{"type": "url_citation", "url_citation": {...}}`.
             var annotations: LLMWireValue?
             var toolCalls: [ToolCall]?
+            /// The reply's audio, with `modalities: ["text", "audio"]`.
+            var audio: Audio?
 
             enum CodingKeys: String, CodingKey {
-                case content, refusal, reasoning, annotations
+                case content, refusal, reasoning, annotations, audio
                 case reasoningContent = "reasoning_content"
                 case toolCalls = "tool_calls"
             }
+        }
+
+        /// `{"id": …, "transcript": …, "data": …, "expires_at": …}`, each fragment with some
+        /// of the members.
+        struct Audio: Decodable {
+            var id: String?
+            var transcript: String?
+            /// Base64 audio in the request's `audio.format`.
+            var data: String?
         }
 
         struct ToolCall: Decodable {

@@ -1,3 +1,8 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
 import RealtimeCore
 
 /// Decodes the OpenAI chat completions stream (`stream: true`): every event's data is a
@@ -9,6 +14,8 @@ import RealtimeCore
 ///   kind `text`; a run of reasoning is one block, and reasoning after text or a tool call
 ///   starts the next block;
 /// - `choices[].delta.refusal` → ``LLMDelta/refusal(_:)``;
+/// - `choices[].delta.audio` (a reply with `modalities: ["text", "audio"]`): its `transcript`
+///   → ``LLMDelta/text(_:)``, its base64 `data` → ``LLMDelta/audio(_:)`` with the audio's `id`;
 /// - `choices[].delta.annotations[]` (`url_citation`) → ``LLMDelta/citation(_:)``;
 /// - `choices[].delta.tool_calls[]` → ``LLMDelta/toolCall(_:)`` with `index`, `id`,
 ///   `function.name` and the `function.arguments` fragment. A server that omits `index`
@@ -49,6 +56,8 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
     /// The reasoning block that reasoning fragments go to now; nil once other output came.
     private var reasoningBlock: Int?
     private var reasoningBlocks = 0
+    /// The `id` of the reply's audio, which only some of its fragments repeat.
+    private var audioID: String?
 
     /// `data: [DONE]`.
     public static var terminator: StreamTerminator? { .data("[DONE]") }
@@ -70,7 +79,7 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
             return
         }
         for c in choices where (c.index ?? 0) == choice {
-            if let delta = c.delta { decode(delta, into: &deltas) }
+            if let delta = c.delta { try decode(delta, into: &deltas) }
             if let reason = c.finishReason, !finished {
                 finished = true
                 deltas += openCalls.sorted().map { .toolCallEnd(index: $0) }
@@ -83,7 +92,7 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
         }
     }
 
-    private mutating func decode(_ delta: Chunk.Delta, into deltas: inout [LLMDelta]) {
+    private mutating func decode(_ delta: Chunk.Delta, into deltas: inout [LLMDelta]) throws(RealtimeError) {
         // Servers that send both fields send the same text in each.
         if let reasoning = [delta.reasoningContent?.value, delta.reasoning?.value].lazy.compactMap({ $0 }).first(where: { !$0.isEmpty }) {
             let block = reasoningBlock ?? reasoningBlocks
@@ -101,6 +110,7 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
             reasoningBlock = nil
             deltas.append(.refusal(refusal))
         }
+        if let audio = delta.audio { try decode(audio, into: &deltas) }
         if case .array(let annotations)? = delta.annotations {
             deltas += annotations.compactMap { LLMCitation(wire: $0).map(LLMDelta.citation) }
         }
@@ -111,6 +121,21 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
             deltas.append(.toolCall(LLMToolCallDelta(
                 index: index, id: call.id, name: call.function?.name, argumentsFragment: call.function?.arguments ?? "")))
         }
+    }
+
+    /// An audio reply's fragment: its transcript is the reply's text, its data the audio.
+    private mutating func decode(_ audio: Chunk.Audio, into deltas: inout [LLMDelta]) throws(RealtimeError) {
+        if audioID == nil, let id = audio.id, !id.isEmpty { audioID = id }
+        if let transcript = audio.transcript, !transcript.isEmpty {
+            reasoningBlock = nil
+            deltas.append(.text(transcript))
+        }
+        guard let data = audio.data, !data.isEmpty else { return }
+        guard let bytes = Data(base64Encoded: data) else {
+            throw RealtimeError(.protocolViolation, detail: "openai: delta.audio whose 'data' is not base64")
+        }
+        reasoningBlock = nil
+        deltas.append(.audio(LLMAudioDelta(itemID: audioID, bytes: [UInt8](bytes))))
     }
 
     private mutating func resolveIndex(_ call: Chunk.ToolCall) -> Int {

@@ -120,5 +120,22 @@ import Testing
         ])
         #expect(deltas == [.text("Hi"), .unrecognized("ping"), .unrecognized("keepalive"), .finish(.contentFilter)])
     }
+    /// With `modalities: ["text", "audio"]` the reply comes as `delta.audio`: its
+    /// `transcript` is the reply's text and its `data` the base64 audio, with the `id` the
+    /// first fragment names; the last fragment, with only `id` and `expires_at`, adds nothing.
+    @Test func anAudioReplyIsItsTranscriptAndItsAudio() async throws {
+        let (deltas, _) = try await Self.reply([
+            Self.chunk(#"{"role":"assistant","content":null,"refusal":null,"audio":{"id":"audio_1","transcript":"Hi"}}"#),
+            Self.chunk(#"{"audio":{"data":"AAEC/w=="}}"#),
+            Self.chunk(#"{"audio":{"transcript":" there."}}"#),
+            Self.chunk(#"{"audio":{"id":"audio_1","expires_at":1729018505}}"#),
+            Self.chunk(#"{}"#, finish: "stop"),
+        ])
+        #expect(deltas == [
+            .text("Hi"), .audio(LLMAudioDelta(itemID: "audio_1", bytes: [0, 1, 2, 255])), .text(" there."), .finish(.stop),
+        ])
+        let transcript = Wire.transcript(deltas)
+        #expect(transcript.text == "Hi there." && transcript.audio == [0, 1, 2, 255])
+    }
 }
 #endif

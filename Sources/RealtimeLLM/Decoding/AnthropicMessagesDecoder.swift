@@ -18,7 +18,9 @@ import RealtimeCore
 ///   `thinking_delta` → ``LLMDelta/reasoning(_:)`` of kind `text`; with `signature_delta` →
 ///   of kind `signature`; with `citations_delta` → ``LLMDelta/citation(_:)``; with a delta
 ///   type this version does not know → ``LLMDelta/unrecognized(_:)`` with that type;
-/// - `content_block_stop` of a tool block → ``LLMDelta/toolCallEnd(index:)``;
+/// - `content_block_stop` of a tool block → ``LLMDelta/toolCallEnd(index:)``, after a `{}`
+///   fragment when the block streamed no input (a tool without parameters: its input is the
+///   start's `{}` and its one `input_json_delta` is empty);
 /// - `message_delta` → ``LLMDelta/finish(_:)`` with `stop_reason` (`end_turn`, `tool_use`,
 ///   `max_tokens`, `refusal`, …), then the cumulative ``LLMDelta/usage(_:)``;
 /// - `error` → ``LLMDelta/error(_:)`` with code `stream_error` (the error's `type`, e.g.
@@ -44,6 +46,8 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
     /// What each content block of the reply is, by content-block index.
     private var blocks: [Int: Block] = [:]
     private var toolCount = 0
+    /// Tool calls that received some of their input's JSON text.
+    private var callsWithInput: Set<Int> = []
     private var reasoningCount = 0
 
     /// `event: message_stop`.
@@ -65,7 +69,9 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
         case "content_block_delta":
             try delta(event, into: &deltas)
         case "content_block_stop":
-            if let index = event.index, case .tool(let call) = blocks[index] { deltas.append(.toolCallEnd(index: call)) }
+            guard let index = event.index, case .tool(let call) = blocks[index] else { break }
+            if !callsWithInput.contains(call) { deltas.append(.toolCall(LLMToolCallDelta(index: call, argumentsFragment: "{}"))) }
+            deltas.append(.toolCallEnd(index: call))
         case "message_delta":
             if let reason = event.delta?.stopReason { deltas.append(.finish(LLMFinishReason(reason))) }
             if let usage = event.usage { deltas.append(.usage(usage.counts)) }
@@ -89,6 +95,7 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
         case "tool_use":
             let call = toolCall(for: index)
             let input = (block.inputKeyCount ?? 0) > 0 ? Self.inputJSON(of: message) : ""
+            if !input.isEmpty { callsWithInput.insert(call) }
             deltas.append(.toolCall(LLMToolCallDelta(index: call, id: block.id, name: block.name, argumentsFragment: input)))
         case "thinking":
             let reasoning = reasoningBlock(for: index)
@@ -119,6 +126,7 @@ public struct AnthropicMessagesDecoder: LLMStreamDecoder {
             // A delta for a block whose start was not seen still belongs to a tool call.
             let call: Int
             if case .tool(let known) = blocks[index] { call = known } else { call = toolCall(for: index) }
+            if delta.partialJSON?.isEmpty == false { callsWithInput.insert(call) }
             deltas.append(.toolCall(LLMToolCallDelta(index: call, argumentsFragment: delta.partialJSON ?? "")))
         case "thinking_delta", "signature_delta":
             let reasoning: Int

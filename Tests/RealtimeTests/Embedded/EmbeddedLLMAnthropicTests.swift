@@ -176,5 +176,26 @@ import Testing
         #expect(failure.bodyExcerpt == error)
         #expect(released)
     }
+    /// A tool without parameters: its `tool_use` block starts with `"input": {}` and its one
+    /// `input_json_delta` is empty, so the call's arguments are the block's `{}`, valid
+    /// JSON as every other format's, not an empty string.
+    @Test func aToolCallWithoutInputHasEmptyObjectArguments() async throws {
+        let (deltas, _) = try await Self.reply([
+            Self.start,
+            Self.event(#"{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01","name":"now","input":{}}}"#),
+            Self.event(#"{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":""}}"#),
+            Self.event(#"{"type":"content_block_stop","index":0}"#),
+            Self.event(#"{"type":"content_block_start","index":1,"content_block":{"type":"tool_use","id":"toolu_02","name":"now","input":{}}}"#),
+            Self.event(#"{"type":"content_block_stop","index":1}"#),
+            Self.event(#"{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":9}}"#),
+        ])
+        var transcript = LLMTranscript()
+        var completed: [LLMToolCall] = []
+        for delta in deltas { completed += transcript.apply(delta) }
+        #expect(completed == [
+            LLMToolCall(index: 0, id: "toolu_01", name: "now", arguments: "{}", isComplete: true),
+            LLMToolCall(index: 1, id: "toolu_02", name: "now", arguments: "{}", isComplete: true),
+        ])
+    }
 }
 #endif

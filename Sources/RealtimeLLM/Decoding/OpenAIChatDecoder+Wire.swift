@@ -29,6 +29,8 @@ extension OpenAIChatDecoder {
             /// Web search citations: an array of `{"type": "url_citation", "url_citation": {...}}`.
             var annotations: LLMWireValue?
             var toolCalls: [ToolCall]?
+            /// The deprecated `functions` request's one call: a name, then argument fragments.
+            var functionCall: Function?
             /// The reply's audio, with `modalities: ["text", "audio"]`.
             var audio: Audio?
 
@@ -36,6 +38,7 @@ extension OpenAIChatDecoder {
                 case content, refusal, reasoning, annotations, audio
                 case reasoningContent = "reasoning_content"
                 case toolCalls = "tool_calls"
+                case functionCall = "function_call"
             }
         }
 

@@ -20,6 +20,8 @@ import RealtimeCore
 /// - `choices[].delta.tool_calls[]` → ``LLMDelta/toolCall(_:)`` with `index`, `id`,
 ///   `function.name` and the `function.arguments` fragment. A server that omits `index`
 ///   gets one from the call's `id` (a new id is the next call), else the last call's;
+/// - `choices[].delta.function_call` (the deprecated `functions` request) → the same, as
+///   call 0 without an id;
 /// - `choices[].finish_reason` → ``LLMDelta/toolCallEnd(index:)`` for every call still open,
 ///   then ``LLMDelta/finish(_:)``;
 /// - `usage` (the last chunk with `stream_options.include_usage`, `choices` empty) →
@@ -114,8 +116,10 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
         if case .array(let annotations)? = delta.annotations {
             deltas += annotations.compactMap { LLMCitation(wire: $0).map(LLMDelta.citation) }
         }
-        if delta.toolCalls?.isEmpty == false { reasoningBlock = nil }
-        for call in delta.toolCalls ?? [] {
+        var calls = delta.toolCalls ?? []
+        if let function = delta.functionCall { calls.append(Chunk.ToolCall(index: 0, function: function)) }
+        if !calls.isEmpty { reasoningBlock = nil }
+        for call in calls {
             let index = resolveIndex(call)
             openCalls.insert(index)
             deltas.append(.toolCall(LLMToolCallDelta(

@@ -137,5 +137,20 @@ import Testing
         let transcript = Wire.transcript(deltas)
         #expect(transcript.text == "Hi there." && transcript.audio == [0, 1, 2, 255])
     }
+    /// A request with the deprecated `functions` streams `delta.function_call` (name, then
+    /// argument fragments) and finishes with `function_call`: one tool call, index 0, no id.
+    @Test func aLegacyFunctionCallIsToolCallZero() async throws {
+        let (deltas, _) = try await Self.reply([
+            Self.chunk(#"{"role":"assistant","content":null,"function_call":{"name":"weather","arguments":""}}"#),
+            Self.chunk(#"{"function_call":{"arguments":"{\"city\":"}}"#),
+            Self.chunk(#"{"function_call":{"arguments":"\"Oslo\"}"}}"#),
+            Self.chunk(#"{}"#, finish: "function_call"),
+        ])
+        var transcript = LLMTranscript()
+        var completed: [LLMToolCall] = []
+        for delta in deltas { completed += transcript.apply(delta) }
+        #expect(completed == [LLMToolCall(index: 0, id: "", name: "weather", arguments: #"{"city":"Oslo"}"#, isComplete: true)])
+        #expect(transcript.finishReason == LLMFinishReason("function_call"))
+    }
 }
 #endif

@@ -197,5 +197,20 @@ import Testing
             LLMToolCall(index: 1, id: "toolu_02", name: "now", arguments: "{}", isComplete: true),
         ])
     }
+    /// `message_delta`'s usage is cumulative and, from newer servers, repeats the input and
+    /// cache counts of `message_start` (with `server_tool_use`): the counts are replaced,
+    /// never added.
+    @Test func messageDeltaUsageReplacesTheStartCounts() async throws {
+        let (deltas, _) = try await Self.reply([
+            Self.start,
+            Self.event(#"{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}"#),
+            Self.event(#"{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}"#),
+            Self.event(#"{"type":"content_block_stop","index":0}"#),
+            Self.event(#"{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"input_tokens":12,"cache_creation_input_tokens":0,"cache_read_input_tokens":3,"output_tokens":15,"server_tool_use":{"web_search_requests":1}}}"#),
+        ])
+        let transcript = Wire.transcript(deltas)
+        #expect(transcript.usage == LLMUsage(inputTokens: 12, outputTokens: 15, cachedInputTokens: 3))
+        #expect(transcript.text == "Hi" && transcript.finishReason == .endTurn)
+    }
 }
 #endif

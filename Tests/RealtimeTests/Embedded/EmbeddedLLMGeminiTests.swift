@@ -120,5 +120,18 @@ import Testing
         #expect(deltas == [.text("Hi"), .text("!"), .finish("STOP"), .usage(LLMUsage(inputTokens: 2, outputTokens: 2, totalTokens: 4))])
         #expect(released)
     }
+    /// `usageMetadata` comes with every chunk, each a running total (early chunks without
+    /// `candidatesTokenCount`): the transcript holds the last one, nothing is summed.
+    @Test func usageInEveryChunkIsARunningTotal() async throws {
+        let (deltas, _) = try await Self.reply([
+            Self.chunk(#"[{"text":"Hel"}]"#, usage: #"{"promptTokenCount":8,"totalTokenCount":8,"thoughtsTokenCount":5}"#),
+            Self.chunk(#"[{"text":"lo"}]"#, usage: #"{"promptTokenCount":8,"candidatesTokenCount":1,"totalTokenCount":14,"thoughtsTokenCount":5}"#),
+            Self.chunk(#"[{"text":"!"}]"#, finish: "STOP",
+                usage: #"{"promptTokenCount":8,"candidatesTokenCount":2,"totalTokenCount":15,"thoughtsTokenCount":5,"promptTokensDetails":[{"modality":"TEXT","tokenCount":8}]}"#),
+        ])
+        let transcript = Wire.transcript(deltas)
+        #expect(transcript.text == "Hello!")
+        #expect(transcript.usage == LLMUsage(inputTokens: 8, outputTokens: 2, totalTokens: 15, reasoningTokens: 5))
+    }
 }
 #endif

@@ -19,7 +19,9 @@ import RealtimeCore
 /// - `choices[].delta.annotations[]` (`url_citation`) → ``LLMDelta/citation(_:)``;
 /// - `choices[].delta.tool_calls[]` → ``LLMDelta/toolCall(_:)`` with `index`, `id`,
 ///   `function.name` and the `function.arguments` fragment. A server that omits `index`
-///   gets one from the call's `id` (a new id is the next call), else the last call's;
+///   gets one from the call's `id` (a new id is the next call), else the last call's; a new
+///   id at an index another id holds (Ollama sends `index: 0` for every parallel call) is
+///   the next call too, and later fragments at that index are its;
 /// - `choices[].delta.function_call` (the deprecated `functions` request) → the same, as
 ///   call 0 without an id;
 /// - `choices[].finish_reason` → ``LLMDelta/toolCallEnd(index:)`` for every call still open,
@@ -51,8 +53,12 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
     private var openCalls: Set<Int> = []
     /// Index given to each call id seen, for servers that omit `index`.
     private var indexByID: [String: Int] = [:]
-    /// The highest index in `indexByID`: the next new id gets the one after it.
-    private var highestIDIndex: Int?
+    /// Indexes that a call id holds.
+    private var indexesWithID: Set<Int> = []
+    /// The index a wire `index` stands for once a new id reused it (Ollama's parallel calls).
+    private var indexByWireIndex: [Int: Int] = [:]
+    /// The highest index given so far: the next new call gets the one after it.
+    private var highestIndex: Int?
     private var lastIndex: Int?
     private var finished = false
     /// The reasoning block that reasoning fragments go to now; nil once other output came.
@@ -143,18 +149,30 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
     }
 
     private mutating func resolveIndex(_ call: Chunk.ToolCall) -> Int {
+        let id = call.id.flatMap { $0.isEmpty ? nil : $0 }
         let index: Int
-        if let given = call.index {
-            index = given
-        } else if let id = call.id, !id.isEmpty {
-            index = indexByID[id] ?? ((highestIDIndex ?? (lastIndex ?? -1)) + 1)
+        if let id, let known = indexByID[id] {
+            index = known
+        } else if let given = call.index {
+            let slot = indexByWireIndex[given] ?? given
+            // A new id where another call's id is: the next call (Ollama numbers every
+            // call of a parallel batch 0), and the wire index now means that call.
+            if id != nil, indexesWithID.contains(slot) {
+                index = (highestIndex ?? -1) + 1
+                indexByWireIndex[given] = index
+            } else {
+                index = slot
+            }
+        } else if id != nil {
+            index = (highestIndex ?? -1) + 1
         } else {
             index = lastIndex ?? 0
         }
-        if let id = call.id, !id.isEmpty, indexByID[id] == nil {
+        if let id, indexByID[id] == nil {
             indexByID[id] = index
-            highestIDIndex = max(highestIDIndex ?? index, index)
+            indexesWithID.insert(index)
         }
+        highestIndex = max(highestIndex ?? index, index)
         lastIndex = index
         return index
     }

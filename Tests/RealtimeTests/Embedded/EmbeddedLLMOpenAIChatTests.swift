@@ -152,5 +152,23 @@ import Testing
         #expect(completed == [LLMToolCall(index: 0, id: "", name: "weather", arguments: #"{"city":"Oslo"}"#, isComplete: true)])
         #expect(transcript.finishReason == LLMFinishReason("function_call"))
     }
+    /// Ollama numbers every call of a parallel batch `index: 0`, each with its own `id`: a
+    /// new id at an index another call holds is the next call, and the fragments after it
+    /// without an id are that call's, never one call with the arguments joined.
+    @Test func parallelCallsSharingIndexZeroStayApartByID() async throws {
+        let (deltas, _) = try await Self.reply([
+            Self.chunk(#"{"role":"assistant","content":"","tool_calls":[{"id":"call_a","index":0,"type":"function","function":{"name":"weather","arguments":"{\"city\":\"Oslo\"}"}}]}"#),
+            Self.chunk(#"{"tool_calls":[{"id":"call_b","index":0,"type":"function","function":{"name":"time","arguments":"{\"tz\":"}}]}"#),
+            Self.chunk(#"{"tool_calls":[{"index":0,"function":{"arguments":"\"CET\"}"}}]}"#),
+            Self.chunk(#"{}"#, finish: "tool_calls"),
+        ])
+        var transcript = LLMTranscript()
+        var completed: [LLMToolCall] = []
+        for delta in deltas { completed += transcript.apply(delta) }
+        #expect(completed == [
+            LLMToolCall(index: 0, id: "call_a", name: "weather", arguments: #"{"city":"Oslo"}"#, isComplete: true),
+            LLMToolCall(index: 1, id: "call_b", name: "time", arguments: #"{"tz":"CET"}"#, isComplete: true),
+        ])
+    }
 }
 #endif

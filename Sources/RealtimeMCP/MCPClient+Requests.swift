@@ -167,6 +167,7 @@ extension MCPClient {
 
     private func post(_ data: Data, id: JSONValue) async {
         guard pending[id] != nil else { return }
+        issued.insert(id)
         do {
             try await transport.send(data)
         } catch {
@@ -185,11 +186,13 @@ extension MCPClient {
     }
 
     /// Gives up on `id`: fails the caller, tells the server with `notifications/cancelled`
-    /// when `tellingServer` (the request may be running) and closes the request's stream.
+    /// when `tellingServer` and the request was sent (a cancellation may only name a request
+    /// that was issued) and closes the request's stream.
     func abandon(_ id: JSONValue, with error: MCPError, tellingServer: Bool) async {
         guard pending[id] != nil else { return }
+        let wasIssued = issued.contains(id)
         resolve(id, .failure(error))
-        if tellingServer {
+        if tellingServer, wasIssued {
             let cancel: JSONValue = [
                 "requestId": id, "reason": .string(error.code == .timeout ? "request timed out" : "cancelled by the client"),
             ]
@@ -200,6 +203,7 @@ extension MCPClient {
 
     func resolve(_ id: JSONValue, _ result: Result<JSONValue, any Error>) {
         progressHandlers[id] = nil
+        issued.remove(id)
         pending.removeValue(forKey: id)?.resume(with: result)
     }
 

@@ -31,6 +31,8 @@ public actor MCPClient {
     let notificationSink: AsyncStream<MCPNotification>.Continuation
 
     var pending: [JSONValue: CheckedContinuation<JSONValue, any Error>] = [:]
+    /// The pending requests whose POST has started: only these may be cancelled on the server.
+    var issued: Set<JSONValue> = []
     var progressHandlers: [JSONValue: @Sendable (MCPProgress) -> Void] = [:]
     var handlers: [String: RequestHandler] = [:]
     var nextID = 1

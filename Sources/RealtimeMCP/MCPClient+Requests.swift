@@ -185,20 +185,22 @@ extension MCPClient {
         if let info = try? await initialize(.latestSession) { server = info }
     }
 
-    /// Gives up on `id`: fails the caller, tells the server with `notifications/cancelled`
-    /// when `tellingServer` and the request was sent (a cancellation may only name a request
-    /// that was issued) and closes the request's stream.
+    /// Gives up on `id`: fails the caller, closes the request's stream (nothing more of its
+    /// answer is read), then tells the server with `notifications/cancelled` when
+    /// `tellingServer` and the request was sent (a cancellation may only name a request that
+    /// was issued). The stream is closed first: a server slow to take the notification must
+    /// not keep it open.
     func abandon(_ id: JSONValue, with error: MCPError, tellingServer: Bool) async {
         guard pending[id] != nil else { return }
         let wasIssued = issued.contains(id)
         resolve(id, .failure(error))
+        await transport.cancelStream(requestID: id)
         if tellingServer, wasIssued {
             let cancel: JSONValue = [
                 "requestId": id, "reason": .string(error.code == .timeout ? "request timed out" : "cancelled by the client"),
             ]
             try? await notify("notifications/cancelled", params: cancel)
         }
-        await transport.cancelStream(requestID: id)
     }
 
     func resolve(_ id: JSONValue, _ result: Result<JSONValue, any Error>) {

@@ -28,5 +28,26 @@ import Testing
         try await ping.value
         try await EmbeddedMCPClientTests.close(client, mcp)
     }
+
+    /// A request that times out closes its stream at once, whether or not the server ever
+    /// answers the `notifications/cancelled` that tells it: nothing more of the answer is read.
+    @Test func aTimedOutRequestsStreamClosesEvenWhenTheCancellationIsNeverAnswered() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await EmbeddedMCPClientTests.connected(mcp, client: { $0.requestTimeout = .seconds(30) })
+        let start = mcp.loop.now
+        let call = Task { try await client.callTool("stuck") }
+        let request = try await mcp.next()
+        request.openStream()
+        await mcp.loop.waitForTimer(dueAt: start.advanced(by: .seconds(30)))
+        mcp.loop.advanceTime(by: .seconds(30))
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .timeout)
+        let cancelled = try await mcp.next()
+        #expect(cancelled.rpcMethod == "notifications/cancelled")
+        cancelled.server.receiveRequest()  // and never answered
+        await mcp.waitUntilEnded(request)
+        cancelled.accepted()
+        try await EmbeddedMCPClientTests.close(client, mcp)
+    }
 }
 #endif

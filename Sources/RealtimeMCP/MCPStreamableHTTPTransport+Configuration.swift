@@ -22,13 +22,14 @@ extension MCPStreamableHTTPTransport {
         /// Trust roots, certificate verification and a client certificate for `https`
         /// endpoints. Default: the system's roots, full verification.
         public var tls: TLSConfiguration = .default
-        /// DNS + TCP + TLS, per HTTP request (and the response head of a GET or DELETE).
+        /// DNS + TCP + TLS, per HTTP request (and the response head of a GET or DELETE, and of
+        /// a POST carrying a notification or a response, which a server accepts at once).
         /// Default 10 s.
         public var connectTimeout: Duration = .seconds(10)
         /// How long a POST's answer may take to start (its response head) once the request is
         /// sent: a tool may run minutes before its server answers. nil (default): no bound of
-        /// the transport's own; ``MCPClient/Configuration/requestTimeout`` bounds the request
-        /// as a whole.
+        /// the transport's own for a request (``MCPClient/Configuration/requestTimeout`` bounds
+        /// the request as a whole); ``connectTimeout`` for a notification or a response.
         public var responseTimeout: Duration?
         /// No byte on a stream for this long means a dead connection (SSE comments count, so
         /// a server's keep-alives hold an idle request open). Default nil: a request's stream

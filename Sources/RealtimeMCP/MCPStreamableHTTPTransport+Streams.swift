@@ -23,7 +23,10 @@ extension MCPStreamableHTTPTransport {
         // every reconnection into a GET with Last-Event-ID and refuses any other.
         c.requestIsRepeatable = true
         // The request's own timeout (the caller's) bounds a late answer, not the connect timeout.
-        c.responseTimeout = configuration.responseTimeout ?? .seconds(365 * 24 * 3600)
+        // A notification or a response runs nothing on the server (it answers 202 at once), and
+        // nobody times it out: the connect timeout bounds its answer.
+        let unbounded: Duration = message.kind == .request ? .seconds(365 * 24 * 3600) : configuration.connectTimeout
+        c.responseTimeout = configuration.responseTimeout ?? unbounded
         // `maxAttempts` counts the POST too: n resumptions are n + 1 attempts (0 turns them off).
         let resumes = Swift.max(0, configuration.maxResumeAttempts)
         c.reconnect = ReconnectPolicy(maxAttempts: resumes + 1, reconnectsAfterCleanEnd: true)

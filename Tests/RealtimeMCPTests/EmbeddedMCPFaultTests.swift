@@ -49,5 +49,32 @@ import Testing
         cancelled.accepted()
         try await EmbeddedMCPClientTests.close(client, mcp)
     }
+
+    /// A server that takes the `notifications/initialized` POST and never answers it cannot
+    /// hold `connect()`: its requests are bounded by the request timeout, and a notification's
+    /// POST (answered 202 at once by a server) by the connect timeout.
+    @Test func anInitializedNotificationNeverAnsweredFailsConnect() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(transport: { $0.connectTimeout = .seconds(10) }, client: { $0.requestTimeout = .seconds(60) })
+        let connecting = Task { try await client.connect() }
+        let initialize = try await mcp.next()
+        initialize.json(
+            initialize.result(["protocolVersion": "2025-11-25", "capabilities": [:], "serverInfo": ["name": "e", "version": "1"]]),
+            headers: [("Mcp-Session-Id", "s1")])
+        let initialized = try await mcp.next()
+        #expect(initialized.rpcMethod == "notifications/initialized")
+        initialized.server.receiveRequest()
+        let start = mcp.loop.now
+        await mcp.loop.waitForTimer(dueAt: start.advanced(by: .seconds(10)))
+        mcp.loop.advanceTime(by: .seconds(60))
+        let error = await #expect(throws: MCPError.self) { try await connecting.value }
+        #expect(error?.code == .transport, "\(String(describing: error))")
+        await mcp.waitUntilEnded(initialized)
+        let closing = Task { await client.close() }
+        let delete = try await mcp.next()
+        #expect(delete.method == "DELETE")
+        delete.status(204)
+        await closing.value
+    }
 }
 #endif

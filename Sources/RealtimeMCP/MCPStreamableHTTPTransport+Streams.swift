@@ -178,9 +178,14 @@ extension MCPStreamableHTTPTransport {
             if willReconnect { stream.client.close() }
         case .resume:
             break  // the client reconnects; the gate makes it a GET with Last-Event-ID
-        case .fail(let error):
+        case .fail(var error):
             streams.removeValue(forKey: key)
             stream.client.close()
+            if error.status == 404, sessionID != nil {
+                // A resumption's GET carries the session id: its 404 means the session is gone.
+                sessionID = nil
+                error = MCPError(.sessionExpired, detail: "the server no longer knows the session", status: 404)
+            }
             fail(stream.requestID, with: error)
         }
     }

@@ -99,5 +99,20 @@ import Testing
         #expect(mcp.requestCount == 5, "the call is not POSTed again")
         await client.close()
     }
+
+    /// A response whose id is the string form of the request's number id answers another
+    /// request (JSON-RPC ids compare by type and value): `unknown_response_id`.
+    @Test func aResponseWithTheRequestsIDAsAStringIsAnUnknownResponseID() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await EmbeddedMCPClientTests.connected(mcp)
+        let call = Task { try await client.callTool("t") }
+        let post = try await mcp.next()
+        let id = try #require(post.id?.numberValue)
+        post.openStream()
+        post.event(["jsonrpc": "2.0", "id": .string(String(Int(id))), "result": .toolText("ok")])
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .unknownResponseID)
+        try await EmbeddedMCPClientTests.close(client, mcp)
+    }
 }
 #endif

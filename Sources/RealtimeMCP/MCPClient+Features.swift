@@ -18,7 +18,8 @@ extension MCPClient {
         return MCPPage(items: tools, nextCursor: result["nextCursor"]?.stringValue, result: result)
     }
 
-    /// Every tool, following `nextCursor` (up to 1,000 pages).
+    /// Every tool, following `nextCursor` (up to 1,000 pages); a cursor the server already
+    /// gave (a loop) fails with `invalid_response`.
     ///
     /// When every page said how long it may be reused (2026-07-28 `ttlMs`), the list is
     /// reused for the shortest of those times without asking the server; a tool list change
@@ -29,6 +30,7 @@ extension MCPClient {
         let start = transport.clock.now()
         var tools: [MCPTool] = []
         var cursor: String?
+        var followed: Set<String> = []
         var ttl: Duration?
         for page in 0..<Self.maxPages {
             let listed = try await listTools(cursor: cursor)
@@ -37,6 +39,10 @@ extension MCPClient {
             guard let next = listed.nextCursor else {
                 if let ttl, ttl > .zero { toolsCache = (tools, start + ttl) }
                 return tools
+            }
+            // A cursor already followed would read the same pages again, to the page bound.
+            guard followed.insert(next).inserted else {
+                throw MCPError(.invalidResponse, detail: "tools/list sent a cursor it had sent before")
             }
             cursor = next
         }

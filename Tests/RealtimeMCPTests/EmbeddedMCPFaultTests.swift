@@ -114,5 +114,22 @@ import Testing
         #expect(error?.code == .unknownResponseID)
         try await EmbeddedMCPClientTests.close(client, mcp)
     }
+    /// A server whose cursors come back to one already followed (c1, c2, c1…) would be asked
+    /// for the same pages up to the 1,000-page bound: `allTools()` fails with
+    /// `invalid_response` at the first cursor it has already sent, after three requests.
+    @Test func allToolsStopsAtACursorThatLoops() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await EmbeddedMCPClientTests.connected(mcp)
+        let all = Task { try await client.allTools() }
+        for (n, next) in ["c1", "c2", "c1"].enumerated() {
+            let request = try await mcp.next()
+            #expect(request.rpcMethod == "tools/list")
+            request.json(request.result(["tools": [["name": .string("t\(n)"), "inputSchema": ["type": "object"]]], "nextCursor": .string(next)]))
+        }
+        let error = await #expect(throws: MCPError.self) { try await all.value }
+        #expect(error?.code == .invalidResponse)
+        #expect(mcp.requestCount == 6, "the handshake, three pages, then no request for a page already read")
+        try await EmbeddedMCPClientTests.close(client, mcp)
+    }
 }
 #endif

@@ -131,5 +131,22 @@ import Testing
         #expect(mcp.requestCount == 6, "the handshake, three pages, then no request for a page already read")
         try await EmbeddedMCPClientTests.close(client, mcp)
     }
+    /// Progress that comes after the result on the same stream reaches neither the finished
+    /// call's handler nor anything else: the stream is done at its response.
+    @Test func progressAfterTheResultIsNotDelivered() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await EmbeddedMCPClientTests.connected(mcp)
+        let seen = LockedValue<[Double]>([])
+        let call = Task { try await client.callTool("t") { progress in seen.withLock { $0.append(progress.progress) } } }
+        let post = try await mcp.next()
+        post.openStream()
+        post.event(EmbeddedMCPHostileTests.BrokenAnswer.progress(post, 1))
+        post.event(post.result(.toolText("done")))
+        post.event(EmbeddedMCPHostileTests.BrokenAnswer.progress(post, 2))
+        #expect(try await call.value.text == "done")
+        await mcp.waitUntilEnded(post)
+        #expect(seen.withLock { $0 } == [1])
+        try await EmbeddedMCPClientTests.close(client, mcp)
+    }
 }
 #endif

@@ -28,7 +28,8 @@ extension SocketIOCore {
                 // A connection that was open reports its end as `closed` next; an attempt that
                 // never opened only here, where the last one is worth an event.
                 failure = SocketIOError(.connectionLost, detail: "\(e.error.code)", underlying: e.error)
-                failAcksSent(through: e.attempt, failure)
+                // An open attempt's end comes as `closed`; an error on it ends nothing.
+                if e.attempt != opened { failAcksSent(through: e.attempt, failure) }
                 if !e.willRetry { await announceEnd(failure, willReconnect: false) }
             case .closed(let c):
                 failAcksSent(through: opened, failure)

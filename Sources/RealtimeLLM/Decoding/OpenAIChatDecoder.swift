@@ -20,8 +20,9 @@ import RealtimeCore
 /// - `choices[].delta.tool_calls[]` → ``LLMDelta/toolCall(_:)`` with `index`, `id`,
 ///   `function.name` and the `function.arguments` fragment. A server that omits `index`
 ///   gets one from the call's `id` (a new id is the next call), else the last call's; a new
-///   id at an index another id holds (Ollama sends `index: 0` for every parallel call) is
-///   the next call too, and later fragments at that index are its;
+///   id with a function name at an index another id holds (Ollama sends `index: 0` for every
+///   parallel call) is the next call too, and later fragments at that index are its, while a
+///   new id without a name continues the call at its index;
 /// - `choices[].delta.function_call` (the deprecated `functions` request) → the same, as
 ///   call 0 without an id;
 /// - `choices[].finish_reason` → ``LLMDelta/toolCallEnd(index:)`` for every call still open,
@@ -155,9 +156,11 @@ public struct OpenAIChatDecoder: LLMStreamDecoder {
             index = known
         } else if let given = call.index {
             let slot = indexByWireIndex[given] ?? given
-            // A new id where another call's id is: the next call (Ollama numbers every
-            // call of a parallel batch 0), and the wire index now means that call.
-            if id != nil, indexesWithID.contains(slot) {
+            // A new id that names a function where another call's id is: the next call
+            // (Ollama numbers every call of a parallel batch 0), and the wire index now means
+            // that call. A new id without a name is the same call's (some servers send a new
+            // id with every fragment).
+            if id != nil, call.function?.name?.isEmpty == false, indexesWithID.contains(slot) {
                 index = (highestIndex ?? -1) + 1
                 indexByWireIndex[given] = index
             } else {

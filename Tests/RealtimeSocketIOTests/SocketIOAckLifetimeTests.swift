@@ -7,10 +7,10 @@ import RealtimeTestSupport
 import RealtimeCore
 import Testing
 
-/// Review: an `.error` event that ends no connection (a cursor store whose save threw) must
+/// An `.error` event that ends no connection (a cursor store whose save threw) must
 /// not mark the open connection as ended for the ack table.
-@Suite("SocketIOReview", .timeLimit(.minutes(1)))
-struct SocketIOReviewTests {
+@Suite("Socket.IO acks and errors that end nothing", .timeLimit(.minutes(1)))
+struct SocketIOAckLifetimeTests {
     typealias Rig = SocketIOClientTests.Rig
     struct DiskFull: Error {}
 

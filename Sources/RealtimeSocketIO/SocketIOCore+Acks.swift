@@ -33,6 +33,9 @@ extension SocketIOCore {
                     return s.stopped
                 }
                 if stopped { return c.resume(throwing: SocketIOError(.closed)) }
+                // Cancelled before the waiter was registered: the handler found nothing to
+                // resolve, so nothing is sent and the waiter is resolved here.
+                if Task.isCancelled { return resolve(key, RealtimeError.cancelled) }
                 let task = Task { [weak self] in
                     do {
                         try await send()

@@ -61,6 +61,21 @@ struct SocketIOFaultTests {
         socket.realtime.close()
     }
 
+    /// An `emitWithAck` called from a task cancelled already fails with `cancelled` at once,
+    /// and its emit never goes out, queued or not.
+    @Test func anAckedEmitFromACancelledTaskNeverGoesOut() async throws {
+        let (rig, _, first) = try await SocketIOClientAckTests.connectedWithOutbox()
+        let socket = rig.socket
+        let call = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await socket.emitWithAck("stale")
+        }
+        await #expect { try await call.value } throws: { ($0 as? RealtimeError)?.code == .cancelled }
+        try await socket.emit("fresh")
+        #expect(await first.waitForSent(2) == ["40", #"42["fresh"]"#], "the cancelled emit stayed out")
+        socket.realtime.close()
+    }
+
     /// An open packet whose `pingInterval` or `pingTimeout` is not positive would make the
     /// heartbeat deadline meaningless: the attempt fails as a protocol violation (close 1002)
     /// and the client retries with backoff.

@@ -31,9 +31,9 @@ extension MCPStreamableHTTPTransport {
             case .open:
                 await serverStreamOpened()
             case .event(let message):
-                if let pause = await serverStreamReceived(message) { await inbound.waitForRoom(pause) }
+                if let pause = await serverStreamReceived(message, from: client) { await inbound.waitForRoom(pause) }
             case .error(let e) where !e.willRetry:
-                await serverStreamStopped(e.error)
+                await serverStreamStopped(e.error, client)
             case .error, .closed:
                 break
             }
@@ -45,7 +45,8 @@ extension MCPStreamableHTTPTransport {
 
     private func serverStreamOpened() { hasServerStream = true }
 
-    private func serverStreamReceived(_ message: Message) -> MCPInboundQueue.Pause? {
+    private func serverStreamReceived(_ message: Message, from client: RealtimeClient) -> MCPInboundQueue.Pause? {
+        guard serverStream === client else { return nil }  // a stream of a session gone
         switch serverMachine.received(message.text ?? "", eventID: message.id) {
         case .deliver(let message), .complete(let message):
             return inbound.send(message)
@@ -59,7 +60,16 @@ extension MCPStreamableHTTPTransport {
         }
     }
 
-    private func serverStreamStopped(_ error: RealtimeError) {
+    /// The server forgot the session: its id is dropped, and so is the server's GET stream,
+    /// which belongs to it (a new session opens its own after its handshake).
+    func sessionExpired() {
+        sessionID = nil
+        serverStream?.close()
+        serverStream = nil
+    }
+
+    private func serverStreamStopped(_ error: RealtimeError, _ client: RealtimeClient) {
+        guard serverStream === client else { return }
         if error.status == 405 { hasServerStream = false }
         serverStream = nil
     }

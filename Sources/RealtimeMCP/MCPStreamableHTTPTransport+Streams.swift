@@ -71,7 +71,7 @@ extension MCPStreamableHTTPTransport {
             return
         }
         if error.status == 404, sessionID != nil {
-            sessionID = nil
+            sessionExpired()
             throw MCPError(.sessionExpired, detail: "the server no longer knows the session", status: 404)
         }
         if error.code == .invalidContentType {
@@ -183,7 +183,7 @@ extension MCPStreamableHTTPTransport {
             stream.client.close()
             if error.status == 404, sessionID != nil {
                 // A resumption's GET carries the session id: its 404 means the session is gone.
-                sessionID = nil
+                sessionExpired()
                 error = MCPError(.sessionExpired, detail: "the server no longer knows the session", status: 404)
             }
             fail(stream.requestID, with: error)

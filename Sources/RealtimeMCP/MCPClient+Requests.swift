@@ -182,7 +182,12 @@ extension MCPClient {
         guard !renewingSession, let revision = server?.revision, !revision.isStateless else { return }
         renewingSession = true
         defer { renewingSession = false }
-        if let info = try? await initialize(.latestSession) { server = info }
+        if let info = try? await initialize(.latestSession) {
+            server = info
+        } else {
+            // The revision stays the negotiated one for what follows.
+            await transport.use(revision: revision)
+        }
     }
 
     /// Gives up on `id`: fails the caller, closes the request's stream (nothing more of its

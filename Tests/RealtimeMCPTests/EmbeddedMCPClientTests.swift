@@ -264,6 +264,47 @@ import Testing
         try await Self.close(client, mcp)
     }
 
+    /// The server's GET stream belongs to its session: when the session expires it is closed,
+    /// and the renewed session opens its own, with the new session id.
+    @Test func aRenewedSessionOpensItsOwnServerStream() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(client: { $0.renewsExpiredSession = true })
+        let connecting = Task { try await client.connect() }
+        try await mcp.answerHandshake(session: "session-1", serverStream: false)
+        let stream = try await mcp.next()
+        #expect(stream.method == "GET" && stream.headers["Mcp-Session-Id"] == "session-1")
+        stream.openStream()
+        _ = try await connecting.value
+        let call = Task { try await client.callTool("t") }
+        try await mcp.next().status(404)
+        try await mcp.answerHandshake(session: "session-2", serverStream: false)
+        await mcp.waitUntilEnded(stream)
+        let renewed = try await mcp.next()
+        #expect(renewed.method == "GET" && renewed.headers["Mcp-Session-Id"] == "session-2")
+        renewed.status(405)
+        await #expect(throws: MCPError.self) { try await call.value }
+        try await Self.close(client, mcp)
+    }
+
+    /// A renewal that fails leaves the negotiated revision in place: the next request still
+    /// carries its `MCP-Protocol-Version`.
+    @Test func aFailedRenewalKeepsTheRevision() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp, client: { $0.renewsExpiredSession = true })
+        let call = Task { try await client.callTool("t") }
+        try await mcp.next().status(404)
+        let renewal = try await mcp.next()
+        #expect(renewal.rpcMethod == "initialize")
+        renewal.status(500)
+        await #expect(throws: MCPError.self) { try await call.value }
+        let next = Task { try await client.callTool("t") }
+        let request = try await mcp.next()
+        #expect(request.rpcMethod == "tools/call" && request.headers["MCP-Protocol-Version"] == "2025-11-25")
+        request.json(request.result(.toolText("ok")))
+        #expect(try await next.value.text == "ok")
+        await client.close()
+    }
+
     /// Over the HTTP+SSE transport of 2024-11-05, a stream that never names its endpoint
     /// fails `connect()` with `timeout` at the request timeout, not before.
     @Test func anHTTPSSEStreamWithoutItsEndpointFailsConnectAtTheRequestTimeout() async throws {

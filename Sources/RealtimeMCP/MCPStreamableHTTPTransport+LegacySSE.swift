@@ -52,11 +52,16 @@ extension MCPStreamableHTTPTransport {
     /// Reads the 2024-11-05 stream: the endpoint first, then the server's messages.
     nonisolated func pumpLegacyStream(_ client: RealtimeClient, _ found: AsyncStream<Result<URL, MCPError>>.Continuation) async {
         var announced = false
+        // Whether the stream named a usable endpoint: only then was it a session, which its
+        // end finishes (else `openLegacyStream` reports the failure, and `connect()` may be tried again).
+        var session = false
         for await event in client.events {
             switch event {
             case .event(let message) where !announced:
                 announced = true
-                found.yield(legacyEndpoint(from: message))
+                let endpoint = legacyEndpoint(from: message)
+                if case .success = endpoint { session = true }
+                found.yield(endpoint)
                 found.finish()
             case .event(let message):
                 // One that is not JSON is not a JSON-RPC message and is skipped, as on the other
@@ -74,7 +79,7 @@ extension MCPStreamableHTTPTransport {
             }
         }
         found.finish()
-        await legacyStreamEnded(client)
+        if session { await legacyStreamEnded(client) }
     }
 
     /// The `endpoint` event's URL, resolved against the stream's URL and kept to its origin.

@@ -57,6 +57,24 @@ import Testing
         #expect(mcp.requestCount == 4, "the GET, initialize, initialized and the call: no resumption, no DELETE, no new stream")
     }
 
+    /// An HTTP+SSE stream that ends before naming its endpoint (or names an unusable one)
+    /// never was a session: `connect()` fails, and a later `connect()` opens a new stream and
+    /// succeeds.
+    @Test(arguments: [false, true]) func aStreamEndedBeforeItsEndpointLetsConnectBeTriedAgain(namesAnotherOrigin: Bool) async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = mcp.client(client: { $0.revision = .fixed(.v2024_11_05) })
+        let failing = Task { try await client.connect() }
+        let first = try await mcp.next()
+        first.openStream()
+        if namesAnotherOrigin { first.server.event("http://elsewhere.test/messages", type: "endpoint") }
+        first.server.finish()
+        await #expect(throws: MCPError.self) { try await failing.value }
+        let connecting = Task { try await client.connect() }
+        try await Self.answerHTTPSSEHandshake(mcp, on: try await mcp.next())
+        #expect(try await connecting.value.revision == .v2024_11_05)
+        await client.close()
+    }
+
     /// Negotiation: `initialize` refused with 400, 404 or 405 (what an HTTP+SSE server answers
     /// a POST to its stream's URL) switches to the HTTP+SSE transport of 2024-11-05: a GET of
     /// the same URL, then `initialize` on the endpoint its stream names.

@@ -220,7 +220,11 @@ import Testing
         let socket = try await server.connect()
         #expect(await socket.nextSent() == #"{"id":"2","type":"subscribe","payload":{"query":"subscription { other }"}}"#)
         await #expect { _ = try await results.next() } throws: { ($0 as? GraphQLClientError)?.code == .encodingFailed }
-        _ = good
+        // The server is not sent a `complete` for the id it never saw: what goes out next is
+        // the next subscription.
+        let later = server.client.subscribe("subscription { later }", as: Ticks.self)
+        #expect(await socket.nextSent() == #"{"id":"3","type":"subscribe","payload":{"query":"subscription { later }"}}"#)
+        _ = (good, later)
     }
 
     @Test func aSubscriptionAfterCloseThrowsClosed() async throws {

@@ -24,20 +24,5 @@ import Testing
         #expect(server.client.realtime.statistics.attempts == 1, "no reconnect")
     }
 
-    /// A subscription whose variables do not encode never went out: the server is not sent
-    /// a `complete` for an id it never saw; what goes out next is the next subscription.
-    @Test func aSubscribeThatNeverWentOutIsNotCompleted() async throws {
-        let server = try EmbeddedGraphQLServer()
-        defer { server.client.close() }
-        let bad = server.client.subscribe(GraphQLClientTests.ticks, as: Ticks.self, variables: { _ in [1, 2] })
-        let good = server.client.subscribe("subscription { other }", as: Ticks.self)
-        var results = bad.makeAsyncIterator()
-        let socket = try await server.connect()
-        #expect(await socket.nextSent() == #"{"id":"2","type":"subscribe","payload":{"query":"subscription { other }"}}"#)
-        await #expect { _ = try await results.next() } throws: { ($0 as? GraphQLClientError)?.code == .encodingFailed }
-        let later = server.client.subscribe("subscription { later }", as: Ticks.self)
-        #expect(await socket.nextSent() == #"{"id":"3","type":"subscribe","payload":{"query":"subscription { later }"}}"#)
-        _ = (good, later)
-    }
 }
 #endif

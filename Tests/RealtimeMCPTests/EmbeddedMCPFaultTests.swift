@@ -135,11 +135,7 @@ import Testing
     /// call's handler nor anything else: the stream is done at its response.
     @Test func progressAfterTheResultIsNotDelivered() async throws {
         let mcp = EmbeddedMCPServer()
-        let client = try await EmbeddedMCPClientTests.connected(mcp)
-        let seen = LockedValue<[Double]>([])
-        let call = Task { try await client.callTool("t") { progress in seen.withLock { $0.append(progress.progress) } } }
-        let post = try await mcp.next()
-        post.openStream()
+        let (client, seen, call, post) = try await EmbeddedMCPFeatureTests.callWithProgress(mcp)
         post.event(EmbeddedMCPHostileTests.BrokenAnswer.progress(post, 1))
         post.event(post.result(.toolText("done")))
         post.event(EmbeddedMCPHostileTests.BrokenAnswer.progress(post, 2))

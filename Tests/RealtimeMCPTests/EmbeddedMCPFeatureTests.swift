@@ -100,14 +100,23 @@ import Testing
         try await EmbeddedMCPClientTests.close(client, mcp)
     }
 
-    /// Progress goes to the call's handler and also comes out of `notifications`.
-    @Test func progressAlsoComesOutOfNotifications() async throws {
-        let mcp = EmbeddedMCPServer()
+    /// A connected client calling tool `t` with a progress handler (its progress values in
+    /// `seen`), the call's POST answered with an open event stream.
+    static func callWithProgress(_ mcp: EmbeddedMCPServer) async throws
+        -> (MCPClient, LockedValue<[Double]>, Task<MCPToolResult, any Error>, EmbeddedMCPServer.Request)
+    {
         let client = try await EmbeddedMCPClientTests.connected(mcp)
         let seen = LockedValue<[Double]>([])
         let call = Task { try await client.callTool("t") { progress in seen.withLock { $0.append(progress.progress) } } }
         let post = try await mcp.next()
         post.openStream()
+        return (client, seen, call, post)
+    }
+
+    /// Progress goes to the call's handler and also comes out of `notifications`.
+    @Test func progressAlsoComesOutOfNotifications() async throws {
+        let mcp = EmbeddedMCPServer()
+        let (client, seen, call, post) = try await Self.callWithProgress(mcp)
         let token = post.id ?? .null
         post.event(["jsonrpc": "2.0", "method": "notifications/progress", "params": ["progressToken": token, "progress": 1, "message": "one"]])
         post.event(post.result(.toolText("ok")))

@@ -8,6 +8,17 @@ import Testing
 /// The chat completions stream's own chunk shapes through `client.deltas(format: .openAI)`
 /// on the embedded stack, as ``OpenAIChatDecoder`` and the LLM streaming guide promise.
 @Suite(.timeLimit(.minutes(1))) struct EmbeddedLLMOpenAIChatTests {
+    /// The calls a transcript completes from `deltas`.
+    static func completedCalls(_ deltas: [LLMDelta]) -> [LLMToolCall] {
+        var transcript = LLMTranscript()
+        return deltas.flatMap { transcript.apply($0) }
+    }
+
+    static let weatherAndTime = [
+        LLMToolCall(index: 0, id: "call_a", name: "weather", arguments: #"{"city":"Oslo"}"#, isComplete: true),
+        LLMToolCall(index: 1, id: "call_b", name: "time", arguments: #"{"tz":"CET"}"#, isComplete: true),
+    ]
+
     typealias Wire = EmbeddedLLMWire
 
     /// A `chat.completion.chunk` with one choice.
@@ -100,13 +111,7 @@ import Testing
             Self.chunk(#"{}"#, finish: "tool_calls"),
         ])
         #expect(deltas.suffix(3) == [.toolCallEnd(index: 0), .toolCallEnd(index: 1), .finish(.toolCalls)])
-        var transcript = LLMTranscript()
-        var completed: [LLMToolCall] = []
-        for delta in deltas { completed += transcript.apply(delta) }
-        #expect(completed == [
-            LLMToolCall(index: 0, id: "call_a", name: "weather", arguments: #"{"city":"Oslo"}"#, isComplete: true),
-            LLMToolCall(index: 1, id: "call_b", name: "time", arguments: #"{"tz":"CET"}"#, isComplete: true),
-        ])
+        #expect(Self.completedCalls(deltas) == Self.weatherAndTime)
     }
 
     /// The SSE `event:` type does not change how a chunk is read; data with neither
@@ -162,13 +167,7 @@ import Testing
             Self.chunk(#"{"tool_calls":[{"index":0,"function":{"arguments":"\"CET\"}"}}]}"#),
             Self.chunk(#"{}"#, finish: "tool_calls"),
         ])
-        var transcript = LLMTranscript()
-        var completed: [LLMToolCall] = []
-        for delta in deltas { completed += transcript.apply(delta) }
-        #expect(completed == [
-            LLMToolCall(index: 0, id: "call_a", name: "weather", arguments: #"{"city":"Oslo"}"#, isComplete: true),
-            LLMToolCall(index: 1, id: "call_b", name: "time", arguments: #"{"tz":"CET"}"#, isComplete: true),
-        ])
+        #expect(Self.completedCalls(deltas) == Self.weatherAndTime)
     }
 }
 #endif

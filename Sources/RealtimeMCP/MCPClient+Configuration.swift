@@ -26,9 +26,11 @@ extension MCPClient {
         /// specification allows). Default `{"name": "swift-realtime", "version": "1.0"}`.
         public var clientInfo: JSONValue = ["name": "swift-realtime", "version": "1.0"]
         /// Whether a `404` for the session (`session_expired`) starts a new session with
-        /// `initialize` before the failed request's error is thrown, so the next request
-        /// works. The failed request is never sent again: whether to repeat it is the
-        /// caller's decision. Default false.
+        /// `initialize` before the failed request's error is thrown (and before the next
+        /// request, when that renewal failed or the 404 answered a resumption), so the next
+        /// request works. The failed request is never sent again: whether to repeat it is the
+        /// caller's decision. Default false: requests fail with `session_expired`, unsent,
+        /// until ``MCPClient/connect()`` starts a new session.
         public var renewsExpiredSession = false
         /// The transport's settings (headers, auth, TLS, limits, resumption).
         public var transport = MCPStreamableHTTPTransport.Configuration()

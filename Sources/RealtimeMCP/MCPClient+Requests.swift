@@ -167,12 +167,19 @@ extension MCPClient {
 
     private func post(_ data: Data, id: JSONValue) async {
         guard pending[id] != nil else { return }
+        // A session the server forgot (found by a resumption, or a renewal that failed) is
+        // renewed before the request goes out.
+        let lost = await transport.sessionLost
+        let renewedFirst = configuration.renewsExpiredSession && lost
+        if renewedFirst { await renewSession() }
+        guard pending[id] != nil else { return }
         issued.insert(id)
         do {
             try await transport.send(data)
         } catch {
+            issued.remove(id)
             let failure = error as? MCPError ?? MCPError(.transport, detail: "\(type(of: error))")
-            if failure.code == .sessionExpired, configuration.renewsExpiredSession { await renewSession() }
+            if failure.code == .sessionExpired, configuration.renewsExpiredSession, !renewedFirst { await renewSession() }
             resolve(id, .failure(failure))
         }
     }

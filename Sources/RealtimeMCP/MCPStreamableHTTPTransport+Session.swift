@@ -60,12 +60,18 @@ extension MCPStreamableHTTPTransport {
         }
     }
 
-    /// The server forgot the session: its id is dropped, and so is the server's GET stream,
-    /// which belongs to it (a new session opens its own after its handshake).
-    func sessionExpired() {
-        sessionID = nil
-        serverStream?.close()
-        serverStream = nil
+    /// A 404 to a request that carried session `session`: when it is the current session, the
+    /// server forgot it. Its id is dropped, and so is the server's GET stream, which belongs to
+    /// it (a new session opens its own after its handshake); nothing but `initialize` goes out
+    /// until a new session starts. A 404 for an older session leaves the current one alone.
+    func sessionExpired(_ session: String) -> MCPError {
+        if session == sessionID {
+            sessionID = nil
+            sessionLost = true
+            serverStream?.close()
+            serverStream = nil
+        }
+        return MCPError(.sessionExpired, detail: "the server no longer knows the session", status: 404)
     }
 
     private func serverStreamStopped(_ error: RealtimeError, _ client: RealtimeClient) {

@@ -18,6 +18,7 @@ extension MCPStreamableHTTPTransport {
     /// POSTs one message on its own ``RealtimeClient`` and waits for the answer's head.
     func post(_ body: [UInt8], message: MCPOutgoingMessage) async throws {
         let gate = MCPAttemptGate()
+        let session = sessionID
         var c = clientConfiguration(method: "POST", body: body, headers: requestHeaders(for: message), gate: gate)
         // Repeatable for the client's machinery so that a cut stream reconnects; the gate turns
         // every reconnection into a GET with Last-Event-ID and refuses any other.
@@ -42,7 +43,7 @@ extension MCPStreamableHTTPTransport {
         let requestID = message.kind == .request && legacyEndpoint == nil ? message.id : nil
         streams[key] = RequestStream(
             client: client, machine: MCPStreamMachine(requestID: requestID, maxResumes: resumes),
-            requestID: requestID, isInitialize: message.method == "initialize")
+            requestID: requestID, isInitialize: message.method == "initialize", session: session)
         let (heads, headContinuation) = AsyncStream<MCPPostHead>.makeStream()
         Task { await self.pump(client, key: key, head: headContinuation) }
         var outcome = MCPPostHead.failed(RealtimeError(.cancelled))
@@ -57,23 +58,20 @@ extension MCPStreamableHTTPTransport {
             streams.removeValue(forKey: key)
         case .failed(let error):
             streams.removeValue(forKey: key)
-            try rejected(error, requestID: requestID)
+            try rejected(error, requestID: requestID, session: session)
         }
     }
 
     /// Maps a refused POST to the error `send` throws, or delivers the JSON-RPC error the
     /// refusal carried (a 4xx whose body answers the request).
-    private func rejected(_ error: RealtimeError, requestID: JSONValue?) throws {
+    private func rejected(_ error: RealtimeError, requestID: JSONValue?, session: String?) throws {
         if error.code == .httpStatus, let excerpt = error.bodyExcerpt, let requestID,
             let value = try? JSONValue(json: Data(excerpt.utf8)), value["error"] != nil, value["id"] == requestID
         {
             inbound.send(MCPInbound(value))
             return
         }
-        if error.status == 404, sessionID != nil {
-            sessionExpired()
-            throw MCPError(.sessionExpired, detail: "the server no longer knows the session", status: 404)
-        }
+        if error.status == 404, let session { throw sessionExpired(session) }
         if error.code == .invalidContentType {
             throw MCPError(.invalidResponse, detail: error.detail, status: error.status, underlying: error)
         }
@@ -181,11 +179,8 @@ extension MCPStreamableHTTPTransport {
         case .fail(var error):
             streams.removeValue(forKey: key)
             stream.client.close()
-            if error.status == 404, sessionID != nil {
-                // A resumption's GET carries the session id: its 404 means the session is gone.
-                sessionExpired()
-                error = MCPError(.sessionExpired, detail: "the server no longer knows the session", status: 404)
-            }
+            // A resumption's GET carries the session id: its 404 means the session is gone.
+            if error.status == 404, let session = stream.session { error = sessionExpired(session) }
             fail(stream.requestID, with: error)
         }
     }
@@ -197,6 +192,7 @@ extension MCPStreamableHTTPTransport {
         {
             pendingInitialize = nil
             revision = MCPRevision(version)
+            sessionLost = false
         }
         return inbound.send(message)
     }

@@ -52,6 +52,9 @@ public actor MCPStreamableHTTPTransport {
     var streams: [Int: RequestStream] = [:]
     var nextStreamKey = 1
     var pendingInitialize: JSONValue?
+    /// The server forgot the session (a 404 to a request that carried its id): nothing but
+    /// a new `initialize` goes out until one is answered.
+    package internal(set) var sessionLost = false
     var serverStream: RealtimeClient?
     var serverMachine = MCPStreamMachine(requestID: nil, maxResumes: 0)
     /// The errors behind the responses the transport wrote, newest last (bounded).
@@ -66,6 +69,8 @@ public actor MCPStreamableHTTPTransport {
         var machine: MCPStreamMachine
         let requestID: JSONValue?
         let isInitialize: Bool
+        /// The session id the request carried (its resumptions carry it too).
+        let session: String?
     }
 
     /// The clock of the transport's deadlines and of the clients it makes for its requests
@@ -171,7 +176,11 @@ public actor MCPStreamableHTTPTransport {
             body = message.withEnvelope(
                 revision: revision, capabilities: configuration.clientCapabilities, clientInfo: configuration.clientInfo)
         }
-        if message.method == "initialize" { pendingInitialize = message.id }
+        if message.method == "initialize" {
+            pendingInitialize = message.id
+        } else if sessionLost {
+            throw MCPError(.sessionExpired, detail: "the server forgot the session; a new one starts with initialize (connect() again)")
+        }
         try await post(Array(body), message: message)
         if message.method == "notifications/initialized", configuration.opensServerStream, !stateless, legacyEndpoint == nil {
             await openServerStream()

@@ -286,9 +286,9 @@ import Testing
         try await Self.close(client, mcp)
     }
 
-    /// A renewal that fails leaves the negotiated revision in place: the next request still
-    /// carries its `MCP-Protocol-Version`.
-    @Test func aFailedRenewalKeepsTheRevision() async throws {
+    /// A renewal that fails leaves no session: the next request renews it first, then goes
+    /// out on the new session with the negotiated revision.
+    @Test func aFailedRenewalIsTriedAgainBeforeTheNextRequest() async throws {
         let mcp = EmbeddedMCPServer()
         let client = try await Self.connected(mcp, client: { $0.renewsExpiredSession = true })
         let call = Task { try await client.callTool("t") }
@@ -298,11 +298,44 @@ import Testing
         renewal.status(500)
         await #expect(throws: MCPError.self) { try await call.value }
         let next = Task { try await client.callTool("t") }
+        try await mcp.answerHandshake(session: "session-2", serverStream: false)
         let request = try await mcp.next()
-        #expect(request.rpcMethod == "tools/call" && request.headers["MCP-Protocol-Version"] == "2025-11-25")
+        #expect(request.rpcMethod == "tools/call" && request.headers["Mcp-Session-Id"] == "session-2")
+        #expect(request.headers["MCP-Protocol-Version"] == "2025-11-25")
         request.json(request.result(.toolText("ok")))
         #expect(try await next.value.text == "ok")
-        await client.close()
+        try await Self.close(client, mcp)
+    }
+
+    /// A resumption's GET refused with 404 expires the session: the call fails with
+    /// `session_expired`, and with `renewsExpiredSession` the next request renews it first;
+    /// without, it fails at once, unsent, until `connect()` starts a new session.
+    @Test(arguments: [true, false]) func aResumptionRefusedWith404ExpiresTheSession(renews: Bool) async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(
+            mcp, transport: { $0.backoff = .constant(.seconds(2)) }, client: { $0.renewsExpiredSession = renews })
+        let call = Task { try await client.callTool("t") }
+        let post = try await mcp.next()
+        post.openStream()
+        post.event(["jsonrpc": "2.0", "method": "notifications/message", "params": ["level": "info", "data": "working"]], id: "e1")
+        post.server.reset()
+        await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: .seconds(2)))
+        mcp.loop.advanceTime(by: .seconds(2))
+        try await mcp.next().status(404)
+        let error = await #expect(throws: MCPError.self) { try await call.value }
+        #expect(error?.code == .sessionExpired)
+        let next = Task { try await client.callTool("t") }
+        guard renews else {
+            let refused = await #expect(throws: MCPError.self) { try await next.value }
+            #expect(refused?.code == .sessionExpired && mcp.requestCount == 5, "nothing sent without a session")
+            return await client.close()
+        }
+        try await mcp.answerHandshake(session: "session-2", serverStream: false)
+        let request = try await mcp.next()
+        #expect(request.rpcMethod == "tools/call" && request.headers["Mcp-Session-Id"] == "session-2")
+        request.json(request.result(.toolText("ok")))
+        #expect(try await next.value.text == "ok")
+        try await Self.close(client, mcp)
     }
 
     /// Over the HTTP+SSE transport of 2024-11-05, a stream that never names its endpoint

@@ -13,8 +13,9 @@ extension GraphQLSession {
             } catch let error as RealtimeError where error.code == .notConnected {
                 continue
             } catch {
+                // The subscribe was not written: the server never saw its id, so no `complete`.
                 if let key {
-                    end(key, with: GraphQLClientError(.connectionFailed, detail: "the subscribe was not sent", underlying: error as? RealtimeError))
+                    endUnsent(key, with: GraphQLClientError(.connectionFailed, detail: "the subscribe was not sent", underlying: error as? RealtimeError))
                 }
             }
         }

@@ -78,8 +78,8 @@ final class GraphQLSession: Sendable {
         operation?.finish(error)
     }
 
-    /// Operation `key`'s subscribe could not be made (its variables did not encode): it ends
-    /// with `error`, and the server, which never saw it, is told nothing.
+    /// Operation `key`'s subscribe was not sent (its variables did not encode, or the send
+    /// failed): it ends with `error`, and the server, which never saw it, is told nothing.
     func endUnsent(_ key: UInt64, with error: GraphQLClientError) {
         let operation = state.withLock { s in
             s.machine.unsent(key)

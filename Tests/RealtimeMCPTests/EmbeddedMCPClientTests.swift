@@ -106,11 +106,11 @@ import Testing
         try await Self.close(client, mcp)
     }
 
-    /// A POST's stream cut after an event is resumed with a GET carrying `Last-Event-ID`, once
-    /// the backoff is over; the POST is never sent again.
-    @Test func aCutStreamIsResumedWithAGETFromItsLastEventAndThePOSTIsNotRepeated() async throws {
-        let mcp = EmbeddedMCPServer()
-        let client = try await Self.connected(mcp, transport: { $0.backoff = .constant(.seconds(2)) })
+    /// Calls tool `t`; its stream brings event `e1` and is cut; the resumption's GET comes
+    /// once the backoff (2 s) is over, not before. Returns the call, its POST and that GET.
+    static func callCutThenResumed(
+        _ client: MCPClient, _ mcp: EmbeddedMCPServer
+    ) async throws -> (call: Task<MCPToolResult, any Error>, post: EmbeddedMCPServer.Request, resume: EmbeddedMCPServer.Request) {
         let call = Task { try await client.callTool("t") }
         let post = try await mcp.next()
         post.openStream()
@@ -121,6 +121,16 @@ import Testing
         #expect(mcp.requestCount == 4, "not before the backoff")
         mcp.loop.advanceTime(by: .milliseconds(1))
         let resume = try await mcp.next()
+        #expect(resume.method == "GET" && resume.server.request.lastEventID == "e1")
+        return (call, post, resume)
+    }
+
+    /// A POST's stream cut after an event is resumed with a GET carrying `Last-Event-ID`, once
+    /// the backoff is over; the POST is never sent again.
+    @Test func aCutStreamIsResumedWithAGETFromItsLastEventAndThePOSTIsNotRepeated() async throws {
+        let mcp = EmbeddedMCPServer()
+        let client = try await Self.connected(mcp, transport: { $0.backoff = .constant(.seconds(2)) })
+        let (call, post, resume) = try await Self.callCutThenResumed(client, mcp)
         #expect(resume.method == "GET" && resume.server.request.body == nil)
         #expect(resume.server.request.lastEventID == "e1")
         #expect(resume.headers["Mcp-Session-Id"] == "session-1")
@@ -314,16 +324,11 @@ import Testing
         let mcp = EmbeddedMCPServer()
         let client = try await Self.connected(
             mcp, transport: { $0.backoff = .constant(.seconds(2)) }, client: { $0.renewsExpiredSession = renews })
-        let call = Task { try await client.callTool("t") }
-        let post = try await mcp.next()
-        post.openStream()
-        post.event(["jsonrpc": "2.0", "method": "notifications/message", "params": ["level": "info", "data": "working"]], id: "e1")
-        post.server.reset()
-        await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: .seconds(2)))
-        mcp.loop.advanceTime(by: .seconds(2))
-        try await mcp.next().status(404)
+        let (call, _, resume) = try await Self.callCutThenResumed(client, mcp)
+        resume.status(404)
         let error = await #expect(throws: MCPError.self) { try await call.value }
-        #expect(error?.code == .sessionExpired)
+        #expect(error?.code == .sessionExpired && error?.status == 404, "not stream_ended: \(String(describing: error))")
+        if !renews { #expect(await client.transport.sessionID == nil, "the forgotten session is not sent again") }
         let next = Task { try await client.callTool("t") }
         guard renews else {
             let refused = await #expect(throws: MCPError.self) { try await next.value }

@@ -76,30 +76,6 @@ import Testing
         delete.status(204)
         await closing.value
     }
-    /// A resumption's GET carries the session id, so its 404 means the server forgot the
-    /// session (MCP, Session Management): the call fails with `session_expired`, not
-    /// `stream_ended`, and the session id is dropped.
-    @Test func aResumptionRefusedWith404FailsWithSessionExpiredAndDropsTheSession() async throws {
-        let mcp = EmbeddedMCPServer()
-        let client = try await EmbeddedMCPClientTests.connected(mcp, transport: { $0.backoff = .constant(.seconds(2)) })
-        let call = Task { try await client.callTool("t") }
-        let post = try await mcp.next()
-        post.openStream()
-        post.event(["jsonrpc": "2.0", "method": "notifications/message", "params": ["level": "info", "data": "working"]], id: "e1")
-        post.server.reset()
-        await mcp.loop.waitForTimer(dueAt: mcp.loop.now.advanced(by: .seconds(2)))
-        mcp.loop.advanceTime(by: .seconds(2))
-        let resume = try await mcp.next()
-        #expect(resume.method == "GET" && resume.server.request.lastEventID == "e1")
-        resume.status(404)
-        let error = await #expect(throws: MCPError.self) { try await call.value }
-        #expect(error?.code == .sessionExpired, "\(String(describing: error))")
-        #expect(error?.status == 404)
-        #expect(await client.transport.sessionID == nil, "the forgotten session is not sent again")
-        #expect(mcp.requestCount == 5, "the call is not POSTed again")
-        await client.close()
-    }
-
     /// A response whose id is the string form of the request's number id answers another
     /// request (JSON-RPC ids compare by type and value): `unknown_response_id`.
     @Test func aResponseWithTheRequestsIDAsAStringIsAnUnknownResponseID() async throws {

@@ -20,6 +20,14 @@ import RealtimeTesting
 
     static func pings(_ ws: EmbeddedWebSocket) -> Int { ws.clientFrames().filter(\.isPing).count }
 
+    /// Alive until one tick before `time` from now, dead of a missed heartbeat at `time`.
+    static func expectDead(_ ws: EmbeddedWebSocket, in time: Duration, sourceLocation: SourceLocation = #_sourceLocation) {
+        ws.advance(by: time - tick)
+        #expect(ws.ended() == nil, "alive until \(time)", sourceLocation: sourceLocation)
+        ws.advance(by: tick)
+        #expect(ws.ended()?.error?.code == .heartbeatTimeout, sourceLocation: sourceLocation)
+    }
+
     /// `whenIdle`: pings at I and 2 × I of silence, dead exactly I × (N + 1) after the last
     /// inbound byte, not after the open.
     @Test func whenIdleIsDeadThreeIntervalsAfterTheLastInboundByte() {
@@ -33,10 +41,7 @@ import RealtimeTesting
         #expect(Self.pings(ws) == 1, "a ping at 10 s of silence")
         ws.advance(by: .seconds(10))
         #expect(Self.pings(ws) == 1, "another at 20 s")
-        ws.advance(by: .seconds(10) - Self.tick)
-        #expect(ws.ended() == nil, "alive until 30 s of silence")
-        ws.advance(by: Self.tick)
-        #expect(ws.ended()?.error?.code == .heartbeatTimeout)
+        Self.expectDead(ws, in: .seconds(10))  // 30 s of silence
     }
 
     /// `whenIdle`: the answer to a ping does not restart the interval; the next ping goes out
@@ -55,10 +60,7 @@ import RealtimeTesting
         #expect(Self.pings(ws) == 1, "at 20 s: 10 s after the previous ping, not after the pong")
         ws.advance(by: .seconds(10))
         #expect(Self.pings(ws) == 1, "at 30 s")
-        ws.advance(by: .seconds(10) - Self.tick)
-        #expect(ws.ended() == nil)
-        ws.advance(by: Self.tick)
-        #expect(ws.ended()?.error?.code == .heartbeatTimeout, "at 40 s: 30 s less the 2 s round trip after the pong")
+        Self.expectDead(ws, in: .seconds(10))  // at 40 s: 30 s less the 2 s round trip after the pong
     }
 
     /// Any inbound traffic proves the peer alive, a server's ping included: a server that

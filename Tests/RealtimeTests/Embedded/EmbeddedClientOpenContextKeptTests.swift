@@ -21,6 +21,19 @@ import Testing
         }
     }
 
+    /// The cut of `first` (its error and close reported), the backoff, then attempt 2 open.
+    static func cutAndReopen(
+        _ t: EmbeddedClient, _ rec: EventRecorder, _ first: EmbeddedWebSocketServer
+    ) async throws -> EmbeddedWebSocketServer {
+        first.reset()
+        await rec.waitFor(3)
+        await t.waitOutTheBackoff()
+        let second = try await t.webSocketAttempt(2)
+        second.accept()
+        await rec.waitFor(4)
+        return second
+    }
+
     /// A kept context sends on its own connection after the hook returned; once that
     /// connection is gone its sends throw `not_connected` and never reach a later one.
     @Test func aKeptContextSendsOnItsConnectionOnly() async throws {
@@ -35,12 +48,7 @@ import Testing
         try await context.send(.text("session-1"))
         await Hook.read(1, on: first, t)
         #expect(first.texts == ["session-1"])
-        first.reset()
-        await rec.waitFor(3)
-        await t.waitOutTheBackoff()
-        let second = try await t.webSocketAttempt(2)
-        second.accept()
-        await rec.waitFor(4)
+        let second = try await Self.cutAndReopen(t, rec, first)
         await #expect { try await context.send(.text("late")) } throws: {
             ($0 as? RealtimeError)?.code == .notConnected
         }
@@ -80,12 +88,7 @@ import Testing
         let first = try await t.webSocketAttempt(1)
         first.accept()
         await rec.waitFor(1)
-        first.reset()
-        await rec.waitFor(3)
-        await t.waitOutTheBackoff()
-        let second = try await t.webSocketAttempt(2)
-        second.accept()
-        await rec.waitFor(4)
+        let second = try await Self.cutAndReopen(t, rec, first)
         try #require(kept.withLock { $0 }).fail(RealtimeError(.protocolViolation), closeCode: 4400)
         t.run()
         try await t.client.send(.text("still"))

@@ -169,9 +169,11 @@ extension MCPClient {
         guard pending[id] != nil else { return }
         // A session the server forgot (found by a resumption, or a renewal that failed) is
         // renewed before the request goes out.
-        let lost = await transport.sessionLost
-        let renewedFirst = configuration.renewsExpiredSession && lost
-        if renewedFirst { await renewSession() }
+        var renewedFirst = false
+        if configuration.renewsExpiredSession, await transport.sessionLost {
+            renewedFirst = true
+            await renewSession()
+        }
         guard pending[id] != nil else { return }
         issued.insert(id)
         do {
